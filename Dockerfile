@@ -1,0 +1,21 @@
+# Build a wheel in a throwaway stage, so no build tools reach the final image.
+FROM python:3.11-slim AS build
+WORKDIR /src
+COPY pyproject.toml README.md LICENSE ./
+COPY bot ./bot
+COPY engines ./engines
+COPY render ./render
+RUN pip wheel --no-cache-dir --wheel-dir /wheels .
+
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    TABLEBOT_DB=/data/tablebot.db
+COPY --from=build /wheels /wheels
+RUN pip install --no-cache-dir /wheels/*.whl && rm -rf /wheels \
+    && useradd --create-home --uid 10001 tablebot \
+    && mkdir /data && chown tablebot:tablebot /data
+USER tablebot
+WORKDIR /home/tablebot
+VOLUME ["/data"]
+CMD ["tablebot"]

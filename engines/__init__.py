@@ -1,0 +1,1 @@
+"""Pure game rules for tablebot: Nannon, Backgammon and American checkers."""

@@ -1,0 +1,84 @@
+"""`tablebot` start-up: a missing or malformed token exits 2 with a helpful message."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.config import ConfigError, Settings
+
+GOOD_TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.abcdefghijklmnopqrstuvwxyz012345"
+
+
+def run_cli(cwd: Path, env_file: str | None, *args: str) -> subprocess.CompletedProcess[str]:
+    if env_file is not None:
+        (cwd / ".env").write_text(env_file)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "TABLEBOT_"))}
+    env.pop("DEV_GUILD_ID", None)
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_no_env_file_exits_2_with_advice(tmp_path: Path) -> None:
+    result = run_cli(tmp_path, None)
+    assert result.returncode == 2
+    assert "DISCORD_TOKEN" in result.stderr and ".env" in result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+
+
+def test_malformed_token_exits_2_without_echoing_it(tmp_path: Path) -> None:
+    result = run_cli(tmp_path, "DISCORD_TOKEN=not-a-real-token-secret\n")
+    assert result.returncode == 2
+    assert "does not look like a bot token" in result.stderr
+    assert "not-a-real-token-secret" not in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_unknown_subcommand_exits_2(tmp_path: Path) -> None:
+    assert run_cli(tmp_path, None, "frobnicate").returncode == 2
+
+
+def test_settings_from_env_reads_every_variable() -> None:
+    settings = Settings.from_env(
+        {
+            "DISCORD_TOKEN": GOOD_TOKEN,
+            "TABLEBOT_DB": "/data/x.db",
+            "DEV_GUILD_ID": "123456789012345678",
+            "LOG_LEVEL": "debug",
+        }
+    )
+    assert settings.db_path == Path("/data/x.db")
+    assert settings.dev_guild_id == 123456789012345678
+    assert settings.log_level == "DEBUG"
+    assert GOOD_TOKEN not in repr(settings)
+
+
+def test_settings_defaults() -> None:
+    settings = Settings.from_env({"DISCORD_TOKEN": GOOD_TOKEN})
+    assert settings.db_path == Path("tablebot.db")
+    assert settings.dev_guild_id is None
+    assert settings.log_level == "INFO"
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({}, "DISCORD_TOKEN is not set"),
+        ({"DISCORD_TOKEN": "abc"}, "does not look like a bot token"),
+        ({"DISCORD_TOKEN": GOOD_TOKEN, "DEV_GUILD_ID": "my-server"}, "DEV_GUILD_ID"),
+        ({"DISCORD_TOKEN": GOOD_TOKEN, "LOG_LEVEL": "loud"}, "LOG_LEVEL"),
+    ],
+)
+def test_settings_refuse_bad_values(env: dict[str, str], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        Settings.from_env(env)
