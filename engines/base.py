@@ -196,3 +196,42 @@ class GameMatch(Protocol):
 
     def snapshot(self) -> dict[str, Any]:
         """The full current state as plain JSON data (no action list)."""
+
+
+class DiceVariant(Protocol):
+    """What a dice game (Nannon, backgammon) supplies to the shared :class:`DiceMatch`.
+
+    Positions and moves are the variant's own types; the match treats them as opaque values.
+    """
+
+    kind: GameKind
+    dice_count: int  # dice per roll: 1 for Nannon, 2 for backgammon
+    resign_levels: tuple[ResignLevel, ...]  # Nannon: SINGLE, GAMMON (a NANNON); backgammon: all
+
+    def initial(self) -> Any: ...
+
+    def from_id(self, position_id: str) -> Any: ...
+
+    def position_id(self, position: Any) -> str: ...
+
+    def opening_dice(self, high: int, low: int) -> tuple[int, ...]:
+        """The dice the opening winner plays: Nannon (high - low,), backgammon (high, low)."""
+
+    def legal_moves(self, position: Any, dice: tuple[int, ...]) -> tuple[Any, ...]:
+        """Legal moves (plays), deduplicated by resulting position; empty when the turn is lost."""
+
+    def apply(self, position: Any, move: Any) -> Any:
+        """The position after ``move``, seen from the opponent, who is then on turn."""
+
+    def pass_turn(self, position: Any) -> Any:
+        """The same position seen from the opponent (a forfeited turn)."""
+
+    def result(self, position: Any) -> tuple[ResultKind, int] | None:
+        """For a position seen from the side now on turn: None while the game goes on, else the
+        kind and multiplier (1, 2 or 3) won by the side that just moved (SINGLE, GAMMON,
+        BACKGAMMON or NANNON)."""
+
+    def parse_move(self, text: str, position: Any, dice: tuple[int, ...]) -> Any:
+        """The legal move ``text`` names; raises Invalid/Illegal/AmbiguousMove errors."""
+
+    def format_move(self, move: Any) -> str: ...
