@@ -1,0 +1,537 @@
+"""The SQLite store: migrations, challenges, matches, the append-only event log, snapshots,
+ratings and stats. All SQL lives here; the service decides what to write.
+
+One aiosqlite connection in autocommit mode; write transactions are explicit ``BEGIN IMMEDIATE``
+blocks serialized by an asyncio lock, because statements of two coroutines would otherwise
+interleave on the one connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sqlite3
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+log = logging.getLogger(__name__)
+
+BUSY_TIMEOUT_MS = 5000
+
+# Append-only: never edit a released step; add a new one. Step i brings user_version to i + 1.
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE guild_settings (
+        guild_id INTEGER PRIMARY KEY,
+        data TEXT NOT NULL,
+        updated_at REAL NOT NULL
+    );
+    CREATE TABLE challenges (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guild_id INTEGER NOT NULL,
+        channel_id INTEGER NOT NULL,
+        game TEXT NOT NULL,
+        rules TEXT NOT NULL,
+        challenger_id INTEGER NOT NULL,
+        challenger_name TEXT NOT NULL,
+        opponent_id INTEGER,
+        opponent_name TEXT,
+        status TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        expires_at REAL NOT NULL,
+        match_id INTEGER,
+        message_id INTEGER
+    );
+    CREATE INDEX challenges_open ON challenges (status, expires_at);
+    CREATE TABLE matches (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guild_id INTEGER NOT NULL,
+        channel_id INTEGER NOT NULL,
+        thread_id INTEGER,
+        board_message_id INTEGER,
+        challenge_id INTEGER REFERENCES challenges (id),
+        game TEXT NOT NULL,
+        length INTEGER NOT NULL,
+        rules TEXT NOT NULL,
+        player0_id INTEGER NOT NULL,
+        player0_name TEXT NOT NULL,
+        player1_id INTEGER NOT NULL,
+        player1_name TEXT NOT NULL,
+        colour0 TEXT NOT NULL,
+        colour1 TEXT NOT NULL,
+        status TEXT NOT NULL,
+        score0 REAL NOT NULL DEFAULT 0,
+        score1 REAL NOT NULL DEFAULT 0,
+        winner_seat INTEGER,
+        dice_commitment TEXT NOT NULL,
+        dice_seed BLOB NOT NULL,
+        seed_revealed INTEGER NOT NULL DEFAULT 0,
+        dice_counter INTEGER NOT NULL DEFAULT 0,
+        rating_changes TEXT,
+        created_at REAL NOT NULL,
+        last_action_at REAL NOT NULL,
+        finished_at REAL,
+        reminded_version INTEGER,
+        version INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX matches_status ON matches (status);
+    CREATE INDEX matches_guild_players ON matches (guild_id, player0_id, player1_id);
+    CREATE INDEX matches_thread ON matches (thread_id);
+    CREATE TABLE events (
+        match_id INTEGER NOT NULL REFERENCES matches (id),
+        seq INTEGER NOT NULL,
+        at REAL NOT NULL,
+        actor INTEGER,
+        kind TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        PRIMARY KEY (match_id, seq)
+    ) WITHOUT ROWID;
+    CREATE TABLE snapshots (
+        match_id INTEGER PRIMARY KEY REFERENCES matches (id),
+        version INTEGER NOT NULL,
+        data TEXT NOT NULL
+    );
+    CREATE TABLE game_results (
+        match_id INTEGER NOT NULL REFERENCES matches (id),
+        game_number INTEGER NOT NULL,
+        winner_seat INTEGER,
+        kind TEXT NOT NULL,
+        points REAL NOT NULL,
+        cube INTEGER NOT NULL,
+        at REAL NOT NULL,
+        PRIMARY KEY (match_id, game_number)
+    ) WITHOUT ROWID;
+    CREATE TABLE ratings (
+        guild_id INTEGER NOT NULL,
+        game TEXT NOT NULL,
+        user_id INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        rating REAL NOT NULL DEFAULT 1500,
+        experience INTEGER NOT NULL DEFAULT 0,
+        played INTEGER NOT NULL DEFAULT 0,
+        won INTEGER NOT NULL DEFAULT 0,
+        lost INTEGER NOT NULL DEFAULT 0,
+        drawn INTEGER NOT NULL DEFAULT 0,
+        points_won REAL NOT NULL DEFAULT 0,
+        points_lost REAL NOT NULL DEFAULT 0,
+        gammons_for INTEGER NOT NULL DEFAULT 0,
+        gammons_against INTEGER NOT NULL DEFAULT 0,
+        backgammons_for INTEGER NOT NULL DEFAULT 0,
+        backgammons_against INTEGER NOT NULL DEFAULT 0,
+        nannons_for INTEGER NOT NULL DEFAULT 0,
+        nannons_against INTEGER NOT NULL DEFAULT 0,
+        nannons_shouted INTEGER NOT NULL DEFAULT 0,
+        streak INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (guild_id, game, user_id)
+    ) WITHOUT ROWID;
+    CREATE TABLE shouts (
+        match_id INTEGER NOT NULL REFERENCES matches (id),
+        game_number INTEGER NOT NULL,
+        user_id INTEGER NOT NULL,
+        at REAL NOT NULL,
+        PRIMARY KEY (match_id, game_number)
+    ) WITHOUT ROWID;
+    """,
+)
+
+# The counters of a ratings row that game and match results add to.
+STAT_COLUMNS = (
+    "played",
+    "won",
+    "lost",
+    "drawn",
+    "points_won",
+    "points_lost",
+    "gammons_for",
+    "gammons_against",
+    "backgammons_for",
+    "backgammons_against",
+    "nannons_for",
+    "nannons_against",
+    "nannons_shouted",
+)
+
+
+class StoreError(Exception):
+    """The database can't be used (e.g. it was written by a newer tablebot)."""
+
+
+class VersionConflict(Exception):
+    """The match's version changed under a write: someone else committed first."""
+
+
+@dataclass(frozen=True)
+class EventRow:
+    match_id: int
+    seq: int
+    at: float
+    actor: int | None
+    kind: str
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    at: float
+    actor: int | None  # the Discord user, or None for the bot (auto-roll, forced move)
+    kind: str
+    payload: dict[str, Any]
+
+
+def _dumps(data: Any) -> str:
+    return json.dumps(data, separators=(",", ":"), sort_keys=True)
+
+
+class Store:
+    """The database. Use ``await Store.open(path)``; ``close()`` when done."""
+
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self.conn = conn
+        self._write_lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, path: str | Path) -> Store:
+        conn = await aiosqlite.connect(str(path), isolation_level=None)
+        conn.row_factory = sqlite3.Row
+        try:
+            await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            await conn.execute("PRAGMA journal_mode = WAL")
+            await conn.execute("PRAGMA synchronous = NORMAL")
+            await conn.execute("PRAGMA foreign_keys = ON")
+            store = cls(conn)
+            await store._migrate()
+        except BaseException:
+            await conn.close()
+            raise
+        return store
+
+    async def close(self) -> None:
+        await self.conn.close()
+
+    async def user_version(self) -> int:
+        row = await self.fetchone("PRAGMA user_version")
+        assert row is not None
+        return int(row[0])
+
+    async def _migrate(self) -> None:
+        current = await self.user_version()
+        if current > len(MIGRATIONS):
+            raise StoreError(
+                f"The database is at schema version {current}, newer than this tablebot "
+                f"understands ({len(MIGRATIONS)}). Upgrade tablebot, or use another TABLEBOT_DB."
+            )
+        for step in range(current, len(MIGRATIONS)):
+            async with self.transaction() as conn:
+                for statement in MIGRATIONS[step].split(";"):
+                    if statement.strip():
+                        await conn.execute(statement)
+                # PRAGMA takes no parameters; step is an int we control.
+                await conn.execute(f"PRAGMA user_version = {step + 1}")
+            log.info("database migrated to schema version %d", step + 1)
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        """One ``BEGIN IMMEDIATE`` transaction: committed on exit, rolled back on an error."""
+        async with self._write_lock:
+            await self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                await self.conn.execute("ROLLBACK")
+                raise
+            await self.conn.execute("COMMIT")
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        async with self.conn.execute(sql, params) as cursor:
+            return list(await cursor.fetchall())
+
+    async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Row | None:
+        async with self.conn.execute(sql, params) as cursor:
+            return await cursor.fetchone()
+
+    # --- guild settings -----------------------------------------------------------------------
+
+    async def guild_settings(self, guild_id: int) -> dict[str, Any]:
+        row = await self.fetchone("SELECT data FROM guild_settings WHERE guild_id = ?", (guild_id,))
+        return {} if row is None else dict(json.loads(row["data"]))
+
+    async def save_guild_settings(self, guild_id: int, data: dict[str, Any], at: float) -> None:
+        async with self.transaction() as conn:
+            await conn.execute(
+                "INSERT INTO guild_settings (guild_id, data, updated_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (guild_id) DO UPDATE SET data = excluded.data, "
+                "updated_at = excluded.updated_at",
+                (guild_id, _dumps(data), at),
+            )
+
+    # --- challenges ---------------------------------------------------------------------------
+
+    async def insert_challenge(self, values: dict[str, Any]) -> int:
+        columns = ", ".join(values)
+        marks = ", ".join("?" for _ in values)
+        async with self.transaction() as conn:
+            cursor = await conn.execute(
+                f"INSERT INTO challenges ({columns}) VALUES ({marks})", tuple(values.values())
+            )
+            assert cursor.lastrowid is not None
+            return cursor.lastrowid
+
+    async def challenge(self, challenge_id: int) -> sqlite3.Row | None:
+        return await self.fetchone("SELECT * FROM challenges WHERE id = ?", (challenge_id,))
+
+    async def set_challenge_status(
+        self, challenge_id: int, status: str, *, only_if: str = "open"
+    ) -> bool:
+        """Move a challenge out of ``only_if``; False when it had already left that status."""
+        async with self.transaction() as conn:
+            cursor = await conn.execute(
+                "UPDATE challenges SET status = ? WHERE id = ? AND status = ?",
+                (status, challenge_id, only_if),
+            )
+            return cursor.rowcount == 1
+
+    async def set_challenge_message(self, challenge_id: int, message_id: int | None) -> None:
+        async with self.transaction() as conn:
+            await conn.execute(
+                "UPDATE challenges SET message_id = ? WHERE id = ?", (message_id, challenge_id)
+            )
+
+    async def expire_challenges(self, now: float) -> list[sqlite3.Row]:
+        async with self.transaction() as conn:
+            async with conn.execute(
+                "SELECT * FROM challenges WHERE status = 'open' AND expires_at <= ?", (now,)
+            ) as cursor:
+                rows = list(await cursor.fetchall())
+            await conn.execute(
+                "UPDATE challenges SET status = 'expired' "
+                "WHERE status = 'open' AND expires_at <= ?",
+                (now,),
+            )
+        return rows
+
+    # --- matches ------------------------------------------------------------------------------
+
+    async def create_match(
+        self,
+        challenge_id: int,
+        values: dict[str, Any],
+        events: Sequence[NewEvent],
+        snapshot: dict[str, Any],
+        game_results: Iterable[dict[str, Any]] = (),
+    ) -> int | None:
+        """Accept the open challenge and insert its match with the first events, atomically.
+
+        Returns the match id, or None when the challenge was no longer open (a double click).
+        """
+        columns = ", ".join(values)
+        marks = ", ".join("?" for _ in values)
+        async with self.transaction() as conn:
+            cursor = await conn.execute(
+                "UPDATE challenges SET status = 'accepted' WHERE id = ? AND status = 'open'",
+                (challenge_id,),
+            )
+            if cursor.rowcount != 1:
+                return None
+            cursor = await conn.execute(
+                f"INSERT INTO matches ({columns}) VALUES ({marks})", tuple(values.values())
+            )
+            match_id = cursor.lastrowid
+            assert match_id is not None
+            await conn.execute(
+                "UPDATE challenges SET match_id = ? WHERE id = ?", (match_id, challenge_id)
+            )
+            await self._append(conn, match_id, 0, events)
+            await conn.execute(
+                "INSERT INTO snapshots (match_id, version, data) VALUES (?, ?, ?)",
+                (match_id, values.get("version", 0), _dumps(snapshot)),
+            )
+            await self._insert_results(conn, match_id, game_results)
+            return match_id
+
+    async def match_row(self, match_id: int) -> sqlite3.Row | None:
+        return await self.fetchone("SELECT * FROM matches WHERE id = ?", (match_id,))
+
+    async def snapshot(self, match_id: int) -> dict[str, Any] | None:
+        row = await self.fetchone("SELECT data FROM snapshots WHERE match_id = ?", (match_id,))
+        return None if row is None else dict(json.loads(row["data"]))
+
+    async def events(self, match_id: int) -> list[EventRow]:
+        rows = await self.fetchall(
+            "SELECT * FROM events WHERE match_id = ? ORDER BY seq", (match_id,)
+        )
+        return [
+            EventRow(
+                match_id=row["match_id"],
+                seq=row["seq"],
+                at=row["at"],
+                actor=row["actor"],
+                kind=row["kind"],
+                payload=json.loads(row["payload"]),
+            )
+            for row in rows
+        ]
+
+    async def event_count(self, match_id: int) -> int:
+        row = await self.fetchone("SELECT COUNT(*) FROM events WHERE match_id = ?", (match_id,))
+        assert row is not None
+        return int(row[0])
+
+    @staticmethod
+    async def _append(
+        conn: aiosqlite.Connection, match_id: int, first_seq: int, events: Sequence[NewEvent]
+    ) -> None:
+        await conn.executemany(
+            "INSERT INTO events (match_id, seq, at, actor, kind, payload) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (match_id, first_seq + i, e.at, e.actor, e.kind, _dumps(e.payload))
+                for i, e in enumerate(events)
+            ],
+        )
+
+    @staticmethod
+    async def _insert_results(
+        conn: aiosqlite.Connection, match_id: int, results: Iterable[dict[str, Any]]
+    ) -> None:
+        await conn.executemany(
+            "INSERT INTO game_results (match_id, game_number, winner_seat, kind, points, cube, at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    match_id,
+                    r["game_number"],
+                    r["winner"],
+                    r["kind"],
+                    r["points"],
+                    r["cube"],
+                    r["at"],
+                )
+                for r in results
+            ],
+        )
+
+    async def commit_action(
+        self,
+        match_id: int,
+        expected_version: int,
+        first_seq: int,
+        events: Sequence[NewEvent],
+        snapshot: dict[str, Any],
+        changes: dict[str, Any],
+        game_results: Iterable[dict[str, Any]] = (),
+        stat_updates: Iterable[StatUpdate] = (),
+    ) -> None:
+        """The one transaction of an action: append events, replace the snapshot, update the
+        match row (``changes``), record finished games and stats, bump the version.
+
+        Raises :class:`VersionConflict` (and writes nothing) if the version moved.
+        """
+        sets = ", ".join(f"{column} = ?" for column in changes)
+        async with self.transaction() as conn:
+            cursor = await conn.execute(
+                f"UPDATE matches SET {sets}{', ' if sets else ''}version = version + 1 "
+                "WHERE id = ? AND version = ?",
+                (*changes.values(), match_id, expected_version),
+            )
+            if cursor.rowcount != 1:
+                raise VersionConflict(match_id)
+            await self._append(conn, match_id, first_seq, events)
+            await conn.execute(
+                "UPDATE snapshots SET version = ?, data = ? WHERE match_id = ?",
+                (expected_version + 1, _dumps(snapshot), match_id),
+            )
+            await self._insert_results(conn, match_id, game_results)
+            for update in stat_updates:
+                await self._apply_stats(conn, update)
+
+    async def update_match(self, match_id: int, **changes: Any) -> None:
+        """Set bookkeeping columns (thread, board message, reminder) without a new version."""
+        sets = ", ".join(f"{column} = ?" for column in changes)
+        async with self.transaction() as conn:
+            await conn.execute(
+                f"UPDATE matches SET {sets} WHERE id = ?", (*changes.values(), match_id)
+            )
+
+    async def active_match_rows(self) -> list[sqlite3.Row]:
+        return await self.fetchall("SELECT * FROM matches WHERE status = 'active' ORDER BY id")
+
+    async def game_results(self, match_id: int) -> list[sqlite3.Row]:
+        return await self.fetchall(
+            "SELECT * FROM game_results WHERE match_id = ? ORDER BY game_number", (match_id,)
+        )
+
+    # --- ratings and stats --------------------------------------------------------------------
+
+    async def rating_rows(
+        self, conn: aiosqlite.Connection, guild_id: int, game: str, user_ids: Sequence[int]
+    ) -> dict[int, sqlite3.Row]:
+        marks = ", ".join("?" for _ in user_ids)
+        async with conn.execute(
+            f"SELECT * FROM ratings WHERE guild_id = ? AND game = ? AND user_id IN ({marks})",
+            (guild_id, game, *user_ids),
+        ) as cursor:
+            return {row["user_id"]: row for row in await cursor.fetchall()}
+
+    @staticmethod
+    async def _apply_stats(conn: aiosqlite.Connection, update: StatUpdate) -> None:
+        """Add counters (and set rating/streak when given) for one player, creating the row."""
+        await conn.execute(
+            "INSERT INTO ratings (guild_id, game, user_id, name) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (guild_id, game, user_id) DO UPDATE SET name = excluded.name",
+            (update.guild_id, update.game, update.user_id, update.name),
+        )
+        sets = [f"{column} = {column} + ?" for column in update.add]
+        params: list[Any] = list(update.add.values())
+        for column, value in update.set.items():
+            sets.append(f"{column} = ?")
+            params.append(value)
+        if sets:
+            await conn.execute(
+                f"UPDATE ratings SET {', '.join(sets)} "
+                "WHERE guild_id = ? AND game = ? AND user_id = ?",
+                (*params, update.guild_id, update.game, update.user_id),
+            )
+
+    async def stats_row(self, guild_id: int, game: str, user_id: int) -> sqlite3.Row | None:
+        return await self.fetchone(
+            "SELECT * FROM ratings WHERE guild_id = ? AND game = ? AND user_id = ?",
+            (guild_id, game, user_id),
+        )
+
+    async def record_shout(
+        self, match_id: int, game_number: int, user_id: int, guild_id: int, game: str, at: float
+    ) -> bool:
+        """Insert the shout once per game and count it; False if already shouted."""
+        async with self.transaction() as conn:
+            cursor = await conn.execute(
+                "INSERT OR IGNORE INTO shouts (match_id, game_number, user_id, at) "
+                "VALUES (?, ?, ?, ?)",
+                (match_id, game_number, user_id, at),
+            )
+            if cursor.rowcount != 1:
+                return False
+            await conn.execute(
+                "UPDATE ratings SET nannons_shouted = nannons_shouted + 1 "
+                "WHERE guild_id = ? AND game = ? AND user_id = ?",
+                (guild_id, game, user_id),
+            )
+            return True
+
+
+@dataclass(frozen=True)
+class StatUpdate:
+    """Counter increments (``add``) and absolute values (``set``: rating, experience, streak)
+    for one player's ratings row."""
+
+    guild_id: int
+    game: str
+    user_id: int
+    name: str
+    add: dict[str, float]
+    set: dict[str, float]
