@@ -36,9 +36,10 @@ CHECKERS = 3
 Places = tuple[int, int, int]
 
 _ID_RE = re.compile(r"[0-7]{3}-[0-7]{3}", re.ASCII)
-# src, "/" or "-", dst, optional "*"; H/HOME/0 and S/SAFETY/OFF/7 name the ends.
+# src, "/" or "-", dst, optional "*"; H/HOME/0 and S/SAFETY/OFF/7 name the ends (either
+# end may name either, so "3/H" is well-formed and then refused as illegal).
 _MOVE_RE = re.compile(
-    r"\s*(?P<src>h|home|[0-7])\s*[/-]\s*(?P<dst>s|safety|off|[0-7])\s*(?P<hit>\*)?\s*",
+    r"\s*(?P<src>{0})\s*[/-]\s*(?P<dst>{0})\s*(?P<hit>\*)?\s*".format("h|home|s|safety|off|[0-7]"),
     re.ASCII | re.IGNORECASE,
 )
 _MAX_NOTATION = 40  # longer text is garbage, whatever it says
