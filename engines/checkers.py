@@ -838,14 +838,14 @@ class CheckersMatch:
         if isinstance(action, act.Double | act.Take | act.Drop):
             raise CubeError(CubeErrorReason.NO_CUBE, "Checkers has no doubling cube.")
         if self._draw_offer_by is not None:
+            if not isinstance(action, act.AcceptDraw | act.DeclineDraw):
+                raise PhaseError("A draw offer is waiting for an answer: accept or decline it.")
             if player == self._draw_offer_by:
                 raise NotYourTurnError("Your draw offer is waiting for your opponent's answer.")
             if isinstance(action, act.AcceptDraw):
                 return self._end_game(action, None, ResultKind.DRAW)
-            if isinstance(action, act.DeclineDraw):
-                self._draw_offer_by = None
-                return ActionResult(action)
-            raise PhaseError("Answer the draw offer first: accept or decline it.")
+            self._draw_offer_by = None
+            return ActionResult(action)
         if isinstance(action, act.OfferDraw):
             self._draw_offer_by = player
             return ActionResult(action)
