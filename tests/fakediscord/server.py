@@ -1,0 +1,1127 @@
+"""The fake's network side: an aiohttp app serving Discord's REST API (v10) and the gateway.
+
+Every REST request is recorded as a `Call` (unknown routes too, answered 404) and every change
+notifies one `asyncio.Condition`, so tests wait on facts instead of sleeping. Payload shapes follow
+discord.py 2.7's parsers; the comments name the discord.py behaviour each detail exists for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+from .model import (
+    BOT_PERMISSIONS,
+    DM_CHANNEL,
+    EVERYONE_PERMISSIONS,
+    FLAG_EPHEMERAL,
+    FLAG_LOADING,
+    FLAG_SUPPRESS_EMBEDS,
+    MANAGE_GUILD,
+    PRIVATE_THREAD,
+    PUBLIC_THREAD,
+    Attachment,
+    Channel,
+    Guild,
+    Member,
+    Message,
+    Reaction,
+    Role,
+    User,
+    emoji_payload,
+    iso_now,
+    snowflake,
+)
+
+TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.abcdefghijklmnopqrstuvwxyz012345"
+API_PREFIX = "/api/v10"
+HEARTBEAT_INTERVAL_MS = 41_250
+
+# Gateway intents (bit per event family), used to filter dispatches like Discord does.
+GUILDS, GUILD_MEMBERS = 1 << 0, 1 << 1
+GUILD_MESSAGES, GUILD_MESSAGE_REACTIONS = 1 << 9, 1 << 10
+DIRECT_MESSAGES, DIRECT_MESSAGE_REACTIONS = 1 << 12, 1 << 13
+_EVENT_INTENTS: dict[str, tuple[int, int]] = {  # event -> (guild intent, DM intent)
+    "GUILD_CREATE": (GUILDS, GUILDS),
+    "CHANNEL_CREATE": (GUILDS, GUILDS),
+    "THREAD_CREATE": (GUILDS, GUILDS),
+    "THREAD_UPDATE": (GUILDS, GUILDS),
+    "GUILD_MEMBER_ADD": (GUILD_MEMBERS, GUILD_MEMBERS),
+    "MESSAGE_CREATE": (GUILD_MESSAGES, DIRECT_MESSAGES),
+    "MESSAGE_UPDATE": (GUILD_MESSAGES, DIRECT_MESSAGES),
+    "MESSAGE_DELETE": (GUILD_MESSAGES, DIRECT_MESSAGES),
+    "MESSAGE_REACTION_ADD": (GUILD_MESSAGE_REACTIONS, DIRECT_MESSAGE_REACTIONS),
+    "MESSAGE_REACTION_REMOVE": (GUILD_MESSAGE_REACTIONS, DIRECT_MESSAGE_REACTIONS),
+}
+
+_NAME_RE = re.compile(r"^[-_\w]{1,32}$")
+
+
+class ApiError(Exception):
+    """Answered as Discord's JSON error body: {"message": ..., "code": ...}."""
+
+    def __init__(self, status: int, code: int, message: str) -> None:
+        super().__init__(f"{status} {code}: {message}")
+        self.status, self.code, self.message = status, code, message
+
+
+@dataclass
+class UploadedFile:
+    field: str  # "files[0]"
+    filename: str
+    content_type: str | None
+    data: bytes
+
+
+@dataclass
+class Call:
+    """One REST request the bot made, and what the fake answered."""
+
+    index: int
+    method: str
+    path: str  # below /api/v10, decoded: "/channels/123/messages"
+    route: str  # the template: "/channels/{channel_id}/messages" ("" when unknown)
+    params: dict[str, str]
+    query: dict[str, str]
+    json: Any
+    files: list[UploadedFile]
+    status: int = 0
+    response: Any = None
+    unknown: bool = False
+    fault: Fault | None = None
+
+    def __repr__(self) -> str:
+        return f"<Call #{self.index} {self.method} {self.path} -> {self.status}>"
+
+
+@dataclass(eq=False)
+class Fault:
+    """A scripted failure: the next `times` matching calls get `status` instead of an answer."""
+
+    status: int
+    method: str | None = None
+    path: str | None = None  # a regex searched in Call.path
+    predicate: Callable[[Call], bool] | None = None
+    times: int = 1
+    retry_after: float = 0.05
+    hits: list[Call] = field(default_factory=list)
+
+    def matches(self, call: Call) -> bool:
+        if len(self.hits) >= self.times:
+            return False
+        if self.method is not None and call.method != self.method.upper():
+            return False
+        if self.path is not None and not re.search(self.path, call.path):
+            return False
+        return self.predicate is None or self.predicate(call)
+
+
+@dataclass(eq=False)
+class InteractionState:
+    """What the fake knows about one interaction it sent, and everything the bot answered."""
+
+    id: int
+    token: str
+    type: int  # 2 command, 3 component, 4 autocomplete, 5 modal submit
+    user: Member | User
+    channel: Channel
+    data: dict[str, Any]
+    message: Message | None = None  # the message a component sits on
+    callbacks: list[dict[str, Any]] = field(default_factory=list)  # every accepted callback body
+    original: Message | None = None  # the message @original refers to
+    followups: list[Message] = field(default_factory=list)
+    original_edits: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def response(self) -> dict[str, Any] | None:
+        return self.callbacks[0] if self.callbacks else None
+
+
+@dataclass(eq=False)
+class GatewaySession:
+    id: str
+    intents: int
+    seq: int = 0
+    events: list[dict[str, Any]] = field(default_factory=list)  # every dispatch, for RESUME
+    ws: web.WebSocketResponse | None = None
+    valid: bool = True
+    resumes: int = 0
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+def json_response(
+    data: Any, status: int = 200, headers: dict[str, str] | None = None
+) -> web.Response:
+    # Exactly "application/json": discord.py's json_or_text() compares the header verbatim,
+    # and aiohttp's json_response() would append "; charset=utf-8".
+    all_headers = {"Content-Type": "application/json", **(headers or {})}
+    return web.Response(body=json.dumps(data).encode(), status=status, headers=all_headers)
+
+
+Handler = Callable[[Call], Awaitable[Any]]
+
+
+class FakeServer:
+    """The fake Discord's state and its aiohttp app. `FakeDiscord` adds the test-facing API."""
+
+    def __init__(self, *, guild_name: str = "Test Guild") -> None:
+        self.bot_user = User(snowflake(), "tablebot", bot=True)
+        self.application_id = self.bot_user.id
+        self.owner = User(snowflake(), "owner")  # owns every guild and the application
+        self.users: dict[int, User] = {u.id: u for u in (self.bot_user, self.owner)}
+        self.guilds: dict[int, Guild] = {}
+        self.channels: dict[int, Channel] = {}
+        self.messages: dict[int, Message] = {}
+        # guild id (None: global) -> synced command payloads, as returned to the bot
+        self.commands: dict[int | None, list[dict[str, Any]]] = {}
+        self.interactions: dict[int, InteractionState] = {}
+        self.calls: list[Call] = []
+        self.faults: list[Fault] = []
+        self.server_errors: list[str] = []  # bugs in the fake itself, raised at the end
+        self.gateway_connections: list[str] = []  # "gateway" (IDENTIFY path) or "resume"
+        self.session: GatewaySession | None = None
+        self.changed = asyncio.Condition()
+        self.port = 0
+        self._runner: web.AppRunner | None = None
+        self._open_ws: set[web.WebSocketResponse] = set()
+        self.guild = self._new_guild(guild_name)
+        self.channel = self.guild.text_channels[0]
+
+    # ----------------------------------------------------------------- model helpers
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def _new_guild(self, name: str) -> Guild:
+        gid = snowflake()
+        guild = Guild(
+            id=gid,
+            name=name,
+            owner_id=self.owner.id,
+            everyone=Role(gid, "@everyone", EVERYONE_PERMISSIONS),
+        )
+        guild.roles = [
+            Role(snowflake(), "Manager", MANAGE_GUILD, position=1),
+            Role(snowflake(), self.bot_user.name, BOT_PERMISSIONS, position=2),
+        ]
+        self.guilds[gid] = guild
+        guild.members[self.owner.id] = Member(self.owner, guild)
+        guild.members[self.bot_user.id] = Member(self.bot_user, guild, roles=[guild.roles[1]])
+        self._new_channel(guild, "general")
+        return guild
+
+    def _new_channel(self, guild: Guild, name: str, **kwargs: Any) -> Channel:
+        channel = Channel(snowflake(), guild, name, position=len(guild.text_channels), **kwargs)
+        guild.channels.append(channel)
+        self.channels[channel.id] = channel
+        return channel
+
+    def _payload(self, message: Message) -> dict[str, Any]:
+        return message.payload(self.base_url, self.bot_user.id)
+
+    async def notify(self) -> None:
+        async with self.changed:
+            self.changed.notify_all()
+
+    def _get_channel(self, raw_id: str) -> Channel:
+        channel = self.channels.get(int(raw_id)) if raw_id.isdigit() else None
+        if channel is None:
+            raise ApiError(404, 10003, "Unknown Channel")
+        return channel
+
+    def _get_message(self, channel: Channel, raw_id: str) -> Message:
+        message = self.messages.get(int(raw_id)) if raw_id.isdigit() else None
+        if message is None or message.deleted or message.channel is not channel:
+            raise ApiError(404, 10008, "Unknown Message")
+        return message
+
+    # ----------------------------------------------------------------- lifecycle
+
+    async def start_server(self) -> None:
+        app = web.Application(client_max_size=32 * 1024 * 1024)
+        for method, path, handler in self._routes():
+            app.router.add_route(method, API_PREFIX + path, self._wrap(path, handler))
+        app.router.add_route("*", API_PREFIX + "/{tail:.*}", self._unknown_route)
+        app.router.add_get("/gateway/", self._gateway)
+        app.router.add_get("/resume/", self._gateway)
+        app.router.add_get("/attachments/{channel_id}/{attachment_id}/{filename}", self._cdn)
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = self._runner.addresses[0][1]
+
+    async def stop_server(self) -> None:
+        for ws in list(self._open_ws):
+            await ws.close(code=1001)
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    # ----------------------------------------------------------------- REST plumbing
+
+    def _routes(self) -> list[tuple[str, str, Handler]]:
+        app = "/applications/{application_id}"
+        msg = "/channels/{channel_id}/messages/{message_id}"
+        hook = "/webhooks/{webhook_id}/{webhook_token}"
+        return [
+            ("GET", "/users/@me", self._get_me),
+            ("GET", "/oauth2/applications/@me", self._get_application),
+            ("GET", "/applications/@me", self._get_application),
+            ("GET", "/gateway", self._get_gateway),
+            ("GET", "/gateway/bot", self._get_gateway),
+            ("GET", "/users/{user_id}", self._get_user),
+            ("POST", "/users/@me/channels", self._create_dm),
+            ("GET", app + "/commands", self._get_commands),
+            ("PUT", app + "/commands", self._put_commands),
+            ("GET", app + "/guilds/{guild_id}/commands", self._get_commands),
+            ("PUT", app + "/guilds/{guild_id}/commands", self._put_commands),
+            ("GET", "/guilds/{guild_id}", self._get_guild),
+            ("GET", "/guilds/{guild_id}/channels", self._get_guild_channels),
+            ("GET", "/guilds/{guild_id}/members/{user_id}", self._get_member),
+            ("GET", "/channels/{channel_id}", self._get_channel_route),
+            ("PATCH", "/channels/{channel_id}", self._patch_channel),
+            ("POST", "/channels/{channel_id}/typing", self._no_content),
+            ("GET", "/channels/{channel_id}/messages", self._list_messages),
+            ("POST", "/channels/{channel_id}/messages", self._post_message),
+            ("GET", msg, self._get_message_route),
+            ("PATCH", msg, self._patch_message),
+            ("DELETE", msg, self._delete_message),
+            ("PUT", msg + "/reactions/{emoji}/@me", self._put_reaction),
+            ("DELETE", msg + "/reactions/{emoji}/@me", self._delete_own_reaction),
+            ("DELETE", msg + "/reactions/{emoji}/{user_id}", self._delete_user_reaction),
+            ("DELETE", msg + "/reactions", self._clear_reactions),
+            ("GET", msg + "/reactions/{emoji}", self._get_reaction_users),
+            ("POST", msg + "/threads", self._thread_from_message),
+            ("POST", "/channels/{channel_id}/threads", self._thread_without_message),
+            ("PUT", "/channels/{channel_id}/thread-members/{user_id}", self._join_thread),
+            ("DELETE", "/channels/{channel_id}/thread-members/{user_id}", self._leave_thread),
+            ("POST", "/interactions/{interaction_id}/{interaction_token}/callback", self._callback),
+            ("POST", hook, self._webhook_execute),
+            ("GET", hook + "/messages/{message_id}", self._webhook_get),
+            ("PATCH", hook + "/messages/{message_id}", self._webhook_edit),
+            ("DELETE", hook + "/messages/{message_id}", self._webhook_delete),
+        ]
+
+    async def _record(self, request: web.Request, route: str) -> Call:
+        body: Any = None
+        files: list[UploadedFile] = []
+        if request.content_type.startswith("multipart/"):
+            reader = await request.multipart()
+            while (part := await reader.next()) is not None:
+                assert not hasattr(part, "next"), "nested multipart"
+                if part.name == "payload_json":
+                    body = json.loads(await part.text())  # type: ignore[union-attr]
+                else:
+                    files.append(
+                        UploadedFile(
+                            part.name or "",
+                            part.filename or "",  # type: ignore[union-attr]
+                            part.headers.get("Content-Type"),
+                            bytes(await part.read()),  # type: ignore[union-attr]
+                        )
+                    )
+        elif request.can_read_body:
+            raw = await request.read()
+            if raw:
+                body = json.loads(raw)
+        path = request.path[len(API_PREFIX) :]
+        call = Call(
+            index=len(self.calls),
+            method=request.method,
+            path=path,
+            route=route,
+            params=dict(request.match_info),
+            query=dict(request.query),
+            json=body,
+            files=files,
+        )
+        self.calls.append(call)
+        return call
+
+    def _wrap(
+        self, route: str, handler: Handler
+    ) -> Callable[[web.Request], Awaitable[web.Response]]:
+        needs_auth = not route.startswith(("/interactions/", "/webhooks/"))
+
+        async def serve(request: web.Request) -> web.Response:
+            call = await self._record(request, route)
+            response = self._fault_response(call)
+            if response is None:
+                if needs_auth and request.headers.get("Authorization") != f"Bot {TOKEN}":
+                    response = self._error(call, ApiError(401, 0, "401: Unauthorized"))
+                else:
+                    response = await self._answer(call, handler)
+            await self.notify()
+            return response
+
+        return serve
+
+    async def _answer(self, call: Call, handler: Handler) -> web.Response:
+        try:
+            result = await handler(call)
+        except ApiError as exc:
+            return self._error(call, exc)
+        except Exception as exc:  # a bug in the fake: answer 400 (not retried) and report it
+            self.server_errors.append(f"{call!r}: {exc!r}")
+            return self._error(call, ApiError(400, 0, f"fake discord crashed: {exc!r}"))
+        if result is None:
+            call.status = 204
+            return web.Response(status=204)
+        call.status, call.response = 200, result
+        return json_response(result)
+
+    def _error(self, call: Call, exc: ApiError) -> web.Response:
+        call.status = exc.status
+        call.response = {"message": exc.message, "code": exc.code}
+        return json_response(call.response, exc.status)
+
+    def _fault_response(self, call: Call) -> web.Response | None:
+        fault = next((f for f in self.faults if f.matches(call)), None)
+        if fault is None:
+            return None
+        fault.hits.append(call)
+        call.fault = fault
+        call.status = fault.status
+        if fault.status == 429:
+            # discord.py treats a 429 without a Via header or a JSON body as a Cloudflare ban.
+            call.response = {
+                "message": "You are being rate limited.",
+                "retry_after": fault.retry_after,
+                "global": False,
+            }
+            headers = {"Via": "1.1 google", "X-RateLimit-Scope": "user"}
+            return json_response(call.response, 429, headers)
+        call.response = {"message": f"{fault.status}: scripted failure", "code": 0}
+        return json_response(call.response, fault.status)
+
+    async def _unknown_route(self, request: web.Request) -> web.Response:
+        call = await self._record(request, "")
+        call.unknown = True
+        response = self._error(call, ApiError(404, 0, "404: Not Found"))
+        await self.notify()
+        return response
+
+    async def _cdn(self, request: web.Request) -> web.Response:
+        for message in self.messages.values():
+            for attachment in message.attachments:
+                if str(attachment.id) == request.match_info["attachment_id"]:
+                    content_type = attachment.content_type or "application/octet-stream"
+                    return web.Response(body=attachment.data, content_type=content_type)
+        return web.Response(status=404)
+
+    async def _no_content(self, call: Call) -> None:
+        return None
+
+    # ----------------------------------------------------------------- login, users, guilds
+
+    async def _get_me(self, call: Call) -> dict[str, Any]:
+        return {**self.bot_user.payload(), "verified": True, "mfa_enabled": False, "flags": 0}
+
+    async def _get_application(self, call: Call) -> dict[str, Any]:
+        return {
+            "id": str(self.application_id),
+            "name": self.bot_user.name,
+            "description": "",
+            "icon": None,
+            "bot_public": True,
+            "bot_require_code_grant": False,
+            "owner": self.owner.payload(),
+            "verify_key": "0" * 64,
+            "flags": 0,
+            "interactions_endpoint_url": None,
+            "bot": self.bot_user.payload(),
+        }
+
+    async def _get_gateway(self, call: Call) -> dict[str, Any]:
+        limit = {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}
+        url = f"ws://127.0.0.1:{self.port}/gateway/"
+        return {"url": url, "shards": 1, "session_start_limit": limit}
+
+    async def _get_user(self, call: Call) -> dict[str, Any]:
+        raw = call.params["user_id"]
+        user = self.users.get(int(raw)) if raw.isdigit() else None
+        if user is None:
+            raise ApiError(404, 10013, "Unknown User")
+        return user.payload()
+
+    async def _create_dm(self, call: Call) -> dict[str, Any]:
+        raw = str(call.json["recipient_id"])
+        user = self.users.get(int(raw)) if raw.isdigit() else None
+        if user is None:
+            raise ApiError(400, 50033, "Invalid Recipients")
+        for channel in self.channels.values():
+            if channel.type == DM_CHANNEL and channel.recipients == [user]:
+                return channel.payload()
+        channel = Channel(snowflake(), None, user.name, type=DM_CHANNEL, recipients=[user])
+        self.channels[channel.id] = channel
+        return channel.payload()
+
+    def _guild_of(self, call: Call) -> Guild:
+        raw = call.params["guild_id"]
+        guild = self.guilds.get(int(raw)) if raw.isdigit() else None
+        if guild is None:
+            raise ApiError(404, 10004, "Unknown Guild")
+        return guild
+
+    async def _get_guild(self, call: Call) -> dict[str, Any]:
+        return self._guild_of(call).payload(include_all_members=False)
+
+    async def _get_guild_channels(self, call: Call) -> list[dict[str, Any]]:
+        return [c.payload() for c in self._guild_of(call).text_channels]
+
+    async def _get_member(self, call: Call) -> dict[str, Any]:
+        guild = self._guild_of(call)
+        raw = call.params["user_id"]
+        member = guild.members.get(int(raw)) if raw.isdigit() else None
+        if member is None:
+            raise ApiError(404, 10007, "Unknown Member")
+        return member.payload()
+
+    # ----------------------------------------------------------------- application commands
+
+    async def _get_commands(self, call: Call) -> list[dict[str, Any]]:
+        guild_id = int(call.params["guild_id"]) if "guild_id" in call.params else None
+        return self.commands.get(guild_id, [])
+
+    async def _put_commands(self, call: Call) -> list[dict[str, Any]]:
+        if call.params["application_id"] != str(self.application_id):
+            raise ApiError(403, 50001, "Missing Access")
+        guild_id = None
+        if "guild_id" in call.params:
+            guild_id = self._guild_of(call).id
+        if not isinstance(call.json, list):
+            raise ApiError(400, 50035, "Invalid Form Body: expected a list of commands")
+        old_ids = {(c["name"], c.get("type", 1)): c["id"] for c in self.commands.get(guild_id, [])}
+        stored = []
+        for command in call.json:
+            problem = _command_problem(command)
+            if problem:
+                raise ApiError(400, 50035, f"Invalid Form Body: {command.get('name')!r}: {problem}")
+            key = (command["name"], command.get("type", 1))
+            stored.append(
+                {
+                    "type": 1,
+                    "description": "",
+                    "options": [],
+                    "default_member_permissions": None,
+                    "nsfw": False,
+                    **command,
+                    "id": old_ids.get(key, str(snowflake())),
+                    "application_id": str(self.application_id),
+                    "version": str(snowflake()),
+                    **({"guild_id": str(guild_id)} if guild_id else {}),
+                }
+            )
+        self.commands[guild_id] = stored
+        return stored
+
+    # ----------------------------------------------------------------- channels and messages
+
+    async def _get_channel_route(self, call: Call) -> dict[str, Any]:
+        return self._get_channel(call.params["channel_id"]).payload()
+
+    async def _patch_channel(self, call: Call) -> dict[str, Any]:
+        channel = self._get_channel(call.params["channel_id"])
+        body = call.json or {}
+        for key in ("name", "archived", "locked", "auto_archive_duration"):
+            if key in body:
+                setattr(channel, key, body[key])
+        event = "THREAD_UPDATE" if channel.is_thread else "CHANNEL_UPDATE"
+        await self.dispatch(event, channel.payload())
+        return channel.payload()
+
+    async def _list_messages(self, call: Call) -> list[dict[str, Any]]:
+        channel = self._get_channel(call.params["channel_id"])
+        limit = int(call.query.get("limit", 50))
+        found = [m for m in channel.messages if not m.ephemeral]
+        if "before" in call.query:
+            found = [m for m in found if m.id < int(call.query["before"])]
+        if "after" in call.query:
+            found = [m for m in found if m.id > int(call.query["after"])]
+            return [self._payload(m) for m in found[:limit]][::-1]
+        return [self._payload(m) for m in found[::-1][:limit]]
+
+    async def _get_message_route(self, call: Call) -> dict[str, Any]:
+        channel = self._get_channel(call.params["channel_id"])
+        return self._payload(self._get_message(channel, call.params["message_id"]))
+
+    async def _post_message(self, call: Call) -> dict[str, Any]:
+        channel = self._get_channel(call.params["channel_id"])
+        if channel.is_thread and (channel.archived or channel.locked):
+            raise ApiError(400, 50083, "Thread is archived")
+        body = call.json or {}
+        reference = (body.get("message_reference") or {}).get("message_id")
+        message = self.create_message(
+            channel,
+            self.bot_user,
+            body,
+            call.files,
+            flags=int(body.get("flags", 0)) & FLAG_SUPPRESS_EMBEDS,
+            reference_id=int(reference) if reference else None,
+        )
+        await self.dispatch_message("MESSAGE_CREATE", message)
+        return self._payload(message)
+
+    async def _patch_message(self, call: Call) -> dict[str, Any]:
+        channel = self._get_channel(call.params["channel_id"])
+        message = self._get_message(channel, call.params["message_id"])
+        if message.author is not self.bot_user or message.webhook_id is not None:
+            raise ApiError(403, 50005, "Cannot edit a message authored by another user")
+        self.edit_message(message, call.json or {}, call.files)
+        await self.dispatch_message("MESSAGE_UPDATE", message)
+        return self._payload(message)
+
+    async def _delete_message(self, call: Call) -> None:
+        channel = self._get_channel(call.params["channel_id"])
+        message = self._get_message(channel, call.params["message_id"])
+        await self.delete_message(message)
+
+    async def delete_message(self, message: Message) -> None:
+        message.deleted = True
+        if not message.ephemeral:
+            data: dict[str, Any] = {"id": str(message.id), "channel_id": str(message.channel.id)}
+            if message.channel.guild is not None:
+                data["guild_id"] = str(message.channel.guild.id)
+            await self.dispatch("MESSAGE_DELETE", data)
+
+    def create_message(
+        self,
+        channel: Channel,
+        author: User,
+        body: dict[str, Any],
+        files: list[UploadedFile],
+        *,
+        flags: int = 0,
+        interaction: InteractionState | None = None,
+        reference_id: int | None = None,
+    ) -> Message:
+        _check_message_body(body, files, creating=True)
+        message = Message(
+            id=snowflake(),
+            channel=channel,
+            author=author,
+            content=body.get("content") or "",
+            embeds=list(body.get("embeds") or []),
+            components=list(body.get("components") or []),
+            attachments=_new_attachments(body, files, []),
+            flags=flags,
+            reference_id=reference_id,
+        )
+        if interaction is not None:
+            message.interaction_id = interaction.id
+            user = interaction.user
+            message.interaction_user = user.user if isinstance(user, Member) else user
+            message.webhook_id = self.application_id
+        channel.all_messages.append(message)
+        self.messages[message.id] = message
+        return message
+
+    def edit_message(
+        self, message: Message, body: dict[str, Any], files: list[UploadedFile]
+    ) -> None:
+        _check_message_body(body, files, creating=False)
+        if "content" in body:
+            message.content = body["content"] or ""
+        if "embeds" in body:
+            message.embeds = list(body["embeds"] or [])
+        if "components" in body:
+            message.components = list(body["components"] or [])
+        if "attachments" in body or files:
+            message.attachments = _new_attachments(body, files, message.attachments)
+        if "flags" in body and body["flags"] is not None:
+            keep = message.flags & ~FLAG_SUPPRESS_EMBEDS
+            message.flags = keep | (int(body["flags"]) & FLAG_SUPPRESS_EMBEDS)
+        message.flags &= ~FLAG_LOADING
+        message.edited_timestamp = iso_now()
+        message.edits.append(body)
+
+    # ----------------------------------------------------------------- reactions
+
+    async def _put_reaction(self, call: Call) -> None:
+        channel = self._get_channel(call.params["channel_id"])
+        message = self._get_message(channel, call.params["message_id"])
+        await self.add_reaction(message, call.params["emoji"], self.bot_user)
+
+    async def add_reaction(self, message: Message, emoji: str, user: User) -> None:
+        reaction = message.reaction(emoji)
+        if reaction is None:
+            reaction = Reaction(emoji)
+            message.reactions.append(reaction)
+        if user.id in reaction.user_ids:
+            return
+        reaction.user_ids.append(user.id)
+        await self.dispatch("MESSAGE_REACTION_ADD", self._reaction_event(message, emoji, user))
+
+    async def remove_reaction(self, message: Message, emoji: str, user: User) -> None:
+        reaction = message.reaction(emoji)
+        if reaction is None or user.id not in reaction.user_ids:
+            return
+        reaction.user_ids.remove(user.id)
+        data = self._reaction_event(message, emoji, user)
+        data.pop("member", None)
+        data.pop("message_author_id", None)
+        await self.dispatch("MESSAGE_REACTION_REMOVE", data)
+
+    def _reaction_event(self, message: Message, emoji: str, user: User) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "user_id": str(user.id),
+            "channel_id": str(message.channel.id),
+            "message_id": str(message.id),
+            "message_author_id": str(message.author.id),
+            "emoji": emoji_payload(emoji),
+            "burst": False,
+            "burst_colors": [],
+            "type": 0,  # normal reaction; discord.py requires the key
+        }
+        guild = message.channel.guild
+        if guild is not None:
+            data["guild_id"] = str(guild.id)
+            member = guild.members.get(user.id)
+            if member is not None:
+                data["member"] = member.payload()
+        return data
+
+    async def _delete_own_reaction(self, call: Call) -> None:
+        channel = self._get_channel(call.params["channel_id"])
+        message = self._get_message(channel, call.params["message_id"])
+        await self.remove_reaction(message, call.params["emoji"], self.bot_user)
+
+    async def _delete_user_reaction(self, call: Call) -> None:
+        channel = self._get_channel(call.params["channel_id"])
+        message = self._get_message(channel, call.params["message_id"])
+        user = self.users.get(int(call.params["user_id"]))
+        if user is not None:
+            await self.remove_reaction(message, call.params["emoji"], user)
+
+    async def _clear_reactions(self, call: Call) -> None:
+        channel = self._get_channel(call.params["channel_id"])
+        self._get_message(channel, call.params["message_id"]).reactions.clear()
+
+    async def _get_reaction_users(self, call: Call) -> list[dict[str, Any]]:
+        channel = self._get_channel(call.params["channel_id"])
+        message = self._get_message(channel, call.params["message_id"])
+        reaction = message.reaction(call.params["emoji"])
+        ids = reaction.user_ids if reaction else []
+        return [self.users[i].payload() for i in ids]
+
+    # ----------------------------------------------------------------- threads
+
+    async def _thread_from_message(self, call: Call) -> dict[str, Any]:
+        channel = self._get_channel(call.params["channel_id"])
+        message = self._get_message(channel, call.params["message_id"])
+        if channel.is_thread or any(t.id == message.id for t in self.channels.values()):
+            raise ApiError(400, 160004, "A thread has already been created for this message")
+        # Discord gives a thread started from a message the message's id.
+        return await self._create_thread(channel, call.json or {}, message.id, PUBLIC_THREAD)
+
+    async def _thread_without_message(self, call: Call) -> dict[str, Any]:
+        channel = self._get_channel(call.params["channel_id"])
+        body = call.json or {}
+        return await self._create_thread(
+            channel, body, snowflake(), int(body.get("type", PRIVATE_THREAD))
+        )
+
+    async def _create_thread(
+        self, parent: Channel, body: dict[str, Any], thread_id: int, kind: int
+    ) -> dict[str, Any]:
+        name = str(body.get("name", ""))
+        if not 1 <= len(name) <= 100 or parent.guild is None or parent.is_thread:
+            raise ApiError(400, 50035, "Invalid Form Body: thread name or parent")
+        thread = Channel(
+            thread_id,
+            parent.guild,
+            name,
+            type=kind,
+            parent_id=parent.id,
+            owner_id=self.bot_user.id,
+            auto_archive_duration=int(body.get("auto_archive_duration") or 1440),
+            member_ids={self.bot_user.id},
+        )
+        parent.guild.channels.append(thread)
+        self.channels[thread.id] = thread
+        await self.dispatch("THREAD_CREATE", {**thread.payload(), "newly_created": True})
+        return thread.payload()
+
+    async def _join_thread(self, call: Call) -> None:
+        thread = self._get_channel(call.params["channel_id"])
+        raw = call.params["user_id"]
+        thread.member_ids.add(self.bot_user.id if raw == "@me" else int(raw))
+
+    async def _leave_thread(self, call: Call) -> None:
+        thread = self._get_channel(call.params["channel_id"])
+        raw = call.params["user_id"]
+        thread.member_ids.discard(self.bot_user.id if raw == "@me" else int(raw))
+
+    # ----------------------------------------------------------------- interactions
+
+    def _interaction_of(self, call: Call, id_key: str, token_key: str) -> InteractionState:
+        state = None
+        if id_key == "interaction_id":
+            raw = call.params["interaction_id"]
+            state = self.interactions.get(int(raw)) if raw.isdigit() else None
+        else:
+            if call.params["webhook_id"] != str(self.application_id):
+                raise ApiError(404, 10015, "Unknown Webhook")
+            token = call.params[token_key]
+            state = next((i for i in self.interactions.values() if i.token == token), None)
+        if state is None or state.token != call.params[token_key]:
+            raise ApiError(404, 10062, "Unknown interaction")
+        return state
+
+    async def _callback(self, call: Call) -> dict[str, Any]:
+        state = self._interaction_of(call, "interaction_id", "interaction_token")
+        if state.callbacks:
+            raise ApiError(400, 40060, "Interaction has already been acknowledged.")
+        body = call.json or {}
+        kind = int(body.get("type", 0))
+        data = body.get("data") or {}
+        allowed = {2: {4, 5, 9}, 3: {4, 5, 6, 7, 9}, 4: {8}, 5: {4, 5, 6, 7}}[state.type]
+        if kind not in allowed:
+            raise ApiError(400, 50035, f"Invalid Form Body: callback type {kind} for {state.type}")
+        message: Message | None = None
+        if kind in (4, 5):
+            flags = int(data.get("flags") or 0) & (FLAG_EPHEMERAL | FLAG_SUPPRESS_EMBEDS)
+            if kind == 5:
+                flags |= FLAG_LOADING
+            if kind == 4:
+                message = self.create_message(
+                    state.channel, self.bot_user, data, call.files, flags=flags, interaction=state
+                )
+            else:
+                message = self._loading_message(state, flags)
+            state.original = message
+        elif kind in (6, 7):
+            if state.message is None:
+                raise ApiError(400, 50035, "Invalid Form Body: no message to update")
+            message = state.message
+            state.original = message
+            if kind == 7:
+                self.edit_message(message, data, call.files)
+        elif kind == 8:
+            choices = data.get("choices")
+            if not isinstance(choices, list) or len(choices) > 25:
+                raise ApiError(400, 50035, "Invalid Form Body: choices")
+        state.callbacks.append(body)
+        if message is not None and kind in (4, 5):
+            await self.dispatch_message("MESSAGE_CREATE", message)
+        elif message is not None and kind == 7:
+            await self.dispatch_message("MESSAGE_UPDATE", message)
+        # discord.py sends ?with_response=1 and reads this shape; a 204 would break it.
+        interaction: dict[str, Any] = {"id": str(state.id), "type": state.type}
+        resource: dict[str, Any] = {"type": kind}
+        if message is not None:
+            interaction["response_message_id"] = str(message.id)
+            interaction["response_message_loading"] = message.loading
+            interaction["response_message_ephemeral"] = message.ephemeral
+            if kind != 6:
+                resource["message"] = self._payload(message)
+        return {"interaction": interaction, "resource": resource}
+
+    def _loading_message(self, state: InteractionState, flags: int) -> Message:
+        message = Message(snowflake(), state.channel, self.bot_user, flags=flags)
+        message.interaction_id = state.id
+        user = state.user
+        message.interaction_user = user.user if isinstance(user, Member) else user
+        message.webhook_id = self.application_id
+        state.channel.all_messages.append(message)
+        self.messages[message.id] = message
+        return message
+
+    async def _webhook_execute(self, call: Call) -> dict[str, Any] | None:
+        state = self._interaction_of(call, "webhook_id", "webhook_token")
+        if not state.callbacks:
+            raise ApiError(404, 10015, "Unknown Webhook")  # no follow-ups before the response
+        body = call.json or {}
+        flags = int(body.get("flags") or 0) & (FLAG_EPHEMERAL | FLAG_SUPPRESS_EMBEDS)
+        original = state.original
+        if original is not None and original.loading and not state.followups:
+            # Discord: the first follow-up after a "thinking" defer fills that message in.
+            self.edit_message(original, body, call.files)
+            message = original
+            await self.dispatch_message("MESSAGE_UPDATE", message)
+        else:
+            message = self.create_message(
+                state.channel, self.bot_user, body, call.files, flags=flags, interaction=state
+            )
+            await self.dispatch_message("MESSAGE_CREATE", message)
+        state.followups.append(message)
+        if call.query.get("wait", "false").lower() not in ("true", "1"):
+            return None
+        return self._payload(message)
+
+    def _webhook_message(self, call: Call) -> tuple[InteractionState, Message]:
+        state = self._interaction_of(call, "webhook_id", "webhook_token")
+        raw = call.params["message_id"]
+        if raw == "@original":
+            if state.original is None or state.original.deleted:
+                raise ApiError(404, 10008, "Unknown Message")
+            return state, state.original
+        message = next((m for m in state.followups if str(m.id) == raw and not m.deleted), None)
+        if message is None:
+            raise ApiError(404, 10008, "Unknown Message")
+        return state, message
+
+    async def _webhook_get(self, call: Call) -> dict[str, Any]:
+        return self._payload(self._webhook_message(call)[1])
+
+    async def _webhook_edit(self, call: Call) -> dict[str, Any]:
+        state, message = self._webhook_message(call)
+        self.edit_message(message, call.json or {}, call.files)
+        if call.params["message_id"] == "@original":
+            state.original_edits.append(call.json or {})
+        await self.dispatch_message("MESSAGE_UPDATE", message)
+        return self._payload(message)
+
+    async def _webhook_delete(self, call: Call) -> None:
+        await self.delete_message(self._webhook_message(call)[1])
+
+    # ----------------------------------------------------------------- gateway
+
+    async def dispatch_message(self, event: str, message: Message) -> None:
+        if not message.ephemeral:  # nobody but the user ever hears about ephemeral messages
+            await self.dispatch(event, self._payload(message))
+
+    async def dispatch(self, event: str, data: dict[str, Any]) -> int | None:
+        """Send a DISPATCH to the bot; kept for RESUME replay. Returns its seq (None: filtered)."""
+        session = self.session
+        if session is None or not session.valid:
+            return None
+        wanted = _EVENT_INTENTS.get(event)
+        if wanted is not None:
+            needed = wanted[0] if "guild_id" in data or event == "GUILD_CREATE" else wanted[1]
+            if not session.intents & needed:
+                return None
+        async with session.lock:
+            session.seq += 1
+            frame = {"op": 0, "t": event, "s": session.seq, "d": data}
+            session.events.append(frame)
+            if session.ws is not None and not session.ws.closed:
+                # If the client is gone it gets the event on RESUME.
+                with contextlib.suppress(ConnectionError):
+                    await session.ws.send_str(json.dumps(frame))
+        await self.notify()
+        return frame["s"]
+
+    async def _gateway(self, request: web.Request) -> web.StreamResponse:
+        ws = web.WebSocketResponse(max_msg_size=0)
+        await ws.prepare(request)
+        self._open_ws.add(ws)
+        kind = "resume" if request.path.startswith("/resume") else "gateway"
+        self.gateway_connections.append(kind)
+        session: GatewaySession | None = None
+        try:
+            hello = {"op": 10, "d": {"heartbeat_interval": HEARTBEAT_INTERVAL_MS}, "s": None}
+            await ws.send_str(json.dumps({**hello, "t": None}))
+            async for msg in ws:
+                if msg.type is not WSMsgType.TEXT:
+                    continue
+                payload = json.loads(msg.data)
+                op, d = payload.get("op"), payload.get("d")
+                if op == 1:
+                    await ws.send_str(json.dumps({"op": 11, "d": None, "s": None, "t": None}))
+                elif op == 2:
+                    session = await self._identify(ws, d)
+                elif op == 6:
+                    session = await self._resume(ws, d)
+                elif op == 8:
+                    await self._request_members(d)
+                elif op not in (3, 4):
+                    self.server_errors.append(f"unexpected gateway op {op}: {payload!r}")
+        finally:
+            self._open_ws.discard(ws)
+            if session is not None and session.ws is ws:
+                session.ws = None
+            await self.notify()
+        if session is not None and session.ws is None and _client_closed(ws):
+            session.valid = False  # a clean client close (1000/1001) ends the session
+        return ws
+
+    async def _identify(
+        self, ws: web.WebSocketResponse, d: dict[str, Any]
+    ) -> GatewaySession | None:
+        if d.get("token") != TOKEN:
+            await ws.close(code=4004, message=b"Authentication failed.")
+            return None
+        if self.session is not None:
+            self.session.valid = False
+        session = GatewaySession(id=secrets.token_hex(16), intents=int(d.get("intents", 0)))
+        session.ws = ws
+        self.session = session
+        include_members = bool(session.intents & GUILD_MEMBERS)
+        await self.dispatch(
+            "READY",
+            {
+                "v": 10,
+                "user": {**self.bot_user.payload(), "verified": True, "mfa_enabled": False},
+                "guilds": [{"id": str(g), "unavailable": True} for g in self.guilds],
+                "session_id": session.id,
+                "resume_gateway_url": f"ws://127.0.0.1:{self.port}/resume/",
+                "application": {"id": str(self.application_id), "flags": 0},
+                "private_channels": [],
+                "relationships": [],
+            },
+        )
+        for guild in self.guilds.values():
+            await self.dispatch("GUILD_CREATE", guild.payload(include_all_members=include_members))
+        return session
+
+    async def _resume(self, ws: web.WebSocketResponse, d: dict[str, Any]) -> GatewaySession | None:
+        session = self.session
+        if (
+            session is None
+            or not session.valid
+            or d.get("session_id") != session.id
+            or d.get("token") != TOKEN
+        ):
+            await ws.send_str(json.dumps({"op": 9, "d": False, "s": None, "t": None}))
+            return None
+        async with session.lock:
+            session.ws = ws
+            session.resumes += 1
+            last_seen = int(d.get("seq") or 0)
+            for frame in session.events:
+                if frame["s"] > last_seen:
+                    await ws.send_str(json.dumps(frame))
+        await self.dispatch("RESUMED", {})
+        return session
+
+    async def _request_members(self, d: dict[str, Any]) -> None:
+        guild = self.guilds.get(int(d["guild_id"]))
+        if guild is None:
+            return
+        wanted = {int(u) for u in d.get("user_ids") or []}
+        query = (d.get("query") or "").lower()
+        members = [
+            m.payload()
+            for m in guild.members.values()
+            if (not wanted or m.id in wanted) and m.name.lower().startswith(query)
+        ]
+        chunk = {
+            "guild_id": str(guild.id),
+            "members": members,
+            "chunk_index": 0,
+            "chunk_count": 1,
+            "not_found": [],
+        }
+        if d.get("nonce"):
+            chunk["nonce"] = d["nonce"]
+        # Not intent-filtered: chunks answer an explicit request.
+        session = self.session
+        if session is not None and session.valid:
+            await self.dispatch("GUILD_MEMBERS_CHUNK", chunk)
+
+
+def _client_closed(ws: web.WebSocketResponse) -> bool:
+    return ws.close_code in (1000, 1001)
+
+
+def _new_attachments(
+    body: dict[str, Any], files: list[UploadedFile], existing: list[Attachment]
+) -> list[Attachment]:
+    """The attachment list after a create/edit, following discord.py's `attachments` array."""
+    by_field = {f.field: f for f in files}
+    if "attachments" not in body:
+        return [*existing, *(_attachment(f, None) for f in files)]
+    kept = {a.id: a for a in existing}
+    result = []
+    for entry in body["attachments"] or []:
+        upload = by_field.get(f"files[{entry.get('id')}]")
+        if upload is not None:
+            result.append(_attachment(upload, entry.get("description")))
+        elif int(entry["id"]) in kept:
+            result.append(kept[int(entry["id"])])
+        else:
+            raise ApiError(400, 50035, f"Invalid Form Body: unknown attachment {entry!r}")
+    return result
+
+
+def _attachment(upload: UploadedFile, description: str | None) -> Attachment:
+    content_type = upload.content_type
+    if upload.filename.lower().endswith(".png"):
+        content_type = "image/png"  # aiohttp uploads files as application/octet-stream
+    return Attachment(snowflake(), upload.filename, upload.data, content_type, description)
+
+
+def _check_message_body(body: dict[str, Any], files: list[UploadedFile], *, creating: bool) -> None:
+    """Reject what Discord rejects, so a bot bug fails the test instead of passing silently."""
+    content = body.get("content") or ""
+    if len(content) > 2000:
+        raise ApiError(400, 50035, "Invalid Form Body: content longer than 2000")
+    embeds = body.get("embeds") or []
+    if len(embeds) > 10:
+        raise ApiError(400, 50035, "Invalid Form Body: more than 10 embeds")
+    components = body.get("components") or []
+    if creating and not (content or embeds or components or files or body.get("sticker_ids")):
+        raise ApiError(400, 50006, "Cannot send an empty message")
+    if len(components) > 5 and not (int(body.get("flags") or 0) & (1 << 15)):
+        raise ApiError(400, 50035, "Invalid Form Body: more than 5 action rows")
+    seen: set[str] = set()
+
+    def check(items: list[dict[str, Any]]) -> None:
+        for item in items:
+            custom_id = item.get("custom_id")
+            if custom_id is not None:
+                if not 1 <= len(custom_id) <= 100:
+                    raise ApiError(400, 50035, f"Invalid Form Body: custom_id {custom_id!r}")
+                if custom_id in seen:
+                    raise ApiError(400, 50035, f"Invalid Form Body: duplicate {custom_id!r}")
+                seen.add(custom_id)
+            if len(item.get("label") or "") > 80:
+                raise ApiError(400, 50035, f"Invalid Form Body: label {item['label']!r}")
+            if item.get("type") == 1 and len(item.get("components", [])) > 5:
+                raise ApiError(400, 50035, "Invalid Form Body: more than 5 items in a row")
+            if len(item.get("options") or []) > 25:
+                raise ApiError(400, 50035, "Invalid Form Body: more than 25 select options")
+            check(item.get("components", []))
+            if "accessory" in item:
+                check([item["accessory"]])
+
+    check(components)
+
+
+def _command_problem(command: dict[str, Any]) -> str | None:
+    """Why Discord would reject this command payload, or None."""
+    kind = command.get("type", 1)
+    name = command.get("name", "")
+    if kind == 1 and (not _NAME_RE.match(name) or name != name.lower()):
+        return "bad name"
+    if kind == 1 and not 1 <= len(command.get("description", "")) <= 100:
+        return "description must be 1-100 characters"
+    return _options_problem(command.get("options") or [])
+
+
+def _options_problem(options: list[dict[str, Any]]) -> str | None:
+    if len(options) > 25:
+        return "more than 25 options"
+    optional_seen = False
+    for option in options:
+        name = option.get("name", "")
+        if not _NAME_RE.match(name) or name != name.lower():
+            return f"bad option name {name!r}"
+        if not 1 <= len(option.get("description", "")) <= 100:
+            return f"option {name!r}: description must be 1-100 characters"
+        if len(option.get("choices") or []) > 25:
+            return f"option {name!r}: more than 25 choices"
+        if option.get("choices") and option.get("autocomplete"):
+            return f"option {name!r}: choices and autocomplete together"
+        if option.get("type") in (1, 2):
+            problem = _options_problem(option.get("options") or [])
+            if problem:
+                return problem
+            continue
+        if option.get("required"):
+            if optional_seen:
+                return f"required option {name!r} after an optional one"
+        else:
+            optional_seen = True
+    return None
