@@ -240,9 +240,11 @@ class DiceMatch:
         if d0 == d1:
             self._phase = Phase.OPENING
             if self.kind is GameKind.NANNON:
-                # Nannon ruling: on a tie either player may turn the (still centred) cube.
-                if self.can_double(0) or self.can_double(1):
-                    self._phase = Phase.OPENING_TIE
+                # Nannon ruling: on a tie either player may turn the (still centred) cube;
+                # stay in OPENING when nobody may (cube off, Crawford game).
+                self._phase = Phase.OPENING_TIE
+                if not (self.can_double(0) or self.can_double(1)):
+                    self._phase = Phase.OPENING
             elif self._auto_doubles < self.rules.auto_doubles and self.cube.centred:
                 self.cube = self.cube.auto_doubled()
                 self._auto_doubles += 1
