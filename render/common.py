@@ -1,0 +1,428 @@
+"""Drawing helpers shared by the three boards: palette, fonts, sprites, names, the side panel.
+
+Everything here is pure. Sprites are memoised (``lru_cache``: a race only draws one twice) and
+backgrounds are built once under a lock by :class:`Lazy`; after that they are only read (pasted
+from, copied), so the board functions are safe to call from several threads (the bot calls them
+through ``asyncio.to_thread``). Callers must never draw on a cached image.
+
+Text uses Pillow's built-in scalable font (Aileron, FreeType), never a system font, so the slim
+Docker image draws exactly what a developer sees.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Generic, TypeVar
+
+from PIL import Image, ImageDraw, ImageFont
+
+T = TypeVar("T")
+RGB = tuple[int, int, int]
+Box = tuple[int, int, int, int]
+
+# Every board is 16:10, so no Discord client crops it, and legible when shown 400 px wide.
+WIDTH, HEIGHT = 800, 500
+MAX_PNG_BYTES = 150_000
+# zlib level 1 costs a third of the default and our flat-coloured boards stay small.
+PNG_COMPRESS_LEVEL = 1
+
+# The palette. Seats differ by lightness (ivory vs near-black) and by pattern (the dark checker
+# carries a light inner ring), never by hue alone. Highlights are amber with a black edge,
+# which reads on light and dark pieces and for every common kind of colour blindness.
+FELT: RGB = (38, 84, 64)
+FRAME: RGB = (92, 58, 34)
+FRAME_DARK: RGB = (62, 38, 22)
+POINT_LIGHT: RGB = (214, 190, 142)
+POINT_DARK: RGB = (150, 62, 44)
+PANEL: RGB = (30, 32, 38)
+PANEL_ON_ROLL: RGB = (58, 62, 74)
+TEXT: RGB = (245, 245, 240)
+TEXT_DIM: RGB = (175, 178, 186)
+LABEL: RGB = (236, 222, 196)
+HIGHLIGHT: RGB = (255, 184, 0)
+INK: RGB = (12, 12, 14)
+IVORY: RGB = (242, 234, 214)
+IVORY_RIM: RGB = (40, 34, 28)
+EBONY: RGB = (34, 34, 38)
+EBONY_RIM: RGB = (226, 226, 226)
+CUBE_FACE: RGB = (250, 250, 246)
+CRAWFORD: RGB = (200, 40, 60)
+
+SEAT_NAMES_DEFAULT = ("Player 1", "Player 2")
+NAME_MAX_CHARS = 24  # longer names are cut, in pictures and in alt text alike
+
+
+class Lazy(Generic[T]):
+    """A value built on first use, exactly once, even when threads race for it."""
+
+    def __init__(self, build: Callable[[], T]) -> None:
+        self._build = build
+        self._value: T | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> T:
+        value = self._value
+        if value is None:
+            with self._lock:
+                if self._value is None:
+                    self._value = self._build()
+                value = self._value
+        return value
+
+
+@dataclass(frozen=True)
+class Scene:
+    """What every board shows besides the pieces: the players and the match state.
+
+    ``names`` and ``score`` are indexed by seat (seat 0, the challenger, is drawn at the
+    bottom). ``match_length`` is in points (dice games) or games (checkers); 0 means money
+    play or an open-ended series. ``crawford`` marks the Crawford game.
+    """
+
+    names: tuple[str, str] = SEAT_NAMES_DEFAULT
+    score: tuple[float, float] = (0, 0)
+    match_length: int = 0
+    crawford: bool = False
+
+
+DEFAULT_SCENE = Scene()
+
+
+# --- fonts and text ------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=32)
+def font(size: int) -> ImageFont.FreeTypeFont:
+    """Pillow's built-in scalable font at ``size`` px."""
+    loaded = ImageFont.load_default(size=size)
+    assert isinstance(loaded, ImageFont.FreeTypeFont)  # Pillow >= 10.1 with FreeType
+    return loaded
+
+
+# FreeType faces are not documented as thread-safe; text is cheap, so serialise it.
+_TEXT_LOCK = threading.Lock()
+
+
+def _mask_key(ch: str) -> tuple[tuple[int, int], bytes]:
+    mask = font(20).getmask(ch)
+    return mask.size, bytes(mask)
+
+
+@lru_cache(maxsize=4096)
+def has_glyph(ch: str) -> bool:
+    """True when the built-in font draws ``ch`` (not its empty-box .notdef glyph)."""
+    if ch == " ":
+        return True
+    with _TEXT_LOCK:
+        return _mask_key(ch) != _mask_key("\U000f0000")
+
+
+def clean_name(name: str, seat: int) -> str:
+    """A player name safe to show anywhere: no control or format characters (so no bidi
+    overrides or zero-width tricks), whitespace collapsed, at most NAME_MAX_CHARS characters.
+
+    >>> clean_name("  Al\\u202eice\\n\\x00 ", 0)
+    'Alice'
+    >>> clean_name("\\u200b", 1)
+    'Player 2'
+    >>> clean_name("x" * 40, 0)
+    'xxxxxxxxxxxxxxxxxxxxxxx…'
+    """
+    text = unicodedata.normalize("NFC", str(name))
+    kept = []
+    for ch in text:
+        category = unicodedata.category(ch)
+        if ch.isspace():
+            kept.append(" ")
+        elif category[0] != "C":  # Cc control, Cf format (bidi, zero width), Cs, Co, Cn
+            kept.append(ch)
+    cleaned = " ".join("".join(kept).split())
+    if not cleaned:
+        return SEAT_NAMES_DEFAULT[seat]
+    if len(cleaned) > NAME_MAX_CHARS:
+        cleaned = cleaned[: NAME_MAX_CHARS - 1].rstrip() + "…"
+    return cleaned
+
+
+def drawable_name(name: str, seat: int) -> str:
+    """:func:`clean_name`, with characters the font cannot draw (emoji, scripts it lacks)
+    shown as ``?`` so a name never turns into a row of empty boxes."""
+    cleaned = clean_name(name, seat)
+    drawn = "".join(ch if has_glyph(ch) else "?" for ch in cleaned)
+    if not drawn.strip("? "):
+        return SEAT_NAMES_DEFAULT[seat]
+    return drawn
+
+
+def text_width(text: str, size: int) -> int:
+    with _TEXT_LOCK:
+        return int(font(size).getlength(text))
+
+
+def fit(text: str, size: int, max_width: int) -> str:
+    """``text`` cut with an ellipsis so it is at most ``max_width`` px wide at ``size``."""
+    if text_width(text, size) <= max_width:
+        return text
+    while text and text_width(text + "…", size) > max_width:
+        text = text[:-1]
+    return text.rstrip() + "…"
+
+
+def draw_text(
+    draw: ImageDraw.ImageDraw,
+    xy: tuple[float, float],
+    text: str,
+    size: int,
+    fill: RGB = TEXT,
+    anchor: str = "la",
+    bold: bool = False,
+) -> None:
+    """Text at ``xy``; ``bold`` fakes a heavier weight with a same-colour stroke."""
+    with _TEXT_LOCK:
+        draw.text(
+            xy,
+            text,
+            font=font(size),
+            fill=fill,
+            anchor=anchor,
+            stroke_width=1 if bold else 0,
+            stroke_fill=fill,
+        )
+
+
+def format_score(points: float) -> str:
+    """``3``, ``1.5``: checkers scores come in halves."""
+    return str(int(points)) if float(points).is_integer() else f"{points:g}"
+
+
+def cube_label(value: int, centred: bool) -> str:
+    """The number on the cube face: a centred cube at 1 shows 64, as on a real cube."""
+    return "64" if centred and value == 1 else str(value)
+
+
+# --- sprites -------------------------------------------------------------------------------
+
+_SS = 4  # supersampling factor: sprites are drawn large and shrunk, for smooth edges
+
+
+def _shrink(big: Image.Image, size: tuple[int, int]) -> Image.Image:
+    return big.resize(size, Image.Resampling.LANCZOS)
+
+
+@dataclass(frozen=True)
+class CheckerStyle:
+    fill: RGB
+    rim: RGB
+    ring: bool  # a second, inner ring: the pattern that tells the seats apart without colour
+
+
+SEAT_STYLES = (
+    CheckerStyle(IVORY, IVORY_RIM, ring=False),
+    CheckerStyle(EBONY, EBONY_RIM, ring=True),
+)
+
+
+@lru_cache(maxsize=64)
+def checker_sprite(
+    diameter: int, style: CheckerStyle, *, highlight: bool = False, hit: bool = False
+) -> Image.Image:
+    """A round checker (RGBA). ``highlight`` adds an amber ring (a piece that just moved);
+    ``hit`` adds an amber ring and a cross (a piece that was just hit)."""
+    d = diameter * _SS
+    big = Image.new("RGBA", (d, d), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(big)
+    rim = max(_SS * 2, d // 16)
+    draw.ellipse((0, 0, d - 1, d - 1), fill=style.rim)
+    draw.ellipse((rim, rim, d - 1 - rim, d - 1 - rim), fill=style.fill)
+    if style.ring:
+        inset = d // 4
+        draw.ellipse((inset, inset, d - 1 - inset, d - 1 - inset), outline=style.rim, width=rim)
+    else:
+        inset = d // 4
+        draw.ellipse(
+            (inset, inset, d - 1 - inset, d - 1 - inset),
+            outline=shade(style.fill, 0.8),
+            width=max(_SS, rim // 2),
+        )
+    if highlight or hit:
+        _amber_ring(draw, d, width=d // 8)
+    if hit:
+        a, b = d * 0.3, d * 0.7
+        for line in (((a, a), (b, b)), ((a, b), (b, a))):
+            draw.line(line, fill=INK, width=d // 7)
+            draw.line(line, fill=HIGHLIGHT, width=d // 12)
+    return _shrink(big, (diameter, diameter))
+
+
+def _amber_ring(draw: ImageDraw.ImageDraw, d: int, width: int) -> None:
+    edge = max(_SS, width // 4)
+    draw.ellipse((0, 0, d - 1, d - 1), outline=INK, width=width)
+    draw.ellipse(
+        (edge, edge, d - 1 - edge, d - 1 - edge), outline=HIGHLIGHT, width=width - 2 * edge
+    )
+
+
+@lru_cache(maxsize=16)
+def ghost_sprite(diameter: int) -> Image.Image:
+    """Where a checker just left: a dashed amber ring with a black edge."""
+    d = diameter * _SS
+    big = Image.new("RGBA", (d, d), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(big)
+    width = d // 9
+    steps = 12
+    for i in range(steps):
+        start = i * 360 / steps
+        draw.arc((0, 0, d - 1, d - 1), start, start + 360 / steps * 0.6, fill=INK, width=width)
+        inner = _SS * 2
+        draw.arc(
+            (inner, inner, d - 1 - inner, d - 1 - inner),
+            start + 2,
+            start + 360 / steps * 0.6 - 2,
+            fill=HIGHLIGHT,
+            width=width - 2 * inner,
+        )
+    return _shrink(big, (diameter, diameter))
+
+
+def shade(color: RGB, factor: float) -> RGB:
+    r, g, b = color
+    return (
+        min(255, int(r * factor)),
+        min(255, int(g * factor)),
+        min(255, int(b * factor)),
+    )
+
+
+_PIPS = {
+    1: ((0.5, 0.5),),
+    2: ((0.27, 0.27), (0.73, 0.73)),
+    3: ((0.25, 0.25), (0.5, 0.5), (0.75, 0.75)),
+    4: ((0.27, 0.27), (0.73, 0.27), (0.27, 0.73), (0.73, 0.73)),
+    5: ((0.25, 0.25), (0.75, 0.25), (0.5, 0.5), (0.25, 0.75), (0.75, 0.75)),
+    6: ((0.27, 0.24), (0.73, 0.24), (0.27, 0.5), (0.73, 0.5), (0.27, 0.76), (0.73, 0.76)),
+}
+
+
+@lru_cache(maxsize=64)
+def die_sprite(value: int, size: int, style: CheckerStyle) -> Image.Image:
+    """A die showing ``value``, in the roller's colours (so whose roll it is shows twice)."""
+    s = size * _SS
+    big = Image.new("RGBA", (s, s), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(big)
+    edge = max(_SS * 2, s // 20)
+    draw.rounded_rectangle((0, 0, s - 1, s - 1), radius=s // 6, fill=style.rim)
+    draw.rounded_rectangle(
+        (edge, edge, s - 1 - edge, s - 1 - edge), radius=s // 6 - edge, fill=style.fill
+    )
+    r = s * 0.09
+    for fx, fy in _PIPS[value]:
+        cx, cy = fx * s, fy * s
+        draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=style.rim)
+    return _shrink(big, (size, size))
+
+
+@lru_cache(maxsize=64)
+def cube_sprite(label: str, size: int, *, offered: bool = False) -> Image.Image:
+    """The doubling cube with ``label`` on its face; ``offered`` rings it in amber."""
+    s = size * _SS
+    big = Image.new("RGBA", (s, s), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(big)
+    edge = max(_SS * 2, s // 18)
+    if offered:
+        draw.rounded_rectangle((0, 0, s - 1, s - 1), radius=s // 6, fill=INK)
+        draw.rounded_rectangle(
+            (edge, edge, s - 1 - edge, s - 1 - edge), radius=s // 6, fill=HIGHLIGHT
+        )
+        inner = edge * 3
+    else:
+        inner = 0
+    draw.rounded_rectangle((inner, inner, s - 1 - inner, s - 1 - inner), radius=s // 7, fill=INK)
+    draw.rounded_rectangle(
+        (inner + edge, inner + edge, s - 1 - inner - edge, s - 1 - inner - edge),
+        radius=s // 7 - edge,
+        fill=CUBE_FACE,
+    )
+    text_size = int((s - 2 * inner) * (0.55 if len(label) < 2 else 0.46))
+    with _TEXT_LOCK:
+        draw.text(
+            (s / 2, s / 2),
+            label,
+            font=font(text_size),
+            fill=INK,
+            anchor="mm",
+            stroke_width=_SS,
+            stroke_fill=INK,
+        )
+    return _shrink(big, (size, size))
+
+
+# --- the side panel ------------------------------------------------------------------------
+
+PANEL_X = 634  # backgammon's board ends here; Nannon and checkers use the same panel width
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    """One seat's block in the panel: who, which pieces, and a few lines of numbers."""
+
+    name: str
+    icon: Image.Image
+    lines: tuple[str, ...]
+    on_turn: bool
+
+
+def draw_panel(
+    canvas: Image.Image,
+    x0: int,
+    seats: tuple[SeatInfo, SeatInfo],
+    middle: tuple[str, ...],
+    crawford: bool,
+) -> None:
+    """The side panel: seat 1 at the top, seat 0 at the bottom (as on the board), the match
+    state between. The seat on turn gets a lighter block and an amber bar."""
+    draw = ImageDraw.Draw(canvas)
+    width = WIDTH - x0
+    draw.rectangle((x0, 0, WIDTH - 1, HEIGHT - 1), fill=PANEL)
+    block_h = 150
+    for seat, info in enumerate(seats):
+        top = 8 if seat == 1 else HEIGHT - 8 - block_h
+        box = (x0 + 6, top, WIDTH - 7, top + block_h)
+        if info.on_turn:
+            draw.rounded_rectangle(box, radius=10, fill=PANEL_ON_ROLL)
+            draw.rounded_rectangle((box[0], box[1], box[0] + 7, box[3]), radius=3, fill=HIGHLIGHT)
+        # The name gets the block's full width; the seat's piece sits beside the first line.
+        name = fit(info.name, 24, box[2] - box[0] - 26)
+        draw_text(draw, (x0 + 18, top + 12), name, 24, anchor="la", bold=True)
+        icon = info.icon
+        y = top + 50
+        canvas.paste(icon, (x0 + 18, y), icon)
+        colour = TEXT if info.on_turn else TEXT_DIM
+        for i, line in enumerate(info.lines):
+            x = x0 + 26 + icon.width if i == 0 else x0 + 18
+            draw_text(draw, (x, y + icon.height / 2), line, 22, fill=colour, anchor="lm")
+            y += max(icon.height, 24) + 8 if i == 0 else 30
+    y = HEIGHT // 2 - 14 * len(middle) - (18 if crawford else 0)
+    for line in middle:
+        draw_text(draw, (x0 + width / 2, y), fit(line, 22, width - 16), 22, anchor="mt")
+        y += 28
+    if crawford:
+        badge = (x0 + 20, y + 4, WIDTH - 20, y + 36)
+        draw.rounded_rectangle(badge, radius=8, fill=CRAWFORD)
+        draw_text(draw, ((badge[0] + badge[2]) / 2, y + 20), "CRAWFORD", 22, anchor="mm", bold=True)
+
+
+def match_line(match_length: int, *, unit: str = "point") -> str:
+    if match_length <= 0:
+        return "Money game" if unit == "point" else "Open series"
+    return f"Match to {match_length}" if unit == "point" else f"First to {match_length}"
+
+
+def encode_png(image: Image.Image) -> bytes:
+    out = io.BytesIO()
+    image.save(out, "PNG", compress_level=PNG_COMPRESS_LEVEL)
+    return out.getvalue()
