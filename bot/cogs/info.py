@@ -1,0 +1,401 @@
+"""Informational commands: /games, /leaderboard, /stats, /history, /export, /verify, /rules.
+
+They only read. Every answer escapes user names and pings nobody; every refusal comes from the
+service as a GameError and is shown as an ephemeral reply.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Literal, cast
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.discord_utils import NO_MENTIONS, escape_name, report_error
+from engines.base import GameKind
+
+if TYPE_CHECKING:
+    from bot.service import HistoryEntry, LeaderboardRow, MatchService, MatchView, StatLine
+
+log = logging.getLogger(__name__)
+
+GameName = Literal["nannon", "backgammon", "checkers"]
+GAME_TITLES = {
+    GameKind.NANNON: "Nannon",
+    GameKind.BACKGAMMON: "Backgammon",
+    GameKind.CHECKERS: "Checkers",
+}
+EMBED_COLOUR = discord.Colour(0x2E7D32)
+# Discord's integer options are limited to 2**53; a match id beyond that can't exist anyway.
+MatchId = app_commands.Range[int, 1, 2**53 - 1]
+
+RULES: dict[GameKind, str] = {
+    GameKind.NANNON: (
+        "**Nannon**: 6 spots, 3 checkers each, one die.\n"
+        "- Start: one checker at HOME, one each on your spots 1 and 2. Your spot k is your "
+        "opponent's spot 7-k.\n"
+        "- Opening: each player rolls one die; the higher roll moves first and plays the "
+        "*difference*. A tie is rolled again, and on a tie either player may turn the cube.\n"
+        "- A checker at HOME enters on spot d; a checker on spot s moves to s+d, and past 6 it "
+        "reaches SAFETY (no exact roll needed).\n"
+        "- One checker per spot. You may not land on your own checker; landing on a lone "
+        "opponent checker hits it back to its HOME. Checkers on adjacent spots form a prime "
+        "and can't be hit.\n"
+        "- You must move if you can; with no legal move the turn is forfeited.\n"
+        "- Bear all 3 checkers to SAFETY to win 1 point, or 2 (a **NANNON**) if the loser has "
+        "none in SAFETY, times the cube.\n"
+        "- Cube: starts centred (showing 64). Before rolling, double if it is centred or yours; "
+        "the opponent takes (owns it, stake doubles) or passes (loses at the old stake). "
+        "A double must be answered before anything else.\n"
+        "- Match play to N points (11 by default), with the Crawford rule: no doubling in the "
+        "one game after a player first reaches N-1.\n"
+        "- Shut your opponent out and react 📣 to shout NANNON!"
+    ),
+    GameKind.BACKGAMMON: (
+        "**Backgammon**: standard rules, 15 checkers each, two dice; doubles are played "
+        "four times.\n"
+        "- Use both dice if you can; if only one can be used, use the larger when either "
+        "could be. With doubles, play as many as possible.\n"
+        "- Checkers on the bar enter before anything else. Bear off only with all 15 in your "
+        "home board; a higher roll bears off from the highest point only when no checker is "
+        "higher.\n"
+        "- Opening: one die each, the higher roll plays both numbers; ties are rolled again.\n"
+        "- A game is 1 point, a gammon (loser bore off nothing) 2, a backgammon (and still has "
+        "a checker on the bar or in the winner's home board) 3, times the cube.\n"
+        "- Cube: double only before rolling, with a centred cube or one you own. A pass loses "
+        "the stake before the double; a take owns the cube. No limit on redoubles.\n"
+        "- Match play uses the Crawford rule. Money play (points 0) may use the Jacoby rule "
+        "(gammons count single until the cube is turned) and automatic doubles on tied "
+        "openings.\n"
+        "- /resign offers single, gammon or backgammon; the opponent accepts or declines.\n"
+        "- Moves in gnubg notation: `24/18 13/11`, `bar/22`, `6/off`, `8/5(2)`."
+    ),
+    GameKind.CHECKERS: (
+        "**American checkers** (English draughts): 8x8 board, dark squares numbered 1-32.\n"
+        "- Black starts on 1-12 and moves first; White starts on 21-32. Colours alternate "
+        "each game of a match.\n"
+        "- Men move and jump diagonally forward only; kings move and jump both ways.\n"
+        "- Capturing is mandatory; you may choose any capture, not necessarily the longest, "
+        "but a jump sequence once begun must be completed.\n"
+        "- A man reaching the king row is crowned and its move ends there, even mid-jump.\n"
+        "- No pieces or no legal move: you lose.\n"
+        "- Draws: by agreement (/draw), on the third repetition of a position with the same "
+        "side to move, or after 40 moves each with no capture and no man moved.\n"
+        "- Match: a win scores 1, a draw ½ each; first to the match length wins, and a final "
+        "tie is a drawn match.\n"
+        "- Notation: `11-15` for a move, `22x15x8` for a jump (`22x8` when unambiguous)."
+    ),
+}
+
+
+def _num(value: float) -> str:
+    """12 rather than 12.0, 1.5 as is."""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def match_link(view: MatchView) -> str:
+    """A jump link to the board message, or the match's thread, or its channel."""
+    base = f"https://discord.com/channels/{view.guild_id}"
+    where = view.thread_id or view.channel_id
+    if view.board_message_id is not None:
+        return f"{base}/{where}/{view.board_message_id}"
+    return f"{base}/{where}"
+
+
+def _record(played_won: int, lost: int, drawn: int) -> str:
+    return f"{played_won}-{lost}" + (f"-{drawn}" if drawn else "")
+
+
+def format_leaderboard(
+    game: GameKind, rows: list[LeaderboardRow], points: int | None
+) -> discord.Embed:
+    title = f"{GAME_TITLES[game]} leaderboard"
+    if points is not None:
+        title += " · money games" if points == 0 else f" · matches to {points}"
+    embed = discord.Embed(title=title, colour=EMBED_COLOUR)
+    if not rows:
+        embed.description = "Nobody has finished a match here yet."
+        return embed
+    lines = []
+    for row in rows:
+        lines.append(
+            f"**{row.rank}.** {escape_name(row.name)} · {row.rating:.0f} · "
+            f"{_record(row.won, row.lost, row.drawn)} · "
+            f"{_num(row.points_won)}-{_num(row.points_lost)} pts"
+        )
+    embed.description = "\n".join(lines)
+    embed.set_footer(text="rank · name · rating · W-L · points won-lost")
+    return embed
+
+
+def format_stats(name: str, lines: list[StatLine]) -> discord.Embed:
+    embed = discord.Embed(title=f"Stats of {escape_name(name)}", colour=EMBED_COLOUR)
+    played = [line for line in lines if line.played or line.experience]
+    if not played:
+        embed.description = "No finished matches here yet."
+        return embed
+    for line in played:
+        parts = [
+            f"Rating {line.rating:.0f} ({line.experience} exp)",
+            f"Matches {line.played}: {_record(line.won, line.lost, line.drawn)}",
+            f"Points {_num(line.points_won)}-{_num(line.points_lost)}",
+        ]
+        if line.game is GameKind.NANNON:
+            parts.append(
+                f"NANNONs {line.nannons_for}-{line.nannons_against}, shouted {line.nannons_shouted}"
+            )
+        elif line.game is GameKind.BACKGAMMON:
+            parts.append(
+                f"Gammons {line.gammons_for}-{line.gammons_against}, "
+                f"backgammons {line.backgammons_for}-{line.backgammons_against}"
+            )
+        if line.streak:
+            word = "wins" if line.streak > 0 else "losses"
+            parts.append(f"Streak: {abs(line.streak)} {word}")
+        embed.add_field(name=GAME_TITLES[line.game], value="\n".join(parts), inline=False)
+    return embed
+
+
+def format_history(name: str, entries: list[HistoryEntry]) -> discord.Embed:
+    embed = discord.Embed(title=f"Recent matches of {escape_name(name)}", colour=EMBED_COLOUR)
+    if not entries:
+        embed.description = "No matches here yet."
+        return embed
+    lines = []
+    for entry in entries:
+        length = "money" if entry.length == 0 else f"to {entry.length}"
+        change = ""
+        if entry.rating_change is not None:
+            change = f" ({entry.rating_change:+.1f})"
+        when = int(entry.finished_at or entry.created_at)
+        lines.append(
+            f"`#{entry.match_id}` {GAME_TITLES[entry.game]} {length} vs "
+            f"{escape_name(entry.opponent.name)}: **{entry.result}** "
+            f"{_num(entry.score[0])}-{_num(entry.score[1])}{change} <t:{when}:R>"
+        )
+    embed.description = "\n".join(lines)[:4000]
+    return embed
+
+
+def format_games(views: list[MatchView], user_id: int) -> str:
+    if not views:
+        return "You have no active matches here. Start one with /challenge."
+    lines = ["Your active matches:"]
+    for view in views[:20]:
+        seat = view.seat_of(user_id)
+        other = view.players[1 - seat] if seat is not None else view.players[1]
+        length = "money" if view.length == 0 else f"to {view.length}"
+        mine = seat is not None and view.actor in (seat, None)
+        turn = " · **your turn**" if mine else ""
+        score = (
+            f"{_num(view.score[seat])}-{_num(view.score[1 - seat])}"
+            if seat is not None
+            else f"{_num(view.score[0])}-{_num(view.score[1])}"
+        )
+        lines.append(
+            f"- `#{view.match_id}` {GAME_TITLES[view.kind]} {length} vs "
+            f"{escape_name(other.name)}, {score}{turn}: {match_link(view)}"
+        )
+    if len(views) > 20:
+        lines.append(f"… and {len(views) - 20} more.")
+    return "\n".join(lines)
+
+
+class InfoCog(commands.Cog, name="Info"):
+    """Read-only commands about matches, players and rules."""
+
+    def __init__(self, bot: commands.Bot) -> None:
+        self.bot = bot
+
+    @property
+    def service(self) -> MatchService:
+        return cast("MatchService", self.bot.service)  # type: ignore[attr-defined]
+
+    async def _run(
+        self, interaction: discord.Interaction[Any], body: Callable[[], Awaitable[None]]
+    ) -> None:
+        # Refusals and surprises are answered here, so a command never fails silently.
+        try:
+            await body()
+        except Exception as exc:
+            await report_error(interaction, exc)
+
+    async def _match_id_choices(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[int]]:
+        """The user's recent matches whose id starts with what was typed."""
+        if interaction.guild_id is None:
+            return []
+        typed = "".join(ch for ch in str(current) if ch.isdigit())[:20]
+        try:
+            entries = await self.service.history(interaction.guild_id, interaction.user.id, 25)
+        except Exception:
+            log.exception("autocomplete of match ids failed")
+            return []
+        choices = []
+        for entry in entries:
+            if not str(entry.match_id).startswith(typed):
+                continue
+            label = (
+                f"#{entry.match_id} {GAME_TITLES[entry.game]} vs {entry.opponent.name} "
+                f"({entry.result})"
+            )
+            choices.append(app_commands.Choice(name=label[:100], value=entry.match_id))
+        return choices[:25]
+
+    @app_commands.command(name="games", description="Your active matches here, with links.")
+    @app_commands.guild_only()
+    async def games(self, interaction: discord.Interaction[Any]) -> None:
+        async def body() -> None:
+            assert interaction.guild_id is not None
+            views = await self.service.active_matches(interaction.guild_id, interaction.user.id)
+            await interaction.response.send_message(
+                format_games(views, interaction.user.id),
+                ephemeral=True,
+                allowed_mentions=NO_MENTIONS,
+                suppress_embeds=True,
+            )
+
+        await self._run(interaction, body)
+
+    @app_commands.command(name="leaderboard", description="The server's best players of a game.")
+    @app_commands.guild_only()
+    @app_commands.describe(
+        game="Which game", points="Only matches of this length (0 = backgammon money games)"
+    )
+    async def leaderboard(
+        self,
+        interaction: discord.Interaction[Any],
+        game: GameName,
+        points: app_commands.Range[int, 0, 64] | None = None,
+    ) -> None:
+        async def body() -> None:
+            assert interaction.guild_id is not None
+            kind = GameKind(game)
+            rows = await self.service.leaderboard(interaction.guild_id, kind, points)
+            await interaction.response.send_message(
+                embed=format_leaderboard(kind, rows, points), allowed_mentions=NO_MENTIONS
+            )
+
+        await self._run(interaction, body)
+
+    @app_commands.command(name="stats", description="A player's record, rating and NANNONs.")
+    @app_commands.guild_only()
+    @app_commands.describe(user="Whose stats (you by default)", game="One game only")
+    async def stats(
+        self,
+        interaction: discord.Interaction[Any],
+        user: discord.Member | discord.User | None = None,
+        game: GameName | None = None,
+    ) -> None:
+        async def body() -> None:
+            assert interaction.guild_id is not None
+            who = user or interaction.user
+            kinds = [GameKind(game)] if game else list(GameKind)
+            lines = [await self.service.stats(interaction.guild_id, who.id, k) for k in kinds]
+            await interaction.response.send_message(
+                embed=format_stats(who.display_name, lines),
+                ephemeral=True,
+                allowed_mentions=NO_MENTIONS,
+            )
+
+        await self._run(interaction, body)
+
+    @app_commands.command(name="history", description="A player's recent matches here.")
+    @app_commands.guild_only()
+    @app_commands.describe(user="Whose history (you by default)")
+    async def history(
+        self,
+        interaction: discord.Interaction[Any],
+        user: discord.Member | discord.User | None = None,
+    ) -> None:
+        async def body() -> None:
+            assert interaction.guild_id is not None
+            who = user or interaction.user
+            entries = await self.service.history(interaction.guild_id, who.id)
+            await interaction.response.send_message(
+                embed=format_history(who.display_name, entries),
+                ephemeral=True,
+                allowed_mentions=NO_MENTIONS,
+            )
+
+        await self._run(interaction, body)
+
+    @app_commands.command(name="export", description="Download a match as .mat or .pdn.")
+    @app_commands.guild_only()
+    @app_commands.describe(match="The match number (see /history)")
+    async def export(self, interaction: discord.Interaction[Any], match: MatchId) -> None:
+        async def body() -> None:
+            assert interaction.guild_id is not None
+            # Rebuilding from the event log may take a moment on a long match.
+            await interaction.response.defer(thinking=True)
+            exported = await self.service.export(match, interaction.guild_id)
+            data = io.BytesIO(exported.text.encode("utf-8"))
+            await interaction.followup.send(
+                f"Match #{match}: `{exported.filename}`",
+                file=discord.File(data, filename=exported.filename),
+                allowed_mentions=NO_MENTIONS,
+            )
+
+        await self._run(interaction, body)
+
+    @app_commands.command(name="verify", description="Check a match's dice against its seed.")
+    @app_commands.guild_only()
+    @app_commands.describe(match="The match number (see /history)")
+    async def verify(self, interaction: discord.Interaction[Any], match: MatchId) -> None:
+        async def body() -> None:
+            assert interaction.guild_id is not None
+            await interaction.response.defer(thinking=True)
+            report = await self.service.verify_match(match, interaction.guild_id)
+            if report.ok is None:
+                colour, verdict = discord.Colour.light_grey(), "Seed still secret"
+            elif report.ok:
+                colour, verdict = discord.Colour.green(), "Every roll checks out ✅"
+            else:
+                colour, verdict = discord.Colour.red(), "The rolls do NOT match the seed ❌"
+            embed = discord.Embed(
+                title=f"Dice of match #{report.match_id}: {verdict}",
+                description=report.message,
+                colour=colour,
+            )
+            embed.add_field(name="Commitment (SHA-256)", value=f"`{report.commitment}`")
+            embed.add_field(
+                name="Seed", value=f"`{report.seed}`" if report.seed else "revealed at the end"
+            )
+            embed.add_field(name="Dice rolled", value=str(len(report.dice)))
+            await interaction.followup.send(embed=embed, allowed_mentions=NO_MENTIONS)
+
+        await self._run(interaction, body)
+
+    @app_commands.command(name="rules", description="A short summary of a game's rules.")
+    @app_commands.guild_only()
+    @app_commands.describe(game="Which game")
+    async def rules(self, interaction: discord.Interaction[Any], game: GameName) -> None:
+        async def body() -> None:
+            kind = GameKind(game)
+            embed = discord.Embed(description=RULES[kind], colour=EMBED_COLOUR)
+            await interaction.response.send_message(
+                embed=embed, ephemeral=True, allowed_mentions=NO_MENTIONS
+            )
+
+        await self._run(interaction, body)
+
+    @export.autocomplete("match")
+    async def _export_match(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[int]]:
+        return await self._match_id_choices(interaction, current)
+
+    @verify.autocomplete("match")
+    async def _verify_match(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[int]]:
+        return await self._match_id_choices(interaction, current)
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(InfoCog(bot))
