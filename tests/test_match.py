@@ -318,17 +318,15 @@ def test_no_cube_when_the_match_is_played_without_it() -> None:
 
 
 def test_redoubles_are_unlimited() -> None:
-    m = started()
-    for value in (2, 4, 8, 16, 32, 64, 128):
-        doubler = m.turn
-        play(m, Double(doubler), Take(1 - doubler))
-        assert m.cube == Cube(value, 1 - doubler)
-        # The taker now owns it; play one roll each so the owner is on roll.
-        play(m, Roll(m.turn, (1,)))
-        if m.phase is Phase.MOVE:
-            play(m, Move(m.turn, str(m.legal_moves()[0])))
-        if m.is_over() or m.turn != 1 - doubler:
-            break
+    m = nannon()
+    doubler = 0
+    for power in range(1, 13):  # up to 4096, redoubled by alternating owners
+        play(m, OpeningRoll(None, (2, 2)), Double(doubler), Take(1 - doubler))
+        assert m.cube == Cube(2**power, 1 - doubler)
+        assert not m.can_double(doubler)
+        doubler = 1 - doubler
+    play(m, OpeningRoll(None, (4, 4)), Double(doubler), Drop(1 - doubler))
+    assert m.score == (4096, 0)  # the drop costs the stake before the redouble
 
 
 def test_drop_loses_the_stake_before_the_double() -> None:
