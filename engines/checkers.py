@@ -29,7 +29,7 @@ import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 from engines import actions as act
 from engines.base import (
@@ -720,12 +720,11 @@ class CheckersMatch:
     ((0.5, 0.5), 2, 1, False)
     """
 
-    kind: ClassVar[GameKind] = GameKind.CHECKERS
-
     def __init__(self, rules: MatchRules | None = None) -> None:
         rules = MatchRules(length=1) if rules is None else rules
         if rules.length < 1:
-            raise ValueError(f"a checkers match is at least 1 game long, got {rules.length}")
+            raise GameError(f"A checkers match is at least 1 game long, not {rules.length}.")
+        self.kind: GameKind = GameKind.CHECKERS
         self.rules: MatchRules = rules
         self.actions: list[act.Action] = []
         self.game: Game = Game()
