@@ -596,3 +596,71 @@ def test_pdn_wraps_long_games() -> None:
     movetext = " ".join(text.split("\n\n")[1].split())
     assert movetext.startswith("1. ") and re.search(r" (\*|1-0|0-1|1/2-1/2)$", movetext)
     assert re.findall(r"(\d+)\. ", movetext) == [str(n) for n in range(1, (plies + 1) // 2 + 1)]
+
+
+# --- random action sequences (hypothesis) ------------------------------------------------
+
+ACTION_KINDS = st.sampled_from(
+    ["move", "move", "move", "move", "bad_move", "offer", "accept", "decline", "resign", "cube"]
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    length=st.integers(1, 3),
+    script=st.lists(st.tuples(ACTION_KINDS, st.integers(0, 1), st.integers(0, 10**6)), max_size=80),
+)
+def test_random_actions_refusals_change_nothing_and_replay_matches(
+    length: int, script: list[tuple[str, int, int]]
+) -> None:
+    match = CheckersMatch(MatchRules(length=length))
+    for kind, player, pick in script:
+        legal = match.board.legal_moves()
+        action: act.Action
+        if kind == "move":
+            action = act.Move(player=player, move=str(legal[pick % len(legal)]))
+        elif kind == "bad_move":
+            action = act.Move(player=player, move=["11-15", "x", "22x8", "9-13"][pick % 4])
+        elif kind == "offer":
+            action = act.OfferDraw(player=player)
+        elif kind == "accept":
+            action = act.AcceptDraw(player=player)
+        elif kind == "decline":
+            action = act.DeclineDraw(player=player)
+        elif kind == "resign":
+            action = act.Resign(player=player)
+        else:
+            action = act.Double(player=player)
+        before = match.snapshot()
+        count = len(match.actions)
+        try:
+            result = match.apply(action)
+        except GameError:
+            assert match.snapshot() == before and len(match.actions) == count
+            continue
+        assert result.action == action
+        assert result.match_over == match.is_over()
+        if match.is_over():
+            break
+    # The score adds up: every finished game hands out exactly one point in all.
+    assert sum(match.score) == len(match.games)
+    assert all(g.game_number == n for n, g in enumerate(match.games, 1))
+    if match.is_over():
+        high = max(match.score)
+        assert high >= length
+        assert match.winner() == (
+            None if match.score[0] == match.score[1] else match.score.index(high)
+        )
+    assert CheckersMatch.replay(match.rules, match.actions).snapshot() == match.snapshot()
+    assert CheckersMatch.from_snapshot(match.snapshot()).snapshot() == match.snapshot()
+
+
+def test_engine_factory_builds_checkers_matches() -> None:
+    from engines import match_from_snapshot, new_match, replay
+
+    match = new_match("checkers", MatchRules(length=1))
+    match.apply(act.Move(player=0, move="11-15"))
+    assert isinstance(match, CheckersMatch)
+    assert match_from_snapshot(match.snapshot()).snapshot() == match.snapshot()
+    rebuilt = replay("checkers", match.rules, [a.to_dict() for a in match.actions])
+    assert rebuilt.snapshot() == match.snapshot()
