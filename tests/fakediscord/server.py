@@ -179,7 +179,7 @@ class FakeServer:
         self.users: dict[int, User] = {u.id: u for u in (self.bot_user, self.owner)}
         self.guilds: dict[int, Guild] = {}
         self.channels: dict[int, Channel] = {}
-        self.messages: dict[int, Message] = {}
+        self.messages_by_id: dict[int, Message] = {}
         # guild id (None: global) -> synced command payloads, as returned to the bot
         self.commands: dict[int | None, list[dict[str, Any]]] = {}
         self.interactions: dict[int, InteractionState] = {}
@@ -239,7 +239,7 @@ class FakeServer:
         return channel
 
     def _get_message(self, channel: Channel, raw_id: str) -> Message:
-        message = self.messages.get(int(raw_id)) if raw_id.isdigit() else None
+        message = self.messages_by_id.get(int(raw_id)) if raw_id.isdigit() else None
         if message is None or message.deleted or message.channel is not channel:
             raise ApiError(404, 10008, "Unknown Message")
         return message
@@ -412,7 +412,7 @@ class FakeServer:
         return response
 
     async def _cdn(self, request: web.Request) -> web.Response:
-        for message in self.messages.values():
+        for message in self.messages_by_id.values():
             for attachment in message.attachments:
                 if str(attachment.id) == request.match_info["attachment_id"]:
                     content_type = attachment.content_type or "application/octet-stream"
@@ -623,7 +623,7 @@ class FakeServer:
             message.interaction_user = user.user if isinstance(user, Member) else user
             message.webhook_id = self.application_id
         channel.all_messages.append(message)
-        self.messages[message.id] = message
+        self.messages_by_id[message.id] = message
         return message
 
     def edit_message(
@@ -834,7 +834,7 @@ class FakeServer:
         message.interaction_user = user.user if isinstance(user, Member) else user
         message.webhook_id = self.application_id
         state.channel.all_messages.append(message)
-        self.messages[message.id] = message
+        self.messages_by_id[message.id] = message
         return message
 
     async def _webhook_execute(self, call: Call) -> dict[str, Any] | None:

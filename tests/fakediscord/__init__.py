@@ -1,0 +1,114 @@
+"""A local fake Discord for end-to-end tests, driven by the real discord.py client (issue 6).
+
+An aiohttp server on 127.0.0.1 serves Discord's REST API (v10) and the websocket gateway from an
+in-memory world (guilds, channels, threads, members, roles, messages, reactions, commands). The real
+`discord.py` bot logs into it: gateway events in, REST calls out. Test code only; never shipped.
+
+Starting
+--------
+    fake = FakeDiscord()                  # a guild `fake.guild` with `fake.channel` (#general)
+    async with fake.run(bot_factory):     # serve, patch Route.BASE + DEFAULT_GATEWAY, log in
+        ...                               # the bot is ready and has every guild cached
+
+`bot_factory(**client_options)` must build a `discord.Client`/`commands.Bot` and pass the options
+through (the fake supplies `guild_ready_timeout`, so `on_ready` comes in 0.1 s, not 2 s). The real
+bot: `lambda **o: create_bot(Settings(token=TOKEN, db_path=tmp_path / "t.db",
+dev_guild_id=fake.guild.id, log_level="INFO"), **o)`. On exit: `bot.close()`, the connect task is
+awaited, the server stops, patches are restored; then (`strict=True`) the block fails if the bot hit
+an unknown route, the fake crashed, or discord.py logged an ERROR (e.g. an exception in a command;
+clear `fake.bot_errors` in tests that cause one on purpose).
+
+Fixtures: `tests/conftest.py` has `start_fake_discord` (`fake = await start_fake_discord(
+lambda fake, tmp_path: bot_factory)`), and `fake_discord_fixture(bot_factory_for, name="fake")`
+makes a module-level fixture from the same kind of callable.
+
+People and places (async: they reach the running bot, which has parsed them when they return)
+-------------------------------------------------------------------------------------------------
+    alice = await fake.add_member("alice")                      # Member in fake.guild
+    mod = await fake.add_member("mod", manage_guild=True)       # has the Manage Server permission
+    robot = await fake.add_member("robot", bot=True)            # a bot account
+    g2 = await fake.add_guild("Second")                         # GUILD_CREATE; g2.text_channels
+    alice2 = await fake.add_member("alice", g2, user=alice.user)  # same person, second guild
+    chan = await fake.add_channel("games")                      # CHANNEL_CREATE
+`fake.owner` owns every guild; `fake.bot_user` is the bot; `fake.application_id` its application.
+
+Acting as users
+---------------
+    it = await fake.slash("match start", {"opponent": bob, "length": 3, "ranked": True}, by=alice)
+    it = await fake.autocomplete("play", {"move": "8/"}, focused="move", by=alice)
+    it = await fake.click(message, "accept:42", by=bob)         # or label="Accept"
+    it = await fake.select(message, ["nannon"], by=alice)       # custom_id= if several menus
+    it = await fake.submit_modal("resign-modal", {"reason": "bored"}, by=alice)
+    await fake.react(message, "👍", by=alice)                   # MESSAGE_REACTION_ADD
+    await fake.say("hello", by=alice)                           # a plain MESSAGE_CREATE
+Slash commands must be synced first (as on Discord); option types, subcommands, required options,
+choices and min/max come from the synced payload. Options: str/int/float/bool, Member/User (user
+options), Channel, Role. `channel=` picks the channel (default: the member's guild's first one).
+
+Interaction answers (`it` is an InteractionHandle)
+-------------------------------------------------
+    r = await it.response()     # .type 4 message, 5 defer, 6 deferred update, 7 update, 8, 9
+    r.data, r.ephemeral, r.message   # the Message created (4, 5) or updated (6, 7)
+    m = await it.message()      # the response message once filled in (after a defer + edit)
+    f = await it.followup(0)    # follow-ups (after a "thinking" defer the first one fills it in)
+    await it.choices()          # autocomplete [{"name", "value"}]; await it.modal() for type 9
+    it.original_edits           # bodies of PATCH .../@original
+Responses and follow-ups are real messages in the channel whose ids are the `response_message_id`
+returned to the bot, so they can be clicked. Ephemeral ones are kept too (`m.ephemeral`).
+
+Reading the world
+-----------------
+    fake.messages(channel) / fake.last_message(channel) / fake.threads(channel)
+    m.content, m.embeds (dicts), m.components, m.buttons, m.custom_ids, m.component(label="Roll")
+    m.attachments[0].filename / .description / .data / .image() (a PIL Image), m.image()
+    m.reactions, m.reaction("👍").user_ids, m.edits (every PATCH body), m.deleted, m.flags
+    fake.command("match") / fake.command_names() / await fake.wait_for_commands()
+    fake.guild.threads, fake.channels[id], fake.get_message(id)
+
+REST log and waiting (never sleep)
+----------------------------------
+    mark = fake.mark()
+    call = await fake.wait_for_call(method="PUT", route="/channels/{channel_id}/messages/"
+                                    "{message_id}/reactions/{emoji}/@me", since=mark)
+    call.json, call.files, call.status, call.query, call.params
+    await fake.wait_until(lambda: len(fake.messages(thread)) == 2)
+Every call and world change notifies one asyncio.Condition; all waits take `timeout=` (5 s) and fail
+with the last calls listed. Unknown routes get a 404 JSON and are recorded (`call.unknown`).
+
+Faults
+------
+    fault = fake.fail_next(429, method="POST", path=r"/channels/\\d+/messages$")  # retried
+    fault = fake.fail_next(500, path="/callback$")   # discord.py retries 5xx after 1 s
+    fault.hits                                       # the calls that got the failure
+    await fake.drop_gateway()   # close the websocket; the bot RESUMEs, missed events replayed
+    await fake.restart_bot()    # close the bot, build a new one from the factory, log in again
+"""
+
+from .harness import (
+    FakeDiscord,
+    FakeDiscordError,
+    InteractionHandle,
+    InteractionResponse,
+    fake_discord_fixture,
+)
+from .model import Attachment, Channel, Guild, Member, Message, Reaction, Role, User
+from .server import TOKEN, Call, Fault
+
+__all__ = [
+    "TOKEN",
+    "Attachment",
+    "Call",
+    "Channel",
+    "FakeDiscord",
+    "FakeDiscordError",
+    "Fault",
+    "Guild",
+    "InteractionHandle",
+    "InteractionResponse",
+    "Member",
+    "Message",
+    "Reaction",
+    "Role",
+    "User",
+    "fake_discord_fixture",
+]
