@@ -1,0 +1,206 @@
+"""Reminders and win claims for idle matches (extension ``bot.reminders``).
+
+A background task asks the service for idle matches every :attr:`Reminders.interval` seconds:
+
+- past the server's reminder time, the idle player is pinged once per turn (the service records
+  it with ``mark_reminded``);
+- past the claim time, the waiting player gets a **Claim win** button. Its ``custom_id`` holds the
+  match id and version, so it works after a restart and is refused as stale if the idle player
+  moved in the meantime. The service decides whether the claim is allowed.
+
+Tests call :meth:`Reminders.run_once` directly with a chosen time instead of waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+import time
+from typing import TYPE_CHECKING, Any, cast
+
+import discord
+from discord.ext import commands
+
+from bot import presenter
+from bot.discord_utils import escape_name, guarded, mention_only
+
+if TYPE_CHECKING:
+    from bot.service import IdleMatch, MatchService
+
+log = logging.getLogger(__name__)
+
+DEFAULT_INTERVAL = 60.0
+CLAIM_TEMPLATE = r"tb:claim:(?P<match_id>[0-9]+):(?P<version>[0-9]+)"
+
+
+def _service(client: Any) -> MatchService:
+    return cast("MatchService", client.service)
+
+
+class ClaimWinButton(
+    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
+    template=CLAIM_TEMPLATE,
+):
+    """Ends an idle match as a forfeit in favour of the clicker, if the service agrees."""
+
+    def __init__(self, match_id: int, version: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Claim win",
+                style=discord.ButtonStyle.danger,
+                custom_id=f"tb:claim:{match_id}:{version}",
+            )
+        )
+        self.match_id = match_id
+        self.version = version
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+    ) -> ClaimWinButton:
+        return cls(int(match["match_id"]), int(match["version"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await guarded(interaction, lambda: self._claim(interaction))
+
+    async def _claim(self, interaction: discord.Interaction[Any]) -> None:
+        # Who may claim, and when, is the service's call; a refusal becomes an ephemeral reply.
+        await interaction.response.defer()
+        update = await _service(interaction.client).claim_win(
+            self.match_id,
+            interaction.guild_id or 0,
+            interaction.user.id,
+            expected_version=self.version,
+        )
+        log.info("match %s claimed by user %s", self.match_id, interaction.user.id)
+        if interaction.message is not None:
+            with contextlib.suppress(discord.HTTPException):
+                await interaction.message.edit(view=None)
+        await presenter.publish(interaction.client, update)
+
+
+def reminder_text(item: IdleMatch, minutes: int) -> str:
+    return (
+        f"<@{item.idle.user_id}>, match #{item.match_id} is waiting for you "
+        f"(idle for {minutes} min). {escape_name(item.waiting.name)} is waiting."
+    )
+
+
+def claim_text(item: IdleMatch, minutes: int) -> str:
+    return (
+        f"<@{item.waiting.user_id}>, {escape_name(item.idle.name)} has not played in match "
+        f"#{item.match_id} for {minutes} min. You may claim the win."
+    )
+
+
+class Reminders(commands.Cog, name="Reminders"):
+    """The idle-match loop. ``interval`` is in seconds; ``None`` runs no loop (tests)."""
+
+    def __init__(self, bot: commands.Bot, interval: float | None = DEFAULT_INTERVAL) -> None:
+        self.bot = bot
+        self.interval = interval
+        self._task: asyncio.Task[None] | None = None
+        self._pass_lock = asyncio.Lock()
+        # (match id, version) whose claim button was posted. In memory only: after a restart a
+        # still-idle match gets its button once more, which is harmless.
+        self._claims_posted: set[tuple[int, int]] = set()
+
+    async def cog_load(self) -> None:
+        if self.interval is not None:
+            self._task = asyncio.create_task(self._loop(self.interval), name="tablebot-reminders")
+
+    async def cog_unload(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _loop(self, interval: float) -> None:
+        await self.bot.wait_until_ready()
+        while True:
+            try:
+                await self.run_once()
+            except Exception:
+                # One bad pass (a database hiccup) must not end reminders for good.
+                log.exception("reminder pass failed")
+            await asyncio.sleep(interval)
+
+    async def run_once(self, now: float | None = None) -> list[tuple[str, int]]:
+        """One pass: send due reminders and claim buttons. Returns what was sent, as
+        ("remind" | "claim", match id) pairs, for tests and logs."""
+        async with self._pass_lock:
+            sent: list[tuple[str, int]] = []
+            service = _service(self.bot)
+            for item in await service.idle_matches(now):
+                try:
+                    if item.claimable:
+                        if await self._post_claim(item, now):
+                            sent.append(("claim", item.match_id))
+                    elif item.reminder_due and await self._post_reminder(item, now):
+                        sent.append(("remind", item.match_id))
+                except Exception:
+                    log.exception("could not notify idle match %s", item.match_id)
+            return sent
+
+    async def _channel(self, item: IdleMatch) -> discord.abc.Messageable | None:
+        channel_id = item.thread_id or item.channel_id
+        channel = self.bot.get_channel(channel_id)
+        if channel is None:
+            try:
+                channel = await self.bot.fetch_channel(channel_id)
+            except (discord.NotFound, discord.Forbidden):
+                log.warning("match %s: channel %s is gone", item.match_id, channel_id)
+                return None
+        if not isinstance(channel, discord.abc.Messageable):
+            return None
+        return channel
+
+    def _minutes(self, item: IdleMatch, now: float | None) -> int:
+        current = time.time() if now is None else now
+        return max(0, int((current - item.idle_since) // 60))
+
+    async def _post_reminder(self, item: IdleMatch, now: float | None) -> bool:
+        channel = await self._channel(item)
+        if channel is not None:
+            await channel.send(
+                reminder_text(item, self._minutes(item, now)),
+                allowed_mentions=mention_only(item.idle.user_id),
+            )
+        # Marked even when the channel is gone, so a deleted thread isn't retried forever.
+        await _service(self.bot).mark_reminded(item.match_id, item.version)
+        return channel is not None
+
+    async def _post_claim(self, item: IdleMatch, now: float | None) -> bool:
+        key = (item.match_id, item.version)
+        if key in self._claims_posted:
+            return False
+        self._claims_posted.add(key)
+        channel = await self._channel(item)
+        if channel is None:
+            return False
+        view = discord.ui.View(timeout=None)
+        view.add_item(ClaimWinButton(item.match_id, item.version))
+        await channel.send(
+            claim_text(item, self._minutes(item, now)),
+            view=view,
+            allowed_mentions=mention_only(item.waiting.user_id),
+        )
+        if item.reminder_due:
+            await _service(self.bot).mark_reminded(item.match_id, item.version)
+        return True
+
+
+async def setup(bot: commands.Bot) -> None:
+    bot.add_dynamic_items(ClaimWinButton)
+    interval = getattr(bot, "reminder_interval", DEFAULT_INTERVAL)
+    await bot.add_cog(Reminders(bot, interval))
+
+
+async def teardown(bot: commands.Bot) -> None:
+    bot.remove_dynamic_items(ClaimWinButton)
