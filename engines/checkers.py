@@ -893,6 +893,12 @@ class CheckersMatch:
         return {
             "kind": self.kind.value,
             "rules": self.rules.to_dict(),
+            # Derived values, for people reading the store; from_snapshot ignores them.
+            "phase": self.phase.value,
+            "score": list(self.score),
+            "game_number": self.game_number,
+            "black_seat": self.black_seat,
+            "position": self.board.fen,
             "games": [g.to_dict() for g in self._games],
             "over": self._over,
             "winner": self._winner,
