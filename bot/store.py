@@ -12,7 +12,7 @@ import asyncio
 import json
 import logging
 import sqlite3
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -426,14 +426,22 @@ class Store:
         changes: dict[str, Any],
         game_results: Iterable[dict[str, Any]] = (),
         stat_updates: Iterable[StatUpdate] = (),
+        finish: Finisher | None = None,
     ) -> None:
         """The one transaction of an action: append events, replace the snapshot, update the
         match row (``changes``), record finished games and stats, bump the version.
 
+        ``finish`` runs first inside the transaction (it reads ratings there, so two matches
+        ending at once can't lose an update) and returns more stat updates and match columns.
         Raises :class:`VersionConflict` (and writes nothing) if the version moved.
         """
-        sets = ", ".join(f"{column} = ?" for column in changes)
         async with self.transaction() as conn:
+            late: list[StatUpdate] = []
+            if finish is not None:
+                extra_stats, extra_changes = await finish(conn)
+                late.extend(extra_stats)
+                changes = {**changes, **extra_changes}
+            sets = ", ".join(f"{column} = ?" for column in changes)
             cursor = await conn.execute(
                 f"UPDATE matches SET {sets}{', ' if sets else ''}version = version + 1 "
                 "WHERE id = ? AND version = ?",
@@ -447,7 +455,7 @@ class Store:
                 (expected_version + 1, _dumps(snapshot), match_id),
             )
             await self._insert_results(conn, match_id, game_results)
-            for update in stat_updates:
+            for update in [*stat_updates, *late]:
                 await self._apply_stats(conn, update)
 
     async def update_match(self, match_id: int, **changes: Any) -> None:
@@ -498,6 +506,35 @@ class Store:
                 (*params, update.guild_id, update.game, update.user_id),
             )
 
+    async def length_board(
+        self, guild_id: int, game: str, length: int, limit: int
+    ) -> list[sqlite3.Row]:
+        """Leaderboard rows over finished matches of one length, with the overall rating."""
+        return await self.fetchall(
+            """
+            WITH seats AS (
+                SELECT player0_id AS user_id, winner_seat = 0 AS won, winner_seat = 1 AS lost,
+                       winner_seat IS NULL AS drawn, score0 AS pw, score1 AS pl
+                FROM matches
+                WHERE guild_id = ?1 AND game = ?2 AND length = ?3 AND status = 'finished'
+                UNION ALL
+                SELECT player1_id, winner_seat = 1, winner_seat = 0,
+                       winner_seat IS NULL, score1, score0
+                FROM matches
+                WHERE guild_id = ?1 AND game = ?2 AND length = ?3 AND status = 'finished'
+            )
+            SELECT s.user_id, r.name, r.rating, COUNT(*) AS played,
+                   SUM(s.won) AS won, SUM(s.lost) AS lost, SUM(s.drawn) AS drawn,
+                   SUM(s.pw) AS points_won, SUM(s.pl) AS points_lost
+            FROM seats AS s
+            JOIN ratings AS r ON r.guild_id = ?1 AND r.game = ?2 AND r.user_id = s.user_id
+            GROUP BY s.user_id
+            ORDER BY r.rating DESC, won DESC, s.user_id
+            LIMIT ?4
+            """,
+            (guild_id, game, length, limit),
+        )
+
     async def stats_row(self, guild_id: int, game: str, user_id: int) -> sqlite3.Row | None:
         return await self.fetchone(
             "SELECT * FROM ratings WHERE guild_id = ? AND game = ? AND user_id = ?",
@@ -522,6 +559,9 @@ class Store:
                 (guild_id, game, user_id),
             )
             return True
+
+
+Finisher = Callable[[aiosqlite.Connection], Awaitable[tuple[list["StatUpdate"], dict[str, Any]]]]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,187 @@
+"""Match exports rebuilt from the event log: the gnubg/JellyFish ``.mat`` text and checkers PDN.
+
+The ``.mat`` layout follows GNU Backgammon's own exporter: a `` N point match`` line, then per
+game a `` Game n`` line, the score line (``" %-31s%s : %d"``), and numbered rows with player 0's
+record in the left column (``"%3d) %-27s "``) and player 1's in the right. A record is a roll and
+its play in plain JellyFish notation (``"31: 8/5 6/5"``, bar = 25, off = 0, hits marked ``*``),
+``" Doubles => 2"``, ``" Takes"`` or ``" Drops"``; each game ends with ``"Wins n point(s)"``.
+gnubg writes no per-game Crawford marker (its importer derives the Crawford game from the
+scores); the rule itself goes in the ``; [Crawford "On"]`` header, which XG also reads.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engines import new_match
+from engines.actions import (
+    AcceptResign,
+    Action,
+    ConcedeMatch,
+    Double,
+    Drop,
+    Move,
+    OpeningRoll,
+    Take,
+)
+from engines.base import GameKind, MatchRules
+from engines.checkers import to_pdn
+
+log = logging.getLogger(__name__)
+
+_LEFT_WIDTH = 27
+
+
+@dataclass
+class _Game:
+    number: int
+    score: tuple[int, int]
+    records: list[tuple[int, str]] = field(default_factory=list)  # (player, cell text)
+    ending: tuple[str, int, int] | None = None  # (how, winner, points): "move", "drop", "resign"
+
+
+def _points(n: int) -> str:
+    return f"Wins {n} point{'' if n == 1 else 's'}"
+
+
+def _plain_play(kind: GameKind, move: Any, text: str) -> str:
+    """A play in JellyFish plain style: each checker separately, bar 25, off 0."""
+    if kind is not GameKind.BACKGAMMON or not hasattr(move, "moves"):
+        return text
+    return " ".join(f"{m.src}/{m.dst}{'*' if m.hit else ''}" for m in move.moves)
+
+
+def _dice(values: Sequence[int]) -> str:
+    return "".join(str(d) for d in values)
+
+
+def _games(kind: GameKind, rules: MatchRules, actions: Iterable[Action]) -> list[_Game]:
+    """Replay the actions and collect each game's records."""
+    match: Any = new_match(kind, rules)
+    games = [_Game(1, (0, 0))]
+    for action in actions:
+        game = games[-1]
+        player = action.player
+        record: str | None = None
+        if isinstance(action, Move):
+            move = match.parse_move(action.move)
+            played = _plain_play(kind, move, match.format_move(move))
+            record = f"{_dice(match.dice or ())}: {played}"  # the roll being played
+        elif isinstance(action, Double):
+            record = f" Doubles => {match.cube.value * 2}"
+        elif isinstance(action, Take):
+            record = " Takes"
+        result = match.apply(action)
+        if result.turn_forfeited:
+            # gnubg records a roll that can't be played as an empty move.
+            if isinstance(action, OpeningRoll) and result.opening_dice is not None:
+                d0, d1 = result.opening_dice
+                player = 0 if d0 > d1 else 1
+                rolled = match.variant.opening_dice(max(d0, d1), min(d0, d1))
+            else:
+                rolled = getattr(action, "dice", ())
+            record = f"{_dice(rolled)}: "
+        if record is not None and player is not None:
+            game.records.append((player, record))
+        ended = result.game_result
+        if ended is None:
+            continue
+        points = int(ended.points)
+        winner = ended.winner if ended.winner is not None else 0
+        if isinstance(action, Drop):
+            game.ending = ("drop", winner, points)
+        elif isinstance(action, AcceptResign | ConcedeMatch):
+            game.ending = ("resign", winner, points)
+        else:
+            game.ending = ("move", winner, points)
+        if not result.match_over:
+            score = match.score
+            games.append(_Game(match.game_number, (int(score[0]), int(score[1]))))
+    return [g for g in games if g.records or g.ending]
+
+
+def _render_game(game: _Game, names: tuple[str, str]) -> list[str]:
+    out: list[str] = [f" Game {game.number}\n"]
+    left = f"{names[0]} : {game.score[0]}"
+    out.append(f" {left:<31}{names[1]} : {game.score[1]}\n")
+    i = 0  # gnubg's record counter: even = left column (player 0), odd = right (player 1)
+
+    def align(player: int) -> None:
+        nonlocal i
+        if (i & 1) != player:
+            # Keep the columns true to the players (gnubg does this for a first move by 1).
+            out.append("\n" if i & 1 else f"{(i >> 1) + 1:3d}) {'':<{_LEFT_WIDTH}} ")
+            i += 1
+
+    def cell(text: str) -> None:
+        nonlocal i
+        out.append(text + "\n" if i & 1 else f"{(i >> 1) + 1:3d}) {text:<{_LEFT_WIDTH}} ")
+        i += 1
+
+    for player, text in game.records:
+        align(player)
+        cell(text)
+    if game.ending is None:
+        if i & 1:
+            out.append("\n")
+        return out
+    how, winner, points = game.ending
+    wins = _points(points)
+    if how == "drop":
+        align(1 - winner)
+        gap = "\n      " if i & 1 else " " * 23
+        text = f" Drops{gap}{wins}"
+        out.append(text + "\n\n" if i & 1 else f"{(i >> 1) + 1:3d}) {text:<{_LEFT_WIDTH}} \n\n")
+    elif how == "resign":
+        if winner == 0:  # player 1 resigned: the result goes in the left column
+            out.append(("\n" if i & 1 else "") + f"      {wins}\n\n")
+        else:
+            out.append((" " if i & 1 else " " * 34) + f"{wins}\n\n")
+    else:  # the winner's last move ended the game
+        out.append((" " * 34 if (i - 1) & 1 else "\n      ") + f"{wins}\n\n")
+    return out
+
+
+def mat_export(
+    kind: GameKind,
+    rules: MatchRules,
+    actions: Iterable[Action],
+    names: tuple[str, str],
+    match_id: int,
+    date: str,
+) -> str:
+    """The match in gnubg's ``.mat`` layout (Nannon uses the same layout, one die a roll)."""
+    clean = tuple(" ".join(n.split()) or f"Player {i + 1}" for i, n in enumerate(names))
+    players = (clean[0], clean[1])
+    out = [
+        '; [Site "tablebot"]\n',
+        f'; [Match ID "{match_id}"]\n',
+        f'; [Player 1 "{players[0]}"]\n',
+        f'; [Player 2 "{players[1]}"]\n',
+        f'; [EventDate "{date}"]\n',
+    ]
+    if kind is GameKind.NANNON:
+        out.append('; [Variation "Nannon"]\n')
+    out.append(f'; [Crawford "{"On" if rules.crawford and rules.length else "Off"}"]\n')
+    if rules.length == 0:
+        out.append(f'; [Jacoby "{"On" if rules.jacoby else "Off"}"]\n')
+    if not rules.cube:
+        out.append('; [CubeLimit "1"]\n')
+    out.append(f"\n {rules.length} point match\n\n")
+    for game in _games(kind, rules, actions):
+        out.extend(_render_game(game, players))
+    return "".join(out)
+
+
+def pdn_export(
+    rules: MatchRules,
+    actions: Iterable[Action],
+    names: tuple[str, str],
+    match_id: int,
+    date: str,
+) -> str:
+    """Every game of a checkers match as PDN."""
+    return to_pdn(rules, actions, names=names, event=f"tablebot match {match_id}", date=date)
