@@ -1,14 +1,197 @@
-"""The discord.py application. Placeholder until the bot issue lands: it is replaced wholesale."""
+"""The discord.py application: :func:`create_bot` (what tests use) and :func:`run` (the CLI).
+
+``create_bot`` opens nothing: the store, the cogs, the persistent buttons, the resumed matches and
+the dev-guild command sync all happen in ``setup_hook``, so a test can build a bot, run it against
+the fake Discord, close it and build another on the same database.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import importlib.util
 import logging
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
 
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import views
 from bot.config import Settings
+from bot.discord_utils import NO_MENTIONS, report_error
+from bot.service import DiceFactory, MatchService
 
 log = logging.getLogger(__name__)
 
+# Loaded in order when the module exists (helpers add theirs as they land).
+EXTENSIONS = (
+    "bot.cogs.play",
+    "bot.cogs.info",
+    "bot.cogs.admin",
+    "bot.reminders",
+)
+
+ServiceFactory = Callable[[Path], Awaitable[MatchService]]
+
+
+class TableTree(app_commands.CommandTree["TableBot"]):
+    async def on_error(
+        self, interaction: discord.Interaction[TableBot], error: app_commands.AppCommandError
+    ) -> None:
+        """Service refusals become polite ephemeral replies; the rest is logged, with an
+        apology to the user."""
+        original: BaseException = error
+        if isinstance(error, app_commands.CommandInvokeError):
+            original = error.original
+        elif isinstance(error, app_commands.NoPrivateMessage):
+            original = _Refusal("This command works in a server only.")
+        elif isinstance(error, app_commands.CheckFailure):
+            original = _Refusal(str(error) or "You can't use this command here.")
+        await report_error(interaction, original)
+
+
+class _Refusal(Exception):
+    pass
+
+
+class TableBot(commands.Bot):
+    """The bot. Cogs reach the match service as ``bot.service``."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        service_factory: ServiceFactory | None = None,
+        dice_factory: DiceFactory | None = None,
+        sync_only: bool = False,
+        **client_options: Any,
+    ) -> None:
+        intents = discord.Intents.none()
+        intents.guilds = True
+        intents.guild_reactions = True
+        client_options.setdefault("allowed_mentions", NO_MENTIONS)
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=intents,
+            tree_cls=TableTree,
+            help_command=None,
+            **client_options,
+        )
+        self.settings = settings
+        self.sync_only = sync_only
+        self._service_factory = service_factory
+        self._dice_factory = dice_factory
+        self._service: MatchService | None = None
+        # NANNON announcements posted by this process: message id -> (match id, game number).
+        # After a restart the handler reads the same from the message's embed footer.
+        self.shout_messages: dict[int, tuple[int, int]] = {}
+
+    @property
+    def service(self) -> MatchService:
+        if self._service is None:
+            raise RuntimeError("the match service opens in setup_hook")
+        return self._service
+
+    async def _open_service(self) -> MatchService:
+        if self._service_factory is not None:
+            return await self._service_factory(self.settings.db_path)
+        if self._dice_factory is not None:
+            return await MatchService.open(self.settings.db_path, dice_factory=self._dice_factory)
+        return await MatchService.open(self.settings.db_path)
+
+    async def setup_hook(self) -> None:
+        self._service = await self._open_service()
+        for name in EXTENSIONS:
+            if importlib.util.find_spec(name) is None:
+                log.info("extension %s is not there yet: skipped", name)
+                continue
+            await self.load_extension(name)
+        self.add_dynamic_items(*views.DYNAMIC_ITEMS)
+        if self.sync_only:
+            return
+        resumed = await self.service.resume_active()
+        log.info("resumed %d active matches", len(resumed))
+        if self.settings.dev_guild_id is not None:
+            guild = discord.Object(id=self.settings.dev_guild_id)
+            self.tree.copy_global_to(guild=guild)
+            try:
+                synced = await self.tree.sync(guild=guild)
+            except discord.HTTPException as exc:
+                log.error(
+                    "could not sync commands to DEV_GUILD_ID %s (is the bot in that server, "
+                    "invited with the applications.commands scope?): %s",
+                    self.settings.dev_guild_id,
+                    exc,
+                )
+            else:
+                log.info("synced %d commands to guild %s", len(synced), guild.id)
+
+    async def on_ready(self) -> None:
+        log.info(
+            "logged in as %s (%s) in %d servers",
+            self.user,
+            self.user and self.user.id,
+            len(self.guilds),
+        )
+
+    async def close(self) -> None:
+        await super().close()
+        service, self._service = self._service, None
+        if service is not None:
+            await service.close()
+
+
+def create_bot(
+    settings: Settings,
+    *,
+    service_factory: ServiceFactory | None = None,
+    dice_factory: DiceFactory | None = None,
+    **client_options: Any,
+) -> TableBot:
+    """A new bot; ``client_options`` go to the discord.py constructor (``guild_ready_timeout``,
+    ``http_trace`` ...). Tests inject ``dice_factory`` or a whole ``service_factory``."""
+    return TableBot(
+        settings,
+        service_factory=service_factory,
+        dice_factory=dice_factory,
+        **client_options,
+    )
+
+
+async def _main(settings: Settings, sync_only: bool) -> int:
+    bot = TableBot(settings, sync_only=sync_only)
+    async with bot:
+        try:
+            if sync_only:
+                await bot.login(settings.token)
+                synced = await bot.tree.sync()
+                log.info(
+                    "synced %d global commands; they can take up to an hour to show", len(synced)
+                )
+                return 0
+            await bot.start(settings.token)
+        except discord.LoginFailure:
+            # discord.py's message never contains the token; ours does not either.
+            log.error(
+                "Discord refused the bot token (login failed). Put the current token from the "
+                "Developer Portal (Bot -> Reset Token) in .env as DISCORD_TOKEN=..."
+            )
+            return 1
+        except discord.PrivilegedIntentsRequired:
+            log.error(
+                "Discord asked for privileged intents; tablebot needs none. Is this the "
+                "right application?"
+            )
+            return 1
+    return 0
+
 
 def run(settings: Settings, *, sync_only: bool = False) -> int:
-    log.error("the bot is not built yet")
-    return 1
+    """Run the bot until it is stopped (or sync the commands globally); the exit code."""
+    try:
+        return asyncio.run(_main(settings, sync_only))
+    except KeyboardInterrupt:
+        log.info("stopped")
+        return 0

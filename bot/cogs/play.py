@@ -1,0 +1,278 @@
+"""Playing: /challenge, /move (autocompleted), /roll, /double, /take, /pass, /resign, /draw,
+/board, and the NANNON shout (a 📣 reaction by the winner).
+
+Commands act on the thread's match, or the user's only match in the channel
+(:func:`bot.discord_utils.resolve_match`). Every rule decision is the service's.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import presenter, views
+from bot.discord_utils import (
+    NO_MENTIONS,
+    display_name,
+    escape_name,
+    interaction_context,
+    mention_only,
+    resolve_match,
+)
+from bot.service import MatchView
+from engines.base import GameKind, Phase, ResignLevel
+from engines.errors import GameError
+
+if TYPE_CHECKING:
+    from bot.app import TableBot
+    from bot.service import MatchUpdate
+
+log = logging.getLogger(__name__)
+
+Action = Callable[[MatchView], Awaitable["MatchUpdate"]]
+
+
+class PlayCog(commands.Cog):
+    def __init__(self, bot: TableBot) -> None:
+        self.bot = bot
+
+    # --- helpers ----------------------------------------------------------------------------
+
+    async def _act(
+        self,
+        interaction: discord.Interaction[TableBot],
+        action: Callable[[MatchView, int, int], Awaitable[MatchUpdate]],
+        done: str,
+    ) -> None:
+        """Defer (ephemeral, rendering may be slow), find the match, act, post the board."""
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        view = await resolve_match(self.bot.service, interaction)
+        update = await action(view, interaction.guild_id or 0, interaction.user.id)
+        await presenter.publish(self.bot, update)
+        await interaction.followup.send(done, ephemeral=True, allowed_mentions=NO_MENTIONS)
+
+    # --- challenges -------------------------------------------------------------------------
+
+    @app_commands.command(name="challenge", description="Challenge someone (or anyone) to a match")
+    @app_commands.guild_only()
+    @app_commands.describe(
+        game="Which game",
+        opponent="Who you challenge (leave empty: anyone may accept)",
+        points="Match length: points (0 = money game, backgammon) or games (checkers)",
+        cube="Play with the doubling cube",
+        crawford="Use the Crawford rule",
+        jacoby="Jacoby rule (money games)",
+        auto_doubles="Automatic doubles per game (money games)",
+    )
+    async def challenge(
+        self,
+        interaction: discord.Interaction[TableBot],
+        game: Literal["nannon", "backgammon", "checkers"],
+        opponent: discord.Member | None = None,
+        points: app_commands.Range[int, 0, 25] | None = None,
+        cube: bool | None = None,
+        crawford: bool | None = None,
+        jacoby: bool | None = None,
+        auto_doubles: app_commands.Range[int, 0, 10] | None = None,
+    ) -> None:
+        if interaction.guild_id is None or interaction.channel_id is None:
+            raise GameError("Challenges work in a server only.")
+        user = interaction.user
+        if opponent is not None and opponent.id == user.id:
+            raise GameError(
+                "You can't challenge yourself. Leave the opponent empty to let anyone accept."
+            )
+        if opponent is not None and opponent.bot:
+            raise GameError("Bots don't play here: challenge a person, or anyone.")
+        challenge = await self.bot.service.challenge(
+            interaction.guild_id,
+            interaction.channel_id,
+            user.id,
+            display_name(user),
+            GameKind(game),
+            opponent_id=opponent.id if opponent else None,
+            opponent_name=display_name(opponent) if opponent else None,
+            opponent_is_bot=bool(opponent and opponent.bot),
+            length=points,
+            cube=cube,
+            crawford=crawford,
+            jacoby=jacoby,
+            auto_doubles=auto_doubles,
+        )
+        content, embed, allowed = presenter.invitation(challenge)
+        await interaction.response.send_message(
+            content,
+            embed=embed,
+            view=views.invitation_view(challenge.id),
+            allowed_mentions=allowed,
+        )
+        message = await interaction.original_response()
+        await self.bot.service.set_challenge_message(challenge.id, message.id)
+
+    # --- turn actions -----------------------------------------------------------------------
+
+    @app_commands.command(name="move", description="Play a move, e.g. 24/18 13/11, H/3 or 22x15")
+    @app_commands.guild_only()
+    @app_commands.describe(play="The move in the game's notation (pick one from the list)")
+    async def move(self, interaction: discord.Interaction[TableBot], play: str) -> None:
+        text = play.strip()[:200]
+
+        async def act(view: MatchView, guild: int, user: int) -> MatchUpdate:
+            return await self.bot.service.play(view.match_id, guild, user, text)
+
+        await self._act(interaction, act, "Played.")
+
+    @move.autocomplete("play")
+    async def move_autocomplete(
+        self, interaction: discord.Interaction[TableBot], current: str
+    ) -> list[app_commands.Choice[str]]:
+        try:
+            view = await resolve_match(self.bot.service, interaction)
+            moves = await self.bot.service.legal_moves(
+                view.match_id,
+                interaction.guild_id or 0,
+                interaction.user.id,
+                prefix=current.strip()[:100],
+                limit=25,
+            )
+        except GameError:
+            return []
+        except Exception:
+            log.exception("autocomplete failed for %s", interaction_context(interaction))
+            return []
+        return [app_commands.Choice(name=m[:100], value=m[:100]) for m in moves[:25]]
+
+    @app_commands.command(name="roll", description="Roll the dice")
+    @app_commands.guild_only()
+    async def roll(self, interaction: discord.Interaction[TableBot]) -> None:
+        async def act(view: MatchView, guild: int, user: int) -> MatchUpdate:
+            return await self.bot.service.roll(view.match_id, guild, user)
+
+        await self._act(interaction, act, "Rolled.")
+
+    @app_commands.command(name="double", description="Offer a double")
+    @app_commands.guild_only()
+    async def double(self, interaction: discord.Interaction[TableBot]) -> None:
+        async def act(view: MatchView, guild: int, user: int) -> MatchUpdate:
+            return await self.bot.service.double(view.match_id, guild, user)
+
+        await self._act(interaction, act, "Doubled.")
+
+    @app_commands.command(name="take", description="Take the offered double")
+    @app_commands.guild_only()
+    async def take(self, interaction: discord.Interaction[TableBot]) -> None:
+        async def act(view: MatchView, guild: int, user: int) -> MatchUpdate:
+            return await self.bot.service.take(view.match_id, guild, user)
+
+        await self._act(interaction, act, "Taken.")
+
+    @app_commands.command(name="pass", description="Pass the offered double (lose this game)")
+    @app_commands.guild_only()
+    async def pass_(self, interaction: discord.Interaction[TableBot]) -> None:
+        async def act(view: MatchView, guild: int, user: int) -> MatchUpdate:
+            return await self.bot.service.pass_(view.match_id, guild, user)
+
+        await self._act(interaction, act, "Passed.")
+
+    @app_commands.command(name="resign", description="Resign this game, or concede the match")
+    @app_commands.guild_only()
+    @app_commands.describe(level="How much to resign (default: a single game)")
+    async def resign(
+        self,
+        interaction: discord.Interaction[TableBot],
+        level: Literal["single", "gammon", "backgammon", "match"] = "single",
+    ) -> None:
+        async def act(view: MatchView, guild: int, user: int) -> MatchUpdate:
+            if level == "match":
+                return await self.bot.service.leave_match(view.match_id, guild, user)
+            resign_level = ResignLevel[level.upper()]
+            return await self.bot.service.resign_offer(view.match_id, guild, user, resign_level)
+
+        done = "You conceded the match." if level == "match" else "Resignation offered."
+        await self._act(interaction, act, done)
+
+    @app_commands.command(name="draw", description="Checkers: offer a draw, or accept one")
+    @app_commands.guild_only()
+    async def draw(self, interaction: discord.Interaction[TableBot]) -> None:
+        async def act(view: MatchView, guild: int, user: int) -> MatchUpdate:
+            # Routing only: an open offer from the other player is answered, else one is made.
+            seat = view.seat_of(user)
+            offered = view.phase is Phase.DRAW_OFFERED and view.draw_offered_by is not None
+            if offered and seat is not None and seat != view.draw_offered_by:
+                return await self.bot.service.accept_draw(view.match_id, guild, user)
+            return await self.bot.service.offer_draw(view.match_id, guild, user)
+
+        await self._act(interaction, act, "Done.")
+
+    @app_commands.command(name="board", description="Post the current board again")
+    @app_commands.guild_only()
+    async def board(self, interaction: discord.Interaction[TableBot]) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        view = await resolve_match(self.bot.service, interaction)
+        if view.match_over:
+            raise GameError(f"Match #{view.match_id} is over: see /history or /export.")
+        await presenter.post_board(self.bot, view, ping=False)
+        await interaction.followup.send(
+            "Board posted.", ephemeral=True, allowed_mentions=NO_MENTIONS
+        )
+
+    # --- the NANNON shout -------------------------------------------------------------------
+
+    @commands.Cog.listener()
+    async def on_raw_reaction_add(self, payload: discord.RawReactionActionEvent) -> None:
+        if str(payload.emoji) != presenter.SHOUT or payload.guild_id is None:
+            return
+        me = self.bot.user
+        if me is None or payload.user_id == me.id:
+            return
+        try:
+            await self._shout(payload)
+        except Exception:
+            log.exception(
+                "NANNON shout failed (message %s, user %s)", payload.message_id, payload.user_id
+            )
+
+    async def _shout(self, payload: discord.RawReactionActionEvent) -> None:
+        assert payload.guild_id is not None
+        channel = self.bot.get_partial_messageable(payload.channel_id, guild_id=payload.guild_id)
+        known = self.bot.shout_messages.get(payload.message_id)
+        if known is None:
+            # After a restart: the announcement's footer names the match and the game.
+            message = await channel.fetch_message(payload.message_id)
+            me = self.bot.user
+            if me is None or message.author.id != me.id or not message.embeds:
+                return
+            footer = message.embeds[0].footer.text or ""
+            found = presenter.SHOUT_FOOTER_RE.search(footer)
+            if found is None:
+                return
+            known = (int(found[1]), int(found[2]))
+            self.bot.shout_messages[payload.message_id] = known
+        match_id, game_number = known
+        counted = await self.bot.service.record_shout(
+            match_id, payload.guild_id, payload.user_id, game_number
+        )
+        if not counted:
+            return  # not the winner, or shouted already: nothing happens
+        view = await self.bot.service.get_view(match_id, payload.guild_id)
+        seat = view.seat_of(payload.user_id)
+        name = escape_name(view.players[seat].name) if seat is not None else "Someone"
+        await channel.send(
+            f"# {presenter.SHOUT} NANNON! {presenter.SHOUT}\n"
+            f"**{name}** shouts it: a shutout in game {game_number}!",
+            reference=discord.MessageReference(
+                message_id=payload.message_id,
+                channel_id=payload.channel_id,
+                fail_if_not_exists=False,
+            ),
+            allowed_mentions=mention_only(),
+        )
+
+
+async def setup(bot: TableBot) -> None:
+    await bot.add_cog(PlayCog(bot))

@@ -1,0 +1,133 @@
+"""Adapter helpers shared by every cog and view: safe mentions, escaped names, polite replies,
+error handling with context, and finding "the match this command is about".
+
+Nothing here decides a rule; refusals come from the service as :class:`GameError` and are shown
+to the user as they are.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from engines.errors import GameError
+
+if TYPE_CHECKING:
+    from bot.service import MatchService, MatchView
+
+log = logging.getLogger(__name__)
+
+# The client default: nothing pings unless a message opts one user in with mention_only().
+NO_MENTIONS = discord.AllowedMentions.none()
+
+APOLOGY = "Sorry, something went wrong on my side. It has been logged; please try again."
+EPHEMERAL_LIMIT = 2000
+
+
+def mention_only(*user_ids: int) -> discord.AllowedMentions:
+    """Allowed mentions that may ping these users and never @everyone, @here or roles."""
+    return discord.AllowedMentions(
+        everyone=False,
+        roles=False,
+        replied_user=False,
+        users=[discord.Object(id=uid) for uid in user_ids],
+    )
+
+
+def escape_name(name: str, limit: int = 64) -> str:
+    """A display name made inert for message content and embeds: no markdown, no mentions."""
+    cleaned = "".join(ch for ch in name if ch.isprintable()).strip() or "?"
+    if len(cleaned) > limit:
+        cleaned = cleaned[: limit - 1] + "…"
+    cleaned = discord.utils.escape_markdown(cleaned)
+    return discord.utils.escape_mentions(cleaned)
+
+
+def display_name(user: discord.abc.User) -> str:
+    """The name players see (server nickname or global name), unescaped: store it as is."""
+    return user.display_name
+
+
+def interaction_context(interaction: discord.Interaction[Any]) -> str:
+    """A one-line description of an interaction for logs (never any secret)."""
+    data: dict[str, Any] = dict(interaction.data or {})
+    what = data.get("name") or data.get("custom_id") or interaction.type.name
+    return (
+        f"interaction {interaction.id} ({what}) by user {interaction.user.id} "
+        f"in guild {interaction.guild_id} channel {interaction.channel_id}"
+    )
+
+
+async def reply(
+    interaction: discord.Interaction[Any],
+    content: str,
+    *,
+    ephemeral: bool = True,
+    **kwargs: Any,
+) -> None:
+    """Answer an interaction whether or not it was already responded to (or deferred)."""
+    content = content[:EPHEMERAL_LIMIT]
+    kwargs.setdefault("allowed_mentions", NO_MENTIONS)
+    if interaction.response.is_done():
+        await interaction.followup.send(content, ephemeral=ephemeral, **kwargs)
+    else:
+        await interaction.response.send_message(content, ephemeral=ephemeral, **kwargs)
+
+
+async def report_error(interaction: discord.Interaction[Any], error: BaseException) -> None:
+    """A service refusal becomes a polite ephemeral reply; anything else is logged with the
+    interaction's context and the user gets a short apology. Never raises."""
+    if isinstance(error, GameError):
+        message = str(error) or "That is not possible right now."
+    else:
+        log.error("unexpected error in %s", interaction_context(interaction), exc_info=error)
+        message = APOLOGY
+    try:
+        await reply(interaction, message)
+    except discord.HTTPException:
+        log.warning("could not send the error reply for %s", interaction_context(interaction))
+
+
+async def guarded(
+    interaction: discord.Interaction[Any], body: Callable[[], Awaitable[None]]
+) -> None:
+    """Run a component callback with the same error treatment as the slash commands."""
+    try:
+        await body()
+    except Exception as exc:
+        await report_error(interaction, exc)
+
+
+def candidates_message(views: Sequence[MatchView], user_id: int) -> str:
+    lines = ["You have more than one match here; use the match's thread, or one of these:"]
+    for view in views[:10]:
+        seat = view.seat_of(user_id)
+        other = view.players[1 - seat] if seat is not None else view.players[1]
+        where = f"<#{view.thread_id}>" if view.thread_id else f"<#{view.channel_id}>"
+        lines.append(
+            f"- #{view.match_id} {view.kind.value} vs {escape_name(other.name)} in {where}"
+        )
+    return "\n".join(lines)
+
+
+async def resolve_match(service: MatchService, interaction: discord.Interaction[Any]) -> MatchView:
+    """The match a command is about: the thread's match, else the user's only match in this
+    channel. Raises GameError (shown to the user) when there is none or several."""
+    guild_id = interaction.guild_id
+    channel_id = interaction.channel_id
+    if guild_id is None or channel_id is None:
+        raise GameError("This command works in a server only.")
+    in_thread = await service.match_in_thread(channel_id)
+    if in_thread is not None and in_thread.guild_id == guild_id:
+        return in_thread
+    views = await service.candidate_matches(guild_id, channel_id, interaction.user.id)
+    if len(views) == 1:
+        return views[0]
+    if not views:
+        raise GameError(
+            "You have no active match here. Start one with /challenge, or use /games to find yours."
+        )
+    raise GameError(candidates_message(views, interaction.user.id))

@@ -1,0 +1,441 @@
+"""Turn messages: the board PNG (rendered off the event loop), its alt text, the embed, the
+components; plus game and match results, invitations and the NANNON announcement.
+
+A new message is posted every turn and the previous board loses its components, which keeps a
+thread readable and never edits a message older than an hour (Discord error 30046).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import io
+import logging
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot import views as ui
+from bot.discord_utils import NO_MENTIONS, escape_name, mention_only
+from engines.base import GameKind, GameResult, Phase, ResultKind
+
+if TYPE_CHECKING:
+    from bot.app import TableBot
+    from bot.service import Challenge, MatchUpdate, MatchView
+
+log = logging.getLogger(__name__)
+
+SHOUT = "\N{CHEERING MEGAPHONE}"
+# The NANNON announcement's footer: the reaction handler finds the match here after a restart.
+SHOUT_FOOTER = "Match #{match_id} · game {game} · NANNON"
+SHOUT_FOOTER_RE = re.compile(r"Match #(\d+) · game (\d+) · NANNON")
+COLOUR = {
+    GameKind.NANNON: discord.Colour.from_rgb(38, 84, 64),
+    GameKind.BACKGAMMON: discord.Colour.from_rgb(150, 62, 44),
+    GameKind.CHECKERS: discord.Colour.from_rgb(92, 58, 34),
+}
+GAME_TITLE = {
+    GameKind.NANNON: "Nannon",
+    GameKind.BACKGAMMON: "Backgammon",
+    GameKind.CHECKERS: "Checkers",
+}
+
+
+# --- text helpers --------------------------------------------------------------------------
+
+
+def points_text(points: float) -> str:
+    whole = int(points)
+    if points == whole:
+        return str(whole)
+    return f"{whole}½" if whole else "½"
+
+
+def length_text(kind: GameKind, length: int) -> str:
+    if length == 0:
+        return "money game"
+    if kind is GameKind.CHECKERS:
+        return f"{length} game{'s' if length != 1 else ''}"
+    return f"to {length}"
+
+
+def match_title(view: MatchView) -> str:
+    """ "Nannon · alice vs bob · to 11": the thread name and embed title (plain text)."""
+    names = " vs ".join(p.name[:32] for p in view.players)
+    return f"{GAME_TITLE[view.kind]} · {names} · {length_text(view.kind, view.length)}"[:100]
+
+
+def score_text(view: MatchView) -> str:
+    a, b = (escape_name(p.name) for p in view.players)
+    text = f"{a} {points_text(view.score[0])} to {points_text(view.score[1])} {b}"
+    if view.length:
+        text += f" ({length_text(view.kind, view.length)})"
+    if view.crawford:
+        text += ", Crawford game"
+    return text
+
+
+def dice_text(dice: Sequence[int] | None) -> str:
+    return "-".join(str(d) for d in dice) if dice else "not rolled"
+
+
+def cube_text(view: MatchView) -> str:
+    names = [escape_name(p.name) for p in view.players]
+    if view.cube_offered_by is not None:
+        return f"{names[view.cube_offered_by]} doubles to {view.cube_value * 2}"
+    if view.cube_owner is None:
+        shown = 64 if view.kind is GameKind.NANNON and view.cube_value == 1 else view.cube_value
+        return f"{shown}, centred"
+    return f"{view.cube_value}, owned by {names[view.cube_owner]}"
+
+
+def prompt(view: MatchView) -> str:
+    """What the match waits for, in a sentence."""
+    names = [escape_name(p.name) for p in view.players]
+    actor = names[view.actor] if view.actor is not None else None
+    phase = view.phase
+    if phase is Phase.OPENING:
+        return "Roll for the opening."
+    if phase is Phase.OPENING_TIE:
+        return "The opening roll tied: either player may roll again, or double."
+    if phase is Phase.ROLL:
+        can = view.actor is not None and view.can_double[view.actor]
+        return f"{actor} to roll" + (" or double." if can else ".")
+    if phase is Phase.MOVE:
+        if view.kind is GameKind.CHECKERS:
+            return f"{actor} ({view.colours[view.turn]}) to move."
+        return f"{actor} rolled {dice_text(view.dice)}: pick a move."
+    if phase is Phase.CUBE_OFFERED and view.cube_offered_by is not None:
+        doubler = names[view.cube_offered_by]
+        return f"{doubler} doubles to {view.cube_value * 2}. {actor}: take or pass?"
+    if phase is Phase.RESIGN_OFFERED and view.resign_offer is not None:
+        seat, level = view.resign_offer
+        what = "a NANNON" if view.kind is GameKind.NANNON and level == 2 else level.name.lower()
+        return f"{names[seat]} offers to resign ({what}). {actor}: accept or decline?"
+    if phase is Phase.DRAW_OFFERED and view.draw_offered_by is not None:
+        return f"{names[view.draw_offered_by]} offers a draw. {actor}: accept or decline?"
+    if phase is Phase.MATCH_OVER:
+        return "The match is over."
+    return f"{actor} to play." if actor else "Your move."
+
+
+def result_text(view: MatchView, result: GameResult) -> str:
+    names = [escape_name(p.name) for p in view.players]
+    pts = points_text(result.points)
+    unit = "game" if view.kind is GameKind.CHECKERS else "point"
+    if result.winner is None:
+        return f"Game {result.game_number} is drawn."
+    winner, loser = names[result.winner], names[1 - result.winner]
+    how = {
+        ResultKind.SINGLE: "",
+        ResultKind.GAMMON: " with a gammon",
+        ResultKind.BACKGAMMON: " with a backgammon",
+        ResultKind.NANNON: f" with a NANNON: {loser} has no checker in safety",
+        ResultKind.DROP: f": {loser} passed the double",
+        ResultKind.RESIGN: f": {loser} resigned",
+        ResultKind.DRAW: "",
+        ResultKind.FORFEIT: f": {loser} conceded",
+    }[result.kind]
+    plural = "s" if result.points != 1 else ""
+    return f"Game {result.game_number}: {winner} wins {pts} {unit}{plural}{how}."
+
+
+def text_file(filename: str, text: str) -> discord.File:
+    return discord.File(io.BytesIO(text.encode("utf-8")), filename=filename)
+
+
+# --- rendering -----------------------------------------------------------------------------
+
+
+def _render_sync(view: MatchView) -> tuple[bytes, str] | None:
+    """(PNG, alt text) from render/, or None when that game's renderer is not available."""
+    try:
+        module = importlib.import_module(f"render.{view.kind.value}")
+    except ImportError:
+        log.warning("no renderer for %s yet", view.kind.value)
+        return None
+    from engines.cube import Cube
+    from render.common import Scene
+
+    scene = Scene(
+        names=(view.players[0].name, view.players[1].name),
+        score=view.score,
+        match_length=view.length,
+        crawford=view.crawford,
+    )
+    last = (view.last_move.seat, view.last_move.move) if view.last_move else None
+    kwargs: dict[str, Any] = {"last_move": last}
+    if view.kind is not GameKind.CHECKERS:
+        kwargs["dice"] = view.dice
+        kwargs["cube"] = Cube(view.cube_value, view.cube_owner) if view.rules.cube else None
+        kwargs["cube_offered_by"] = view.cube_offered_by
+    args = (view.position, view.turn, scene)
+    png = module.board_png(*args, **kwargs)
+    alt = module.describe(*args, **kwargs)
+    return png, alt
+
+
+async def render_board(view: MatchView) -> tuple[discord.File, str] | None:
+    """The board as an attachment (rendered in a worker thread) and its alt text."""
+    try:
+        rendered = await asyncio.to_thread(_render_sync, view)
+    except Exception:
+        # A missing picture must not lose the turn: the embed still says everything.
+        log.exception("rendering match %s (version %s) failed", view.match_id, view.version)
+        return None
+    if rendered is None:
+        return None
+    png, alt = rendered
+    alt = alt[:1024]
+    return discord.File(io.BytesIO(png), filename="board.png", description=alt), alt
+
+
+def turn_embed(view: MatchView, notes: Sequence[str] = ()) -> discord.Embed:
+    title = match_title(view)
+    if view.length != 1 or view.kind is not GameKind.CHECKERS:
+        title += f" · game {view.game_number}"
+    embed = discord.Embed(
+        title=discord.utils.escape_markdown(title)[:256],
+        description="\n".join([*notes, f"**{prompt(view)}**"])[:4000],
+        colour=COLOUR[view.kind],
+    )
+    if view.actor is not None and not view.match_over:
+        who = view.players[view.actor]
+        embed.add_field(name="Turn", value=f"{escape_name(who.name)} ({view.colours[view.actor]})")
+    if view.kind is not GameKind.CHECKERS:
+        embed.add_field(name="Dice", value=dice_text(view.dice))
+    embed.add_field(name="Score", value=score_text(view), inline=False)
+    if view.kind is not GameKind.CHECKERS and view.rules.cube:
+        embed.add_field(name="Cube", value=cube_text(view))
+    if view.pips is not None:
+        a, b = view.players
+        embed.add_field(
+            name="Pips",
+            value=f"{escape_name(a.name)} {view.pips[0]}, {escape_name(b.name)} {view.pips[1]}",
+        )
+    if view.last_move is not None:
+        mover = escape_name(view.players[view.last_move.seat].name)
+        embed.add_field(name="Last move", value=f"{mover}: {view.last_move.text}")
+    id_name = {GameKind.BACKGAMMON: "Position ID", GameKind.CHECKERS: "FEN"}.get(
+        view.kind, "Position"
+    )
+    embed.add_field(name=id_name, value=f"`{view.position_id}`", inline=False)
+    if view.gnubg_match_id:
+        embed.add_field(name="Match ID", value=f"`{view.gnubg_match_id}`", inline=False)
+    embed.set_footer(text=f"Match #{view.match_id} · move {view.version}")
+    return embed
+
+
+# --- posting -------------------------------------------------------------------------------
+
+
+def target_channel(bot: TableBot, view: MatchView) -> discord.PartialMessageable:
+    channel_id = view.thread_id or view.channel_id
+    return bot.get_partial_messageable(channel_id, guild_id=view.guild_id)
+
+
+async def strip_components(bot: TableBot, view: MatchView, message_id: int | None) -> None:
+    """Remove the buttons of an earlier board (a stale click is refused anyway)."""
+    if message_id is None:
+        return
+    try:
+        await target_channel(bot, view).get_partial_message(message_id).edit(view=None)
+    except discord.HTTPException:
+        log.info("could not strip components of message %s", message_id)
+
+
+async def post_board(
+    bot: TableBot, view: MatchView, notes: Sequence[str] = (), *, ping: bool = True
+) -> discord.Message:
+    """Post the current turn as a new message, strip the previous board, remember this one."""
+    previous = view.board_message_id
+    embed = turn_embed(view, notes)
+    rendered = await render_board(view)
+    files: list[discord.File] = []
+    if rendered is not None:
+        file, _alt = rendered
+        files.append(file)
+        embed.set_image(url="attachment://board.png")
+    content = ""
+    allowed = NO_MENTIONS
+    if ping and view.actor is not None and not view.match_over:
+        player = view.players[view.actor]
+        content = f"<@{player.user_id}>, it's your turn."
+        allowed = mention_only(player.user_id)
+    if view.phase is Phase.MOVE and len(view.legal_moves) > ui.MAX_SELECT_OPTIONS:
+        content += (
+            f"\n{len(view.legal_moves)} legal moves: the menu shows the first "
+            f"{ui.MAX_SELECT_OPTIONS}. Type `/move` for any other."
+        )
+    components = ui.turn_view(view)
+    channel = target_channel(bot, view)
+    kwargs: dict[str, Any] = {"embed": embed, "files": files, "allowed_mentions": allowed}
+    if components is not None:
+        kwargs["view"] = components
+    message = await channel.send(content.strip() or None, **kwargs)
+    await bot.service.set_board_message(view.match_id, message.id)
+    if previous is not None and previous != message.id:
+        await strip_components(bot, view, previous)
+    return message
+
+
+async def post_result(bot: TableBot, update: MatchUpdate) -> discord.Message | None:
+    """Announce a finished game (and the match, when it ended too)."""
+    view = update.view
+    result = update.game_result
+    lines: list[str] = []
+    if result is not None:
+        lines.append(result_text(view, result))
+    lines.append(f"Score: {score_text(view)}.")
+    nannon = (
+        result is not None
+        and result.kind is ResultKind.NANNON
+        and view.kind is GameKind.NANNON
+        and result.winner is not None
+    )
+    content = None
+    allowed = NO_MENTIONS
+    if nannon and result is not None and result.winner is not None:
+        winner = view.players[result.winner]
+        content = f"**NANNON!** <@{winner.user_id}>, react {SHOUT} to this message to shout it!"
+        allowed = mention_only(winner.user_id)
+    if update.match_over:
+        lines.append(match_over_text(update))
+    elif view.opening_dice is not None:
+        a, b = (escape_name(p.name) for p in view.players)
+        d0, d1 = view.opening_dice
+        lines.append(f"Game {view.game_number} opening roll: {a} {d0}, {b} {d1}.")
+    title = "Match over" if update.match_over else "Game over"
+    embed = discord.Embed(
+        title=f"{title} · {discord.utils.escape_markdown(match_title(view))}"[:256],
+        description="\n".join(lines)[:4000],
+        colour=COLOUR[view.kind],
+    )
+    if nannon and result is not None:
+        embed.set_footer(text=SHOUT_FOOTER.format(match_id=view.match_id, game=result.game_number))
+    else:
+        embed.set_footer(text=f"Match #{view.match_id}")
+    kwargs: dict[str, Any] = {"embed": embed, "allowed_mentions": allowed}
+    if update.match_over:
+        kwargs["view"] = ui.finished_view(view.match_id)
+    message = await target_channel(bot, view).send(content, **kwargs)
+    if nannon and result is not None:
+        bot.shout_messages[message.id] = (view.match_id, result.game_number)
+        try:
+            await message.add_reaction(SHOUT)
+        except discord.HTTPException:
+            log.info("could not add the %s reaction in match %s", SHOUT, view.match_id)
+    return message
+
+
+def match_over_text(update: MatchUpdate) -> str:
+    view = update.view
+    names = [escape_name(p.name) for p in view.players]
+    lines = []
+    if update.winner_seat is not None:
+        lines.append(f"**{names[update.winner_seat]} wins the match!**")
+    else:
+        lines.append("**The match is drawn.**")
+    for change in update.rating_changes:
+        sign = "+" if change.delta >= 0 else ""
+        lines.append(
+            f"{names[change.seat]}: rating {change.before:.0f} -> {change.after:.0f} "
+            f"({sign}{change.delta:.1f})"
+        )
+    seed = update.revealed_seed or view.dice_seed
+    if seed and view.dice_commitment:
+        lines.append(
+            f"Dice seed: `{seed}` (commitment `{view.dice_commitment}`); "
+            f"check it with `/verify match:{view.match_id}`."
+        )
+    return "\n".join(lines)
+
+
+async def publish(bot: TableBot, update: MatchUpdate) -> None:
+    """Show what an action changed: a result if a game ended, then the next board."""
+    view = update.view
+    if update.game_result is not None or update.match_over:
+        await post_result(bot, update)
+    if update.match_over:
+        # The final board, without buttons: the result message carries Export and Rematch.
+        await strip_components(bot, view, view.board_message_id)
+        await bot.service.set_board_message(view.match_id, None)
+        return
+    await post_board(bot, view, update.notes)
+
+
+async def start_match(
+    bot: TableBot, update: MatchUpdate, invitation: discord.Message | None
+) -> None:
+    """After an accept: close the invitation, open the match thread when allowed, first board."""
+    view = update.view
+    names = [escape_name(p.name) for p in view.players]
+    if invitation is not None:
+        try:
+            await invitation.edit(
+                content=f"{names[1]} accepted {names[0]}'s challenge: match #{view.match_id}.",
+                view=None,
+                allowed_mentions=NO_MENTIONS,
+            )
+        except discord.HTTPException:
+            log.info("could not close invitation %s", invitation.id)
+    settings = await bot.service.guild_settings(view.guild_id)
+    if settings.use_threads and invitation is not None:
+        try:
+            thread = await invitation.create_thread(
+                name=match_title(view), auto_archive_duration=1440
+            )
+        except (discord.HTTPException, ValueError, TypeError) as exc:
+            # No permission, or already in a thread: the match stays in the channel.
+            log.info("match %s stays in its channel: %s", view.match_id, exc)
+        else:
+            await bot.service.set_thread(view.match_id, thread.id)
+            view = await bot.service.get_view(view.match_id, view.guild_id)
+    await post_board(bot, view, update.notes)
+
+
+# --- challenges ----------------------------------------------------------------------------
+
+
+def invitation(challenge: Challenge) -> tuple[str | None, discord.Embed, discord.AllowedMentions]:
+    challenger = escape_name(challenge.challenger.name)
+    rules = challenge.rules
+    what = f"{GAME_TITLE[challenge.game]}, {length_text(challenge.game, rules.length)}"
+    if challenge.game is not GameKind.CHECKERS:
+        options = ["cube" if rules.cube else "no cube"]
+        if rules.cube and rules.length:
+            options.append("Crawford" if rules.crawford else "no Crawford")
+        if rules.jacoby:
+            options.append("Jacoby")
+        if rules.auto_doubles:
+            options.append(f"up to {rules.auto_doubles} automatic doubles")
+        what += f" ({', '.join(options)})"
+    if challenge.opponent is not None:
+        opponent = escape_name(challenge.opponent.name)
+        description = f"{challenger} challenges {opponent} to {what}."
+        content: str | None = f"<@{challenge.opponent.user_id}>, you are challenged!"
+        allowed = mention_only(challenge.opponent.user_id)
+    else:
+        description = f"{challenger} challenges anyone to {what}. First to accept plays."
+        content = None
+        allowed = NO_MENTIONS
+    embed = discord.Embed(
+        title=f"{GAME_TITLE[challenge.game]} challenge",
+        description=description,
+        colour=COLOUR[challenge.game],
+    )
+    embed.set_footer(text=f"Challenge #{challenge.id}")
+    return content, embed, allowed
+
+
+async def post_invitation(bot: TableBot, challenge: Challenge) -> discord.Message:
+    """Post an invitation as a plain message (rematches); /challenge answers with its own."""
+    content, embed, allowed = invitation(challenge)
+    channel = bot.get_partial_messageable(challenge.channel_id, guild_id=challenge.guild_id)
+    message = await channel.send(
+        content, embed=embed, view=ui.invitation_view(challenge.id), allowed_mentions=allowed
+    )
+    await bot.service.set_challenge_message(challenge.id, message.id)
+    return message
