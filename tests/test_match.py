@@ -650,3 +650,155 @@ def test_random_nannon_matches_keep_every_invariant(seed: int, length: int, craw
     dicts = json.loads(json.dumps([a.to_dict() for a in m.actions]))
     replayed = engines.replay("nannon", m.rules, [action_from_dict(d) for d in dicts])
     assert replayed.snapshot() == snap
+
+
+# -- backgammon through the same DiceMatch ------------------------------------------------------
+
+
+def backgammon(length: int, **options: Any) -> DiceMatch:
+    from engines.backgammon import VARIANT as BACKGAMMON
+
+    return DiceMatch(BACKGAMMON, MatchRules(length=length, **options))
+
+
+def gammon_in_one(m: DiceMatch) -> None:
+    """Give the seat on turn one checker on its 1-point (14 off) against 15 on the opponent's
+    own 6-point: any roll bears off and wins a gammon (nothing off, none in my home board)."""
+    from engines.backgammon import Position as BgPosition
+
+    mine = [0] * 26
+    mine[0], mine[1] = 14, 1
+    theirs = [0] * 26
+    theirs[6] = 15
+    m.position = BgPosition(tuple(mine), tuple(theirs))
+
+
+def test_backgammon_opening_plays_both_dice_and_ties_roll_again() -> None:
+    m = backgammon(5)
+    m.apply(OpeningRoll(None, (4, 4)))
+    assert m.phase is Phase.OPENING and m.cube == Cube()  # no cube on a backgammon tie
+    assert not m.can_double(0) and not m.can_double(1)
+    m.apply(OpeningRoll(None, (1, 3)))
+    assert (m.turn, m.dice, m.phase) == (1, (3, 1), Phase.MOVE)
+    result = m.apply(Move(1, "8/5 6/5"))
+    assert result.action == Move(1, "8/5 6/5")
+    assert m.phase is Phase.ROLL and m.turn == 0 and m.can_double(0)
+
+
+def test_backgammon_crawford_game_in_a_match_to_5() -> None:
+    m = backgammon(5)
+    play(m, Resign(0, ResignLevel.GAMMON), AcceptResign(1))
+    assert m.score == (0, 2) and not m.crawford_game
+    play(m, OpeningRoll(None, (6, 1)), Move(0, "13/7 8/7"), Double(1), Take(0))
+    play(m, Resign(0, ResignLevel.SINGLE), AcceptResign(1))
+    assert m.score == (0, 4)  # seat 1 first reaches N-1 = 4
+    assert m.crawford_game and not m.post_crawford
+    play(m, OpeningRoll(None, (6, 1)), Move(0, "13/7 8/7"))
+    assert not m.can_double(1) and not m.can_double(0)
+    with pytest.raises(CubeError) as info:
+        m.apply(Double(1))
+    assert info.value.reason is CubeErrorReason.CRAWFORD
+    play(m, Resign(1, ResignLevel.SINGLE), AcceptResign(0))
+    assert m.score == (1, 4) and m.post_crawford and not m.crawford_game
+    play(m, OpeningRoll(None, (6, 1)), Move(0, "13/7 8/7"), Double(1), Take(0))
+    assert m.cube == Cube(2, 0)
+    play(m, Resign(1, ResignLevel.BACKGAMMON), AcceptResign(0))
+    assert m.score == (7, 4) and m.winner() == 0 and m.is_over()
+
+
+def test_backgammon_money_game_is_a_single_game() -> None:
+    m = backgammon(0)
+    play(m, OpeningRoll(None, (6, 1)), Move(0, "13/7 8/7"))
+    gammon_in_one(m)
+    result = m.apply(Roll(1, (6, 5)))
+    assert not result.turn_forfeited
+    result = m.apply(Move(1, m.format_move(m.legal_moves()[0])))
+    assert result.match_over and result.game_result is not None
+    assert (result.game_result.kind, result.game_result.points) == (ResultKind.GAMMON, 2)
+    assert m.winner() == 1 and m.score == (0, 2) and m.game_number == 1
+
+
+def test_jacoby_gammon_counts_single_while_the_cube_is_centred() -> None:
+    m = backgammon(0, jacoby=True)
+    play(m, OpeningRoll(None, (6, 1)), Move(0, "13/7 8/7"))
+    gammon_in_one(m)
+    play(m, Roll(1, (6, 5)))
+    result = m.apply(Move(1, m.format_move(m.legal_moves()[0])))
+    assert result.game_result is not None
+    assert (result.game_result.kind, result.game_result.points) == (ResultKind.GAMMON, 1)
+
+
+def test_jacoby_gammon_counts_double_once_the_cube_was_turned() -> None:
+    m = backgammon(0, jacoby=True)
+    play(m, OpeningRoll(None, (6, 1)), Move(0, "13/7 8/7"), Double(1), Take(0))
+    gammon_in_one(m)
+    play(m, Roll(1, (6, 5)))
+    result = m.apply(Move(1, m.format_move(m.legal_moves()[0])))
+    assert result.game_result is not None
+    assert (result.game_result.kind, result.game_result.cube) == (ResultKind.GAMMON, 2)
+    assert result.game_result.points == 4
+
+
+def test_jacoby_applies_to_resignations_too() -> None:
+    m = backgammon(0, jacoby=True)
+    play(m, Resign(0, ResignLevel.BACKGAMMON), AcceptResign(1))
+    assert m.score == (0, 1)
+    m = backgammon(0)
+    play(m, Resign(0, ResignLevel.BACKGAMMON), AcceptResign(1))
+    assert m.score == (0, 3)
+
+
+def test_auto_doubles_double_the_centred_cube_up_to_the_limit() -> None:
+    m = backgammon(0, auto_doubles=2)
+    for dice, value in (((3, 3), 2), ((5, 5), 4), ((2, 2), 4), ((6, 6), 4)):
+        m.apply(OpeningRoll(None, dice))
+        assert m.cube == Cube(value, None) and m.phase is Phase.OPENING
+    m.apply(OpeningRoll(None, (6, 1)))
+    assert m.cube == Cube(4, None) and m.phase is Phase.MOVE
+    snap = m.snapshot()
+    assert snap["auto_doubles"] == 2
+    assert DiceMatch.replay(m.variant, m.rules, m.actions).snapshot() == snap
+    # A centred cube is still centred after automatic doubles: either side may turn it.
+    m.apply(Move(0, "13/7 8/7"))
+    assert m.can_double(1)
+
+
+def test_auto_doubles_default_off_and_once_when_set_to_one() -> None:
+    m = backgammon(0)
+    m.apply(OpeningRoll(None, (3, 3)))
+    assert m.cube == Cube()
+    m = backgammon(0, auto_doubles=1)
+    play(m, OpeningRoll(None, (3, 3)), OpeningRoll(None, (4, 4)))
+    assert m.cube == Cube(2, None)
+
+
+def test_money_concede_scores_the_cube() -> None:
+    m = backgammon(0)
+    play(m, OpeningRoll(None, (6, 1)), Move(0, "13/7 8/7"), Double(1), Take(0))
+    m.apply(ConcedeMatch(1, "left"))
+    assert m.score == (2, 0) and m.winner() == 0
+
+
+def test_backgammon_snapshot_and_factory_round_trip() -> None:
+    m = engines.new_match("backgammon", MatchRules(length=3))
+    assert isinstance(m, DiceMatch)
+    rng = random.Random(5)
+    dice = RandomDice(random.Random(6))
+    for _ in range(60):
+        if m.is_over():
+            break
+        if m.phase in (Phase.OPENING, Phase.OPENING_TIE):
+            m.apply(OpeningRoll(None, (dice.roll_die(), dice.roll_die())))
+        elif m.phase is Phase.ROLL:
+            m.apply(Roll(m.turn, (dice.roll_die(), dice.roll_die())))
+        else:
+            move = rng.choice(m.legal_moves())
+            assert m.parse_move(m.format_move(move)) == move
+            m.apply(Move(m.turn, m.format_move(move)))
+        snap = m.snapshot()
+        assert json.loads(json.dumps(snap)) == snap
+        back = engines.match_from_snapshot(snap)
+        assert back.snapshot() == snap
+        assert isinstance(back, DiceMatch) and back.last_move == m.last_move
+    replayed = engines.replay("backgammon", m.rules, [a.to_dict() for a in m.actions])
+    assert replayed.snapshot() == m.snapshot()
