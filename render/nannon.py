@@ -57,6 +57,7 @@ from render.common import (
     format_score,
     ghost_sprite,
     match_line,
+    palette_from,
     shade,
 )
 
@@ -293,6 +294,23 @@ def _icon(seat: int) -> Image.Image:
     return checker_sprite(ICON, SEAT_STYLES[seat])
 
 
+def _palette() -> Image.Image:
+    """The fixed palette, from sample boards that show every sprite, highlight and colour."""
+    start = Position.initial()
+    scene = Scene(("Sample", "Palette"), (1, 2), 5, crawford=True)
+    hit = Position((0, 0, 4), (1, 2, 7))
+    return palette_from(
+        [
+            board_image(start, 0, scene, dice=(6,), cube=Cube()),
+            board_image(hit, 0, scene, dice=(2,), last_move=(1, Move(1, 3, True)), cube=Cube(2, 1)),
+            board_image(start, 1, scene, dice=(4,), cube=Cube(2, 0), cube_offered_by=1),
+        ]
+    )
+
+
+_PALETTE = Lazy(_palette)
+
+
 def board_png(
     position: Position,
     turn: int,
@@ -313,7 +331,7 @@ def board_png(
         cube=cube,
         cube_offered_by=cube_offered_by,
     )
-    return encode_png(image)
+    return encode_png(image, _PALETTE.get())
 
 
 def _place_words(place: int) -> str:
