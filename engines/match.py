@@ -448,7 +448,7 @@ class DiceMatch:
         match_over: bool = False,
     ) -> ActionResult:
         result = GameResult(self._game_number, winner, kind, points, self.cube.value)
-        self._games.append(result)
+        self._games = [*self._games, result]  # a new list: apply() can restore the old one
         score = list(self._score)
         score[winner] += points
         self._score = (score[0], score[1])

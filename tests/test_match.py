@@ -802,3 +802,27 @@ def test_backgammon_snapshot_and_factory_round_trip() -> None:
         assert isinstance(back, DiceMatch) and back.last_move == m.last_move
     replayed = engines.replay("backgammon", m.rules, [a.to_dict() for a in m.actions])
     assert replayed.snapshot() == m.snapshot()
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(max_size=50))
+def test_hostile_move_text_raises_only_notation_or_legality_errors(text: str) -> None:
+    m = started()
+    m.apply(Roll(1, (3,)))
+    before = m.snapshot()
+    try:
+        result = m.apply(Move(1, text))
+    except (InvalidNotationError, IllegalMoveError):
+        assert m.snapshot() == before
+    else:
+        assert result.action in {
+            Move(1, str(mv))
+            for mv in VARIANT.legal_moves(Position.from_id(before["position"]), (3,))
+        }
+
+
+def test_non_string_move_text_is_invalid_notation() -> None:
+    m = started()
+    m.apply(Roll(1, (3,)))
+    for value in (None, 42, ["H/3"]):
+        refused(m, Move(1, value), InvalidNotationError)  # type: ignore[arg-type]
