@@ -434,7 +434,8 @@ class DiceMatch:
     def _stake(self, multiplier: int) -> int:
         """Points for a game won at ``multiplier`` (1, 2 or 3) times the cube, after Jacoby."""
         if self.rules.jacoby and self.rules.length == 0 and self.cube.centred:
-            # Jacoby: gammons count single unless the cube was turned (a double taken).
+            # Jacoby: gammons count single unless the cube was turned, i.e. a double was taken
+            # and someone owns it; automatic doubles leave it centred, so they don't count.
             multiplier = 1
         return int(multiplier) * self.cube.value
 

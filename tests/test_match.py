@@ -617,12 +617,19 @@ def check_invariants(m: DiceMatch) -> None:
         assert sum(g.points for g in m.games if g.winner == seat) == m.score[seat]
 
 
-@settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), length=st.integers(1, 7), crawford=st.booleans())
-def test_random_nannon_matches_keep_every_invariant(seed: int, length: int, crawford: bool) -> None:
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    length=st.integers(1, 7),
+    crawford=st.booleans(),
+    cube=st.booleans(),
+)
+def test_random_nannon_matches_keep_every_invariant(
+    seed: int, length: int, crawford: bool, cube: bool
+) -> None:
     rng = random.Random(seed)
     dice = RandomDice(random.Random(seed ^ 0x5EED))
-    m = nannon(length, crawford=crawford)
+    m = nannon(length, crawford=crawford, cube=cube)
     wrong = [Roll(0, (3,)), Move(1, "H/3"), Double(0), Take(1), AcceptResign(0), Drop(0)]
     for _ in range(5000):
         if m.is_over():
