@@ -72,8 +72,8 @@ REST log and waiting (never sleep)
                                     "{message_id}/reactions/{emoji}/@me", since=mark)
     call.json, call.files, call.status, call.query, call.params
     await fake.wait_until(lambda: len(fake.messages(thread)) == 2)
-Every call and world change notifies one asyncio.Condition; all waits take `timeout=` (5 s) and fail
-with the last calls listed. Unknown routes get a 404 JSON and are recorded (`call.unknown`).
+Every call and world change wakes the waiters (`fake.poke()`); all waits take `timeout=` (5 s) and
+fail with the last calls listed. Unknown routes get a 404 JSON and are recorded (`call.unknown`).
 
 Faults
 ------

@@ -18,6 +18,7 @@ import pytest_asyncio
 import yarl
 from discord.gateway import DiscordWebSocket
 from discord.http import Route
+from discord.webhook.async_ import async_context
 
 from .model import MANAGE_GUILD, Channel, Guild, Member, Message, Role, User, snowflake
 from .server import TOKEN, Call, FakeServer, Fault, InteractionState
@@ -143,6 +144,9 @@ class FakeDiscord(FakeServer):
         self._factory: BotFactory | None = None
         self._client_options: dict[str, Any] = {}
         self._bot_task: asyncio.Task[None] | None = None
+        # REST requests the bot has started and not yet got back (see _track_requests).
+        self.bot_requests_in_flight = 0
+        self._untrack: list[Callable[[], None]] = []
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -184,6 +188,7 @@ class FakeDiscord(FakeServer):
         assert self._factory is not None, "use `async with fake.run(bot_factory)`"
         bot = self._factory(guild_ready_timeout=self.guild_ready_timeout, **self._client_options)
         self.bot = bot
+        self._track_requests(bot.http)
         try:
             async with asyncio.timeout(self.ready_timeout):
                 await bot.login(TOKEN)  # GET /users/@me, /oauth2/applications/@me, setup_hook
@@ -209,11 +214,45 @@ class FakeDiscord(FakeServer):
         """Close the bot (idempotent): bot.close(), then await its connect task."""
         bot, task = self.bot, self._bot_task
         self.bot, self._bot_task = None, None
-        if bot is not None:
-            await bot.close()
-        if task is not None:
-            async with asyncio.timeout(self.ready_timeout):
-                await task
+        try:
+            if bot is not None:
+                await bot.close()
+            if task is not None:
+                async with asyncio.timeout(self.ready_timeout):
+                    await task
+        finally:
+            while self._untrack:
+                self._untrack.pop()()
+
+    def _track_requests(self, http: discord.http.HTTPClient) -> None:
+        """Count the bot's REST requests in flight, on its HTTP client and the webhook adapter
+        used for interaction responses and follow-ups.
+
+        discord.py registers a view (store_view) right after the request that sent it returns,
+        with no await in between. So once the count is back to 0 and a waiter runs, every view
+        sent so far is registered: component clicks wait for that, as a human would.
+        """
+        for owner in (http, async_context.get()):
+            original = owner.request
+
+            async def tracked(*args: Any, __original: Any = original, **kwargs: Any) -> Any:
+                self.bot_requests_in_flight += 1
+                try:
+                    return await __original(*args, **kwargs)
+                finally:
+                    self.bot_requests_in_flight -= 1
+                    self.poke()
+
+            owner.request = tracked  # type: ignore[method-assign]
+            self._untrack.append(lambda owner=owner: delattr(owner, "request"))
+
+    async def wait_bot_idle(self, timeout: float = DEFAULT_TIMEOUT) -> None:
+        """Wait until the bot has no REST request awaiting an answer."""
+        await self.wait_until(
+            lambda: self.bot_requests_in_flight == 0,
+            timeout=timeout,
+            what="the bot's REST requests to finish",
+        )
 
     async def restart_bot(self) -> discord.Client:
         """Close the bot and start a new one from the same factory (same database), logged in."""
@@ -229,6 +268,7 @@ class FakeDiscord(FakeServer):
         if session is None or session.ws is None:
             raise FakeDiscordError("the bot has no gateway connection to drop")
         resumes = session.resumes
+        self.dropped_ws.add(session.ws)
         await session.ws.close(code=code, message=b"dropped by the test")
         if wait_resumed:
             await self.wait_resumed(resumes + 1)
@@ -266,12 +306,13 @@ class FakeDiscord(FakeServer):
     ) -> T:
         """Wait until predicate() is truthy (re-checked on every change); return its value."""
         try:
-            async with asyncio.timeout(timeout), self.changed:
+            async with asyncio.timeout(timeout):
                 while True:
+                    changed = self.changed  # taken before the check, so no poke is missed
                     result = predicate()
                     if result:
                         return result
-                    await self.changed.wait()
+                    await changed.wait()
         except TimeoutError:
             recent = "\n".join(f"  {c!r}" for c in self.calls[-10:])
             raise FakeDiscordError(
@@ -565,6 +606,8 @@ class FakeDiscord(FakeServer):
         channel: Channel | None,
         message: Message | None = None,
     ) -> InteractionHandle:
+        if kind in (3, 5):  # the view on the message must be registered before it is used
+            await self.wait_bot_idle()
         channel = channel or by.guild.text_channels[0]
         guild = channel.guild
         if guild is None or guild.members.get(by.id) is not by:

@@ -1,8 +1,8 @@
 """The fake's network side: an aiohttp app serving Discord's REST API (v10) and the gateway.
 
 Every REST request is recorded as a `Call` (unknown routes too, answered 404) and every change
-notifies one `asyncio.Condition`, so tests wait on facts instead of sleeping. Payload shapes follow
-discord.py 2.7's parsers; the comments name the discord.py behaviour each detail exists for.
+sets an `asyncio.Event` (`poke()`), so tests wait on facts instead of sleeping. Payload shapes
+follow discord.py 2.7's parsers; comments name the discord.py behaviour a detail exists for.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import BodyPartReader, WSMsgType, web
 
 from .model import (
     BOT_PERMISSIONS,
@@ -188,10 +188,11 @@ class FakeServer:
         self.server_errors: list[str] = []  # bugs in the fake itself, raised at the end
         self.gateway_connections: list[str] = []  # "gateway" (IDENTIFY path) or "resume"
         self.session: GatewaySession | None = None
-        self.changed = asyncio.Condition()
+        self.changed = asyncio.Event()  # replaced by a fresh one on every poke()
         self.port = 0
         self._runner: web.AppRunner | None = None
         self._open_ws: set[web.WebSocketResponse] = set()
+        self.dropped_ws: set[web.WebSocketResponse] = set()  # closed by us, session kept
         self.guild = self._new_guild(guild_name)
         self.channel = self.guild.text_channels[0]
 
@@ -228,9 +229,11 @@ class FakeServer:
     def _payload(self, message: Message) -> dict[str, Any]:
         return message.payload(self.base_url, self.bot_user.id)
 
-    async def notify(self) -> None:
-        async with self.changed:
-            self.changed.notify_all()
+    def poke(self) -> None:
+        """Wake every waiter (`FakeDiscord.wait_until`): something changed. Callable from sync
+        code, e.g. the hooks the harness wraps around the bot's own request methods."""
+        changed, self.changed = self.changed, asyncio.Event()
+        changed.set()
 
     def _get_channel(self, raw_id: str) -> Channel:
         channel = self.channels.get(int(raw_id)) if raw_id.isdigit() else None
@@ -318,16 +321,16 @@ class FakeServer:
         if request.content_type.startswith("multipart/"):
             reader = await request.multipart()
             while (part := await reader.next()) is not None:
-                assert not hasattr(part, "next"), "nested multipart"
+                assert isinstance(part, BodyPartReader), "nested multipart"
                 if part.name == "payload_json":
-                    body = json.loads(await part.text())  # type: ignore[union-attr]
+                    body = json.loads(await part.text())
                 else:
                     files.append(
                         UploadedFile(
                             part.name or "",
-                            part.filename or "",  # type: ignore[union-attr]
+                            part.filename or "",
                             part.headers.get("Content-Type"),
-                            bytes(await part.read()),  # type: ignore[union-attr]
+                            bytes(await part.read()),
                         )
                     )
         elif request.can_read_body:
@@ -354,14 +357,18 @@ class FakeServer:
         needs_auth = not route.startswith(("/interactions/", "/webhooks/"))
 
         async def serve(request: web.Request) -> web.Response:
-            call = await self._record(request, route)
+            try:
+                call = await self._record(request, route)
+            except Exception as exc:  # unreadable body: a 400, not a 500 discord.py would retry
+                self.server_errors.append(f"{request.method} {request.path}: {exc!r}")
+                return json_response({"message": repr(exc), "code": 50109}, 400)
             response = self._fault_response(call)
             if response is None:
                 if needs_auth and request.headers.get("Authorization") != f"Bot {TOKEN}":
                     response = self._error(call, ApiError(401, 0, "401: Unauthorized"))
                 else:
                     response = await self._answer(call, handler)
-            await self.notify()
+            self.poke()
             return response
 
         return serve
@@ -408,7 +415,7 @@ class FakeServer:
         call = await self._record(request, "")
         call.unknown = True
         response = self._error(call, ApiError(404, 0, "404: Not Found"))
-        await self.notify()
+        self.poke()
         return response
 
     async def _cdn(self, request: web.Request) -> web.Response:
@@ -909,7 +916,7 @@ class FakeServer:
                 # If the client is gone it gets the event on RESUME.
                 with contextlib.suppress(ConnectionError):
                     await session.ws.send_str(json.dumps(frame))
-        await self.notify()
+        self.poke()
         return frame["s"]
 
     async def _gateway(self, request: web.Request) -> web.StreamResponse:
@@ -941,9 +948,10 @@ class FakeServer:
             self._open_ws.discard(ws)
             if session is not None and session.ws is ws:
                 session.ws = None
-            await self.notify()
-        if session is not None and session.ws is None and _client_closed(ws):
-            session.valid = False  # a clean client close (1000/1001) ends the session
+            self.poke()
+        client_closed = ws not in self.dropped_ws and ws.close_code in (1000, 1001)
+        if session is not None and session.ws is None and client_closed:
+            session.valid = False  # the client closed cleanly: Discord ends the session
         return ws
 
     async def _identify(
@@ -1019,10 +1027,6 @@ class FakeServer:
         session = self.session
         if session is not None and session.valid:
             await self.dispatch("GUILD_MEMBERS_CHUNK", chunk)
-
-
-def _client_closed(ws: web.WebSocketResponse) -> bool:
-    return ws.close_code in (1000, 1001)
 
 
 def _new_attachments(
