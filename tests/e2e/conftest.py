@@ -1,0 +1,95 @@
+"""Fixtures for end-to-end tests: the real ``create_bot`` logged into the fake Discord, on a fresh
+temporary database, with dice the test may steer.
+
+    async def test_x(tablebot: FakeDiscord, dice: DiceScript) -> None:
+        alice = await tablebot.add_member("alice")
+        ...
+
+``tablebot.bot`` is the running :class:`bot.app.TableBot` (``.service`` is its MatchService);
+``await tablebot.restart_bot()`` builds a new bot on the same database. Other bot tests reuse
+``tablebot_factory`` with their own options.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from fakediscord import TOKEN, FakeDiscord
+
+from bot.app import TableBot, create_bot
+from bot.config import Settings
+from bot.service import MatchService
+from engines.dice import SEED_BYTES, FairDice
+
+log = logging.getLogger(__name__)
+
+
+class ScriptedDice(FairDice):
+    """FairDice whose faces come from the test's script; without one, the real HMAC dice.
+
+    The seed is still stored, so after a restart the match goes on with real dice (the service
+    rebuilds FairDice from the database), which a test must allow for."""
+
+    def __init__(self, script: DiceScript) -> None:
+        super().__init__(bytes(SEED_BYTES))
+        self.script = script
+
+    def roll_die(self) -> int:
+        face = self.script.face
+        if face is None:
+            return super().roll_die()
+        self.counter += 1
+        return face()
+
+
+class DiceScript:
+    """What the next die shows: ``face`` is a callable the test sets (None: real dice)."""
+
+    def __init__(self) -> None:
+        self.face: Callable[[], int] | None = None
+
+    def new(self) -> FairDice:
+        return ScriptedDice(self)
+
+
+def tablebot_factory(
+    fake: FakeDiscord, tmp_path: Path, **bot_options: Any
+) -> Callable[..., TableBot]:
+    """The bot factory the fake calls (again on each restart): same settings, same database."""
+    settings = Settings(
+        token=TOKEN,
+        db_path=tmp_path / "tablebot.db",
+        dev_guild_id=fake.guild.id,
+        log_level="INFO",
+    )
+
+    def factory(**client_options: Any) -> TableBot:
+        return create_bot(settings, **bot_options, **client_options)
+
+    return factory
+
+
+@pytest.fixture
+def dice() -> DiceScript:
+    return DiceScript()
+
+
+@pytest_asyncio.fixture
+async def tablebot(start_fake_discord: Callable[..., Any], dice: DiceScript) -> FakeDiscord:
+    """The fake Discord running the real bot, commands synced to its guild."""
+    fake: FakeDiscord = await start_fake_discord(
+        lambda fake, tmp_path: tablebot_factory(fake, tmp_path, dice_factory=dice.new)
+    )
+    await fake.wait_for_commands()
+    return fake
+
+
+def service_of(fake: FakeDiscord) -> MatchService:
+    bot = fake.bot
+    assert isinstance(bot, TableBot)
+    return bot.service
