@@ -283,7 +283,9 @@ def _search(
         moved = True
         path.append(_MOVES[s, t, opp])
         if last:
-            if k not in found:
+            # A result reached with fewer dice (bearing off) must count as using them all.
+            seen = found.get(k)
+            if seen is None or seen[0] <= i:
                 found[k] = (i + 1, dice[0], tuple(path), tuple(board[:26]), tuple(board[51:25:-1]))
         else:
             _search(
@@ -295,8 +297,10 @@ def _search(
         if opp:
             board[26 + t] = 1
             board[26] -= 1
-    if not moved and i and key not in found:
-        found[key] = (i, dice[0], tuple(path), tuple(board[:26]), tuple(board[51:25:-1]))
+    if not moved and i:
+        seen = found.get(key)
+        if seen is None or seen[0] < i:
+            found[key] = (i, dice[0], tuple(path), tuple(board[:26]), tuple(board[51:25:-1]))
 
 
 def _generate(mine: tuple[int, ...], theirs: tuple[int, ...], d1: int, d2: int) -> tuple[Play, ...]:
@@ -330,8 +334,8 @@ def _play(moves: tuple[CheckerMove, ...], mine: tuple[int, ...], theirs: tuple[i
 # --- notation ------------------------------------------------------------------------------------
 
 _MAX_TEXT = 200
-_TOKEN = re.compile(r"(bar|\d{1,2})((?:/(?:\d{1,2}|off)\*?)+)(?:\((\d)\))?")
-_HOP = re.compile(r"/(\d{1,2}|off)\*?")
+_TOKEN = re.compile(r"(bar|\d{1,2})((?:/(?:\d{1,2}|off)\*?)+)(?:\((\d)\))?", re.ASCII)
+_HOP = re.compile(r"/(\d{1,2}|off)\*?", re.ASCII)
 
 
 def _paths(play: Play) -> list[list[int]]:
