@@ -64,7 +64,8 @@ from render.common import (
     encode_png,
     format_score,
     ghost_sprite,
-    match_line,
+    match_lines,
+    match_words,
     palette_from,
     shade,
 )
@@ -368,9 +369,7 @@ def board_image(
         )
         for seat in (0, 1)
     )
-    draw_panel(
-        canvas, PANEL_X, (seats[0], seats[1]), (match_line(scene.match_length),), scene.crawford
-    )
+    draw_panel(canvas, PANEL_X, (seats[0], seats[1]), match_lines(scene), scene.crawford)
     return canvas
 
 
@@ -434,9 +433,7 @@ def describe(
     names = tuple(clean_name(n, seat) for seat, n in enumerate(scene.names))
     sides = _seat_sides(position, turn)
     parts = [
-        f"Backgammon, {match_line(scene.match_length).lower()}"
-        + (", Crawford game" if scene.crawford else "")
-        + ".",
+        match_words("Backgammon", scene),
         f"Score: {names[0]} (white, bottom) {format_score(scene.score[0])}, "
         f"{names[1]} (black, top) {format_score(scene.score[1])}.",
     ]

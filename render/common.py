@@ -81,13 +81,15 @@ class Scene:
 
     ``names`` and ``score`` are indexed by seat (seat 0, the challenger, is drawn at the
     bottom). ``match_length`` is in points (dice games) or games (checkers); 0 means money
-    play or an open-ended series. ``crawford`` marks the Crawford game.
+    play. ``crawford`` marks the Crawford game; ``game_number`` (1-based; 0 hides it) is shown
+    in the panel.
     """
 
     names: tuple[str, str] = SEAT_NAMES_DEFAULT
     score: tuple[float, float] = (0, 0)
     match_length: int = 0
     crawford: bool = False
+    game_number: int = 0
 
 
 DEFAULT_SCENE = Scene()
@@ -416,10 +418,16 @@ def draw_panel(
         draw_text(draw, ((badge[0] + badge[2]) / 2, y + 20), "CRAWFORD", 22, anchor="mm", bold=True)
 
 
-def match_line(match_length: int, *, unit: str = "point") -> str:
-    if match_length <= 0:
-        return "Money game" if unit == "point" else "Open series"
-    return f"Match to {match_length}" if unit == "point" else f"First to {match_length}"
+def match_line(match_length: int) -> str:
+    return "Money game" if match_length <= 0 else f"Match to {match_length}"
+
+
+def match_lines(scene: Scene) -> tuple[str, ...]:
+    """The panel's middle: the match length and, when known, the game number."""
+    lines: tuple[str, ...] = (match_line(scene.match_length),)
+    if scene.game_number > 0:
+        lines = (f"Game {scene.game_number}", *lines)
+    return lines
 
 
 def palette_from(samples: list[Image.Image]) -> Image.Image:
@@ -433,6 +441,16 @@ def palette_from(samples: list[Image.Image]) -> Image.Image:
         montage.paste(sample, (0, y))
         y += sample.height
     return montage.quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+
+
+def match_words(game: str, scene: Scene) -> str:
+    """The opening sentence of the alt text: ``Backgammon, match to 7, game 3, Crawford game.``"""
+    words = [game, match_line(scene.match_length).lower()]
+    if scene.game_number > 0:
+        words.append(f"game {scene.game_number}")
+    if scene.crawford:
+        words.append("Crawford game")
+    return ", ".join(words) + "."
 
 
 def encode_png(image: Image.Image, palette: Image.Image) -> bytes:

@@ -56,7 +56,8 @@ from render.common import (
     encode_png,
     format_score,
     ghost_sprite,
-    match_line,
+    match_lines,
+    match_words,
     palette_from,
     shade,
 )
@@ -269,7 +270,7 @@ def board_image(
         canvas,
         PANEL_X,
         (seats[0], seats[1]),
-        ("Nannon", match_line(scene.match_length)),
+        ("Nannon", *match_lines(scene)),
         scene.crawford,
     )
     return canvas
@@ -359,9 +360,7 @@ def describe(
     colours = ("white", "black")
     by_seat = _seat_places(position, turn)
     parts = [
-        f"Nannon, {match_line(scene.match_length).lower()}"
-        + (", Crawford game" if scene.crawford else "")
-        + ".",
+        match_words("Nannon", scene),
         f"Score: {names[0]} ({colours[0]}, bottom) {format_score(scene.score[0])}, "
         f"{names[1]} ({colours[1]}, top) {format_score(scene.score[1])}.",
     ]
