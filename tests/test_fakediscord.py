@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import re
-from pathlib import Path
 from typing import Any
 
 import discord
@@ -12,6 +11,7 @@ import pytest
 import pytest_asyncio
 from discord import app_commands
 from discord.ext import commands
+from discord.gateway import DiscordWebSocket
 from discord.http import Route
 from fakediscord import FakeDiscord, FakeDiscordError, Member, fake_discord_fixture
 from PIL import Image
@@ -65,7 +65,7 @@ class SmokeBot(commands.Bot):
     async def setup_hook(self) -> None:
         self.add_dynamic_items(SeatButton)
         guild = discord.Object(self.guild_id)
-        for command in (board, pick, whoami, thread, slow, game):
+        for command in (board, pick, whoami, thread, slow, choose, game):
             self.tree.add_command(command, guild=guild)
         await self.tree.sync(guild=guild)
 
@@ -125,6 +125,34 @@ async def slow(interaction: discord.Interaction) -> None:
     await interaction.followup.send("thought about it")
 
 
+class KindSelect(discord.ui.View):
+    def __init__(self) -> None:
+        super().__init__(timeout=None)
+
+    @discord.ui.select(
+        custom_id="kind",
+        options=[discord.SelectOption(label=k, value=k) for k in ("nannon", "checkers")],
+    )
+    async def kind(self, interaction: discord.Interaction, select: discord.ui.Select[Any]) -> None:
+        await interaction.response.send_modal(NoteModal(select.values[0]))
+
+
+class NoteModal(discord.ui.Modal, title="A note"):
+    note: discord.ui.TextInput[NoteModal] = discord.ui.TextInput(label="Note", custom_id="note")
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(custom_id=f"note-modal:{kind}")
+        self.kind = kind
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_message(f"{self.kind}: {self.note.value}", ephemeral=True)
+
+
+@app_commands.command(description="Choose a game")
+async def choose(interaction: discord.Interaction) -> None:
+    await interaction.response.send_message("Which game?", view=KindSelect())
+
+
 game = app_commands.Group(name="game", description="Games")
 
 
@@ -163,7 +191,7 @@ async def test_bot_logs_in_and_syncs_its_commands(fake: FakeDiscord) -> None:
     assert fake.bot.get_guild(fake.guild.id) is not None
     login = [(c.method, c.path) for c in fake.calls[:2]]
     assert login == [("GET", "/users/@me"), ("GET", "/oauth2/applications/@me")]
-    assert fake.command_names() == {"board", "pick", "whoami", "thread", "slow", "game"}
+    assert fake.command_names() == {"board", "pick", "whoami", "thread", "slow", "choose", "game"}
     assert fake.command_names(None) == set()  # nothing global
     start_options = fake.command("game")["options"][0]["options"]
     assert [(o["name"], o["type"], o.get("required", False)) for o in start_options] == [
@@ -397,10 +425,32 @@ async def test_unknown_routes_are_answered_404_and_reported(fake: FakeDiscord) -
 
 
 @pytest.mark.asyncio
-async def test_start_fake_discord_fixture_and_restored_patches(start_fake_discord: Any) -> None:
-    before = Route.BASE
+async def test_select_then_modal(fake: FakeDiscord, alice: Member) -> None:
+    message = await (await fake.slash("choose", by=alice)).message()
+    with pytest.raises(FakeDiscordError, match="not among the options"):
+        await fake.select(message, ["chess"], by=alice)
+    modal = await (await fake.select(message, ["checkers"], by=alice)).modal()
+    assert modal["custom_id"] == "note-modal:checkers" and modal["title"] == "A note"
+    it = await fake.submit_modal("note-modal:checkers", {"note": "good luck"}, by=alice)
+    answer = await it.message()
+    assert answer.content == "checkers: good luck" and answer.ephemeral
+
+
+@pytest.mark.asyncio
+async def test_patches_are_restored_after_the_run() -> None:
+    saved = Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY
+    fake = FakeDiscord()
+    async with fake.run(lambda **o: SmokeBot(fake.guild.id, **o)):
+        assert f"http://127.0.0.1:{fake.port}/api/v10" == Route.BASE
+        assert fake.bot is not None and fake.bot.is_ready()
+        bot = fake.bot
+    assert saved == (Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY) and bot.is_closed()
+    assert fake.bot is None and fake.session is not None and not fake.session.valid
+
+
+@pytest.mark.asyncio
+async def test_the_start_fake_discord_fixture(start_fake_discord: Any) -> None:
     fake = await start_fake_discord(lambda fake, tmp_path: lambda **o: SmokeBot(fake.guild.id, **o))
-    assert Route.BASE.startswith("http://127.0.0.1:") and before == "https://discord.com/api/v10"
     alice = await fake.add_member("alice")
-    assert (await (await fake.slash("pick", {"fruit": "apple"}, by=alice)).message()).content
-    assert isinstance(Path(__file__), Path)
+    message = await (await fake.slash("pick", {"fruit": "apple"}, by=alice)).message()
+    assert message.content == "picked apple"

@@ -948,10 +948,9 @@ class FakeServer:
             self._open_ws.discard(ws)
             if session is not None and session.ws is ws:
                 session.ws = None
+                # Only drop_gateway() keeps a session resumable; a client close ends it.
+                session.valid = ws in self.dropped_ws
             self.poke()
-        client_closed = ws not in self.dropped_ws and ws.close_code in (1000, 1001)
-        if session is not None and session.ws is None and client_closed:
-            session.valid = False  # the client closed cleanly: Discord ends the session
         return ws
 
     async def _identify(
