@@ -82,7 +82,8 @@ class Scene:
     ``names`` and ``score`` are indexed by seat (seat 0, the challenger, is drawn at the
     bottom). ``match_length`` is in points (dice games) or games (checkers); 0 means money
     play. ``crawford`` marks the Crawford game; ``game_number`` (1-based; 0 hides it) is shown
-    in the panel.
+    in the panel. ``note`` is one short line for the panel and the alt text, such as
+    ``"Alice wins 2"`` at the end of a game (keep it under about 14 characters).
     """
 
     names: tuple[str, str] = SEAT_NAMES_DEFAULT
@@ -90,6 +91,7 @@ class Scene:
     match_length: int = 0
     crawford: bool = False
     game_number: int = 0
+    note: str = ""
 
 
 DEFAULT_SCENE = Scene()
@@ -124,31 +126,34 @@ def has_glyph(ch: str) -> bool:
         return _mask_key(ch) != _mask_key("\U000f0000")
 
 
-def clean_name(name: str, seat: int) -> str:
-    """A player name safe to show anywhere: no control or format characters (so no bidi
-    overrides or zero-width tricks), whitespace collapsed, at most NAME_MAX_CHARS characters.
+def clean_text(text: str, max_chars: int = NAME_MAX_CHARS) -> str:
+    """Untrusted text made safe to show: no control or format characters (so no bidi
+    overrides or zero-width tricks), whitespace collapsed, cut to ``max_chars`` with an ellipsis.
 
-    >>> clean_name("  Al\\u202eice\\n\\x00 ", 0)
+    >>> clean_text("  Al\u202eice\n\x00 ")
     'Alice'
-    >>> clean_name("\\u200b", 1)
-    'Player 2'
-    >>> clean_name("x" * 40, 0)
+    >>> clean_text("x" * 40)
     'xxxxxxxxxxxxxxxxxxxxxxx…'
     """
-    text = unicodedata.normalize("NFC", str(name))
     kept = []
-    for ch in text:
-        category = unicodedata.category(ch)
+    for ch in unicodedata.normalize("NFC", str(text)):
         if ch.isspace():
             kept.append(" ")
-        elif category[0] != "C":  # Cc control, Cf format (bidi, zero width), Cs, Co, Cn
+        elif unicodedata.category(ch)[0] != "C":  # Cc, Cf (bidi, zero width), Cs, Co, Cn
             kept.append(ch)
     cleaned = " ".join("".join(kept).split())
-    if not cleaned:
-        return SEAT_NAMES_DEFAULT[seat]
-    if len(cleaned) > NAME_MAX_CHARS:
-        cleaned = cleaned[: NAME_MAX_CHARS - 1].rstrip() + "…"
+    if len(cleaned) > max_chars:
+        cleaned = cleaned[: max_chars - 1].rstrip() + "…"
     return cleaned
+
+
+def clean_name(name: str, seat: int) -> str:
+    """:func:`clean_text` for a player name, with a stand-in when nothing is left.
+
+    >>> clean_name("\u200b", 1)
+    'Player 2'
+    """
+    return clean_text(name) or SEAT_NAMES_DEFAULT[seat]
 
 
 def drawable_name(name: str, seat: int) -> str:
@@ -427,6 +432,9 @@ def match_lines(scene: Scene) -> tuple[str, ...]:
     lines: tuple[str, ...] = (match_line(scene.match_length),)
     if scene.game_number > 0:
         lines = (f"Game {scene.game_number}", *lines)
+    note = clean_text(scene.note)
+    if note:
+        lines = (*lines, note)
     return lines
 
 
@@ -450,7 +458,9 @@ def match_words(game: str, scene: Scene) -> str:
         words.append(f"game {scene.game_number}")
     if scene.crawford:
         words.append("Crawford game")
-    return ", ".join(words) + "."
+    note = clean_text(scene.note)
+    note = f" {note}." if note else ""
+    return ", ".join(words) + "." + note
 
 
 def encode_png(image: Image.Image, palette: Image.Image) -> bytes:

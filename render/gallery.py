@@ -1,0 +1,253 @@
+"""A gallery of boards in every interesting state, for people to review.
+
+``python -m render.gallery OUT_DIR`` writes one PNG per state of each game, and beside each
+the alt text (``.txt``). :func:`boards` returns the same list, for the tests.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from engines import backgammon as bg
+from engines import checkers as ck
+from engines import nannon as nn
+from engines.cube import Cube
+from render import backgammon, checkers, nannon
+from render.common import Scene
+
+
+@dataclass(frozen=True)
+class Board:
+    name: str
+    png: Callable[[], bytes]
+    alt: Callable[[], str]
+
+
+def _board(
+    name: str, png: Callable[..., bytes], alt: Callable[..., str], *args: Any, **kw: Any
+) -> Board:
+    return Board(name, partial(png, *args, **kw), partial(alt, *args, **kw))
+
+
+def _nannon(name: str, *args: Any, **kw: Any) -> Board:
+    return _board(f"nannon-{name}", nannon.board_png, nannon.describe, *args, **kw)
+
+
+def _bg(name: str, *args: Any, **kw: Any) -> Board:
+    return _board(f"backgammon-{name}", backgammon.board_png, backgammon.describe, *args, **kw)
+
+
+def _ck(name: str, *args: Any, **kw: Any) -> Board:
+    return _board(f"checkers-{name}", checkers.board_png, checkers.describe, *args, **kw)
+
+
+def _bg_play(position: bg.Position, dice: tuple[int, int], text: str) -> bg.Play:
+    return bg.Play.parse(text, position, dice)
+
+
+def _bg_hit_game(seed: int = 5) -> tuple[bg.Position, int, tuple[int, bg.Play]]:
+    """A seeded random game that hits whenever it can, stopped just after a hit."""
+    rng = random.Random(seed)
+    position, turn = bg.Position.initial(), 0
+    while True:
+        plays = position.legal_plays(rng.randint(1, 6), rng.randint(1, 6))
+        if not plays:
+            position, turn = position.flip(), 1 - turn
+            continue
+        hits = [p for p in plays if any(m.hit for m in p.moves)]
+        play = rng.choice(hits or plays)
+        position, turn = play.position, 1 - turn
+        if hits and position.mine[bg.BAR]:
+            return position, turn, (1 - turn, play)
+
+
+def boards() -> list[Board]:
+    names = ("Alice", "Bob")
+    out: list[Board] = []
+
+    # --- Nannon ---
+    start = nn.Position.initial()
+    out.append(_nannon("start", start, 0, Scene(names, (0, 0), 5), dice=(4,), cube=Cube()))
+    before = nn.Position.from_id("012-024")  # seat 1 on roll
+    move = nn.Move.parse("1/3*", before, 2)
+    out.append(
+        _nannon(
+            "hit",
+            before.apply(move),
+            0,
+            Scene(names, (1, 0), 5),
+            dice=(5,),
+            last_move=(1, move),
+            cube=Cube(2, 1),
+        )
+    )
+    out.append(
+        _nannon(
+            "cube-offered",
+            nn.Position.from_id("137-025"),
+            1,
+            Scene(names, (2, 1), 5),
+            cube=Cube(),
+            cube_offered_by=1,
+        )
+    )
+    final = nn.Position.from_id("477-025")  # seat 0 to bear its last checker off with a 3
+    last = nn.Move.parse("4/S", final, 3)
+    out.append(
+        _nannon(
+            "nannon-finish",
+            final.apply(last),
+            1,
+            Scene(names, (2, 1), 5, note="Alice wins 2"),
+            last_move=(0, last),
+            cube=Cube(),
+        )
+    )
+    out.append(
+        _nannon(
+            "crawford",
+            nn.Position.from_id("157-035"),
+            1,
+            Scene(names, (4, 3), 5, crawford=True),
+            dice=(6,),
+        )
+    )
+
+    # --- Backgammon ---
+    start_bg = bg.Position.initial()
+    out.append(
+        _bg("start", start_bg, 0, Scene(names, (0, 0), 7, game_number=1), dice=(3, 1), cube=Cube())
+    )
+    hit_pos, hit_turn, hit_move = _bg_hit_game()
+    out.append(
+        _bg(
+            "hit",
+            hit_pos,
+            hit_turn,
+            Scene(names, (2, 1), 7),
+            dice=(6, 4),
+            last_move=hit_move,
+            cube=Cube(),
+        )
+    )
+    # Seat 1 bears off; seat 0 is next, also in its home board.
+    mine = (3, 3, 2, 3, 2, 1, 1) + (0,) * 19
+    theirs = (6, 2, 3, 2, 1, 1) + (0,) * 20
+    bearing = bg.Position(mine, theirs)
+    play = _bg_play(bearing, (6, 2), "6/off 3/1")
+    out.append(
+        _bg(
+            "bearoff",
+            play.position,
+            0,
+            Scene(names, (3, 3), 7),
+            dice=(5, 5),
+            last_move=(1, play),
+            cube=Cube(2, 0),
+        )
+    )
+    # Seat 0 bears off its last checker while seat 1 has none off: a gammon.
+    last_one = bg.Position((14, 0, 1) + (0,) * 23, (0,) * 13 + (5, 0, 0, 0, 5, 0, 5) + (0,) * 6)
+    finish = _bg_play(last_one, (6, 1), "2/off")
+    out.append(
+        _bg(
+            "gammon",
+            finish.position,
+            1,
+            Scene(names, (5, 1), 7, note="Alice wins 4"),
+            last_move=(0, finish),
+            cube=Cube(2, 0),
+        )
+    )
+    out.append(
+        _bg(
+            "cube-offered",
+            hit_pos,
+            hit_turn,
+            Scene(names, (2, 1), 7),
+            cube=Cube(2, 1),
+            cube_offered_by=hit_turn,
+        )
+    )
+    out.append(
+        _bg(
+            "cube-owned",
+            start_bg,
+            1,
+            Scene(names, (0, 2), 7, game_number=3),
+            dice=(6, 6),
+            cube=Cube(4, 0),
+        )
+    )
+    out.append(
+        _bg(
+            "crawford",
+            hit_pos,
+            hit_turn,
+            Scene(names, (6, 4), 7, crawford=True),
+            dice=(2, 1),
+            last_move=hit_move,
+            cube=Cube(),
+        )
+    )
+    out.append(
+        _bg(
+            "money",
+            start_bg,
+            1,
+            Scene(("Ünïcødé 🎲 שלום", "\u202eevil\u200b" + "x" * 40), (0, 0)),
+            dice=(5, 2),
+            cube=Cube(8, 1),
+        )
+    )
+
+    # --- Checkers ---
+    out.append(_ck("start", ck.Board.initial(), 0, Scene(names, (0, 0), 3, game_number=1)))
+    kings = ck.Board.from_fen("W:W22,26,30,18,11,K5:B6,K9,10,15,K27")
+    jump = ck.Move.parse("5x14x7", kings)
+    out.append(
+        _ck(
+            "kings-multijump",
+            kings.apply(jump),
+            1,
+            Scene(names, (1, 0.5), 3, game_number=3),
+            last_move=(0, jump),
+        )
+    )
+    quiet = ck.Board.initial()
+    first = ck.Move.parse("11-15", quiet)
+    out.append(
+        _ck(
+            "black-bottom",
+            quiet.apply(first),
+            0,
+            Scene(names, (0, 0), 3, game_number=1),
+            last_move=(0, first),
+            draw_offered_by=1,
+        )
+    )
+    return out
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: python -m render.gallery OUT_DIR", file=sys.stderr)
+        return 2
+    out = Path(argv[0])
+    out.mkdir(parents=True, exist_ok=True)
+    for board in boards():
+        png = board.png()
+        (out / f"{board.name}.png").write_bytes(png)
+        (out / f"{board.name}.txt").write_text(board.alt() + "\n", encoding="utf-8")
+        print(f"{board.name}.png  {len(png) / 1000:.1f} KB")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
