@@ -54,6 +54,13 @@ class BoardView(discord.ui.View):
     async def roll(self, interaction: discord.Interaction, button: discord.ui.Button[Any]) -> None:
         await interaction.response.edit_message(content="rolled 6-5", view=None)
 
+    @discord.ui.button(label="Close", custom_id="close")
+    async def close(self, interaction: discord.Interaction, button: discord.ui.Button[Any]) -> None:
+        # Defer, then edit the clicked message through the channel route (PATCH with bot auth).
+        await interaction.response.defer()
+        assert interaction.message is not None
+        await interaction.message.edit(content="closed", view=None)
+
 
 class SmokeBot(commands.Bot):
     def __init__(self, guild_id: int, **options: Any) -> None:
@@ -218,7 +225,7 @@ async def test_slash_command_is_answered_with_a_png(fake: FakeDiscord, alice: Me
     assert (attachment.filename, attachment.description) == ("board.png", "A red board")
     image = message.image()
     assert image.size == (24, 16) and image.convert("RGB").getpixel((3, 3)) == (200, 30, 30)
-    assert message.custom_ids == ["roll", "seat:7"]
+    assert message.custom_ids == ["roll", "close", "seat:7"]
     callback = fake.calls_matching(
         route="/interactions/{interaction_id}/{interaction_token}/callback"
     )
@@ -240,6 +247,17 @@ async def test_button_click_updates_the_message(fake: FakeDiscord, alice: Member
     assert message.edits[-1]["components"] == []
     with pytest.raises(FakeDiscordError, match="no button"):
         await fake.click(message, "roll", by=alice)
+
+
+@pytest.mark.asyncio
+async def test_deferred_click_then_channel_edit(fake: FakeDiscord, alice: Member) -> None:
+    message = await (await fake.slash("board", by=alice)).message()
+    mark = fake.mark()
+    it = await fake.click(message, "close", by=alice)
+    assert (await it.response()).type == 6
+    patch = await fake.wait_for_call(method="PATCH", since=mark)
+    assert patch.route == "/channels/{channel_id}/messages/{message_id}" and patch.status == 200
+    assert message.content == "closed" and message.components == []
 
 
 @pytest.mark.asyncio

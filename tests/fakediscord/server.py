@@ -243,7 +243,13 @@ class FakeServer:
 
     def _get_message(self, channel: Channel, raw_id: str) -> Message:
         message = self.messages_by_id.get(int(raw_id)) if raw_id.isdigit() else None
-        if message is None or message.deleted or message.channel is not channel:
+        # Ephemeral messages only exist for their user: channel routes can't see them.
+        if (
+            message is None
+            or message.deleted
+            or message.channel is not channel
+            or message.ephemeral
+        ):
             raise ApiError(404, 10008, "Unknown Message")
         return message
 
@@ -582,7 +588,7 @@ class FakeServer:
     async def _patch_message(self, call: Call) -> dict[str, Any]:
         channel = self._get_channel(call.params["channel_id"])
         message = self._get_message(channel, call.params["message_id"])
-        if message.author is not self.bot_user or message.webhook_id is not None:
+        if message.author is not self.bot_user:  # interaction responses are the bot's too
             raise ApiError(403, 50005, "Cannot edit a message authored by another user")
         self.edit_message(message, call.json or {}, call.files)
         await self.dispatch_message("MESSAGE_UPDATE", message)
