@@ -41,8 +41,11 @@ Acting as users
     it = await fake.submit_modal("resign-modal", {"reason": "bored"}, by=alice)
     await fake.react(message, "👍", by=alice)                   # MESSAGE_REACTION_ADD
     await fake.say("hello", by=alice)                           # a plain MESSAGE_CREATE
-Slash commands must be synced first (as on Discord); option types, subcommands, required options,
-choices and min/max come from the synced payload. Options: str/int/float/bool, Member/User (user
+Clicks, selects and modal submits first wait until the bot has no REST request in flight
+(`await fake.wait_bot_idle()`): discord.py registers a view right after the request that sent it
+returns, so a click never beats the bot to its own view. Slash commands must be synced first (as
+on Discord); option types, subcommands, required options, choices and min/max come from the synced
+payload. Options: str/int/float/bool, Member/User (user
 options), Channel, Role. `channel=` picks the channel (default: the member's guild's first one).
 
 Interaction answers (`it` is an InteractionHandle)
@@ -67,7 +70,7 @@ Reading the world
 
 REST log and waiting (never sleep)
 ----------------------------------
-    mark = fake.mark()
+    mark = fake.mark()                                           # "calls from now on"
     call = await fake.wait_for_call(method="PUT", route="/channels/{channel_id}/messages/"
                                     "{message_id}/reactions/{emoji}/@me", since=mark)
     call.json, call.files, call.status, call.query, call.params
@@ -78,10 +81,13 @@ fail with the last calls listed. Unknown routes get a 404 JSON and are recorded 
 Faults
 ------
     fault = fake.fail_next(429, method="POST", path=r"/channels/\\d+/messages$")  # retried
-    fault = fake.fail_next(500, path="/callback$")   # discord.py retries 5xx after 1 s
+    fault = fake.fail_next(502, path="/callback$")   # discord.py retries 500/502/504 after 1 s
     fault.hits                                       # the calls that got the failure
     await fake.drop_gateway()   # close the websocket; the bot RESUMEs, missed events replayed
     await fake.restart_bot()    # close the bot, build a new one from the factory, log in again
+
+Limits: one bot, one shard, JSON text frames (no zlib); guild channels are text channels and
+threads; no DMs from users, voice, presences, webhooks other than interaction follow-ups.
 """
 
 from .harness import (
