@@ -1,0 +1,275 @@
+"""Issue 8, bad input: hypothesis over every free-text input the service takes from users.
+
+`/move` text, autocomplete text, `/config` values and match ids get huge strings, control
+characters, markdown and mention injection, unicode, negative and huge numbers, and notation for
+the wrong game. The only outcomes allowed are a clear refusal (a GameError with a short message)
+or the right move; no other exception escapes, and a refusal leaves the database as it was.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bot.service import GuildSettings, MatchService, MatchView, NotFoundError
+from engines.base import Phase
+from engines.dice import FairDice
+from engines.errors import GameError
+
+G1, G2 = 11, 22
+ALICE, BOB, CAROL = 101, 102, 103
+CHANNEL = 7
+
+FUZZ = settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+NOTATION = [
+    # every game's notation, so each game also sees the others'
+    "H/3", "2/5*", "5/S", "1/7", "h/s", "24/18 13/11", "bar/22", "6/off", "8/5(2)", "24/21*",
+    "25/0", "13/7 8/7", "11-15", "22x15x8", "22x8", "9-14", "32-28", "1x10", "0-0", "33-37",
+]  # fmt: skip
+HOSTILE = [
+    "@everyone", "@here", "<@&123456789012345678>", "<@101>", "<#7>", "**bold**", "__u__",
+    "`code`", "```py\nx```", "||spoiler||", "> quote", "[link](https://example.com)", "\\",
+    "\u202e", "\u200b", "\ufeff", "🎲", "\uff11\uff11\uff0d\uff15", "٢٤/١٨",
+    "\uff42\uff41\uff52/22", "NaN", "inf", "-0",
+    "1e9", "None", "null", "'; DROP TABLE events; --", "%s%s%n", "{0}", "\x00", "\r\n", "\t",
+]  # fmt: skip
+
+tokens = st.sampled_from(NOTATION + HOSTILE)
+hostile_text = st.one_of(
+    st.text(max_size=40),
+    st.text(st.characters(max_codepoint=0x1F), max_size=20),
+    st.text(st.characters(min_codepoint=0x300, max_codepoint=0x36F), max_size=20),
+    tokens,
+    st.lists(tokens, max_size=6).map(" ".join),
+    st.lists(tokens, max_size=6).map("".join),
+    st.integers(-(10**30), 10**30).map(str),
+    st.builds(lambda s, n: s * n, st.text(min_size=1, max_size=4), st.integers(1, 30_000)),
+)
+# SQLite integers are 64-bit; Discord's integer options stop at 2**53.
+SQLITE_MAX = 2**63 - 1
+huge_ids = st.one_of(
+    st.integers(-SQLITE_MAX - 1, SQLITE_MAX),
+    st.sampled_from([0, -1, 1, 2, 2**31, 2**53 - 1, 2**53, SQLITE_MAX, -SQLITE_MAX - 1]),
+)
+
+
+@pytest_asyncio.fixture
+async def svc(tmp_path: Path) -> AsyncIterator[MatchService]:
+    service = await MatchService.open(tmp_path / "fuzz.db", dice_factory=FairDice.new)
+    for guild in (G1, G2):
+        await service.update_guild_settings(guild, auto_roll=False, auto_move=False)
+    try:
+        yield service
+    finally:
+        await service.close()
+
+
+async def match_state(svc: MatchService, match_id: int) -> list[Any]:
+    """Everything an action on ``match_id`` may write, plus the shared tables."""
+    state: list[Any] = []
+    for sql in (
+        "SELECT * FROM matches WHERE id = ?",
+        "SELECT * FROM events WHERE match_id = ? ORDER BY seq",
+        "SELECT * FROM snapshots WHERE match_id = ?",
+        "SELECT * FROM game_results WHERE match_id = ?",
+    ):
+        state.append([tuple(r) for r in await svc.store.fetchall(sql, (match_id,))])
+    for sql in (
+        "SELECT * FROM ratings",
+        "SELECT * FROM guild_settings",
+        "SELECT * FROM challenges",
+    ):
+        state.append([tuple(r) for r in await svc.store.fetchall(sql)])
+    return state
+
+
+async def match_at_move(svc: MatchService, game: str) -> MatchView:
+    """A fresh match in the MOVE phase (a roll made for dice games)."""
+    length = 1 if game != "nannon" else 3
+    challenge = await svc.challenge(
+        G1, CHANNEL, ALICE, "alice", game, opponent_id=BOB, opponent_name="bob", length=length
+    )
+    view = (await svc.accept(challenge.id, G1, BOB, "bob")).view
+    for _ in range(50):
+        if view.phase is Phase.MOVE:
+            return view
+        actor = view.actor if view.actor is not None else view.turn
+        view = (await svc.roll(view.match_id, G1, view.players[actor].user_id)).view
+    raise AssertionError("no move phase")
+
+
+def assert_clear_refusal(exc: BaseException) -> None:
+    assert isinstance(exc, GameError), f"{type(exc).__name__}: {exc!r}"
+    message = str(exc)
+    assert message.strip(), "a refusal without a message"
+    assert len(message) <= 1000, "a refusal message too long to show"
+
+
+@pytest.mark.asyncio
+@FUZZ
+@given(
+    game=st.sampled_from(["nannon", "backgammon", "checkers"]),
+    text=st.one_of(hostile_text, st.integers(0, 24).map(lambda i: f"#legal{i}")),
+    spacing=st.sampled_from(["", " ", "  ", "\t"]),
+)
+async def test_move_text_is_refused_clearly_or_plays_the_right_move(
+    svc: MatchService, game: str, text: str, spacing: str
+) -> None:
+    view = await match_at_move(svc, game)
+    if text.startswith("#legal"):  # also try real moves, with stray spacing around them
+        text = spacing + view.legal_moves[int(text[6:]) % len(view.legal_moves)] + spacing
+    actor = view.players[view.turn].user_id
+    before = await match_state(svc, view.match_id)
+    try:
+        update = await svc.play(view.match_id, G1, actor, text)
+    except Exception as exc:
+        assert_clear_refusal(exc)
+        assert text.strip() not in view.legal_moves, "a legal move was refused"
+        assert await match_state(svc, view.match_id) == before
+        return
+    assert update.version == view.version + 1
+    assert update.view.last_move is not None
+    assert update.view.last_move.text in view.legal_moves
+
+
+@pytest.mark.asyncio
+@FUZZ
+@given(
+    game=st.sampled_from(["nannon", "backgammon", "checkers"]),
+    text=hostile_text,
+    who=st.sampled_from(["turn", "other", "third"]),
+    limit=st.integers(-5, 100),
+)
+async def test_autocomplete_text_never_raises_and_only_offers_legal_moves(
+    svc: MatchService, game: str, text: str, who: str, limit: int
+) -> None:
+    view = await match_at_move(svc, game)
+    user = {
+        "turn": view.players[view.turn].user_id,
+        "other": view.players[1 - view.turn].user_id,
+        "third": CAROL,
+    }[who]
+    before = await match_state(svc, view.match_id)
+    choices = await svc.legal_moves(view.match_id, G1, user, text, limit)
+    assert set(choices) <= set(view.legal_moves)
+    assert len(choices) <= max(0, limit)
+    if who != "turn":
+        assert choices == []
+    assert await match_state(svc, view.match_id) == before
+    with pytest.raises(NotFoundError):
+        await svc.legal_moves(view.match_id, G2, user, text)
+
+
+FIELDS = [f.name for f in dataclasses.fields(GuildSettings)]
+config_values = st.one_of(
+    st.integers(-(10**20), 10**20),
+    st.sampled_from([0, -1, 1, 25, 26, 1000, 1001, 3600, 3601, 43200, 43201, 2**63, 2**64]),
+    st.booleans(),
+    st.none(),
+    st.floats(allow_nan=True, allow_infinity=True),
+    hostile_text,
+    st.lists(st.one_of(st.integers(-5, 2**65), hostile_text), max_size=30),
+    st.sampled_from(["on", "off", "yes", "no", " 5 ", "\uff15", "0x10", "1_000"]),
+)
+
+
+@pytest.mark.asyncio
+@FUZZ
+@given(
+    changes=st.dictionaries(
+        st.one_of(st.sampled_from(FIELDS), hostile_text), config_values, min_size=1, max_size=4
+    )
+)
+async def test_config_values_are_validated_or_refused_without_a_change(
+    svc: MatchService, changes: dict[str, Any]
+) -> None:
+    before_settings = await svc.guild_settings(G1)
+    before = [tuple(r) for r in await svc.store.fetchall("SELECT * FROM guild_settings")]
+    try:
+        after = await svc.update_guild_settings(G1, **changes)
+    except Exception as exc:
+        assert_clear_refusal(exc)
+        assert await svc.guild_settings(G1) == before_settings
+        assert [tuple(r) for r in await svc.store.fetchall("SELECT * FROM guild_settings")] == (
+            before
+        )
+        return
+    # Accepted: the values are sane, stored, and another server is untouched.
+    for name in FIELDS:
+        value = getattr(after, name)
+        if name == "challenge_channels":
+            assert all(isinstance(c, int) and c > 0 for c in value)
+        else:
+            assert isinstance(value, type(getattr(GuildSettings(), name)))
+    assert after.claim_minutes >= after.reminder_minutes
+    assert await MatchService(svc.store).guild_settings(G1) == after
+    assert (await svc.guild_settings(G2)).nannon_length == GuildSettings().nannon_length
+
+
+@pytest.mark.asyncio
+@FUZZ
+@given(match_id=huge_ids, guild=st.sampled_from([G1, G2]), user=st.sampled_from([ALICE, CAROL]))
+async def test_unknown_match_and_challenge_ids_are_refused(
+    svc: MatchService, match_id: int, guild: int, user: int
+) -> None:
+    existing = (await svc.store.fetchall("SELECT id FROM matches"))[:]
+    if not existing:
+        await match_at_move(svc, "nannon")
+    known = {r["id"] for r in await svc.store.fetchall("SELECT id FROM matches")}
+    known_challenges = {r["id"] for r in await svc.store.fetchall("SELECT id FROM challenges")}
+    calls = [
+        lambda: svc.get_view(match_id, guild),
+        lambda: svc.export(match_id, guild),
+        lambda: svc.verify_match(match_id, guild),
+        lambda: svc.roll(match_id, guild, user),
+        lambda: svc.play(match_id, guild, user, "H/3"),
+        lambda: svc.claim_win(match_id, guild, user),
+        lambda: svc.leave_match(match_id, guild, user),
+        lambda: svc.legal_moves(match_id, guild, user, "1"),
+        lambda: svc.rematch(match_id, guild, user),
+    ]
+    state = await match_state(svc, 1)
+    for call in calls:
+        try:
+            await call()
+        except Exception as exc:
+            assert_clear_refusal(exc)
+        else:
+            assert match_id in known and guild == G1, "an unknown match answered"
+    for challenge_call in (svc.get_challenge, svc.cancel, svc.decline):
+        args = (match_id, guild) if challenge_call == svc.get_challenge else (match_id, guild, user)
+        try:
+            await challenge_call(*args)  # type: ignore[operator]
+        except Exception as exc:
+            assert_clear_refusal(exc)
+        else:
+            assert match_id in known_challenges
+    if match_id not in known:
+        assert await match_state(svc, 1) == state
+
+
+@pytest.mark.xfail(
+    reason="service: ids beyond SQLite's 64-bit range raise OverflowError, not NotFoundError "
+    "(unreachable from Discord: the cogs bound ids to 2**53); reported to the service owner",
+    raises=(AssertionError, OverflowError),
+)
+@pytest.mark.asyncio
+@pytest.mark.parametrize("match_id", [2**63, 2**64, -(2**63) - 1, 10**30])
+async def test_ids_beyond_64_bits_are_refused_as_not_found(
+    svc: MatchService, match_id: int
+) -> None:
+    for call in (svc.get_view, svc.export, svc.verify_match, svc.get_challenge):
+        with pytest.raises(NotFoundError):
+            await call(match_id, G1)
