@@ -110,7 +110,8 @@ def _slot(where: Where, k: int) -> tuple[int, int]:
     """Centre of the k-th checker (0 = first laid down) at ``where``; for "off", the slab's."""
     kind, n = where
     half = CHECKER // 2
-    k = min(k, STACK_MAX - 1)
+    if kind != "off":
+        k = min(k, STACK_MAX - 1)  # a stack's extra checkers hide under its fifth
     if kind == "point":
         x = _point_x(n)
         return (x, BOTTOM - half - k * CHECKER) if n <= 12 else (x, TOP + half + k * CHECKER)
@@ -180,8 +181,9 @@ def _slab(seat: int, highlight: bool) -> Image.Image:
     style = SEAT_STYLES[seat]
     image = Image.new("RGBA", (SLAB_W, SLAB_H), (0, 0, 0, 0))
     draw = ImageDraw.Draw(image)
+    # A thin rim keeps the body's colour dominant: a black checker must look black edge on.
     draw.rounded_rectangle((0, 0, SLAB_W - 1, SLAB_H - 1), radius=4, fill=style.rim)
-    draw.rounded_rectangle((2, 2, SLAB_W - 3, SLAB_H - 3), radius=3, fill=style.fill)
+    draw.rounded_rectangle((1, 1, SLAB_W - 2, SLAB_H - 2), radius=3, fill=style.fill)
     if highlight:
         draw.rounded_rectangle((0, 0, SLAB_W - 1, SLAB_H - 1), radius=4, outline=INK, width=1)
         draw.rounded_rectangle((1, 1, SLAB_W - 2, SLAB_H - 2), radius=3, outline=HIGHLIGHT, width=3)

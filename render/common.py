@@ -156,11 +156,43 @@ def clean_name(name: str, seat: int) -> str:
     return clean_text(name) or SEAT_NAMES_DEFAULT[seat]
 
 
+# Letters with no decomposition, spelled the way people type them without the key.
+_SPELLED = {
+    "ø": "o",
+    "Ø": "O",
+    "ß": "ss",
+    "æ": "ae",
+    "Æ": "AE",
+    "œ": "oe",
+    "Œ": "OE",
+    "ł": "l",
+    "Ł": "L",
+    "đ": "d",
+    "Đ": "D",
+    "þ": "th",
+    "Þ": "Th",
+    "ð": "d",
+    "\u0131": "i",
+}
+
+
+def _drawable(ch: str) -> str:
+    if has_glyph(ch):
+        return ch
+    # The built-in font is ASCII-only: draw "é" as "e" rather than as an empty box.
+    base = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c))
+    if base and all(has_glyph(c) for c in base):
+        return base
+    spelled = _SPELLED.get(ch, "?")
+    return spelled
+
+
 def drawable_name(name: str, seat: int) -> str:
-    """:func:`clean_name`, with characters the font cannot draw (emoji, scripts it lacks)
-    shown as ``?`` so a name never turns into a row of empty boxes."""
+    """:func:`clean_name` in letters the built-in font can draw: accents dropped (``é`` as
+    ``e``), anything else it lacks (emoji, other scripts) as ``?``. The alt text keeps the
+    real name."""
     cleaned = clean_name(name, seat)
-    drawn = "".join(ch if has_glyph(ch) else "?" for ch in cleaned)
+    drawn = "".join(_drawable(ch) for ch in cleaned)
     if not drawn.strip("? "):
         return SEAT_NAMES_DEFAULT[seat]
     return drawn
