@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from fakediscord import TOKEN, FakeDiscord
+from fakediscord import TOKEN, Channel, FakeDiscord, Message
 
 from bot.app import TableBot, create_bot
 from bot.config import Settings
@@ -93,3 +93,59 @@ def service_of(fake: FakeDiscord) -> MatchService:
     bot = fake.bot
     assert isinstance(bot, TableBot)
     return bot.service
+
+
+# --- reading boards ------------------------------------------------------------------------
+
+
+def footer(message: Message) -> str:
+    if not message.embeds:
+        return ""
+    return str(message.embeds[0].get("footer", {}).get("text", ""))
+
+
+def boards(fake: FakeDiscord, channel: Channel, match_id: int) -> list[Message]:
+    """The turn messages of a match in a channel, oldest first."""
+    prefix = f"Match #{match_id} · move "
+    return [m for m in fake.messages(channel) if footer(m).startswith(prefix)]
+
+
+async def next_board(
+    fake: FakeDiscord, channel: Channel, match_id: int, previous: Message | None
+) -> Message:
+    """Wait for a board newer than ``previous``, once every earlier board lost its buttons."""
+    board = await next_board_or_end(fake, channel, match_id, previous)
+    assert board is not None, f"match #{match_id} ended"
+    return board
+
+
+async def next_board_or_end(
+    fake: FakeDiscord, channel: Channel, match_id: int, previous: Message | None
+) -> Message | None:
+    """The next board, or None once the match-over message is there (and boards are bare)."""
+
+    def ready() -> Message | bool | None:
+        found = boards(fake, channel, match_id)
+        over = any(
+            str(m.embeds[0].get("title", "")).startswith("Match over")
+            for m in results(fake, channel)
+        )
+        if over and not any(b.components for b in found):
+            return True
+        if not found or (previous is not None and found[-1].id == previous.id):
+            return None
+        if any(b.components for b in found[:-1]):
+            return None
+        return found[-1]
+
+    got = await fake.wait_until(ready, what=f"the next board of match #{match_id}")
+    return got if isinstance(got, Message) else None
+
+
+def results(fake: FakeDiscord, channel: Channel) -> list[Message]:
+    """Game and match result messages."""
+    return [
+        m
+        for m in fake.messages(channel)
+        if m.embeds and str(m.embeds[0].get("title", "")).startswith(("Game over", "Match over"))
+    ]
