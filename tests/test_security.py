@@ -636,3 +636,39 @@ async def test_the_token_never_appears_in_logs_or_exceptions(
     for text in texts:
         for piece in pieces:
             assert piece not in text
+
+
+# --- double clicks --------------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("phase", [Phase.ROLL, Phase.MOVE])
+async def test_ten_simultaneous_identical_clicks_apply_exactly_once(
+    svc: MatchService, phase: Phase
+) -> None:
+    import asyncio
+
+    view = await until(svc, await start(svc), phase)
+    actor = uid(view, view.turn)
+    if phase is Phase.ROLL:
+        clicks = [
+            svc.roll(view.match_id, G1, actor, expected_version=view.version) for _ in range(10)
+        ]
+    else:
+        move = view.legal_moves[0]
+        clicks = [
+            svc.play(view.match_id, G1, actor, move, expected_version=view.version)
+            for _ in range(10)
+        ]
+    events_before = await svc.store.event_count(view.match_id)
+    outcomes = await asyncio.gather(*clicks, return_exceptions=True)
+    applied = [o for o in outcomes if not isinstance(o, BaseException)]
+    refused = [o for o in outcomes if isinstance(o, BaseException)]
+    assert len(applied) == 1
+    assert all(isinstance(r, StaleActionError) for r in refused), refused
+    after = await svc.get_view(view.match_id, G1)
+    assert after.version == view.version + 1
+    # One action's events (the roll or move, plus any automatic step), not ten.
+    new_events = (await svc.store.events(view.match_id))[events_before:]
+    kinds = [e.kind for e in new_events]
+    assert kinds.count("roll" if phase is Phase.ROLL else "move") == 1, kinds
