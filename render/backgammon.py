@@ -172,7 +172,7 @@ def _background(turn: int) -> Image.Image:
     full.paste(canvas, (0, 0))
     draw = ImageDraw.Draw(full)
     for p in range(1, 25):
-        draw_text(draw, _label_pos(p), _label(p, turn), 19, fill=LABEL, anchor="mm", bold=True)
+        draw_text(full, _label_pos(p), _label(p, turn), 19, fill=LABEL, anchor="mm", bold=True)
     return full
 
 
@@ -301,7 +301,7 @@ def board_image(
         for p in marks.points:
             x, y = _label_pos(p)
             draw.rounded_rectangle((x - 17, y - 12, x + 17, y + 12), radius=6, fill=HIGHLIGHT)
-            draw_text(draw, (x, y), _label(p, turn), 19, fill=INK, anchor="mm", bold=True)
+            draw_text(canvas, (x, y), _label(p, turn), 19, fill=INK, anchor="mm", bold=True)
 
     half = CHECKER // 2
     for where, (seat, count) in _stacks(sides).items():
@@ -327,7 +327,7 @@ def board_image(
         if count > STACK_MAX:
             x, y = _slot(where, STACK_MAX - 1)
             ink = INK if seat == 0 else TEXT
-            draw_text(draw, (x, y), str(count), 20, fill=ink, anchor="mm", bold=True)
+            draw_text(canvas, (x, y), str(count), 20, fill=ink, anchor="mm", bold=True)
 
     if marks is not None:
         stacks = _stacks(sides)

@@ -108,7 +108,7 @@ def _number_tile(square: int) -> Image.Image:
     that covers the corner, so every number stays readable."""
     label = str(square)
     tile = Image.new("RGB", (7 + 8 * len(label), 15), DARK_SQUARE)
-    draw_text(ImageDraw.Draw(tile), (2, 1), label, 13, fill=NUMBER, bold=True)
+    draw_text(tile, (2, 1), label, 13, fill=NUMBER, bold=True)
     return tile
 
 

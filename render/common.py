@@ -12,6 +12,7 @@ Docker image draws exactly what a developer sees.
 from __future__ import annotations
 
 import io
+import math
 import threading
 import unicodedata
 from collections.abc import Callable
@@ -198,11 +199,13 @@ def drawable_name(name: str, seat: int) -> str:
     return drawn
 
 
+@lru_cache(maxsize=8192)
 def text_width(text: str, size: int) -> int:
     with _TEXT_LOCK:
         return int(font(size).getlength(text))
 
 
+@lru_cache(maxsize=4096)
 def fit(text: str, size: int, max_width: int) -> str:
     """``text`` cut with an ellipsis so it is at most ``max_width`` px wide at ``size``."""
     if text_width(text, size) <= max_width:
@@ -212,8 +215,30 @@ def fit(text: str, size: int, max_width: int) -> str:
     return text.rstrip() + "…"
 
 
+@lru_cache(maxsize=4096)
+def _text_mask(text: str, size: int, anchor: str, bold: bool) -> tuple[Image.Image, int, int]:
+    """The text's coverage mask and its offset from the anchor point. Boards repeat the same
+    few strings (scores, pip counts, names), so rendering each once saves most text cost."""
+    stroke = 1 if bold else 0
+    with _TEXT_LOCK:
+        face = font(size)
+        left, top, right, bottom = face.getbbox(text, anchor=anchor, stroke_width=stroke)
+        x0, y0, x1, y1 = int(left), int(top), math.ceil(right), math.ceil(bottom)
+        mask = Image.new("L", (max(1, x1 - x0), max(1, y1 - y0)), 0)
+        ImageDraw.Draw(mask).text(
+            (-x0, -y0),
+            text,
+            font=face,
+            fill=255,
+            anchor=anchor,
+            stroke_width=stroke,
+            stroke_fill=255,
+        )
+    return mask, x0, y0
+
+
 def draw_text(
-    draw: ImageDraw.ImageDraw,
+    canvas: Image.Image,
     xy: tuple[float, float],
     text: str,
     size: int,
@@ -222,16 +247,9 @@ def draw_text(
     bold: bool = False,
 ) -> None:
     """Text at ``xy``; ``bold`` fakes a heavier weight with a same-colour stroke."""
-    with _TEXT_LOCK:
-        draw.text(
-            xy,
-            text,
-            font=font(size),
-            fill=fill,
-            anchor=anchor,
-            stroke_width=1 if bold else 0,
-            stroke_fill=fill,
-        )
+    mask, dx, dy = _text_mask(text, size, anchor, bold)
+    x, y = round(xy[0]) + dx, round(xy[1]) + dy
+    canvas.paste(fill, (x, y, x + mask.width, y + mask.height), mask)
 
 
 def format_score(points: float) -> str:
@@ -436,23 +454,25 @@ def draw_panel(
             draw.rounded_rectangle((box[0], box[1], box[0] + 7, box[3]), radius=3, fill=HIGHLIGHT)
         # The name gets the block's full width; the seat's piece sits beside the first line.
         name = fit(info.name, 24, box[2] - box[0] - 26)
-        draw_text(draw, (x0 + 18, top + 12), name, 24, anchor="la", bold=True)
+        draw_text(canvas, (x0 + 18, top + 12), name, 24, anchor="la", bold=True)
         icon = info.icon
         y = top + 50
         canvas.paste(icon, (x0 + 18, y), icon)
         colour = TEXT if info.on_turn else TEXT_DIM
         for i, line in enumerate(info.lines):
             x = x0 + 26 + icon.width if i == 0 else x0 + 18
-            draw_text(draw, (x, y + icon.height / 2), line, 22, fill=colour, anchor="lm")
+            draw_text(canvas, (x, y + icon.height / 2), line, 22, fill=colour, anchor="lm")
             y += max(icon.height, 24) + 8 if i == 0 else 30
     y = HEIGHT // 2 - 14 * len(middle) - (18 if crawford else 0)
     for line in middle:
-        draw_text(draw, (x0 + width / 2, y), fit(line, 22, width - 16), 22, anchor="mt")
+        draw_text(canvas, (x0 + width / 2, y), fit(line, 22, width - 16), 22, anchor="mt")
         y += 28
     if crawford:
         badge = (x0 + 20, y + 4, WIDTH - 20, y + 36)
         draw.rounded_rectangle(badge, radius=8, fill=CRAWFORD)
-        draw_text(draw, ((badge[0] + badge[2]) / 2, y + 20), "CRAWFORD", 22, anchor="mm", bold=True)
+        draw_text(
+            canvas, ((badge[0] + badge[2]) / 2, y + 20), "CRAWFORD", 22, anchor="mm", bold=True
+        )
 
 
 def match_line(match_length: int) -> str:

@@ -141,7 +141,7 @@ def _background(turn: int) -> Image.Image:
         # Spot numbers of the player on turn, along that player's track.
         label = str(i + 1 if turn == 0 else 6 - i)
         label_y = SPOT_Y + 64 if turn == 0 else SPOT_Y - 64
-        draw_text(draw, (cx, label_y), label, 24, fill=LABEL, anchor="mm", bold=True)
+        draw_text(canvas, (cx, label_y), label, 24, fill=LABEL, anchor="mm", bold=True)
     for (seat, place), (x, y) in _TRAYS.items():
         draw.rounded_rectangle((x, y, x + TRAY_W, y + TRAY_H), radius=12, fill=FRAME_DARK)
         draw.rounded_rectangle(
@@ -149,7 +149,7 @@ def _background(turn: int) -> Image.Image:
         )
         caption = "HOME" if place == HOME else "SAFETY"
         cy = y - 13 if seat == 0 else y + TRAY_H + 13
-        draw_text(draw, (x + TRAY_W / 2, cy), caption, 20, fill=LABEL, anchor="mm")
+        draw_text(canvas, (x + TRAY_W / 2, cy), caption, 20, fill=LABEL, anchor="mm")
     return canvas
 
 
