@@ -371,7 +371,10 @@ def board_image(
         )
         for seat in (0, 1)
     )
-    draw_panel(canvas, PANEL_X, (seats[0], seats[1]), match_lines(scene), scene.crawford)
+    middle = match_lines(scene)
+    if cube is not None and cube_offered_by is not None:
+        middle = (*middle, f"Doubled to {cube.value * 2}")
+    draw_panel(canvas, PANEL_X, (seats[0], seats[1]), middle, scene.crawford)
     return canvas
 
 

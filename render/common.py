@@ -309,10 +309,11 @@ def checker_sprite(
     if highlight or hit:
         _amber_ring(draw, d, width=d // 8)
     if hit:
-        a, b = d * 0.3, d * 0.7
+        # A small cross, so the checker's own colour and ring still show around it.
+        a, b = d * 0.36, d * 0.64
         for line in (((a, a), (b, b)), ((a, b), (b, a))):
-            draw.line(line, fill=INK, width=d // 7)
-            draw.line(line, fill=HIGHLIGHT, width=d // 12)
+            draw.line(line, fill=INK, width=d // 10)
+            draw.line(line, fill=HIGHLIGHT, width=d // 20)
     return _shrink(big, (diameter, diameter))
 
 

@@ -193,7 +193,6 @@ def boards() -> list[Board]:
             Scene(names, (6, 4), 7, crawford=True),
             dice=(2, 1),
             last_move=hit_move,
-            cube=Cube(),
         )
     )
     out.append(

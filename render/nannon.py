@@ -270,7 +270,12 @@ def board_image(
         canvas,
         PANEL_X,
         (seats[0], seats[1]),
-        ("Nannon", *match_lines(scene)),
+        ("Nannon", *match_lines(scene))
+        + (
+            (f"Doubled to {cube.value * 2}",)
+            if cube is not None and cube_offered_by is not None
+            else ()
+        ),
         scene.crawford,
     )
     return canvas
