@@ -1,0 +1,394 @@
+"""The match service: refusals, authorization, concurrency, restarts, fair dice, idle claims."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from bot.service import MatchService, MatchUpdate, NotFoundError, StaleActionError
+from engines import replay
+from engines.base import Phase
+from engines.dice import FairDice, die_at
+from engines.errors import CubeError, GameError, IllegalMoveError, NotYourTurnError, PhaseError
+
+GUILD, OTHER_GUILD, CHANNEL, ALICE, BOB, CAROL = 1, 2, 10, 100, 200, 300
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class ScriptedDice:
+    """Dice that follow a script, then the seed: verify_match must catch the scripted ones."""
+
+    def __init__(self, script: list[int], seed: bytes = bytes(32)) -> None:
+        self.script, self.seed, self.counter = script, seed, 0
+
+    def roll_die(self) -> int:
+        i = self.counter
+        self.counter += 1
+        return self.script[i] if i < len(self.script) else die_at(self.seed, i)
+
+
+@pytest_asyncio.fixture
+async def service(tmp_path: Path) -> AsyncIterator[MatchService]:
+    svc = await MatchService.open(tmp_path / "t.db", dice_factory=lambda: FairDice(bytes(32)))
+    yield svc
+    await svc.close()
+
+
+async def start(svc: MatchService, game: str = "backgammon", **options: object) -> MatchUpdate:
+    challenge = await svc.challenge(
+        GUILD, CHANNEL, ALICE, "alice", game, opponent_id=BOB, opponent_name="bob", **options
+    )
+    return await svc.accept(challenge.id, GUILD, BOB, "bob")
+
+
+def user_on(update: MatchUpdate, seat: int | None = None) -> int:
+    view = update.view
+    return view.players[view.actor if seat is None else seat].user_id
+
+
+# --- challenges ---------------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_challenge_refusals(service: MatchService) -> None:
+    async def refused(match: str, **kw: object) -> None:
+        with pytest.raises(GameError, match=match):
+            await service.challenge(GUILD, CHANNEL, ALICE, "alice", kw.pop("game", "nannon"), **kw)  # type: ignore[arg-type]
+
+    await refused("yourself", opponent_id=ALICE, opponent_name="alice")
+    await refused("Bots can't play", opponent_id=5, opponent_name="robot", opponent_is_bot=True)
+    await refused("1 to 25", length=26)
+    await refused("backgammon only", game="checkers", length=0)
+    await refused("Money play .* backgammon only", length=0)
+    await refused("money games only", game="backgammon", length=5, jacoby=True)
+    await refused("no game called", game="chess")
+    await refused("no doubling cube", game="checkers", cube=True)
+    await service.update_guild_settings(GUILD, challenge_channels=[55])
+    await refused("only in <#55>")
+
+
+@pytest.mark.asyncio
+async def test_server_defaults_apply(service: MatchService) -> None:
+    for game, length in (("nannon", 11), ("backgammon", 5), ("checkers", 1)):
+        challenge = await service.challenge(GUILD, CHANNEL, ALICE, "alice", game)
+        assert challenge.rules.length == length
+    rules = (await service.challenge(GUILD, CHANNEL, ALICE, "alice", "backgammon")).rules
+    assert (rules.cube, rules.crawford, rules.jacoby, rules.auto_doubles) == (True, True, False, 0)
+    await service.update_guild_settings(GUILD, nannon_length="7", crawford="off")
+    rules = (await service.challenge(GUILD, CHANNEL, ALICE, "alice", "nannon")).rules
+    assert (rules.length, rules.crawford) == (7, False)
+
+
+@pytest.mark.asyncio
+async def test_accept_decline_cancel_refusals(service: MatchService) -> None:
+    named = await service.challenge(
+        GUILD, CHANNEL, ALICE, "alice", "nannon", opponent_id=BOB, opponent_name="bob"
+    )
+    with pytest.raises(GameError, match="against yourself"):
+        await service.accept(named.id, GUILD, ALICE, "alice")
+    with pytest.raises(NotYourTurnError, match="for bob"):
+        await service.accept(named.id, GUILD, CAROL, "carol")
+    with pytest.raises(NotFoundError):
+        await service.accept(named.id, OTHER_GUILD, BOB, "bob")
+    with pytest.raises(NotYourTurnError, match="Only bob"):
+        await service.decline(named.id, GUILD, CAROL)
+    with pytest.raises(NotYourTurnError, match="Only alice"):
+        await service.cancel(named.id, GUILD, BOB)
+    assert (await service.decline(named.id, GUILD, BOB)).status == "declined"
+    with pytest.raises(GameError, match="declined"):
+        await service.accept(named.id, GUILD, BOB, "bob")
+
+    open_challenge = await service.challenge(GUILD, CHANNEL, ALICE, "alice", "nannon")
+    update = await service.accept(open_challenge.id, GUILD, CAROL, "carol")
+    assert update.view.players[1].user_id == CAROL
+    with pytest.raises(StaleActionError, match="already accepted"):
+        await service.accept(open_challenge.id, GUILD, BOB, "bob")
+
+
+@pytest.mark.asyncio
+async def test_challenges_expire(tmp_path: Path) -> None:
+    clock = Clock()
+    svc = await MatchService.open(tmp_path / "t.db", clock=clock)
+    try:
+        challenge = await svc.challenge(GUILD, CHANNEL, ALICE, "alice", "nannon")
+        clock.now += 31 * 60
+        with pytest.raises(GameError, match="expired"):
+            await svc.accept(challenge.id, GUILD, BOB, "bob")
+        other = await svc.challenge(GUILD, CHANNEL, ALICE, "alice", "nannon")
+        assert await svc.expire_challenges(clock.now) == []
+        expired = await svc.expire_challenges(clock.now + 31 * 60)
+        assert [c.id for c in expired] == [other.id]
+    finally:
+        await svc.close()
+
+
+# --- authorization ------------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_authorization_refusals(service: MatchService) -> None:
+    update = await start(service)
+    match_id = update.match_id
+    view = update.view
+    assert view.phase is Phase.MOVE  # the opening winner plays the opening dice
+    mover, waiter = user_on(update), user_on(update, 1 - view.actor)  # type: ignore[operator]
+    with pytest.raises(NotYourTurnError, match="not playing"):
+        await service.roll(match_id, GUILD, CAROL)
+    with pytest.raises(NotFoundError):
+        await service.roll(match_id, OTHER_GUILD, mover)
+    with pytest.raises(PhaseError, match="You rolled already: pick a move"):
+        await service.roll(match_id, GUILD, mover)
+    name = view.players[view.actor].name  # type: ignore[index]
+    with pytest.raises(NotYourTurnError, match=f"It's {name}'s turn"):
+        await service.play(match_id, GUILD, waiter, view.legal_moves[0])
+    with pytest.raises(IllegalMoveError):
+        await service.play(match_id, GUILD, mover, "24/1")
+    with pytest.raises(CubeError):
+        await service.double(match_id, GUILD, mover)
+    update = await service.play(match_id, GUILD, mover, view.legal_moves[0])
+    assert update.view.phase is Phase.ROLL and user_on(update) == waiter
+    with pytest.raises(PhaseError, match="Roll first"):
+        await service.play(match_id, GUILD, waiter, "13/7")
+    update = await service.double(match_id, GUILD, waiter)
+    with pytest.raises(NotYourTurnError, match="Only .* can take or pass your double"):
+        await service.take(match_id, GUILD, waiter)
+    with pytest.raises(CubeError, match="take or pass first"):
+        await service.roll(match_id, GUILD, mover)
+    update = await service.take(match_id, GUILD, mover)
+    assert update.view.cube_value == 2 and update.view.cube_owner == 1 - update.view.turn
+    with pytest.raises(StaleActionError, match="out of date"):
+        await service.roll(match_id, GUILD, waiter, expected_version=update.version - 1)
+    with pytest.raises(PhaseError, match="no draw offers"):
+        await service.offer_draw(match_id, GUILD, waiter)
+    events_before = await service.store.event_count(match_id)
+    assert (await service.get_view(match_id, GUILD)).version == update.version
+    assert await service.store.event_count(match_id) == events_before  # refusals write nothing
+
+
+@pytest.mark.asyncio
+async def test_leave_and_resign(service: MatchService) -> None:
+    update = await start(service, "nannon", length=3)
+    with pytest.raises(GameError, match="Resign single, gammon or backgammon"):
+        await service.resign_offer(update.match_id, GUILD, ALICE, "everything")
+    update = await service.resign_offer(update.match_id, GUILD, ALICE, "single")
+    assert update.view.phase is Phase.RESIGN_OFFERED
+    with pytest.raises(NotYourTurnError):
+        await service.resign_accept(update.match_id, GUILD, ALICE)
+    update = await service.resign_accept(update.match_id, GUILD, BOB)
+    assert update.game_result is not None and update.view.score == (0, 1)
+    update = await service.leave_match(update.match_id, GUILD, BOB)
+    assert update.match_over and update.winner_seat == 0 and update.view.score[0] == 3
+    with pytest.raises(PhaseError, match="over"):
+        await service.roll(update.match_id, GUILD, ALICE)
+    history = await service.history(GUILD, ALICE)
+    assert history[0].result == "won" and history[0].opponent.user_id == BOB
+
+
+# --- concurrency --------------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_ten_simultaneous_clicks_apply_once(service: MatchService) -> None:
+    update = await start(service)
+    mover, move = user_on(update), update.view.legal_moves[0]
+    before = await service.store.event_count(update.match_id)
+    results = await asyncio.gather(
+        *(
+            service.play(update.match_id, GUILD, mover, move, expected_version=update.version)
+            for _ in range(10)
+        ),
+        return_exceptions=True,
+    )
+    applied = [r for r in results if isinstance(r, MatchUpdate)]
+    assert len(applied) == 1
+    assert all(isinstance(r, StaleActionError) for r in results if r not in applied)
+    assert await service.store.event_count(update.match_id) == before + 1
+    # Without a version the repeats are refused by the rules instead.
+    roller = user_on(applied[0])
+    rolls = await asyncio.gather(
+        *(service.roll(update.match_id, GUILD, roller) for _ in range(5)), return_exceptions=True
+    )
+    assert sum(isinstance(r, MatchUpdate) for r in rolls) == 1
+    assert sum(isinstance(r, PhaseError) for r in rolls) == 4
+
+
+async def play_randomly(svc: MatchService, update: MatchUpdate, rng: random.Random) -> None:
+    while not update.match_over:
+        view = update.view
+        actor = view.actor if view.actor is not None else 0
+        user = view.players[actor].user_id
+        if view.phase in (Phase.ROLL, Phase.OPENING_TIE):
+            if view.can_double[actor] and rng.random() < 0.2:
+                update = await svc.double(update.match_id, GUILD, user)
+            else:
+                update = await svc.roll(update.match_id, GUILD, user)
+        elif view.phase is Phase.CUBE_OFFERED:
+            answer = svc.take if rng.random() < 0.7 else svc.pass_
+            update = await answer(update.match_id, GUILD, user)
+        else:
+            choice = rng.choice(view.legal_moves)
+            update = await svc.play(update.match_id, GUILD, user, choice)
+
+
+@pytest.mark.asyncio
+async def test_random_concurrent_matches_replay_to_their_snapshots(service: MatchService) -> None:
+    rng = random.Random(7)
+    starts = [
+        await start(service, game, length=length)
+        for game, length in [("nannon", 3), ("backgammon", 1), ("checkers", 1)] * 3
+    ]
+    await asyncio.gather(*(play_randomly(service, u, random.Random(rng.random())) for u in starts))
+    for update in starts:
+        view = await service.get_view(update.match_id, GUILD)
+        assert view.match_over
+        events = await service.store.events(update.match_id)
+        rebuilt = replay(view.kind, view.rules, [e.payload for e in events])
+        assert rebuilt.snapshot() == await service.store.snapshot(update.match_id)
+        assert [e.seq for e in events] == list(range(len(events)))
+        report = await service.verify_match(update.match_id, GUILD)
+        assert report.ok is (True if report.dice else None) or report.ok is True
+
+
+# --- restarts and dice ------------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_close_and_reopen_mid_match_continues(tmp_path: Path) -> None:
+    path = tmp_path / "t.db"
+    svc = await MatchService.open(path)
+    update = await start(svc, "backgammon", length=1)
+    update = await svc.play(update.match_id, GUILD, user_on(update), update.view.legal_moves[0])
+    before = update.view
+    await svc.close()
+
+    svc = await MatchService.open(path)
+    try:
+        [resumed] = await svc.resume_active()
+        assert (resumed.version, resumed.position_id, resumed.phase) == (
+            before.version,
+            before.position_id,
+            before.phase,
+        )
+        assert resumed.dice_commitment == before.dice_commitment and resumed.dice_seed is None
+        # A button from the board posted before the restart still works.
+        roller = resumed.players[resumed.actor].user_id  # type: ignore[index]
+        update = await svc.roll(update.match_id, GUILD, roller, expected_version=before.version)
+        await play_randomly(svc, update, random.Random(3))
+        report = await svc.verify_match(update.match_id, GUILD)
+        assert report.ok is True and len(report.dice) > 4
+    finally:
+        await svc.close()
+
+
+@pytest.mark.asyncio
+async def test_verify_catches_dice_not_from_the_seed(tmp_path: Path) -> None:
+    svc = await MatchService.open(tmp_path / "t.db", dice_factory=lambda: ScriptedDice([6, 1]))
+    try:
+        update = await start(svc, "nannon", length=1)
+        assert "alice 6, bob 1" in update.notes[1]
+        assert (await svc.verify_match(update.match_id, GUILD)).ok is None  # still secret
+        update = await svc.leave_match(update.match_id, GUILD, BOB)
+        report = await svc.verify_match(update.match_id, GUILD)
+        assert report.dice[:2] == (6, 1) and report.ok is False
+    finally:
+        await svc.close()
+
+
+# --- idle matches, settings, queries ------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_idle_reminder_and_claim(tmp_path: Path) -> None:
+    clock = Clock()
+    svc = await MatchService.open(tmp_path / "t.db", clock=clock)
+    try:
+        update = await start(svc, "checkers")
+        idle, waiting = user_on(update), user_on(update, 1 - update.view.actor)  # type: ignore[operator]
+        assert await svc.idle_matches() == []
+        clock.now += 61 * 60
+        [due] = await svc.idle_matches()
+        assert (due.idle.user_id, due.reminder_due, due.claimable) == (idle, True, False)
+        await svc.mark_reminded(due.match_id, due.version)
+        assert await svc.idle_matches() == []
+        with pytest.raises(GameError, match="more to go"):
+            await svc.claim_win(update.match_id, GUILD, waiting)
+        clock.now += 24 * 60 * 60
+        [due] = await svc.idle_matches()
+        assert due.claimable and not due.reminder_due
+        with pytest.raises(NotYourTurnError, match="waiting for you"):
+            await svc.claim_win(update.match_id, GUILD, idle)
+        update = await svc.claim_win(update.match_id, GUILD, waiting)
+        assert update.match_over and update.view.players[update.winner_seat].user_id == waiting  # type: ignore[index]
+        assert await svc.idle_matches() == []
+    finally:
+        await svc.close()
+
+
+@pytest.mark.asyncio
+async def test_settings_validation(service: MatchService) -> None:
+    for changes, message in [
+        ({"nannon_length": 0}, "between 1 and 25"),
+        ({"backgammon_length": "x"}, "whole number"),
+        ({"auto_roll": "maybe"}, "on or off"),
+        ({"colour": "red"}, "no setting"),
+        ({"claim_minutes": 5}, "at least the reminder"),
+        ({"challenge_channels": ["#general"]}, "channel ids"),
+    ]:
+        with pytest.raises(GameError, match=message):
+            await service.update_guild_settings(GUILD, **changes)
+    updated = await service.update_guild_settings(GUILD, auto_roll=False, reminder_minutes=5)
+    assert not updated.auto_roll and updated.reminder_minutes == 5
+    assert (await service.guild_settings(OTHER_GUILD)).auto_roll  # per server
+
+
+@pytest.mark.asyncio
+async def test_auto_roll_off_waits_for_the_roll(service: MatchService) -> None:
+    await service.update_guild_settings(GUILD, auto_roll=False, auto_move=False)
+    update = await start(service, "nannon", length=1, cube=False)
+    update = await service.play(update.match_id, GUILD, user_on(update), update.view.legal_moves[0])
+    assert update.view.phase is Phase.ROLL  # no cube, but auto-roll is off
+    update = await service.roll(update.match_id, GUILD, user_on(update))
+    assert update.view.phase in (Phase.MOVE, Phase.ROLL)
+
+
+@pytest.mark.asyncio
+async def test_queries_and_guild_isolation(service: MatchService) -> None:
+    update = await start(service, "backgammon")
+    await service.set_thread(update.match_id, 999)
+    assert (await service.match_in_thread(999)).match_id == update.match_id  # type: ignore[union-attr]
+    assert [v.match_id for v in await service.candidate_matches(GUILD, 999, ALICE)] == [
+        update.match_id
+    ]
+    assert await service.candidate_matches(GUILD, 999, CAROL) == []
+    assert [v.match_id for v in await service.active_matches(GUILD, BOB)] == [update.match_id]
+    assert await service.active_matches(OTHER_GUILD, BOB) == []
+    mover = user_on(update)
+    moves = await service.legal_moves(update.match_id, GUILD, mover, "")
+    assert 0 < len(moves) <= 25 and list(moves) == list(update.view.legal_moves[:25])
+    prefix = moves[0][:2]
+    assert all(
+        prefix in m for m in await service.legal_moves(update.match_id, GUILD, mover, prefix)
+    )
+    waiter = BOB if mover == ALICE else ALICE
+    assert await service.legal_moves(update.match_id, GUILD, waiter, "") == []
+    with pytest.raises(NotFoundError):
+        await service.legal_moves(update.match_id, OTHER_GUILD, mover, "")
+    with pytest.raises(NotFoundError):
+        await service.export(update.match_id, OTHER_GUILD)
+    await service.leave_match(update.match_id, GUILD, ALICE)
+    assert [r.user_id for r in await service.leaderboard(GUILD, "backgammon")] == [BOB, ALICE]
+    assert await service.leaderboard(OTHER_GUILD, "backgammon") == []
+    assert await service.history(OTHER_GUILD, ALICE) == []
+    assert (await service.stats(OTHER_GUILD, BOB, "backgammon")).played == 0
