@@ -1,0 +1,92 @@
+"""The SQLite store: pragmas, migrations, the version check of an action's transaction."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bot.store import MIGRATIONS, NewEvent, Store, StoreError, VersionConflict
+
+
+@pytest.mark.asyncio
+async def test_fresh_database_is_migrated_with_pragmas(tmp_path: Path) -> None:
+    store = await Store.open(tmp_path / "t.db")
+    try:
+        assert await store.user_version() == len(MIGRATIONS)
+        assert (await store.fetchone("PRAGMA journal_mode"))[0] == "wal"  # type: ignore[index]
+        assert (await store.fetchone("PRAGMA foreign_keys"))[0] == 1  # type: ignore[index]
+        assert (await store.fetchone("PRAGMA synchronous"))[0] == 1  # type: ignore[index]  # NORMAL
+        assert (await store.fetchone("PRAGMA busy_timeout"))[0] > 0  # type: ignore[index]
+    finally:
+        await store.close()
+    store = await Store.open(tmp_path / "t.db")  # reopening runs no step twice
+    assert await store.user_version() == len(MIGRATIONS)
+    await store.close()
+
+
+@pytest.mark.asyncio
+async def test_a_newer_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "t.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
+    with pytest.raises(StoreError, match="newer than this tablebot"):
+        await Store.open(path)
+
+
+async def make_match(store: Store) -> int:
+    challenge = await store.insert_challenge(
+        {
+            "guild_id": 1,
+            "channel_id": 2,
+            "game": "nannon",
+            "rules": "{}",
+            "challenger_id": 3,
+            "challenger_name": "a",
+            "status": "open",
+            "created_at": 0.0,
+            "expires_at": 9.0,
+        }
+    )
+    values = {
+        "guild_id": 1,
+        "channel_id": 2,
+        "game": "nannon",
+        "length": 3,
+        "rules": "{}",
+        "player0_id": 3,
+        "player0_name": "a",
+        "player1_id": 4,
+        "player1_name": "b",
+        "colour0": "white",
+        "colour1": "black",
+        "status": "active",
+        "dice_commitment": "c",
+        "dice_seed": bytes(32),
+        "created_at": 0.0,
+        "last_action_at": 0.0,
+    }
+    match_id = await store.create_match(challenge, values, [], {"kind": "nannon"})
+    assert match_id is not None
+    assert await store.create_match(challenge, values, [], {}) is None  # accepted once only
+    return match_id
+
+
+@pytest.mark.asyncio
+async def test_commit_action_checks_the_version_and_writes_all_or_nothing(tmp_path: Path) -> None:
+    store = await Store.open(tmp_path / "t.db")
+    try:
+        match_id = await make_match(store)
+        event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
+        await store.commit_action(match_id, 0, 0, [event], {"n": 1}, {"score0": 1})
+        with pytest.raises(VersionConflict):
+            await store.commit_action(match_id, 0, 1, [event], {"n": 2}, {"score0": 2})
+        with pytest.raises(sqlite3.IntegrityError):  # a duplicate seq: the whole action rolls back
+            await store.commit_action(match_id, 1, 0, [event], {"n": 3}, {"score0": 3})
+        row = await store.match_row(match_id)
+        assert row is not None and (row["version"], row["score0"]) == (1, 1)
+        assert await store.snapshot(match_id) == {"n": 1}
+        assert [e.seq for e in await store.events(match_id)] == [0]
+    finally:
+        await store.close()
