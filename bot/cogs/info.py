@@ -331,7 +331,9 @@ class InfoCog(commands.Cog, name="Info"):
     async def export(self, interaction: discord.Interaction[Any], match: MatchId) -> None:
         async def body() -> None:
             assert interaction.guild_id is not None
-            # Rebuilding from the event log may take a moment on a long match.
+            # Refuse unknown ids before deferring: after a public defer, the refusal would be
+            # public too. Rebuilding from the event log may take a moment on a long match.
+            await self.service.get_view(match, interaction.guild_id)
             await interaction.response.defer(thinking=True)
             exported = await self.service.export(match, interaction.guild_id)
             data = io.BytesIO(exported.text.encode("utf-8"))
@@ -349,6 +351,7 @@ class InfoCog(commands.Cog, name="Info"):
     async def verify(self, interaction: discord.Interaction[Any], match: MatchId) -> None:
         async def body() -> None:
             assert interaction.guild_id is not None
+            await self.service.get_view(match, interaction.guild_id)  # as in /export
             await interaction.response.defer(thinking=True)
             report = await self.service.verify_match(match, interaction.guild_id)
             if report.ok is None:
