@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, cast
 import discord
 from discord.ext import commands
 
-from bot import presenter
+from bot.presenter import publish
 from bot.discord_utils import escape_name, guarded, mention_only
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ class ClaimWinButton(
         if interaction.message is not None:
             with contextlib.suppress(discord.HTTPException):
                 await interaction.message.edit(view=None)
-        await presenter.publish(interaction.client, update)
+        await publish(interaction.client, update)
 
 
 def reminder_text(item: IdleMatch, minutes: int) -> str:
