@@ -38,8 +38,16 @@ async def test_old_board_button_works_after_restart(tablebot: FakeDiscord) -> No
     bob = await fake.add_member("bob")
     board = await start_open_match(fake, alice, bob)
     thread = board.channel
-    before = await service_of(fake).get_view(1)
-    assert before.actor is not None
+    svc = service_of(fake)
+    # The accept handler's last step records the board; only then is the bot idle.
+    await fake.wait_bot_idle()
+    for _ in range(200):
+        # Store reads queue behind the bot's pending writes (one aiosqlite thread, FIFO).
+        row = await svc.store.match_row(1)
+        if row is not None and row["board_message_id"] == board.id:
+            break
+    before = await svc.get_view(1)
+    assert before.board_message_id == board.id and before.actor is not None
 
     await fake.restart_bot()
     await fake.wait_for_commands()
