@@ -14,9 +14,7 @@ pytestmark = pytest.mark.asyncio
 async def test_bot_starts_with_minimal_intents_and_play_commands(tablebot: FakeDiscord) -> None:
     bot = tablebot.bot
     assert isinstance(bot, TableBot)
-    assert bot.intents.value == (
-        discord.Intents(guilds=True, guild_reactions=True).value
-    )
+    assert bot.intents.value == (discord.Intents(guilds=True, guild_reactions=True).value)
     names = tablebot.command_names()
     for name in ("challenge", "move", "roll", "double", "take", "pass", "resign", "draw", "board"):
         assert name in names
