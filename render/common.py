@@ -128,7 +128,7 @@ def has_glyph(ch: str) -> bool:
 
 
 def clean_text(text: str, max_chars: int = NAME_MAX_CHARS) -> str:
-    """Untrusted text made safe to show: no control or format characters (so no bidi
+    r"""Untrusted text made safe to show: no control or format characters (so no bidi
     overrides or zero-width tricks), whitespace collapsed, cut to ``max_chars`` with an ellipsis.
 
     >>> clean_text("  Al\u202eice\n\x00 ")
@@ -149,7 +149,7 @@ def clean_text(text: str, max_chars: int = NAME_MAX_CHARS) -> str:
 
 
 def clean_name(name: str, seat: int) -> str:
-    """:func:`clean_text` for a player name, with a stand-in when nothing is left.
+    r""":func:`clean_text` for a player name, with a stand-in when nothing is left.
 
     >>> clean_name("\u200b", 1)
     'Player 2'
