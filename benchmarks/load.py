@@ -1,0 +1,282 @@
+"""Load test (issue 8): the real bot against the fake Discord, in one process. Run by hand:
+
+    python benchmarks/load.py [--matches 200] [--guilds 20] [--rate 50] [--seconds 30] [--ramp]
+
+N matches (Nannon to 11 and backgammon to 3, half each) spread over G guilds play random legal
+moves through real interactions: the move select on the board message, `/move`, `/roll` and
+`/take`, with every board rendered. The load is open-loop: actions start at exponential
+intervals so the offered rate is R per second, whatever the bot's speed, each on a random match
+that is not already acting (the think time). Printed:
+
+- latency from INTERACTION_CREATE to the callback (the response or defer), and to the end of
+  the action (the new board posted: the defer plus its follow-up), p50/p95/p99/max;
+- achieved actions per second, peak RSS (``resource.getrusage``), the worst event-loop lag seen
+  by a 10 ms ticker, and memory per active match (RSS growth while matches are created);
+- with ``--ramp``: the highest rate at which p99 stays under 1 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import logging
+import random
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from fakediscord import TOKEN, FakeDiscord, Member  # noqa: E402
+
+from bot import presenter  # noqa: E402
+from bot.app import TableBot, create_bot  # noqa: E402
+from bot.config import Settings  # noqa: E402
+from engines.base import Phase  # noqa: E402
+
+log = logging.getLogger(__name__)
+
+
+def rss_kb() -> int:
+    """Current RSS in KB (Linux /proc), falling back to the peak."""
+    try:
+        with open("/proc/self/statm") as f:
+            pages = int(f.read().split()[1])
+        return pages * resource.getpagesize() // 1024
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+class LagMeter:
+    def __init__(self, period: float = 0.01) -> None:
+        self.period = period
+        self.worst = 0.0
+        self._task: asyncio.Task[None] | None = None
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            start = loop.time()
+            await asyncio.sleep(self.period)
+            self.worst = max(self.worst, loop.time() - start - self.period)
+
+    def start(self) -> None:
+        self.worst = 0.0
+        self._task = asyncio.create_task(self._run())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+
+
+class Load:
+    def __init__(self, fake: FakeDiscord, bot: TableBot) -> None:
+        self.fake, self.bot, self.svc = fake, bot, bot.service
+        self.members: dict[int, Member] = {}
+        self.matches: list[int] = []
+        self.busy: set[int] = set()
+        self.first: list[float] = []  # to the callback
+        self.done: list[float] = []  # to the end of the action
+        self.errors = 0
+        self.kinds: dict[str, int] = {}
+        self.rng = random.Random(1)
+
+    async def setup(self, n: int, guilds: int) -> tuple[int, int]:
+        fake = self.fake
+        places = [fake.guild]
+        for g in range(1, guilds):
+            places.append(await fake.add_guild(f"guild {g}"))
+        await self.bot.tree.sync()  # global commands: every guild has them
+        for guild in places:
+            await self.svc.update_guild_settings(guild.id, use_threads=False)
+        gc.collect()
+        before = rss_kb()
+        for i in range(n):
+            guild = places[i % guilds]
+            a = await fake.add_member(f"p{i}a", guild)
+            b = await fake.add_member(f"p{i}b", guild)
+            game, length = ("nannon", 11) if i % 2 == 0 else ("backgammon", 3)
+            channel = guild.text_channels[0]
+            challenge = await self.svc.challenge(
+                guild.id, channel.id, a.id, a.name, game, opponent_id=b.id,
+                opponent_name=b.name, length=length,
+            )  # fmt: skip
+            update = await self.svc.accept(challenge.id, guild.id, b.id, b.name)
+            await presenter.post_board(self.bot, update.view, update.notes)
+            self.members[a.id], self.members[b.id] = a, b
+            self.matches.append(update.match_id)
+        gc.collect()
+        return before, rss_kb()
+
+    async def act(self, match_id: int) -> None:
+        fake, svc = self.fake, self.svc
+        try:
+            view = await svc.get_view(match_id)
+            if view.match_over or view.actor is None and view.phase is not Phase.OPENING_TIE:
+                return
+            seat = view.actor if view.actor is not None else view.turn
+            who = self.members[view.players[seat].user_id]
+            version = view.version
+            start = time.perf_counter()
+            if view.phase in (Phase.ROLL, Phase.OPENING_TIE):
+                kind = "/roll"
+                it = await fake.slash("roll", {}, by=who)
+            elif view.phase is Phase.CUBE_OFFERED:
+                kind = "/take"
+                it = await fake.slash("take", {}, by=who)
+            elif view.phase is Phase.MOVE:
+                move = self.rng.choice(view.legal_moves)
+                board = fake.get_message(view.board_message_id) if view.board_message_id else None
+                options = [
+                    o["value"]
+                    for row in (board.components if board else [])
+                    for c in row.get("components", [])
+                    for o in c.get("options", [])
+                ]
+                if move in options and self.rng.random() < 0.5:
+                    kind = "select"
+                    it = await fake.select(board, [move], by=who)  # type: ignore[arg-type]
+                else:
+                    kind = "/move"
+                    it = await fake.slash("move", {"play": move}, by=who)
+            else:
+                return
+            await it.response(timeout=30)
+            self.first.append(time.perf_counter() - start)
+            # The end of the action: the service moved on and the next board (or result) is up.
+            await fake.wait_until(
+                lambda: (
+                    (live := svc._live.get(match_id)) is None
+                    or (live.record.version > version and live.record.board_message_id is not None)
+                ),
+                timeout=30,
+                what="the action's board",
+            )
+            self.done.append(time.perf_counter() - start)
+            self.kinds[kind] = self.kinds.get(kind, 0) + 1
+        except Exception:
+            self.errors += 1
+            log.exception("action on match %s failed", match_id)
+        finally:
+            self.busy.discard(match_id)
+
+    async def run(self, rate: float, seconds: float) -> dict[str, float]:
+        self.first.clear()
+        self.done.clear()
+        self.errors = 0
+        lag = LagMeter()
+        lag.start()
+        tasks: set[asyncio.Task[None]] = set()
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        next_at = start
+        offered = 0
+        while loop.time() - start < seconds:
+            next_at += self.rng.expovariate(rate)
+            delay = next_at - loop.time()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            idle = [m for m in self.matches if m not in self.busy]
+            if not idle:
+                continue
+            match_id = self.rng.choice(idle)
+            self.busy.add(match_id)
+            offered += 1
+            task = asyncio.create_task(self.act(match_id))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+        if tasks:
+            await asyncio.wait(tasks, timeout=60)
+        elapsed = loop.time() - start
+        await lag.stop()
+        return {
+            "offered": offered / seconds,
+            "achieved": len(self.done) / elapsed,
+            "p50": pct(self.first, 0.5),
+            "p95": pct(self.first, 0.95),
+            "p99": pct(self.first, 0.99),
+            "max": max(self.first, default=float("nan")),
+            "done_p50": pct(self.done, 0.5),
+            "done_p95": pct(self.done, 0.95),
+            "done_p99": pct(self.done, 0.99),
+            "done_max": max(self.done, default=float("nan")),
+            "lag": lag.worst,
+            "errors": self.errors,
+        }
+
+
+def show(label: str, r: dict[str, float]) -> None:
+    ms = {k: v * 1000 for k, v in r.items() if k not in ("offered", "achieved", "errors")}
+    print(
+        f"{label}: offered {r['offered']:.1f}/s, achieved {r['achieved']:.1f}/s, "
+        f"callback p50 {ms['p50']:.0f} p95 {ms['p95']:.0f} p99 {ms['p99']:.0f} "
+        f"max {ms['max']:.0f} ms; done p50 {ms['done_p50']:.0f} p95 {ms['done_p95']:.0f} "
+        f"p99 {ms['done_p99']:.0f} max {ms['done_max']:.0f} ms; "
+        f"loop lag {ms['lag']:.0f} ms; errors {int(r['errors'])}",
+        flush=True,
+    )
+
+
+async def main(args: argparse.Namespace) -> None:
+    logging.basicConfig(level=logging.WARNING)
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(
+            token=TOKEN, db_path=Path(tmp) / "load.db", dev_guild_id=None, log_level="WARNING"
+        )
+        fake = FakeDiscord(strict=False, ready_timeout=60)
+        async with fake.run(lambda **o: create_bot(settings, **o)):
+            bot = fake.bot
+            assert isinstance(bot, TableBot)
+            load = Load(fake, bot)
+            t0 = time.perf_counter()
+            before, after = await load.setup(args.matches, args.guilds)
+            print(
+                f"set up {args.matches} matches over {args.guilds} guilds in "
+                f"{time.perf_counter() - t0:.1f} s; memory per match "
+                f"{(after - before) / args.matches:.1f} KB (RSS {before} -> {after} KB, "
+                "fake Discord's own messages and members included)",
+                flush=True,
+            )
+            result = await load.run(args.rate, args.seconds)
+            show(f"N={args.matches} R={args.rate:g}", result)
+            print(f"actions by kind: {load.kinds}")
+            if args.ramp:
+                best = None
+                rate = args.rate
+                while rate <= args.max_rate:
+                    r = await load.run(rate, args.ramp_seconds)
+                    show(f"ramp R={rate:g}", r)
+                    if r["p99"] >= 1.0 or r["achieved"] < 0.8 * rate:
+                        break
+                    best = rate
+                    rate *= 1.5
+                print(f"highest rate with callback p99 < 1 s: {best}")
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            print(f"peak RSS {peak / 1024:.0f} MB")
+            print(f"median callback {statistics.median(load.first or [0]) * 1000:.0f} ms")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=200)
+    parser.add_argument("--guilds", type=int, default=20)
+    parser.add_argument("--rate", type=float, default=50.0)
+    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--ramp", action="store_true")
+    parser.add_argument("--ramp-seconds", type=float, default=15.0)
+    parser.add_argument("--max-rate", type=float, default=400.0)
+    asyncio.run(main(parser.parse_args()))
