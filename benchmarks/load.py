@@ -28,7 +28,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
@@ -126,7 +125,7 @@ class Load:
         fake, svc = self.fake, self.svc
         try:
             view = await svc.get_view(match_id)
-            if view.match_over or view.actor is None and view.phase is not Phase.OPENING_TIE:
+            if view.match_over or (view.actor is None and view.phase is not Phase.OPENING_TIE):
                 return
             seat = view.actor if view.actor is not None else view.turn
             who = self.members[view.players[seat].user_id]
