@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any, cast
 import discord
 from discord.ext import commands
 
-from bot.presenter import publish
 from bot.discord_utils import escape_name, guarded, mention_only
+from bot.presenter import publish
 
 if TYPE_CHECKING:
     from bot.service import IdleMatch, MatchService
