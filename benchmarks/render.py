@@ -127,13 +127,18 @@ def checkers_jobs(rng: random.Random) -> list[Job]:
     return jobs
 
 
-def median_ms(calls: list[Callable[[], Any]]) -> float:
-    times = []
-    for call in calls:
+def paired_medians(pairs: list[tuple[Callable[[], Any], Callable[[], Any]]]) -> tuple[float, float]:
+    """Median ms of each side, timing a board and its floor back to back, so that load from
+    other processes on a shared machine weighs on both alike."""
+    firsts, seconds = [], []
+    for first, second in pairs:
         start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
+        first()
+        middle = time.perf_counter()
+        second()
+        firsts.append(middle - start)
+        seconds.append(time.perf_counter() - middle)
+    return statistics.median(firsts) * 1000, statistics.median(seconds) * 1000
 
 
 def floor_call(pastes: int, palette: Image.Image) -> Callable[[], bytes]:
@@ -159,8 +164,9 @@ def main() -> None:
     print(f"{'game':<11} {'board ms':>9} {'floor ms':>9} {'ratio':>6} {'max KB':>7}")
     for name, (jobs, palette) in games.items():
         sizes = [len(job()) for job, _ in jobs[:20]]  # warm the caches, and size a few
-        board = median_ms([job for job, _ in jobs])
-        floor = median_ms([floor_call(pastes, palette.get()) for _, pastes in jobs])
+        board, floor = paired_medians(
+            [(job, floor_call(pastes, palette.get())) for job, pastes in jobs]
+        )
         print(
             f"{name:<11} {board:>9.2f} {floor:>9.2f} {board / floor:>6.2f} "
             f"{max(sizes) / 1000:>7.1f}"
