@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 NOT_MANAGER = "Only members with the Manage Server permission can change tablebot's settings."
 NOT_OWNER = "Only the bot's owner can sync commands globally."
 # UI bounds only (Discord enforces them in the client); the service decides what is valid.
-Minutes = app_commands.Range[int, 0, 60 * 24 * 60]
+Minutes = app_commands.Range[int, 1, 30 * 24 * 60]
 Length = app_commands.Range[int, 0, 64]
 
 
