@@ -5,8 +5,8 @@ backgrounds are built once under a lock by :class:`Lazy`; after that they are on
 from, copied), so the board functions are safe to call from several threads (the bot calls them
 through ``asyncio.to_thread``). Callers must never draw on a cached image.
 
-Text uses Pillow's built-in scalable font (Aileron, FreeType), never a system font, so the slim
-Docker image draws exactly what a developer sees.
+Text uses a bundled OFL font (``assets/NotoSans-Regular.ttf``, a Latin/Greek/Cyrillic subset of
+Noto Sans), never a system font, so the slim Docker image draws exactly what a developer sees.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib import resources
 from typing import Generic, TypeVar
 
 from PIL import Image, ImageDraw, ImageFont
@@ -101,12 +102,16 @@ DEFAULT_SCENE = Scene()
 # --- fonts and text ------------------------------------------------------------------------
 
 
+# A bundled OFL font (a Noto Sans subset: Latin, Greek, Cyrillic), so "José" and "Ørjan" draw
+# the same everywhere, the slim Docker image included. Never a system font.
+FONT_FILE = resources.files("render") / "assets" / "NotoSans-Regular.ttf"
+
+
 @lru_cache(maxsize=32)
 def font(size: int) -> ImageFont.FreeTypeFont:
-    """Pillow's built-in scalable font at ``size`` px."""
-    loaded = ImageFont.load_default(size=size)
-    assert isinstance(loaded, ImageFont.FreeTypeFont)  # Pillow >= 10.1 with FreeType
-    return loaded
+    """The bundled Noto Sans at ``size`` px."""
+    with resources.as_file(FONT_FILE) as path:
+        return ImageFont.truetype(str(path), size)
 
 
 # FreeType faces are not documented as thread-safe; text is cheap, so serialise it.
@@ -120,7 +125,7 @@ def _mask_key(ch: str) -> tuple[tuple[int, int], bytes]:
 
 @lru_cache(maxsize=4096)
 def has_glyph(ch: str) -> bool:
-    """True when the built-in font draws ``ch`` (not its empty-box .notdef glyph)."""
+    """True when the bundled font draws ``ch`` (not its empty-box .notdef glyph)."""
     if ch == " ":
         return True
     with _TEXT_LOCK:
@@ -180,7 +185,7 @@ _SPELLED = {
 def _drawable(ch: str) -> str:
     if has_glyph(ch):
         return ch
-    # The built-in font is ASCII-only: draw "é" as "e" rather than as an empty box.
+    # A letter the font lacks: draw "ǅ" as "DZ" rather than as an empty box.
     base = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c))
     if base and all(has_glyph(c) for c in base):
         return base
@@ -189,9 +194,8 @@ def _drawable(ch: str) -> str:
 
 
 def drawable_name(name: str, seat: int) -> str:
-    """:func:`clean_name` in letters the built-in font can draw: accents dropped (``é`` as
-    ``e``), anything else it lacks (emoji, other scripts) as ``?``. The alt text keeps the
-    real name."""
+    """:func:`clean_name` in letters the bundled font can draw (Latin, Greek, Cyrillic);
+    anything else it lacks (emoji, other scripts) as ``?``. The alt text keeps the real name."""
     cleaned = clean_name(name, seat)
     drawn = "".join(_drawable(ch) for ch in cleaned)
     if not drawn.strip("? "):

@@ -352,8 +352,13 @@ def test_names_are_cut_and_fall_back_to_the_seat() -> None:
 
     assert len(clean_name("W" * 1000, 0)) == NAME_MAX_CHARS
     assert clean_name("\u200b", 1) == "Player 2"
-    assert drawable_name("Ünïcødé Łukasz", 0) == "Unicode Lukasz"
+    # The bundled font draws Latin with accents, Greek and Cyrillic as typed.
+    assert drawable_name("Ünïcødé Łukasz", 0) == "Ünïcødé Łukasz"
+    assert drawable_name("Дмитрий Σωκράτης", 0) == "Дмитрий Σωκράτης"
+    # What it lacks (emoji, CJK) becomes "?", or the seat name when nothing readable is left.
+    assert drawable_name("Bo 🎲", 0) == "Bo ?"
     assert drawable_name("🎲🎲", 1) == "Player 2"
+    assert drawable_name("山田", 0) == "Player 1"
 
 
 # --- random positions: always a valid small PNG ------------------------------------------------
