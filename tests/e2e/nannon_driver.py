@@ -82,14 +82,30 @@ class Table:
         )
         await self.fake.wait_bot_idle()
 
-    async def play_turn(self, board: Message, view: MatchView) -> InteractionHandle:
-        """Roll, or pick the first legal move from the menu, as the player the match waits for
-        (after a tied opening either may roll: alice does)."""
+    async def next_after(self, before: MatchView, clicked: Message, since: int) -> Message | None:
+        """The board after the action taken on ``clicked`` (at ``before``), once the bot is done
+        with it; None when that action ended the match."""
+
+        def ready() -> Message | bool | None:
+            hits = [b for b in self.boards() if board_version(b) == before.version + 1]
+            if hits:
+                return hits[-1]
+            return any("Match over" in str(m.embeds[0]["title"]) for m in self.results())
+
+        got = await self.fake.wait_until(ready, what=f"what follows version {before.version}")
+        await self.settled(clicked, since)
+        return got if isinstance(got, Message) else None
+
+    async def play_turn(
+        self, board: Message, view: MatchView, move: str | None = None
+    ) -> InteractionHandle:
+        """Roll, or pick ``move`` (default: the first legal one) from the menu, as the player the
+        match waits for (after a tied opening either may roll: seat 0 does)."""
         who = self.players[view.actor if view.actor is not None else 0]
         if view.phase in (Phase.ROLL, Phase.OPENING_TIE):
             return await self.fake.click(board, label="Roll", by=who)
         assert view.phase is Phase.MOVE, view.phase
-        return await self.fake.select(board, [view.legal_moves[0]], by=who)
+        return await self.fake.select(board, [move or view.legal_moves[0]], by=who)
 
     async def wait_match_over(self) -> Message:
         def over() -> Message | None:

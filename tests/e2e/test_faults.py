@@ -299,7 +299,7 @@ async def test_five_restarts_during_a_match_and_it_ends_with_the_right_score(
             assert board_version(board) == view.version
         events, mark = await table.events(), fake.mark()
         it = await table.play_turn(board, view)
-        after_board = await wait_next(table, view, board, mark)
+        after_board = await table.next_after(view, board, mark)
         after = await table.view()
         assert after.version == view.version + 1
         assert await table.events() > events
@@ -331,24 +331,6 @@ async def test_five_restarts_during_a_match_and_it_ends_with_the_right_score(
     assert_boards_unique(table)
     assert not any(m.components for m in table.boards())
     assert footer(over) == f"Match #{MATCH_ID}" or "NANNON" in footer(over)
-
-
-async def wait_next(
-    table: Table, before: MatchView, clicked: Message, since: int
-) -> Message | None:
-    """The board after ``before``'s action, or None when the action ended the match."""
-    fake = table.fake
-
-    def ready() -> Message | bool | None:
-        hits = [b for b in table.boards() if board_version(b) == before.version + 1]
-        if hits:
-            return hits[-1]
-        over = [m for m in table.results() if "Match over" in str(m.embeds[0]["title"])]
-        return bool(over)
-
-    got = await fake.wait_until(ready, what=f"what follows version {before.version}")
-    await table.settled(clicked, since)
-    return got if isinstance(got, Message) else None
 
 
 async def table_store_results(table: Table) -> list[tuple[int, int | None, float]]:
