@@ -4,6 +4,7 @@ users saw and what the service stored."""
 
 from __future__ import annotations
 
+import json
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from itertools import cycle
 from fakediscord import Channel, FakeDiscord, InteractionHandle, Member, Message
 
 from bot.service import MatchView
+from engines import replay
 from engines.base import Phase
 
 from .conftest import DiceScript, boards, footer, results, service_of
@@ -46,6 +48,16 @@ class Table:
 
     async def events(self) -> int:
         return await service_of(self.fake).store.event_count(MATCH_ID)
+
+    async def assert_log_replays(self) -> None:
+        """The event log, replayed, gives the stored snapshot and the live view's position."""
+        svc = service_of(self.fake)
+        view = await svc.get_view(MATCH_ID)
+        events = await svc.store.events(MATCH_ID)
+        replayed = replay(view.kind, view.rules, [e.payload for e in events])
+        stored = await svc.store.snapshot(MATCH_ID)
+        assert json.loads(json.dumps(replayed.snapshot())) == stored
+        assert replayed.score == view.score
 
     def boards(self) -> list[Message]:
         return boards(self.fake, self.thread, MATCH_ID)

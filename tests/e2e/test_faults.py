@@ -87,6 +87,7 @@ async def assert_applied_once(
     assert ephemeral_texts(it) == []
     assert_boards_unique(table)
     assert board_version(table.boards()[-1]) == after.version
+    await table.assert_log_replays()
     return board
 
 
@@ -204,13 +205,25 @@ async def test_stale_board_clicks_are_refused_politely_and_change_nothing(
             current.dice,
         )
         assert await table.events() == events
+        await table.assert_log_replays()
         assert len(thread_posts(table)) == posts  # nothing public
         assert_boards_unique(table)
 
-    # The current board still works.
+    # The current board still works (and its menu, too, keeps its options: stripping fails).
+    fake.fail_next(403, method="PATCH", path=rf"/messages/{board.id}$")
     mark = fake.mark()
     it = await fake.select(board, [current.legal_moves[0]], by=bob)
     await assert_applied_once(table, it, current, events, board, mark)
+
+    # Bob picks a move again from that earlier menu: refused, nothing changes.
+    moved, events = await table.view(), await table.events()
+    it = await fake.select(board, [current.legal_moves[-1]], by=bob)
+    refusal = await fake.wait_until(lambda: ephemeral_texts(it), what="a refusal")
+    assert len(refusal) == 1 and any(p in refusal[0] for p in POLITE), refusal
+    await fake.wait_bot_idle()
+    assert (await table.view()).version == moved.version
+    assert await table.events() == events
+    assert_boards_unique(table)
 
 
 # --- Double clicks ---------------------------------------------------------------------------
@@ -272,8 +285,9 @@ async def test_ten_simultaneous_clicks_apply_exactly_once(
     else:
         assert after.last_move is not None and after.last_move.text == before.legal_moves[0]
         assert after.actor == 0
-    # One action, one batch of events: replaying the log gives the stored snapshot.
+    # One action's events were logged, and replaying the log gives the stored snapshot.
     assert await table.events() > events
+    await table.assert_log_replays()
     assert not fake.bot_errors
 
 
@@ -329,6 +343,7 @@ async def test_five_restarts_during_a_match_and_it_ends_with_the_right_score(
     a, b = (f"{p:g}" for p in view.score)
     assert f"alice {a} to {b} bob" in str(over.embeds[0]["description"])
     assert_boards_unique(table)
+    await table.assert_log_replays()
     assert not any(m.components for m in table.boards())
     assert footer(over) == f"Match #{MATCH_ID}" or "NANNON" in footer(over)
 
