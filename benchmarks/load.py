@@ -35,7 +35,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from fakediscord import TOKEN, FakeDiscord, Member  # noqa: E402
 
 from bot import presenter  # noqa: E402
-from bot.app import TableBot, create_bot  # noqa: E402
+from bot.app import TableBot, create_bot, freeze_startup_objects  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from engines.base import Phase  # noqa: E402
 
@@ -93,6 +93,18 @@ class Load:
         self.errors = 0
         self.kinds: dict[str, int] = {}
         self.rng = random.Random(1)
+        # Instrumentation: the bot records each new board with set_board_message, so a
+        # per-match event marks the end of an action without re-checking every waiter.
+        self.board_posted: dict[int, asyncio.Event] = {}
+        record_board = self.svc.set_board_message
+
+        async def set_board_message(match_id: int, message_id: int | None) -> None:
+            await record_board(match_id, message_id)
+            event = self.board_posted.get(match_id)
+            if event is not None:
+                event.set()
+
+        self.svc.set_board_message = set_board_message  # type: ignore[method-assign]
 
     async def setup(self, n: int, guilds: int) -> tuple[int, int]:
         fake = self.fake
@@ -118,7 +130,8 @@ class Load:
             await presenter.post_board(self.bot, update.view, update.notes)
             self.members[a.id], self.members[b.id] = a, b
             self.matches.append(update.match_id)
-        gc.collect()
+        # As after a restart, where setup_hook resumes these matches and then freezes them.
+        freeze_startup_objects()
         return before, rss_kb()
 
     async def act(self, match_id: int) -> None:
@@ -129,7 +142,7 @@ class Load:
                 return
             seat = view.actor if view.actor is not None else view.turn
             who = self.members[view.players[seat].user_id]
-            version = view.version
+            posted = self.board_posted[match_id] = asyncio.Event()
             start = time.perf_counter()
             if view.phase in (Phase.ROLL, Phase.OPENING_TIE):
                 kind = "/roll"
@@ -157,14 +170,7 @@ class Load:
             await it.response(timeout=30)
             self.first.append(time.perf_counter() - start)
             # The end of the action: the service moved on and the next board (or result) is up.
-            await fake.wait_until(
-                lambda: (
-                    (live := svc._live.get(match_id)) is None
-                    or (live.record.version > version and live.record.board_message_id is not None)
-                ),
-                timeout=30,
-                what="the action's board",
-            )
+            await asyncio.wait_for(posted.wait(), timeout=30)
             self.done.append(time.perf_counter() - start)
             self.kinds[kind] = self.kinds.get(kind, 0) + 1
         except Exception:

@@ -173,6 +173,7 @@ class Attachment:
     data: bytes
     content_type: str | None = None
     description: str | None = None
+    _size: tuple[int, int] | None = field(default=None, repr=False)
 
     def image(self) -> Image.Image:
         """The attachment decoded by Pillow (fully loaded, so the bytes can be dropped)."""
@@ -190,14 +191,22 @@ class Attachment:
             "content_type": self.content_type,
             "description": self.description,
         }
-        if self.content_type and self.content_type.startswith("image/"):
-            try:
-                width, height = self.image().size
-            except Exception:  # not a decodable image: Discord simply omits the size
-                pass
-            else:
-                data["width"], data["height"] = width, height
+        size = self.image_size()
+        if size is not None:
+            data["width"], data["height"] = size
         return data
+
+    def image_size(self) -> tuple[int, int] | None:
+        """(width, height) from the image header, read once; None when it is not an image."""
+        if not (self.content_type and self.content_type.startswith("image/")):
+            return None
+        if self._size is None:
+            try:
+                with Image.open(BytesIO(self.data)) as img:  # the header only, no decoding
+                    self._size = img.size
+            except Exception:  # not a decodable image: Discord simply omits the size
+                self._size = (0, 0)
+        return None if self._size == (0, 0) else self._size
 
 
 @dataclass(eq=False)
