@@ -1402,7 +1402,10 @@ class MatchService:
         if kind is GameKind.BACKGAMMON:
             mine, theirs = position.pips()
             pips = (mine, theirs) if match.turn == 0 else (theirs, mine)
-            gnubg_id = match_id_of(match)
+            try:
+                gnubg_id = match_id_of(match)
+            except ValueError:  # a score past gnubg's 15 bits (a runaway cube): no Match ID
+                gnubg_id = None
         legal = sorted(match.legal_moves(), key=lambda m: -_hits(m))
         last = getattr(match, "last_move", None)
         last_move = None if last is None else LastMove(last[0], match.format_move(last[1]), last[1])

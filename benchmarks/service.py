@@ -1,0 +1,83 @@
+"""Time per committed action: 200 concurrent matches play random legal moves on one database.
+
+Prints the median and p99 latency of each service call (lock wait + engine + one SQLite
+transaction), and the throughput. Run from the repository root:
+    .venv/bin/python -P benchmarks/service.py [matches]
+(-P keeps benchmarks/engines.py from shadowing the engines package)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bot.service import MatchService, MatchUpdate
+from engines.base import Phase
+
+GUILD = 1
+THINK = 1.0  # seconds, uniform: 200 matches offer about 400 actions/s
+
+
+async def play(
+    svc: MatchService, update: MatchUpdate, rng: random.Random, out: list[float]
+) -> None:
+    while not update.match_over:
+        view = update.view
+        actor = view.actor if view.actor is not None else 0
+        user = view.players[actor].user_id
+        started = time.perf_counter()
+        if view.phase in (Phase.ROLL, Phase.OPENING_TIE):
+            if view.can_double[actor] and rng.random() < 0.1:
+                update = await svc.double(update.match_id, GUILD, user)
+            else:
+                update = await svc.roll(update.match_id, GUILD, user)
+        elif view.phase is Phase.CUBE_OFFERED:
+            update = await svc.take(update.match_id, GUILD, user)
+        else:
+            choice = rng.choice(view.legal_moves)
+            update = await svc.play(update.match_id, GUILD, user, choice)
+        out.append(time.perf_counter() - started)
+        await asyncio.sleep(rng.random() * THINK)  # think time: a spread-out load, not a burst
+
+
+async def main(matches: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        svc = await MatchService.open(Path(tmp) / "bench.db")
+        games = ["nannon", "backgammon", "checkers"]
+        starts = []
+        for i in range(matches):
+            challenge = await svc.challenge(
+                GUILD,
+                10,
+                1000 + 2 * i,
+                f"p{2 * i}",
+                games[i % 3],
+                opponent_id=1001 + 2 * i,
+                opponent_name=f"p{2 * i + 1}",
+                length=1,
+            )
+            starts.append(await svc.accept(challenge.id, GUILD, 1001 + 2 * i, f"p{2 * i + 1}"))
+        latencies: list[float] = []
+        began = time.perf_counter()
+        await asyncio.gather(
+            *(play(svc, u, random.Random(i), latencies) for i, u in enumerate(starts))
+        )
+        elapsed = time.perf_counter() - began
+        await svc.close()
+    latencies.sort()
+    p99 = latencies[int(len(latencies) * 0.99) - 1]
+    print(f"{matches} concurrent matches, {len(latencies)} committed actions in {elapsed:.1f} s")
+    print(
+        f"median {statistics.median(latencies) * 1000:.2f} ms, p99 {p99 * 1000:.2f} ms per action"
+    )
+    print(f"throughput {len(latencies) / elapsed:.0f} actions/s")
+    print(f"busy time per action {sum(latencies) / len(latencies) * 1000:.2f} ms (mean latency)")
+
+
+if __name__ == "__main__":
+    asyncio.run(main(int(sys.argv[1]) if len(sys.argv) > 1 else 200))
