@@ -21,7 +21,7 @@ from discord.ext import commands
 
 from bot import views
 from bot.config import Settings
-from bot.discord_utils import NO_MENTIONS, report_error
+from bot.discord_utils import NO_MENTIONS, admit, refuse_closing, report_error
 from bot.service import DiceFactory, MatchService
 
 log = logging.getLogger(__name__)
@@ -36,8 +36,18 @@ EXTENSIONS = (
 
 ServiceFactory = Callable[[Path], Awaitable[MatchService]]
 
+# How long close() waits for the interactions already being handled before it cancels them.
+CLOSE_GRACE_SECONDS = 15.0
+
 
 class TableTree(app_commands.CommandTree["TableBot"]):
+    async def interaction_check(self, interaction: discord.Interaction[TableBot], /) -> bool:
+        """Every command and autocomplete runs as tracked work; none starts once closing."""
+        if admit(interaction):
+            return True
+        await refuse_closing(interaction)
+        return False
+
     async def on_error(
         self, interaction: discord.Interaction[TableBot], error: app_commands.AppCommandError
     ) -> None:
@@ -67,7 +77,15 @@ def freeze_startup_objects() -> None:
 
 
 class TableBot(commands.Bot):
-    """The bot. Cogs reach the match service as ``bot.service``."""
+    """The bot. Cogs reach the match service as ``bot.service``.
+
+    Shutdown: every interaction handler (command, autocomplete, button, menu) and event
+    listener that touches the service registers its task with :meth:`begin_work` before its
+    first service call (:func:`bot.discord_utils.admit` does it for interactions). ``close()``
+    stops admitting new work (users are told to try again), waits up to ``close_grace`` seconds
+    for the work in flight to finish, cancels what is left, and only then closes the gateway,
+    the HTTP session and the service: an action that was applied is also shown.
+    """
 
     def __init__(
         self,
@@ -99,6 +117,9 @@ class TableBot(commands.Bot):
         # NANNON announcements posted by this process: message id -> (match id, game number).
         # After a restart the handler reads the same from the message's embed footer.
         self.shout_messages: dict[int, tuple[int, int]] = {}
+        self.close_grace = CLOSE_GRACE_SECONDS
+        self._closing = False
+        self._in_flight: set[asyncio.Task[Any]] = set()
 
     @property
     def service(self) -> MatchService:
@@ -149,7 +170,49 @@ class TableBot(commands.Bot):
             len(self.guilds),
         )
 
+    @property
+    def closing(self) -> bool:
+        """True once close() has begun: no new work is admitted."""
+        return self._closing
+
+    @property
+    def work_in_flight(self) -> int:
+        """How many admitted handlers are still running."""
+        return sum(1 for task in self._in_flight if not task.done())
+
+    def begin_work(self) -> bool:
+        """Register the running task as work close() must wait for. False when the bot is
+        closing (the caller refuses politely), except for a task admitted already."""
+        task = asyncio.current_task()
+        if task is not None and task in self._in_flight:
+            return True
+        if self._closing or self.is_closed():
+            return False
+        if task is not None:
+            self._in_flight.add(task)
+            task.add_done_callback(self._in_flight.discard)
+        return True
+
+    async def _drain(self) -> None:
+        current = asyncio.current_task()
+        pending = {t for t in self._in_flight if t is not current and not t.done()}
+        if not pending:
+            return
+        log.info("closing: waiting for %d handler(s) in flight", len(pending))
+        _done, late = await asyncio.wait(pending, timeout=self.close_grace)
+        if late:
+            log.warning(
+                "closing: %d handler(s) still running after %.0f s; cancelling them",
+                len(late),
+                self.close_grace,
+            )
+            for task in late:
+                task.cancel()
+            await asyncio.wait(late, timeout=1.0)
+
     async def close(self) -> None:
+        self._closing = True
+        await self._drain()
         await super().close()
         service, self._service = self._service, None
         if service is not None:

@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 NO_MENTIONS = discord.AllowedMentions.none()
 
 APOLOGY = "Sorry, something went wrong on my side. It has been logged; please try again."
+RESTARTING = "The bot is restarting: nothing was done. Please try again in a moment."
 EPHEMERAL_LIMIT = 2000
 
 
@@ -91,10 +92,34 @@ async def report_error(interaction: discord.Interaction[Any], error: BaseExcepti
         log.warning("could not send the error reply for %s", interaction_context(interaction))
 
 
+def admit(interaction: discord.Interaction[Any]) -> bool:
+    """Register this interaction's handler as work the bot waits for when it closes
+    (``TableBot.begin_work``). False once the bot is closing: refuse with
+    :func:`refuse_closing` and touch nothing."""
+    begin = getattr(interaction.client, "begin_work", None)
+    return True if begin is None else bool(begin())
+
+
+async def refuse_closing(interaction: discord.Interaction[Any]) -> None:
+    """Tell the user the bot is going down (best effort: the connection may be closing too)."""
+    try:
+        if interaction.type is discord.InteractionType.autocomplete:
+            if not interaction.response.is_done():
+                await interaction.response.autocomplete([])
+            return
+        await reply(interaction, RESTARTING)
+    except (discord.HTTPException, discord.ClientException, RuntimeError, OSError):
+        log.info("could not refuse %s while closing", interaction_context(interaction))
+
+
 async def guarded(
     interaction: discord.Interaction[Any], body: Callable[[], Awaitable[None]]
 ) -> None:
-    """Run a component callback with the same error treatment as the slash commands."""
+    """Run a component callback with the same error treatment as the slash commands, as work
+    the bot waits for when it closes (refused once it is closing)."""
+    if not admit(interaction):
+        await refuse_closing(interaction)
+        return
     try:
         await body()
     except Exception as exc:

@@ -149,6 +149,11 @@ def text_file(filename: str, text: str) -> discord.File:
 # --- rendering -----------------------------------------------------------------------------
 
 
+def black_seat(view: MatchView) -> int:
+    """The seat playing Black in the current checkers game."""
+    return 0 if view.colours[0] == "black" else 1
+
+
 def _render_sync(view: MatchView) -> tuple[bytes, str] | None:
     """(PNG, alt text) from render/, or None when that game's renderer is not available."""
     try:
@@ -164,14 +169,20 @@ def _render_sync(view: MatchView) -> tuple[bytes, str] | None:
         score=view.score,
         match_length=view.length,
         crawford=view.crawford,
+        game_number=view.game_number,
     )
     last = (view.last_move.seat, view.last_move.move) if view.last_move else None
+    args: tuple[Any, ...]
     kwargs: dict[str, Any] = {"last_move": last}
-    if view.kind is not GameKind.CHECKERS:
+    if view.kind is GameKind.CHECKERS:
+        # render.checkers takes the seat playing Black (colours alternate each game).
+        args = (view.position, black_seat(view), scene)
+        kwargs["draw_offered_by"] = view.draw_offered_by
+    else:
+        args = (view.position, view.turn, scene)
         kwargs["dice"] = view.dice
         kwargs["cube"] = Cube(view.cube_value, view.cube_owner) if view.rules.cube else None
         kwargs["cube_offered_by"] = view.cube_offered_by
-    args = (view.position, view.turn, scene)
     png = module.board_png(*args, **kwargs)
     alt = module.describe(*args, **kwargs)
     return png, alt

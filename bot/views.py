@@ -20,9 +20,11 @@ import discord
 from bot import presenter
 from bot.discord_utils import (
     NO_MENTIONS,
+    admit,
     display_name,
     escape_name,
     guarded,
+    refuse_closing,
     report_error,
 )
 from engines.base import GameKind, Phase, ResignLevel
@@ -113,7 +115,11 @@ async def check_player(
 ) -> bool:
     """Refuse at once a click by someone outside the match, or off turn. The service enforces
     the same; this only answers faster and more clearly. Never raises (discord.py would swallow
-    the error and leave the click unanswered)."""
+    the error and leave the click unanswered). The handler becomes tracked work here, before
+    its first service call."""
+    if not admit(interaction):
+        await refuse_closing(interaction)
+        return False
     try:
         view = await _bot(interaction).service.get_view(match_id, interaction.guild_id)
         seat = view.seat_of(interaction.user.id)

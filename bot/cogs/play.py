@@ -230,6 +230,8 @@ class PlayCog(commands.Cog):
         me = self.bot.user
         if me is None or payload.user_id == me.id:
             return
+        if not self.bot.begin_work():
+            return  # closing: a shout needs the service
         try:
             await self._shout(payload)
         except Exception:
