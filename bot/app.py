@@ -119,6 +119,8 @@ class TableBot(commands.Bot):
         self.shout_messages: dict[int, tuple[int, int]] = {}
         self.close_grace = CLOSE_GRACE_SECONDS
         self._closing = False
+        # Set when close() begins (before it waits for the work in flight).
+        self.closing_started = asyncio.Event()
         self._in_flight: set[asyncio.Task[Any]] = set()
 
     @property
@@ -212,6 +214,7 @@ class TableBot(commands.Bot):
 
     async def close(self) -> None:
         self._closing = True
+        self.closing_started.set()
         await self._drain()
         await super().close()
         service, self._service = self._service, None

@@ -1,15 +1,23 @@
 """Persistent buttons: an old board's button works after a restart; an out-of-date menu is
-refused politely and changes nothing; open challenges, self and bot challenges."""
+refused politely and changes nothing; open challenges, self and bot challenges. Restarts with an
+action in flight: it finishes (board posted, recorded) before the database closes, new clicks
+are refused meanwhile, and a stuck handler is cancelled after the grace period."""
 
 from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
 
 import pytest
 from fakediscord import FakeDiscord, Member, Message
 
+from bot import presenter
+from bot.app import TableBot
 from bot.service import MatchView
 from engines.base import Phase
 
-from .conftest import next_board, service_of
+from .conftest import footer, next_board, service_of
 
 pytestmark = pytest.mark.asyncio
 
@@ -92,3 +100,105 @@ async def test_self_and_bot_challenges_are_refused(tablebot: FakeDiscord) -> Non
             response.message.content
         )
     assert not [m for m in fake.messages(fake.channel) if not m.ephemeral]
+
+
+class Hold:
+    """Holds every board render until released: an action applied and not yet shown."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.entered = asyncio.Event()
+        self.release = asyncio.Event()
+        original = presenter.render_board
+
+        async def held(view: MatchView) -> Any:
+            self.entered.set()
+            await self.release.wait()
+            return await original(view)
+
+        monkeypatch.setattr(presenter, "render_board", held)
+
+
+async def test_restart_while_an_action_is_in_flight(
+    tablebot: FakeDiscord, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    fake = tablebot
+    alice = await fake.add_member("alice")
+    bob = await fake.add_member("bob")
+    players = {0: alice, 1: bob}
+    board = await start_open_match(fake, alice, bob)
+    thread = board.channel
+    await fake.wait_bot_idle()
+    before = await service_of(fake).get_view(1)
+    assert before.actor is not None
+    actor, other = players[before.actor], players[1 - before.actor]
+
+    hold = Hold(monkeypatch)
+    await act(fake, board, before, actor)
+    async with asyncio.timeout(5):
+        await hold.entered.wait()  # applied and committed; the board is not posted yet
+    old_bot = fake.bot
+    assert isinstance(old_bot, TableBot) and old_bot.work_in_flight == 1
+    restart = asyncio.create_task(fake.restart_bot())
+    async with asyncio.timeout(5):
+        await old_bot.closing_started.wait()
+
+    # Closing: new work is refused politely and changes nothing.
+    for it in (
+        await fake.click(board, label="Resign", by=other),
+        await fake.slash("board", by=other, channel=thread),
+    ):
+        refusal = (await it.response()).message
+        assert refusal is not None and refusal.ephemeral and "restarting" in refusal.content
+    assert not restart.done()
+
+    hold.release.set()
+    new_bot = await restart
+    assert new_bot is not old_bot
+    board = await next_board(fake, thread, 1, board)
+    svc = service_of(fake)
+    after = await svc.get_view(1)
+    assert after.version > before.version
+    assert after.board_message_id == board.id  # recorded before the database closed
+    assert f"move {after.version}" in footer(board)
+    problems = [r for r in caplog.records if r.levelno >= logging.WARNING and r.name != "discord"]
+    assert not problems, [r.getMessage() for r in problems]
+
+    # The board the old bot posted works with the new one.
+    await fake.wait_for_commands()
+    assert after.actor is not None
+    await act(fake, board, after, players[after.actor])
+    await next_board(fake, thread, 1, board)
+    assert (await svc.get_view(1)).version > after.version
+
+
+async def test_a_stuck_handler_does_not_hold_the_restart(
+    tablebot: FakeDiscord, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = tablebot
+    alice = await fake.add_member("alice")
+    bob = await fake.add_member("bob")
+    players = {0: alice, 1: bob}
+    board = await start_open_match(fake, alice, bob)
+    thread = board.channel
+    await fake.wait_bot_idle()
+    before = await service_of(fake).get_view(1)
+    assert before.actor is not None
+    hold = Hold(monkeypatch)
+    await act(fake, board, before, players[before.actor])
+    async with asyncio.timeout(5):
+        await hold.entered.wait()
+    old_bot = fake.bot
+    assert isinstance(old_bot, TableBot)
+    old_bot.close_grace = 0  # never released: cancelled at once
+    monkeypatch.undo()
+    await fake.restart_bot()
+    await fake.wait_for_commands()
+
+    # The action was committed before the handler was cancelled: /board shows where it stands.
+    after = await service_of(fake).get_view(1)
+    assert after.version > before.version
+    assert after.actor is not None
+    it = await fake.slash("board", by=players[after.actor], channel=thread)
+    assert (await it.followup()).content == "Board posted."
+    board = await next_board(fake, thread, 1, board)
+    assert f"move {after.version}" in footer(board)
