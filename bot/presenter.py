@@ -138,6 +138,13 @@ def result_text(view: MatchView, result: GameResult) -> str:
         ResultKind.DRAW: "",
         ResultKind.FORFEIT: f": {loser} conceded",
     }[result.kind]
+    if (
+        result.kind in (ResultKind.GAMMON, ResultKind.BACKGAMMON)
+        and view.rules.jacoby
+        and result.points == result.cube
+    ):
+        # Jacoby: a gammon counts single while the cube was never turned.
+        how += " (not counted double: the Jacoby rule, the cube was never turned)"
     plural = "s" if result.points != 1 else ""
     return f"Game {result.game_number}: {winner} wins {pts} {unit}{plural}{how}."
 
