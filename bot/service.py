@@ -1125,8 +1125,11 @@ class MatchService:
             }
         rating_changes: list[RatingChange] = []
 
-        async def finish(conn: Any) -> tuple[list[StatUpdate], dict[str, Any]]:
-            updates, rating_changes[:] = await self._rate(conn, record, match.winner())
+        winner = match.winner()
+
+        def finish(conn: Any) -> tuple[list[StatUpdate], dict[str, Any]]:
+            # On the database thread, inside the action's transaction: touches no engine state.
+            updates, rating_changes[:] = self._rate(conn, record, winner)
             return updates, {"rating_changes": json.dumps([asdict(c) for c in rating_changes])}
 
         await self.store.commit_action(
@@ -1173,12 +1176,13 @@ class MatchService:
                 )
         return updates
 
-    async def _rate(
-        self, conn: Any, record: _Record, winner: int | None
+    @staticmethod
+    def _rate(
+        conn: Any, record: _Record, winner: int | None
     ) -> tuple[list[StatUpdate], list[RatingChange]]:
         """Match-end stats and ratings, read and written inside the commit's transaction."""
         ids = [p.user_id for p in record.players]
-        rows = await self.store.rating_rows(conn, record.guild_id, record.game.value, ids)
+        rows = Store.rating_rows(conn, record.guild_id, record.game.value, ids)
         rating = [float(rows[i]["rating"]) if i in rows else INITIAL_RATING for i in ids]
         experience = [int(rows[i]["experience"]) if i in rows else 0 for i in ids]
         streak = [int(rows[i]["streak"]) if i in rows else 0 for i in ids]

@@ -1,26 +1,28 @@
 """The SQLite store: migrations, challenges, matches, the append-only event log, snapshots,
 ratings and stats. All SQL lives here; the service decides what to write.
 
-One aiosqlite connection in autocommit mode; write transactions are explicit ``BEGIN IMMEDIATE``
-blocks serialized by an asyncio lock, because statements of two coroutines would otherwise
-interleave on the one connection.
+One sqlite3 connection in autocommit mode, owned by one dedicated thread (a single-worker
+executor). Every public method is one trip to that thread: a write is one function that runs
+``BEGIN IMMEDIATE`` ... ``COMMIT`` in full there, so transactions can't interleave, the event
+loop never blocks on SQLite, and an action costs one thread hop instead of one per statement.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import aiosqlite
+from typing import Any, TypeVar
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 5000
 
@@ -184,76 +186,111 @@ class NewEvent:
     payload: dict[str, Any]
 
 
+# One encoder for all: json.dumps with options builds a new encoder per call.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), sort_keys=True)
+
+
 def _dumps(data: Any) -> str:
-    return json.dumps(data, separators=(",", ":"), sort_keys=True)
+    return _ENCODER.encode(data)
 
 
 class Store:
     """The database. Use ``await Store.open(path)``; ``close()`` when done."""
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
-        self.conn = conn
-        self._write_lock = asyncio.Lock()
+    def __init__(self, conn: sqlite3.Connection, executor: ThreadPoolExecutor) -> None:
+        # Only ever touched on the executor's one thread (sqlite3 checks that, too).
+        self._conn = conn
+        self._executor = executor
+        self._closed = False
 
     @classmethod
     async def open(cls, path: str | Path) -> Store:
-        conn = await aiosqlite.connect(str(path), isolation_level=None)
-        conn.row_factory = sqlite3.Row
+        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tablebot-db")
+        loop = asyncio.get_running_loop()
         try:
-            await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            await conn.execute("PRAGMA journal_mode = WAL")
-            await conn.execute("PRAGMA synchronous = NORMAL")
-            await conn.execute("PRAGMA foreign_keys = ON")
-            store = cls(conn)
-            await store._migrate()
+            conn = await loop.run_in_executor(executor, _connect, str(path))
         except BaseException:
-            await conn.close()
+            executor.shutdown(wait=False)
+            raise
+        store = cls(conn, executor)
+        try:
+            await store._run(store._migrate)
+        except BaseException:
+            await store.close()
             raise
         return store
 
     async def close(self) -> None:
-        await self.conn.close()
+        if self._closed:
+            return
+        self._closed = True
+        loop = asyncio.get_running_loop()
+        try:
+            # Queued behind every pending call, so all of them finish first.
+            await loop.run_in_executor(self._executor, self._conn.close)
+        finally:
+            self._executor.shutdown(wait=False)
+
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(*args)`` on the database thread; calls run one at a time, in order."""
+        if self._closed:
+            raise StoreError("The database is closed.")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, functools.partial(fn, *args))
+
+    def _transaction(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """On the database thread: ``fn(conn)`` in one ``BEGIN IMMEDIATE`` transaction,
+        committed when it returns, rolled back when it (or the commit) raises."""
+        conn = self._conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            result = fn(conn)
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        return result
+
+    async def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        return await self._run(self._transaction, fn)
 
     async def user_version(self) -> int:
         row = await self.fetchone("PRAGMA user_version")
         assert row is not None
         return int(row[0])
 
-    async def _migrate(self) -> None:
-        current = await self.user_version()
+    def _migrate(self) -> None:
+        current = int(self._conn.execute("PRAGMA user_version").fetchone()[0])
         if current > len(MIGRATIONS):
             raise StoreError(
                 f"The database is at schema version {current}, newer than this tablebot "
                 f"understands ({len(MIGRATIONS)}). Upgrade tablebot, or use another TABLEBOT_DB."
             )
         for step in range(current, len(MIGRATIONS)):
-            async with self.transaction() as conn:
+
+            def apply(conn: sqlite3.Connection, step: int = step) -> None:
                 for statement in MIGRATIONS[step].split(";"):
                     if statement.strip():
-                        await conn.execute(statement)
+                        conn.execute(statement)
                 # PRAGMA takes no parameters; step is an int we control.
-                await conn.execute(f"PRAGMA user_version = {step + 1}")
+                conn.execute(f"PRAGMA user_version = {step + 1}")
+
+            self._transaction(apply)
             log.info("database migrated to schema version %d", step + 1)
 
-    @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
-        """One ``BEGIN IMMEDIATE`` transaction: committed on exit, rolled back on an error."""
-        async with self._write_lock:
-            await self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self.conn
-            except BaseException:
-                await self.conn.execute("ROLLBACK")
-                raise
-            await self.conn.execute("COMMIT")
+    def _fetchall(self, sql: str, params: Sequence[Any]) -> list[sqlite3.Row]:
+        return self._conn.execute(sql, params).fetchall()
+
+    def _fetchone(self, sql: str, params: Sequence[Any]) -> sqlite3.Row | None:
+        row: sqlite3.Row | None = self._conn.execute(sql, params).fetchone()
+        return row
 
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
-        async with self.conn.execute(sql, params) as cursor:
-            return list(await cursor.fetchall())
+        return await self._run(self._fetchall, sql, params)
 
     async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Row | None:
-        async with self.conn.execute(sql, params) as cursor:
-            return await cursor.fetchone()
+        return await self._run(self._fetchone, sql, params)
 
     # --- guild settings -----------------------------------------------------------------------
 
@@ -262,25 +299,30 @@ class Store:
         return {} if row is None else dict(json.loads(row["data"]))
 
     async def save_guild_settings(self, guild_id: int, data: dict[str, Any], at: float) -> None:
-        async with self.transaction() as conn:
-            await conn.execute(
+        params = (guild_id, _dumps(data), at)
+
+        def write(conn: sqlite3.Connection) -> None:
+            conn.execute(
                 "INSERT INTO guild_settings (guild_id, data, updated_at) VALUES (?, ?, ?) "
                 "ON CONFLICT (guild_id) DO UPDATE SET data = excluded.data, "
                 "updated_at = excluded.updated_at",
-                (guild_id, _dumps(data), at),
+                params,
             )
+
+        await self._write(write)
 
     # --- challenges ---------------------------------------------------------------------------
 
     async def insert_challenge(self, values: dict[str, Any]) -> int:
-        columns = ", ".join(values)
-        marks = ", ".join("?" for _ in values)
-        async with self.transaction() as conn:
-            cursor = await conn.execute(
-                f"INSERT INTO challenges ({columns}) VALUES ({marks})", tuple(values.values())
-            )
+        sql = _insert_sql("challenges", values)
+        params = tuple(values.values())
+
+        def write(conn: sqlite3.Connection) -> int:
+            cursor = conn.execute(sql, params)
             assert cursor.lastrowid is not None
             return cursor.lastrowid
+
+        return await self._write(write)
 
     async def challenge(self, challenge_id: int) -> sqlite3.Row | None:
         return await self.fetchone("SELECT * FROM challenges WHERE id = ?", (challenge_id,))
@@ -289,31 +331,37 @@ class Store:
         self, challenge_id: int, status: str, *, only_if: str = "open"
     ) -> bool:
         """Move a challenge out of ``only_if``; False when it had already left that status."""
-        async with self.transaction() as conn:
-            cursor = await conn.execute(
+
+        def write(conn: sqlite3.Connection) -> bool:
+            cursor = conn.execute(
                 "UPDATE challenges SET status = ? WHERE id = ? AND status = ?",
                 (status, challenge_id, only_if),
             )
             return cursor.rowcount == 1
 
+        return await self._write(write)
+
     async def set_challenge_message(self, challenge_id: int, message_id: int | None) -> None:
-        async with self.transaction() as conn:
-            await conn.execute(
+        def write(conn: sqlite3.Connection) -> None:
+            conn.execute(
                 "UPDATE challenges SET message_id = ? WHERE id = ?", (message_id, challenge_id)
             )
 
+        await self._write(write)
+
     async def expire_challenges(self, now: float) -> list[sqlite3.Row]:
-        async with self.transaction() as conn:
-            async with conn.execute(
+        def write(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+            rows = conn.execute(
                 "SELECT * FROM challenges WHERE status = 'open' AND expires_at <= ?", (now,)
-            ) as cursor:
-                rows = list(await cursor.fetchall())
-            await conn.execute(
+            ).fetchall()
+            conn.execute(
                 "UPDATE challenges SET status = 'expired' "
                 "WHERE status = 'open' AND expires_at <= ?",
                 (now,),
             )
-        return rows
+            return rows
+
+        return await self._write(write)
 
     # --- matches ------------------------------------------------------------------------------
 
@@ -329,30 +377,35 @@ class Store:
 
         Returns the match id, or None when the challenge was no longer open (a double click).
         """
-        columns = ", ".join(values)
-        marks = ", ".join("?" for _ in values)
-        async with self.transaction() as conn:
-            cursor = await conn.execute(
+        sql = _insert_sql("matches", values)
+        params = tuple(values.values())
+        version = values.get("version", 0)
+        # Encoded here, on the caller's side, so the database thread only runs SQL.
+        encoded = _encode_events(events)
+        snapshot_text = _dumps(snapshot)
+        results = list(game_results)
+
+        def write(conn: sqlite3.Connection) -> int | None:
+            cursor = conn.execute(
                 "UPDATE challenges SET status = 'accepted' WHERE id = ? AND status = 'open'",
                 (challenge_id,),
             )
             if cursor.rowcount != 1:
                 return None
-            cursor = await conn.execute(
-                f"INSERT INTO matches ({columns}) VALUES ({marks})", tuple(values.values())
-            )
-            match_id = cursor.lastrowid
+            match_id = conn.execute(sql, params).lastrowid
             assert match_id is not None
-            await conn.execute(
+            conn.execute(
                 "UPDATE challenges SET match_id = ? WHERE id = ?", (match_id, challenge_id)
             )
-            await self._append(conn, match_id, 0, events)
-            await conn.execute(
+            _append(conn, match_id, 0, encoded)
+            conn.execute(
                 "INSERT INTO snapshots (match_id, version, data) VALUES (?, ?, ?)",
-                (match_id, values.get("version", 0), _dumps(snapshot)),
+                (match_id, version, snapshot_text),
             )
-            await self._insert_results(conn, match_id, game_results)
+            _insert_results(conn, match_id, results)
             return match_id
+
+        return await self._write(write)
 
     async def match_row(self, match_id: int) -> sqlite3.Row | None:
         return await self.fetchone("SELECT * FROM matches WHERE id = ?", (match_id,))
@@ -382,40 +435,6 @@ class Store:
         assert row is not None
         return int(row[0])
 
-    @staticmethod
-    async def _append(
-        conn: aiosqlite.Connection, match_id: int, first_seq: int, events: Sequence[NewEvent]
-    ) -> None:
-        await conn.executemany(
-            "INSERT INTO events (match_id, seq, at, actor, kind, payload) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            [
-                (match_id, first_seq + i, e.at, e.actor, e.kind, _dumps(e.payload))
-                for i, e in enumerate(events)
-            ],
-        )
-
-    @staticmethod
-    async def _insert_results(
-        conn: aiosqlite.Connection, match_id: int, results: Iterable[dict[str, Any]]
-    ) -> None:
-        await conn.executemany(
-            "INSERT INTO game_results (match_id, game_number, winner_seat, kind, points, cube, at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    match_id,
-                    r["game_number"],
-                    r["winner"],
-                    r["kind"],
-                    r["points"],
-                    r["cube"],
-                    r["at"],
-                )
-                for r in results
-            ],
-        )
-
     async def commit_action(
         self,
         match_id: int,
@@ -431,40 +450,51 @@ class Store:
         """The one transaction of an action: append events, replace the snapshot, update the
         match row (``changes``), record finished games and stats, bump the version.
 
-        ``finish`` runs first inside the transaction (it reads ratings there, so two matches
-        ending at once can't lose an update) and returns more stat updates and match columns.
+        All of it is one function on the database thread: one hop, and nothing else can run on
+        the connection in between. ``finish`` runs first inside the transaction, on that thread
+        (it reads ratings there, so two matches ending at once can't lose an update), and
+        returns more stat updates and match columns; keep it short and non-blocking.
         Raises :class:`VersionConflict` (and writes nothing) if the version moved.
         """
-        async with self.transaction() as conn:
+        encoded = _encode_events(events)
+        snapshot_text = _dumps(snapshot)
+        results = list(game_results)
+        stats = list(stat_updates)
+
+        def write(conn: sqlite3.Connection) -> None:
+            columns = changes
             late: list[StatUpdate] = []
             if finish is not None:
-                extra_stats, extra_changes = await finish(conn)
+                extra_stats, extra_changes = finish(conn)
                 late.extend(extra_stats)
-                changes = {**changes, **extra_changes}
-            sets = ", ".join(f"{column} = ?" for column in changes)
-            cursor = await conn.execute(
-                f"UPDATE matches SET {sets}{', ' if sets else ''}version = version + 1 "
-                "WHERE id = ? AND version = ?",
-                (*changes.values(), match_id, expected_version),
+                columns = {**changes, **extra_changes}
+            sets = "".join(f"{column} = ?, " for column in columns)
+            cursor = conn.execute(
+                f"UPDATE matches SET {sets}version = version + 1 WHERE id = ? AND version = ?",
+                (*columns.values(), match_id, expected_version),
             )
             if cursor.rowcount != 1:
                 raise VersionConflict(match_id)
-            await self._append(conn, match_id, first_seq, events)
-            await conn.execute(
+            _append(conn, match_id, first_seq, encoded)
+            conn.execute(
                 "UPDATE snapshots SET version = ?, data = ? WHERE match_id = ?",
-                (expected_version + 1, _dumps(snapshot), match_id),
+                (expected_version + 1, snapshot_text, match_id),
             )
-            await self._insert_results(conn, match_id, game_results)
-            for update in [*stat_updates, *late]:
-                await self._apply_stats(conn, update)
+            _insert_results(conn, match_id, results)
+            for update in [*stats, *late]:
+                _apply_stats(conn, update)
+
+        await self._write(write)
 
     async def update_match(self, match_id: int, **changes: Any) -> None:
         """Set bookkeeping columns (thread, board message, reminder) without a new version."""
         sets = ", ".join(f"{column} = ?" for column in changes)
-        async with self.transaction() as conn:
-            await conn.execute(
-                f"UPDATE matches SET {sets} WHERE id = ?", (*changes.values(), match_id)
-            )
+        params = (*changes.values(), match_id)
+
+        def write(conn: sqlite3.Connection) -> None:
+            conn.execute(f"UPDATE matches SET {sets} WHERE id = ?", params)
+
+        await self._write(write)
 
     async def active_match_rows(self) -> list[sqlite3.Row]:
         return await self.fetchall("SELECT * FROM matches WHERE status = 'active' ORDER BY id")
@@ -476,35 +506,17 @@ class Store:
 
     # --- ratings and stats --------------------------------------------------------------------
 
-    async def rating_rows(
-        self, conn: aiosqlite.Connection, guild_id: int, game: str, user_ids: Sequence[int]
+    @staticmethod
+    def rating_rows(
+        conn: sqlite3.Connection, guild_id: int, game: str, user_ids: Sequence[int]
     ) -> dict[int, sqlite3.Row]:
+        """The ratings rows of ``user_ids``; for a :data:`Finisher`, on the database thread."""
         marks = ", ".join("?" for _ in user_ids)
-        async with conn.execute(
+        rows = conn.execute(
             f"SELECT * FROM ratings WHERE guild_id = ? AND game = ? AND user_id IN ({marks})",
             (guild_id, game, *user_ids),
-        ) as cursor:
-            return {row["user_id"]: row for row in await cursor.fetchall()}
-
-    @staticmethod
-    async def _apply_stats(conn: aiosqlite.Connection, update: StatUpdate) -> None:
-        """Add counters (and set rating/streak when given) for one player, creating the row."""
-        await conn.execute(
-            "INSERT INTO ratings (guild_id, game, user_id, name) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (guild_id, game, user_id) DO UPDATE SET name = excluded.name",
-            (update.guild_id, update.game, update.user_id, update.name),
-        )
-        sets = [f"{column} = {column} + ?" for column in update.add]
-        params: list[Any] = list(update.add.values())
-        for column, value in update.set.items():
-            sets.append(f"{column} = ?")
-            params.append(value)
-        if sets:
-            await conn.execute(
-                f"UPDATE ratings SET {', '.join(sets)} "
-                "WHERE guild_id = ? AND game = ? AND user_id = ?",
-                (*params, update.guild_id, update.game, update.user_id),
-            )
+        ).fetchall()
+        return {row["user_id"]: row for row in rows}
 
     async def length_board(
         self, guild_id: int, game: str, length: int, limit: int
@@ -545,23 +557,107 @@ class Store:
         self, match_id: int, game_number: int, user_id: int, guild_id: int, game: str, at: float
     ) -> bool:
         """Insert the shout once per game and count it; False if already shouted."""
-        async with self.transaction() as conn:
-            cursor = await conn.execute(
+
+        def write(conn: sqlite3.Connection) -> bool:
+            cursor = conn.execute(
                 "INSERT OR IGNORE INTO shouts (match_id, game_number, user_id, at) "
                 "VALUES (?, ?, ?, ?)",
                 (match_id, game_number, user_id, at),
             )
             if cursor.rowcount != 1:
                 return False
-            await conn.execute(
+            conn.execute(
                 "UPDATE ratings SET nannons_shouted = nannons_shouted + 1 "
                 "WHERE guild_id = ? AND game = ? AND user_id = ?",
                 (guild_id, game, user_id),
             )
             return True
 
+        return await self._write(write)
 
-Finisher = Callable[[aiosqlite.Connection], Awaitable[tuple[list["StatUpdate"], dict[str, Any]]]]
+
+# --- on the database thread ---------------------------------------------------------------
+
+
+def _connect(path: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.row_factory = sqlite3.Row
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _insert_sql(table: str, values: dict[str, Any]) -> str:
+    # Column names come from the service's own dicts, never from users.
+    return f"INSERT INTO {table} ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})"
+
+
+_EventParams = tuple[float, int | None, str, str]
+
+
+def _encode_events(events: Sequence[NewEvent]) -> list[_EventParams]:
+    return [(e.at, e.actor, e.kind, _dumps(e.payload)) for e in events]
+
+
+def _append(
+    conn: sqlite3.Connection, match_id: int, first_seq: int, events: Sequence[_EventParams]
+) -> None:
+    if not events:
+        return
+    # One multi-row INSERT: one statement step however many events an action has.
+    rows = ", ".join("(?, ?, ?, ?, ?, ?)" for _ in events)
+    params: list[Any] = []
+    for i, event in enumerate(events):
+        params.append(match_id)
+        params.append(first_seq + i)
+        params.extend(event)
+    conn.execute(
+        f"INSERT INTO events (match_id, seq, at, actor, kind, payload) VALUES {rows}", params
+    )
+
+
+def _insert_results(
+    conn: sqlite3.Connection, match_id: int, results: Sequence[dict[str, Any]]
+) -> None:
+    if not results:
+        return
+    conn.executemany(
+        "INSERT INTO game_results (match_id, game_number, winner_seat, kind, points, cube, at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [
+            (match_id, r["game_number"], r["winner"], r["kind"], r["points"], r["cube"], r["at"])
+            for r in results
+        ],
+    )
+
+
+def _apply_stats(conn: sqlite3.Connection, update: StatUpdate) -> None:
+    """Add counters (and set rating/streak when given) for one player, creating the row."""
+    conn.execute(
+        "INSERT INTO ratings (guild_id, game, user_id, name) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT (guild_id, game, user_id) DO UPDATE SET name = excluded.name",
+        (update.guild_id, update.game, update.user_id, update.name),
+    )
+    sets = [f"{column} = {column} + ?" for column in update.add]
+    params: list[Any] = list(update.add.values())
+    for column, value in update.set.items():
+        sets.append(f"{column} = ?")
+        params.append(value)
+    if sets:
+        conn.execute(
+            f"UPDATE ratings SET {', '.join(sets)} WHERE guild_id = ? AND game = ? AND user_id = ?",
+            (*params, update.guild_id, update.game, update.user_id),
+        )
+
+
+# Runs inside an action's transaction, on the database thread: (extra stats, extra columns).
+Finisher = Callable[[sqlite3.Connection], tuple[list["StatUpdate"], dict[str, Any]]]
 
 
 @dataclass(frozen=True)
