@@ -212,7 +212,8 @@ async def render_board(view: MatchView) -> tuple[discord.File, str] | None:
 
 def turn_embed(view: MatchView, notes: Sequence[str] = ()) -> discord.Embed:
     title = match_title(view)
-    if view.length != 1 or view.kind is not GameKind.CHECKERS:
+    # A one-game checkers match says "game 2" only once a draw has made one necessary.
+    if view.length != 1 or view.kind is not GameKind.CHECKERS or view.game_number > 1:
         title += f" · game {view.game_number}"
     embed = discord.Embed(
         title=discord.utils.escape_markdown(title)[:256],
