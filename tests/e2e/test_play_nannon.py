@@ -13,6 +13,8 @@ from fakediscord import Channel, FakeDiscord, Member, Message
 
 from bot.presenter import SHOUT
 from bot.service import MatchService, MatchView
+from engines import new_match
+from engines.actions import Roll, action_from_dict
 from engines.base import GameKind, Phase, ResultKind
 from engines.nannon import SAFETY, Position
 
@@ -212,6 +214,19 @@ async def test_nannon_match_to_3(tablebot: FakeDiscord, dice: DiceScript) -> Non
     assert view.match_over and view.winner_seat == taker and view.score[taker] >= 3
     assert driver.used["select"] and driver.used["command"] and driver.used["roll"]
     assert view.games[-1].kind is ResultKind.NANNON and view.games[-1].points == 4
+    # Nobody was rolled for while they could double: replay the event log and check each
+    # automatic roll (in game 2 they come after the take, when the doubler no longer has
+    # the cube).
+    replayed = new_match(GameKind.NANNON, view.rules)
+    auto_rolls = 0
+    for event in await svc.store.events(1):
+        action = action_from_dict(event.payload)
+        if isinstance(action, Roll) and event.actor is None:
+            auto_rolls += 1
+            assert not replayed.can_double(replayed.turn), (event.seq, replayed.cube)
+            assert replayed.cube.owner == 1 - replayed.turn or replayed.crawford_game
+        replayed.apply(action)
+    assert auto_rolls
     announcement = results(fake, thread)[-1]
     text = embed_text(announcement)
     assert "NANNON" in announcement.content and f"<@{winner.id}>" in announcement.content
