@@ -487,6 +487,9 @@ class _Live:
     dice: MatchDice
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     valid: bool = True  # False once evicted: a waiter must reload
+    # The legal moves (hits first) and their notation, for the state after this many actions:
+    # generating and formatting them is most of an action's engine time, so do it once.
+    legal: tuple[int, tuple[Any, ...], tuple[str, ...]] | None = None
 
 
 @dataclass
@@ -864,6 +867,8 @@ class MatchService:
                 raise InvalidNotationError("Type a move, e.g. one from the list.")
             if len(text) > _MAX_MOVE_TEXT:
                 raise InvalidNotationError("That is far too long to be a move.")
+            if match.phase is Phase.MOVE and text in self._legal(live)[1]:
+                return Move(seat, text)  # a move from the list, already in its notation
             parsed = match.parse_move(text)
             return Move(seat, match.format_move(parsed))
 
@@ -1086,10 +1091,10 @@ class MatchService:
             ):
                 action = Roll(match.turn, self._draw(live))
             elif phase is Phase.MOVE and settings.auto_move:
-                moves = match.legal_moves()
-                if len(moves) != 1:
+                texts = self._legal(live)[1]
+                if len(texts) != 1:
                     return
-                action = Move(match.turn, match.format_move(moves[0]))
+                action = Move(match.turn, texts[0])
             else:
                 return
             step = _Step(action, None, match.apply(action), [])
@@ -1410,7 +1415,6 @@ class MatchService:
                 gnubg_id = match_id_of(match)
             except ValueError:  # a score past gnubg's 15 bits (a runaway cube): no Match ID
                 gnubg_id = None
-        legal = sorted(match.legal_moves(), key=lambda m: -_hits(m))
         last = getattr(match, "last_move", None)
         last_move = None if last is None else LastMove(last[0], match.format_move(last[1]), last[1])
         can_double = (match.can_double(0), match.can_double(1)) if dice_game else (False, False)
@@ -1444,7 +1448,7 @@ class MatchService:
             gnubg_match_id=gnubg_id,
             position=position,
             pips=pips,
-            legal_moves=tuple(match.format_move(m) for m in legal),
+            legal_moves=self._legal(live)[1],
             last_move=last_move,
             games=tuple(match.games),
             winner_seat=record.winner_seat if over else None,
@@ -1453,6 +1457,19 @@ class MatchService:
             created_at=record.created_at,
             last_action_at=record.last_action_at,
         )
+
+    @staticmethod
+    def _legal(live: _Live) -> tuple[tuple[Any, ...], tuple[str, ...]]:
+        """The legal moves now, hits first, and their notation; computed once per state."""
+        match = live.match
+        applied = len(match.actions)  # apply() is the only way the service changes a match
+        cached = live.legal
+        if cached is not None and cached[0] == applied:
+            return cached[1], cached[2]
+        moves = tuple(sorted(match.legal_moves(), key=lambda m: -_hits(m)))
+        texts = tuple(match.format_move(m) for m in moves)
+        live.legal = (applied, moves, texts)
+        return moves, texts
 
     # --- loading ----------------------------------------------------------------------------
 

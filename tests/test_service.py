@@ -11,7 +11,7 @@ import pytest
 import pytest_asyncio
 
 from bot.service import MatchService, MatchUpdate, NotFoundError, StaleActionError
-from engines import replay
+from engines import match_from_snapshot, replay
 from engines.base import Phase
 from engines.dice import FairDice, die_at
 from engines.errors import CubeError, GameError, IllegalMoveError, NotYourTurnError, PhaseError
@@ -259,6 +259,49 @@ async def test_random_concurrent_matches_replay_to_their_snapshots(service: Matc
         assert [e.seq for e in events] == list(range(len(events)))
         report = await service.verify_match(update.match_id, GUILD)
         assert report.ok is True
+
+
+@pytest.mark.asyncio
+async def test_listed_moves_are_never_stale_and_any_spelling_records_the_same(
+    tmp_path: Path,
+) -> None:
+    """The service keeps each state's move list: it must match a fresh engine after every
+    action, and a move from the list, an engine move object or a respelled move must record
+    the same events."""
+    listed = await MatchService.open(tmp_path / "a.db", dice_factory=lambda: FairDice(bytes(32)))
+    other = await MatchService.open(tmp_path / "b.db", dice_factory=lambda: FairDice(bytes(32)))
+    try:
+        for game, length in [("nannon", 3), ("backgammon", 1), ("checkers", 1)]:
+            a, b = await start(listed, game, length=length), await start(other, game, length=length)
+            rng = random.Random(game)
+            step = 0
+            while not a.match_over:
+                snapshot = await listed.store.snapshot(a.match_id)
+                assert snapshot is not None
+                fresh = match_from_snapshot(snapshot)
+                texts = [fresh.format_move(m) for m in fresh.legal_moves()]
+                assert sorted(a.view.legal_moves) == sorted(texts)
+                assert b.view.legal_moves == a.view.legal_moves
+                view = a.view
+                user = view.players[view.actor if view.actor is not None else 0].user_id
+                if view.phase is not Phase.MOVE:
+                    a = await listed.roll(a.match_id, GUILD, user)
+                    b = await other.roll(b.match_id, GUILD, user)
+                    continue
+                i = rng.randrange(len(texts))
+                a = await listed.play(a.match_id, GUILD, user, texts[i])
+                step += 1
+                spelled = fresh.legal_moves()[i] if step % 2 else texts[i].replace(" ", "  ")
+                b = await other.play(b.match_id, GUILD, user, spelled)
+            assert b.match_over and b.view.score == a.view.score
+            events_a = await listed.store.events(a.match_id)
+            events_b = await other.store.events(b.match_id)
+            assert [(e.kind, e.payload) for e in events_a] == [
+                (e.kind, e.payload) for e in events_b
+            ]
+    finally:
+        await listed.close()
+        await other.close()
 
 
 # --- restarts and dice ------------------------------------------------------------------------
