@@ -27,6 +27,7 @@ import statistics
 import sys
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,6 +51,17 @@ def rss_kb() -> int:
         return pages * resource.getpagesize() // 1024
     except OSError:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def bot_bytes(before: tracemalloc.Snapshot, after: tracemalloc.Snapshot) -> int:
+    """Memory the bot gained between two snapshots: every allocation still alive, except those
+    made by the fake Discord (any frame of its traceback in tests/fakediscord/), which keeps
+    every message, attachment and member it was sent."""
+    total = 0
+    for stat in after.compare_to(before, "traceback"):
+        if not any("fakediscord" in frame.filename for frame in stat.traceback):
+            total += stat.size_diff
+    return total
 
 
 def pct(values: list[float], q: float) -> float:
@@ -93,6 +105,7 @@ class Load:
         self.errors = 0
         self.kinds: dict[str, int] = {}
         self.rng = random.Random(1)
+        self.bot_bytes_per_match = 0.0
         # Instrumentation: the bot records each new board with set_board_message, so a
         # per-match event marks the end of an action without re-checking every waiter.
         self.board_posted: dict[int, asyncio.Event] = {}
@@ -116,6 +129,8 @@ class Load:
             await self.svc.update_guild_settings(guild.id, use_threads=False)
         gc.collect()
         before = rss_kb()
+        tracemalloc.start(16)
+        traced_before = tracemalloc.take_snapshot()
         for i in range(n):
             guild = places[i % guilds]
             a = await fake.add_member(f"p{i}a", guild)
@@ -130,6 +145,9 @@ class Load:
             await presenter.post_board(self.bot, update.view, update.notes)
             self.members[a.id], self.members[b.id] = a, b
             self.matches.append(update.match_id)
+        gc.collect()
+        self.bot_bytes_per_match = bot_bytes(traced_before, tracemalloc.take_snapshot()) / n
+        tracemalloc.stop()
         # As after a restart, where setup_hook resumes these matches and then freezes them.
         freeze_startup_objects()
         return before, rss_kb()
@@ -251,9 +269,10 @@ async def main(args: argparse.Namespace) -> None:
             before, after = await load.setup(args.matches, args.guilds)
             print(
                 f"set up {args.matches} matches over {args.guilds} guilds in "
-                f"{time.perf_counter() - t0:.1f} s; memory per match "
-                f"{(after - before) / args.matches:.1f} KB (RSS {before} -> {after} KB, "
-                "fake Discord's own messages and members included)",
+                f"{time.perf_counter() - t0:.1f} s; memory per active match: "
+                f"{load.bot_bytes_per_match / 1024:.1f} KB in the bot (tracemalloc, the fake "
+                f"Discord's allocations left out), {(after - before) / args.matches:.1f} KB of "
+                f"RSS with the fake's (RSS {before} -> {after} KB)",
                 flush=True,
             )
             result = await load.run(args.rate, args.seconds)
@@ -265,11 +284,12 @@ async def main(args: argparse.Namespace) -> None:
                 while rate <= args.max_rate:
                     r = await load.run(rate, args.ramp_seconds)
                     show(f"ramp R={rate:g}", r)
-                    if r["p99"] >= 1.0 or r["achieved"] < 0.8 * rate:
+                    # The action's whole latency: the defer plus its follow-up (the new board).
+                    if r["done_p99"] >= 1.0 or r["achieved"] < 0.8 * rate:
                         break
                     best = rate
                     rate *= 1.5
-                print(f"highest rate with callback p99 < 1 s: {best}")
+                print(f"highest rate with end-to-end p99 < 1 s: {best} actions/s")
             peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
             print(f"peak RSS {peak / 1024:.0f} MB")
             print(f"median callback {statistics.median(load.first or [0]) * 1000:.0f} ms")
