@@ -2,7 +2,9 @@
 
 Prints the median and p99 latency of each service call (lock wait + engine + one SQLite
 transaction), and the throughput:
-    .venv/bin/python benchmarks/service.py [matches]
+    .venv/bin/python benchmarks/service.py [matches] [think seconds]
+
+Think time 0 saturates the service: then the throughput is its ceiling and latency is queueing.
 
 Target (issue 5): p99 <= 10 ms per committed action.
 """
@@ -27,12 +29,15 @@ from bot.service import MatchService, MatchUpdate  # noqa: E402
 from engines.base import Phase  # noqa: E402
 
 GUILD = 1
-THINK = 1.0  # seconds, uniform: 200 matches offer about 400 actions/s
+THINK = 1.0  # seconds, uniform: 200 matches offer up to 400 actions/s (fewer as matches end)
 
 
 async def play(
-    svc: MatchService, update: MatchUpdate, rng: random.Random, out: list[float]
+    svc: MatchService, update: MatchUpdate, rng: random.Random, out: list[float], think: float
 ) -> None:
+    # Players arrive spread over the first think time: 200 first clicks in the same instant
+    # would queue behind each other and measure the burst, not the service.
+    await asyncio.sleep(rng.random() * think)
     while not update.match_over:
         view = update.view
         actor = view.actor if view.actor is not None else 0
@@ -49,10 +54,10 @@ async def play(
             choice = rng.choice(view.legal_moves)
             update = await svc.play(update.match_id, GUILD, user, choice)
         out.append(time.perf_counter() - started)
-        await asyncio.sleep(rng.random() * THINK)  # think time: a spread-out load, not a burst
+        await asyncio.sleep(rng.random() * think)  # think time: a spread-out load, not a burst
 
 
-async def main(matches: int) -> None:
+async def main(matches: int, think: float = THINK) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         svc = await MatchService.open(Path(tmp) / "bench.db")
         games = ["nannon", "backgammon", "checkers"]
@@ -72,7 +77,7 @@ async def main(matches: int) -> None:
         latencies: list[float] = []
         began = time.perf_counter()
         await asyncio.gather(
-            *(play(svc, u, random.Random(i), latencies) for i, u in enumerate(starts))
+            *(play(svc, u, random.Random(i), latencies, think) for i, u in enumerate(starts))
         )
         elapsed = time.perf_counter() - began
         await svc.close()
@@ -87,4 +92,9 @@ async def main(matches: int) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(int(sys.argv[1]) if len(sys.argv) > 1 else 200))
+    asyncio.run(
+        main(
+            int(sys.argv[1]) if len(sys.argv) > 1 else 200,
+            float(sys.argv[2]) if len(sys.argv) > 2 else THINK,
+        )
+    )
