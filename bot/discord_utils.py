@@ -8,6 +8,7 @@ to the user as they are.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -38,13 +39,31 @@ def mention_only(*user_ids: int) -> discord.AllowedMentions:
     )
 
 
+# escape_mentions only knows ids of 17-20 digits; a zero-width space after "<" breaks any
+# user, role or channel mention Discord would otherwise draw ("<@&123>").
+_ANY_MENTION = re.compile(r"<(?=[@#])")
+_PERSON_MENTION = re.compile(r"<(?=@)")
+
+
 def escape_name(name: str, limit: int = 64) -> str:
     """A display name made inert for message content and embeds: no markdown, no mentions."""
     cleaned = "".join(ch for ch in name if ch.isprintable()).strip() or "?"
     if len(cleaned) > limit:
         cleaned = cleaned[: limit - 1] + "…"
     cleaned = discord.utils.escape_markdown(cleaned)
-    return discord.utils.escape_mentions(cleaned)
+    return _ANY_MENTION.sub("<\u200b", discord.utils.escape_mentions(cleaned))
+
+
+def inert_text(text: str) -> str:
+    """Plain text from the service or the engines (which may quote player names) made inert:
+    markdown escaped, no @everyone, @here, user or role mentions. Channel links (``<#id>``)
+    stay: the service names challenge channels that way, and they ping no one."""
+    escaped = discord.utils.escape_mentions(discord.utils.escape_markdown(text))
+    return _PERSON_MENTION.sub("<\u200b", escaped)
+
+
+class FormattedGameError(GameError):
+    """A refusal the adapter wrote itself, names already escaped: shown as it is."""
 
 
 def display_name(user: discord.abc.User) -> str:
@@ -81,8 +100,10 @@ async def reply(
 async def report_error(interaction: discord.Interaction[Any], error: BaseException) -> None:
     """A service refusal becomes a polite ephemeral reply; anything else is logged with the
     interaction's context and the user gets a short apology. Never raises."""
-    if isinstance(error, GameError):
-        message = str(error) or "That is not possible right now."
+    if isinstance(error, FormattedGameError):
+        message = str(error)
+    elif isinstance(error, GameError):
+        message = inert_text(str(error)) or "That is not possible right now."
     else:
         log.error("unexpected error in %s", interaction_context(interaction), exc_info=error)
         message = APOLOGY
@@ -155,4 +176,4 @@ async def resolve_match(service: MatchService, interaction: discord.Interaction[
         raise GameError(
             "You have no active match here. Start one with /challenge, or use /games to find yours."
         )
-    raise GameError(candidates_message(views, interaction.user.id))
+    raise FormattedGameError(candidates_message(views, interaction.user.id))

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot import views as ui
-from bot.discord_utils import NO_MENTIONS, escape_name, mention_only
+from bot.discord_utils import NO_MENTIONS, escape_name, inert_text, mention_only
 from engines.base import GameKind, GameResult, Phase, ResultKind
 
 if TYPE_CHECKING:
@@ -217,7 +217,7 @@ def turn_embed(view: MatchView, notes: Sequence[str] = ()) -> discord.Embed:
         title += f" · game {view.game_number}"
     embed = discord.Embed(
         title=discord.utils.escape_markdown(title)[:256],
-        description="\n".join([*notes, f"**{prompt(view)}**"])[:4000],
+        description="\n".join([*map(inert_text, notes), f"**{prompt(view)}**"])[:4000],
         colour=COLOUR[view.kind],
     )
     if view.actor is not None and not view.match_over:

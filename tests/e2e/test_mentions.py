@@ -259,15 +259,6 @@ async def test_hostile_display_name_is_escaped_where_the_adapter_prints_it(
             assert "**bold**" not in str(embed.get("title", "")), embed["title"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "bot/discord_utils.escape_name leaves a role mention with a short id: "
-        "discord.utils.escape_mentions only matches 17-20 digit ids, so '<@&123>' reaches "
-        "content, embed descriptions and fields as is and Discord draws a role mention there. "
-        "Fix: after escape_mentions, also break '<@' (e.g. re.sub(r'<(?=[@#])', '<\\u200b', s))."
-    ),
-)
 async def test_hostile_role_mention_in_a_name_is_neutralised(
     tablebot: FakeDiscord, dice: DiceScript
 ) -> None:
@@ -278,17 +269,6 @@ async def test_hostile_role_mention_in_a_name_is_neutralised(
         assert not LIVE_ROLE.search(text), text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "bot/service.py writes raw player names into MatchUpdate.notes (_describe, accept's "
-        "'Match #N: a vs b' line) and GameError texts ('This challenge is for <name>.'), and "
-        "bot/presenter.turn_embed joins the notes into the embed description unescaped, "
-        "bot/discord_utils.report_error shows refusals as they are: a name like "
-        "'@everyone **bold**' shows as @everyone in bold. Fix: escape the notes in turn_embed "
-        "(escape_markdown + escape_mentions) and the names in the service's refusal texts."
-    ),
-)
 async def test_hostile_name_is_escaped_in_service_notes_and_refusals(
     tablebot: FakeDiscord, dice: DiceScript
 ) -> None:
