@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from bot.store import MIGRATIONS, NewEvent, Store, StoreError, VersionConflict
+from bot.store import MIGRATIONS, NewEvent, StatUpdate, Store, StoreError, VersionConflict
 
 
 @pytest.mark.asyncio
@@ -90,3 +91,54 @@ async def test_commit_action_checks_the_version_and_writes_all_or_nothing(tmp_pa
         assert [e.seq for e in await store.events(match_id)] == [0]
     finally:
         await store.close()
+
+
+@pytest.mark.asyncio
+async def test_concurrent_commits_on_one_version_apply_once(tmp_path: Path) -> None:
+    store = await Store.open(tmp_path / "t.db")
+    try:
+        match_id = await make_match(store)
+        event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
+        results = await asyncio.gather(
+            *(
+                store.commit_action(match_id, 0, 0, [event], {"n": n}, {"score0": n})
+                for n in range(10)
+            ),
+            return_exceptions=True,
+        )
+        assert sum(r is None for r in results) == 1
+        assert all(isinstance(r, VersionConflict) for r in results if r is not None)
+        winner = results.index(None)
+        row = await store.match_row(match_id)
+        assert row is not None and (row["version"], row["score0"]) == (1, winner)
+        assert await store.snapshot(match_id) == {"n": winner}
+        assert await store.event_count(match_id) == 1
+    finally:
+        await store.close()
+
+
+@pytest.mark.asyncio
+async def test_a_failing_finisher_writes_nothing_and_a_closed_store_refuses(
+    tmp_path: Path,
+) -> None:
+    store = await Store.open(tmp_path / "t.db")
+    match_id = await make_match(store)
+    event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
+
+    def finish(conn: sqlite3.Connection) -> tuple[list[StatUpdate], dict[str, object]]:
+        Store.rating_rows(conn, 1, "nannon", [3, 4])  # reads inside the transaction work
+        raise RuntimeError("rating failed")
+
+    update = StatUpdate(1, "nannon", 3, "a", {"played": 1}, {})
+    with pytest.raises(RuntimeError, match="rating failed"):
+        await store.commit_action(
+            match_id, 0, 0, [event], {"n": 1}, {"score0": 1}, stat_updates=[update], finish=finish
+        )
+    row = await store.match_row(match_id)
+    assert row is not None and row["version"] == 0
+    assert await store.event_count(match_id) == 0
+    assert await store.stats_row(1, "nannon", 3) is None
+    await store.close()
+    await store.close()  # closing twice is harmless
+    with pytest.raises(StoreError, match="closed"):
+        await store.match_row(match_id)
