@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
 from engines.base import GameKind, ResignLevel, ResultKind
@@ -197,7 +198,7 @@ that is 14 characters of A-Z, a-z, 0-9, + and /
             raise ValueError(f"dice are 1..6, not {d1}-{d2}")
         if self.is_over():
             return ()
-        return _generate(self.mine, self.theirs, d1, d2)
+        return _generate_cached(self.mine, self.theirs, d1, d2)
 
     def apply(self, play: Play) -> Position:
         """The position after ``play``, seen from the opponent; IllegalMoveError if the play's
@@ -322,6 +323,16 @@ def _generate(mine: tuple[int, ...], theirs: tuple[int, ...], d1: int, d2: int) 
             _play(e[2], e[3], e[4]) for e in found.values() if e[0] == 1 and e[1] == most_die
         )
     return tuple(_play(e[2], e[3], e[4]) for e in found.values() if e[0] == most)
+
+
+# One turn asks for the same (position, roll) several times: the forfeit check, the move list,
+# parsing the player's text and applying it. Small and bounded: a few MB at most.
+_generate_cached = lru_cache(maxsize=256)(_generate)
+
+
+def clear_play_cache() -> None:
+    """Forget cached plays (benchmarks time the generation itself)."""
+    _generate_cached.cache_clear()
 
 
 def _play(moves: tuple[CheckerMove, ...], mine: tuple[int, ...], theirs: tuple[int, ...]) -> Play:
