@@ -363,6 +363,16 @@ _MAX_LENGTH = 25
 _MAX_AUTO_DOUBLES = 8
 _MAX_MOVE_TEXT = 200
 _MAX_ADVANCE = 1000  # automatic steps per action; a safety net against an engine loop
+# SQLite integers are signed 64-bit: no row has an id outside, and binding one raises
+# OverflowError, so such an id is refused as not found before it reaches the store.
+_SQLITE_MIN_INT = -(2**63)
+_SQLITE_MAX_INT = 2**63 - 1
+
+
+def _storable(*ids: int) -> bool:
+    return all(_SQLITE_MIN_INT <= i <= _SQLITE_MAX_INT for i in ids)
+
+
 _BOUNDS: dict[str, tuple[int, int]] = {
     "nannon_length": (1, _MAX_LENGTH),
     "backgammon_length": (0, _MAX_LENGTH),
@@ -779,6 +789,8 @@ class MatchService:
         return await self.get_challenge(challenge.id, challenge.guild_id)
 
     async def get_challenge(self, challenge_id: int, guild_id: int) -> Challenge:
+        if not _storable(challenge_id):
+            raise NotFoundError(f"There is no challenge #{challenge_id} in this server.")
         row = await self.store.challenge(challenge_id)
         if row is None or row["guild_id"] != guild_id:
             raise NotFoundError(f"There is no challenge #{challenge_id} in this server.")
@@ -1132,9 +1144,9 @@ class MatchService:
 
         winner = match.winner()
 
-        def finish(conn: Any) -> tuple[list[StatUpdate], dict[str, Any]]:
-            # On the database thread, inside the action's transaction: touches no engine state.
-            updates, rating_changes[:] = self._rate(conn, record, winner)
+        async def finish(conn: Any) -> tuple[list[StatUpdate], dict[str, Any]]:
+            # Inside the action's transaction, under the store's write lock.
+            updates, rating_changes[:] = await self._rate(conn, record, winner)
             return updates, {"rating_changes": json.dumps([asdict(c) for c in rating_changes])}
 
         await self.store.commit_action(
@@ -1182,12 +1194,12 @@ class MatchService:
         return updates
 
     @staticmethod
-    def _rate(
+    async def _rate(
         conn: Any, record: _Record, winner: int | None
     ) -> tuple[list[StatUpdate], list[RatingChange]]:
         """Match-end stats and ratings, read and written inside the commit's transaction."""
         ids = [p.user_id for p in record.players]
-        rows = Store.rating_rows(conn, record.guild_id, record.game.value, ids)
+        rows = await Store.rating_rows(conn, record.guild_id, record.game.value, ids)
         rating = [float(rows[i]["rating"]) if i in rows else INITIAL_RATING for i in ids]
         experience = [int(rows[i]["experience"]) if i in rows else 0 for i in ids]
         streak = [int(rows[i]["streak"]) if i in rows else 0 for i in ids]
@@ -1489,6 +1501,8 @@ class MatchService:
         return live
 
     async def _load(self, match_id: int) -> _Live:
+        if not _storable(match_id):
+            raise NotFoundError(f"There is no match #{match_id} in this server.")
         row = await self.store.match_row(match_id)
         snapshot = await self.store.snapshot(match_id)
         if row is None or snapshot is None:
@@ -1509,7 +1523,9 @@ class MatchService:
         async with live.lock:  # never show state that is not committed yet
             return self._view(live)
 
-    async def _views(self, sql: str, params: Sequence[Any]) -> list[MatchView]:
+    async def _views(self, sql: str, params: Sequence[int]) -> list[MatchView]:
+        if not _storable(*params):
+            return []  # no match has a guild, user, channel or thread id SQLite can't store
         rows = await self.store.fetchall(sql, params)
         return [await self.get_view(row["id"]) for row in rows]
 

@@ -1,28 +1,34 @@
 """The SQLite store: migrations, challenges, matches, the append-only event log, snapshots,
 ratings and stats. All SQL lives here; the service decides what to write.
 
-One sqlite3 connection in autocommit mode, owned by one dedicated thread (a single-worker
-executor). Every public method is one trip to that thread: a write is one function that runs
-``BEGIN IMMEDIATE`` ... ``COMMIT`` in full there, so transactions can't interleave, the event
-loop never blocks on SQLite, and an action costs one thread hop instead of one per statement.
+One aiosqlite connection in autocommit mode (``isolation_level=None``). aiosqlite runs every
+call on its own thread, one at a time and in order, so each ``await`` is one round trip there.
+Statements of two coroutines would interleave on the one connection, so every write takes the
+write lock: a multi-statement write is one explicit ``BEGIN IMMEDIATE`` ... ``COMMIT`` block
+(``ROLLBACK`` on any error), and a single-statement write is one autocommit statement (its own
+transaction, one trip). Reads take no lock; they queue on the same connection in order.
+
+An action costs the fewest trips the work needs: JSON is encoded before the transaction with
+one shared compact encoder, statements are awaited without opening or closing extra cursors,
+the events go in one multi-row INSERT, and stats are one upsert per player batch.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import logging
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from itertools import groupby
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
+
+import aiosqlite
 
 log = logging.getLogger(__name__)
-
-T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 5000
 
@@ -197,100 +203,98 @@ def _dumps(data: Any) -> str:
 class Store:
     """The database. Use ``await Store.open(path)``; ``close()`` when done."""
 
-    def __init__(self, conn: sqlite3.Connection, executor: ThreadPoolExecutor) -> None:
-        # Only ever touched on the executor's one thread (sqlite3 checks that, too).
-        self._conn = conn
-        self._executor = executor
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self.conn = conn
+        # Held for a whole write (transaction or single statement), so no other coroutine's
+        # statement can land inside it on the shared connection.
+        self._write_lock = asyncio.Lock()
         self._closed = False
 
     @classmethod
     async def open(cls, path: str | Path) -> Store:
-        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tablebot-db")
-        loop = asyncio.get_running_loop()
+        conn = await aiosqlite.connect(str(path), isolation_level=None)
         try:
-            conn = await loop.run_in_executor(executor, _connect, str(path))
+            conn.row_factory = sqlite3.Row
+            await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            await conn.execute("PRAGMA journal_mode = WAL")
+            await conn.execute("PRAGMA synchronous = NORMAL")
+            await conn.execute("PRAGMA foreign_keys = ON")
+            store = cls(conn)
+            await store._migrate()
         except BaseException:
-            executor.shutdown(wait=False)
-            raise
-        store = cls(conn, executor)
-        try:
-            await store._run(store._migrate)
-        except BaseException:
-            await store.close()
+            await conn.close()
             raise
         return store
 
     async def close(self) -> None:
+        """Refuse new work, let the writes already waiting for the lock (and the reads already
+        queued) finish, then close the connection. Closing twice is harmless."""
         if self._closed:
             return
         self._closed = True
-        loop = asyncio.get_running_loop()
-        try:
-            # Queued behind every pending call, so all of them finish first.
-            await loop.run_in_executor(self._executor, self._conn.close)
-        finally:
-            self._executor.shutdown(wait=False)
+        # asyncio.Lock is first come, first served: the writes admitted before this point
+        # run before close gets the lock; aiosqlite's queue finishes the reads before closing.
+        async with self._write_lock:
+            await self.conn.close()
 
-    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run ``fn(*args)`` on the database thread; calls run one at a time, in order."""
+    def _check_open(self) -> None:
         if self._closed:
             raise StoreError("The database is closed.")
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, functools.partial(fn, *args))
 
-    def _transaction(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """On the database thread: ``fn(conn)`` in one ``BEGIN IMMEDIATE`` transaction,
-        committed when it returns, rolled back when it (or the commit) raises."""
-        conn = self._conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            result = fn(conn)
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-        return result
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        """One ``BEGIN IMMEDIATE`` transaction under the write lock: committed on exit, rolled
+        back on any error (or cancellation)."""
+        self._check_open()
+        async with self._write_lock:
+            conn = self.conn
+            try:
+                # Inside the try: if the task is cancelled while BEGIN is queued, BEGIN still
+                # runs, and the rollback below (queued after it) ends that transaction.
+                await conn.execute("BEGIN IMMEDIATE")
+                yield conn
+                await conn.execute("COMMIT")
+            except BaseException:
+                # A no-op when no transaction is open (BEGIN failed, or SQLite already
+                # rolled back); ends one a failed COMMIT left open.
+                await conn.rollback()
+                raise
 
-    async def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        return await self._run(self._transaction, fn)
+    async def _write_one(self, sql: str, params: Sequence[Any] = ()) -> aiosqlite.Cursor:
+        """One statement, its own (autocommit) transaction: one trip, under the write lock."""
+        self._check_open()
+        async with self._write_lock:
+            return await self.conn.execute(sql, params)
 
     async def user_version(self) -> int:
         row = await self.fetchone("PRAGMA user_version")
         assert row is not None
         return int(row[0])
 
-    def _migrate(self) -> None:
-        current = int(self._conn.execute("PRAGMA user_version").fetchone()[0])
+    async def _migrate(self) -> None:
+        current = await self.user_version()
         if current > len(MIGRATIONS):
             raise StoreError(
                 f"The database is at schema version {current}, newer than this tablebot "
                 f"understands ({len(MIGRATIONS)}). Upgrade tablebot, or use another TABLEBOT_DB."
             )
         for step in range(current, len(MIGRATIONS)):
-
-            def apply(conn: sqlite3.Connection, step: int = step) -> None:
+            async with self.transaction() as conn:
                 for statement in MIGRATIONS[step].split(";"):
                     if statement.strip():
-                        conn.execute(statement)
+                        await conn.execute(statement)
                 # PRAGMA takes no parameters; step is an int we control.
-                conn.execute(f"PRAGMA user_version = {step + 1}")
-
-            self._transaction(apply)
+                await conn.execute(f"PRAGMA user_version = {step + 1}")
             log.info("database migrated to schema version %d", step + 1)
 
-    def _fetchall(self, sql: str, params: Sequence[Any]) -> list[sqlite3.Row]:
-        return self._conn.execute(sql, params).fetchall()
-
-    def _fetchone(self, sql: str, params: Sequence[Any]) -> sqlite3.Row | None:
-        row: sqlite3.Row | None = self._conn.execute(sql, params).fetchone()
-        return row
-
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
-        return await self._run(self._fetchall, sql, params)
+        self._check_open()
+        return list(await self.conn.execute_fetchall(sql, params))
 
     async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Row | None:
-        return await self._run(self._fetchone, sql, params)
+        """The first row (one trip: every caller asks for at most one row)."""
+        rows = await self.fetchall(sql, params)
+        return rows[0] if rows else None
 
     # --- guild settings -----------------------------------------------------------------------
 
@@ -299,30 +303,19 @@ class Store:
         return {} if row is None else dict(json.loads(row["data"]))
 
     async def save_guild_settings(self, guild_id: int, data: dict[str, Any], at: float) -> None:
-        params = (guild_id, _dumps(data), at)
-
-        def write(conn: sqlite3.Connection) -> None:
-            conn.execute(
-                "INSERT INTO guild_settings (guild_id, data, updated_at) VALUES (?, ?, ?) "
-                "ON CONFLICT (guild_id) DO UPDATE SET data = excluded.data, "
-                "updated_at = excluded.updated_at",
-                params,
-            )
-
-        await self._write(write)
+        await self._write_one(
+            "INSERT INTO guild_settings (guild_id, data, updated_at) VALUES (?, ?, ?) "
+            "ON CONFLICT (guild_id) DO UPDATE SET data = excluded.data, "
+            "updated_at = excluded.updated_at",
+            (guild_id, _dumps(data), at),
+        )
 
     # --- challenges ---------------------------------------------------------------------------
 
     async def insert_challenge(self, values: dict[str, Any]) -> int:
-        sql = _insert_sql("challenges", values)
-        params = tuple(values.values())
-
-        def write(conn: sqlite3.Connection) -> int:
-            cursor = conn.execute(sql, params)
-            assert cursor.lastrowid is not None
-            return cursor.lastrowid
-
-        return await self._write(write)
+        cursor = await self._write_one(_insert_sql("challenges", values), tuple(values.values()))
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
 
     async def challenge(self, challenge_id: int) -> sqlite3.Row | None:
         return await self.fetchone("SELECT * FROM challenges WHERE id = ?", (challenge_id,))
@@ -331,37 +324,31 @@ class Store:
         self, challenge_id: int, status: str, *, only_if: str = "open"
     ) -> bool:
         """Move a challenge out of ``only_if``; False when it had already left that status."""
-
-        def write(conn: sqlite3.Connection) -> bool:
-            cursor = conn.execute(
-                "UPDATE challenges SET status = ? WHERE id = ? AND status = ?",
-                (status, challenge_id, only_if),
-            )
-            return cursor.rowcount == 1
-
-        return await self._write(write)
+        cursor = await self._write_one(
+            "UPDATE challenges SET status = ? WHERE id = ? AND status = ?",
+            (status, challenge_id, only_if),
+        )
+        return cursor.rowcount == 1
 
     async def set_challenge_message(self, challenge_id: int, message_id: int | None) -> None:
-        def write(conn: sqlite3.Connection) -> None:
-            conn.execute(
-                "UPDATE challenges SET message_id = ? WHERE id = ?", (message_id, challenge_id)
-            )
-
-        await self._write(write)
+        await self._write_one(
+            "UPDATE challenges SET message_id = ? WHERE id = ?", (message_id, challenge_id)
+        )
 
     async def expire_challenges(self, now: float) -> list[sqlite3.Row]:
-        def write(conn: sqlite3.Connection) -> list[sqlite3.Row]:
-            rows = conn.execute(
-                "SELECT * FROM challenges WHERE status = 'open' AND expires_at <= ?", (now,)
-            ).fetchall()
-            conn.execute(
-                "UPDATE challenges SET status = 'expired' "
-                "WHERE status = 'open' AND expires_at <= ?",
-                (now,),
+        async with self.transaction() as conn:
+            rows = list(
+                await conn.execute_fetchall(
+                    "SELECT * FROM challenges WHERE status = 'open' AND expires_at <= ?", (now,)
+                )
             )
-            return rows
-
-        return await self._write(write)
+            if rows:
+                await conn.execute(
+                    "UPDATE challenges SET status = 'expired' "
+                    "WHERE status = 'open' AND expires_at <= ?",
+                    (now,),
+                )
+        return rows
 
     # --- matches ------------------------------------------------------------------------------
 
@@ -380,32 +367,30 @@ class Store:
         sql = _insert_sql("matches", values)
         params = tuple(values.values())
         version = values.get("version", 0)
-        # Encoded here, on the caller's side, so the database thread only runs SQL.
+        # Encoded before the transaction: the write lock is held only for the SQL.
         encoded = _encode_events(events)
         snapshot_text = _dumps(snapshot)
         results = list(game_results)
-
-        def write(conn: sqlite3.Connection) -> int | None:
-            cursor = conn.execute(
+        async with self.transaction() as conn:
+            cursor = await conn.execute(
                 "UPDATE challenges SET status = 'accepted' WHERE id = ? AND status = 'open'",
                 (challenge_id,),
             )
             if cursor.rowcount != 1:
                 return None
-            match_id = conn.execute(sql, params).lastrowid
+            cursor = await conn.execute(sql, params)
+            match_id = cursor.lastrowid
             assert match_id is not None
-            conn.execute(
+            await conn.execute(
                 "UPDATE challenges SET match_id = ? WHERE id = ?", (match_id, challenge_id)
             )
-            _append(conn, match_id, 0, encoded)
-            conn.execute(
+            await _append(conn, match_id, 0, encoded)
+            await conn.execute(
                 "INSERT INTO snapshots (match_id, version, data) VALUES (?, ?, ?)",
                 (match_id, version, snapshot_text),
             )
-            _insert_results(conn, match_id, results)
+            await _insert_results(conn, match_id, results)
             return match_id
-
-        return await self._write(write)
 
     async def match_row(self, match_id: int) -> sqlite3.Row | None:
         return await self.fetchone("SELECT * FROM matches WHERE id = ?", (match_id,))
@@ -450,51 +435,43 @@ class Store:
         """The one transaction of an action: append events, replace the snapshot, update the
         match row (``changes``), record finished games and stats, bump the version.
 
-        All of it is one function on the database thread: one hop, and nothing else can run on
-        the connection in between. ``finish`` runs first inside the transaction, on that thread
-        (it reads ratings there, so two matches ending at once can't lose an update), and
-        returns more stat updates and match columns; keep it short and non-blocking.
+        A plain action is five trips: BEGIN IMMEDIATE, the version-checked match UPDATE, one
+        multi-row events INSERT, the snapshot UPDATE, COMMIT. ``finish`` runs first inside the
+        transaction (it reads ratings there, so two matches ending at once can't lose an
+        update) and returns more stat updates and match columns.
         Raises :class:`VersionConflict` (and writes nothing) if the version moved.
         """
         encoded = _encode_events(events)
         snapshot_text = _dumps(snapshot)
         results = list(game_results)
         stats = list(stat_updates)
-
-        def write(conn: sqlite3.Connection) -> None:
+        async with self.transaction() as conn:
             columns = changes
-            late: list[StatUpdate] = []
             if finish is not None:
-                extra_stats, extra_changes = finish(conn)
-                late.extend(extra_stats)
+                extra_stats, extra_changes = await finish(conn)
+                stats.extend(extra_stats)
                 columns = {**changes, **extra_changes}
             sets = "".join(f"{column} = ?, " for column in columns)
-            cursor = conn.execute(
+            cursor = await conn.execute(
                 f"UPDATE matches SET {sets}version = version + 1 WHERE id = ? AND version = ?",
                 (*columns.values(), match_id, expected_version),
             )
             if cursor.rowcount != 1:
                 raise VersionConflict(match_id)
-            _append(conn, match_id, first_seq, encoded)
-            conn.execute(
+            await _append(conn, match_id, first_seq, encoded)
+            await conn.execute(
                 "UPDATE snapshots SET version = ?, data = ? WHERE match_id = ?",
                 (expected_version + 1, snapshot_text, match_id),
             )
-            _insert_results(conn, match_id, results)
-            for update in [*stats, *late]:
-                _apply_stats(conn, update)
-
-        await self._write(write)
+            await _insert_results(conn, match_id, results)
+            await _apply_stats(conn, stats)
 
     async def update_match(self, match_id: int, **changes: Any) -> None:
         """Set bookkeeping columns (thread, board message, reminder) without a new version."""
         sets = ", ".join(f"{column} = ?" for column in changes)
-        params = (*changes.values(), match_id)
-
-        def write(conn: sqlite3.Connection) -> None:
-            conn.execute(f"UPDATE matches SET {sets} WHERE id = ?", params)
-
-        await self._write(write)
+        await self._write_one(
+            f"UPDATE matches SET {sets} WHERE id = ?", (*changes.values(), match_id)
+        )
 
     async def active_match_rows(self) -> list[sqlite3.Row]:
         return await self.fetchall("SELECT * FROM matches WHERE status = 'active' ORDER BY id")
@@ -507,15 +484,15 @@ class Store:
     # --- ratings and stats --------------------------------------------------------------------
 
     @staticmethod
-    def rating_rows(
-        conn: sqlite3.Connection, guild_id: int, game: str, user_ids: Sequence[int]
+    async def rating_rows(
+        conn: aiosqlite.Connection, guild_id: int, game: str, user_ids: Sequence[int]
     ) -> dict[int, sqlite3.Row]:
-        """The ratings rows of ``user_ids``; for a :data:`Finisher`, on the database thread."""
+        """The ratings rows of ``user_ids``; for a :data:`Finisher`, inside its transaction."""
         marks = ", ".join("?" for _ in user_ids)
-        rows = conn.execute(
+        rows = await conn.execute_fetchall(
             f"SELECT * FROM ratings WHERE guild_id = ? AND game = ? AND user_id IN ({marks})",
             (guild_id, game, *user_ids),
-        ).fetchall()
+        )
         return {row["user_id"]: row for row in rows}
 
     async def length_board(
@@ -557,40 +534,23 @@ class Store:
         self, match_id: int, game_number: int, user_id: int, guild_id: int, game: str, at: float
     ) -> bool:
         """Insert the shout once per game and count it; False if already shouted."""
-
-        def write(conn: sqlite3.Connection) -> bool:
-            cursor = conn.execute(
+        async with self.transaction() as conn:
+            cursor = await conn.execute(
                 "INSERT OR IGNORE INTO shouts (match_id, game_number, user_id, at) "
                 "VALUES (?, ?, ?, ?)",
                 (match_id, game_number, user_id, at),
             )
             if cursor.rowcount != 1:
                 return False
-            conn.execute(
+            await conn.execute(
                 "UPDATE ratings SET nannons_shouted = nannons_shouted + 1 "
                 "WHERE guild_id = ? AND game = ? AND user_id = ?",
                 (guild_id, game, user_id),
             )
             return True
 
-        return await self._write(write)
 
-
-# --- on the database thread ---------------------------------------------------------------
-
-
-def _connect(path: str) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, isolation_level=None)
-    try:
-        conn.row_factory = sqlite3.Row
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
-        conn.execute("PRAGMA foreign_keys = ON")
-    except BaseException:
-        conn.close()
-        raise
-    return conn
+# --- statement builders, run inside a transaction ------------------------------------------
 
 
 def _insert_sql(table: str, values: dict[str, Any]) -> str:
@@ -605,29 +565,29 @@ def _encode_events(events: Sequence[NewEvent]) -> list[_EventParams]:
     return [(e.at, e.actor, e.kind, _dumps(e.payload)) for e in events]
 
 
-def _append(
-    conn: sqlite3.Connection, match_id: int, first_seq: int, events: Sequence[_EventParams]
+async def _append(
+    conn: aiosqlite.Connection, match_id: int, first_seq: int, events: Sequence[_EventParams]
 ) -> None:
     if not events:
         return
-    # One multi-row INSERT: one statement step however many events an action has.
+    # One multi-row INSERT: one trip and one statement however many events an action has.
     rows = ", ".join("(?, ?, ?, ?, ?, ?)" for _ in events)
     params: list[Any] = []
     for i, event in enumerate(events):
         params.append(match_id)
         params.append(first_seq + i)
         params.extend(event)
-    conn.execute(
+    await conn.execute(
         f"INSERT INTO events (match_id, seq, at, actor, kind, payload) VALUES {rows}", params
     )
 
 
-def _insert_results(
-    conn: sqlite3.Connection, match_id: int, results: Sequence[dict[str, Any]]
+async def _insert_results(
+    conn: aiosqlite.Connection, match_id: int, results: Sequence[dict[str, Any]]
 ) -> None:
     if not results:
         return
-    conn.executemany(
+    await conn.executemany(
         "INSERT INTO game_results (match_id, game_number, winner_seat, kind, points, cube, at) "
         "VALUES (?, ?, ?, ?, ?, ?, ?)",
         [
@@ -637,27 +597,44 @@ def _insert_results(
     )
 
 
-def _apply_stats(conn: sqlite3.Connection, update: StatUpdate) -> None:
-    """Add counters (and set rating/streak when given) for one player, creating the row."""
-    conn.execute(
-        "INSERT INTO ratings (guild_id, game, user_id, name) VALUES (?, ?, ?, ?) "
-        "ON CONFLICT (guild_id, game, user_id) DO UPDATE SET name = excluded.name",
-        (update.guild_id, update.game, update.user_id, update.name),
-    )
-    sets = [f"{column} = {column} + ?" for column in update.add]
-    params: list[Any] = list(update.add.values())
-    for column, value in update.set.items():
-        sets.append(f"{column} = ?")
-        params.append(value)
-    if sets:
-        conn.execute(
-            f"UPDATE ratings SET {', '.join(sets)} WHERE guild_id = ? AND game = ? AND user_id = ?",
-            (*params, update.guild_id, update.game, update.user_id),
+async def _apply_stats(conn: aiosqlite.Connection, updates: Sequence[StatUpdate]) -> None:
+    """Add counters (and set rating/experience/streak when given), creating missing rows.
+
+    One upsert per update, batched: consecutive updates that set the same columns share one
+    ``executemany`` (one trip), in order, so a later update of the same player sees the
+    earlier one. Counters a row doesn't add to get 0, which adds nothing.
+    """
+    for set_columns, group in groupby(updates, key=lambda u: tuple(u.set)):
+        batch = list(group)
+        added = list(dict.fromkeys(column for u in batch for column in u.add))
+        columns = ", ".join(["guild_id", "game", "user_id", "name", *added, *set_columns])
+        marks = ", ".join("?" * (4 + len(added) + len(set_columns)))
+        sets = ", ".join(
+            [
+                "name = excluded.name",
+                *(f"{c} = {c} + excluded.{c}" for c in added),
+                *(f"{c} = excluded.{c}" for c in set_columns),
+            ]
+        )
+        await conn.executemany(
+            f"INSERT INTO ratings ({columns}) VALUES ({marks}) "
+            f"ON CONFLICT (guild_id, game, user_id) DO UPDATE SET {sets}",
+            [
+                (
+                    u.guild_id,
+                    u.game,
+                    u.user_id,
+                    u.name,
+                    *(u.add.get(c, 0) for c in added),
+                    *(u.set[c] for c in set_columns),
+                )
+                for u in batch
+            ],
         )
 
 
-# Runs inside an action's transaction, on the database thread: (extra stats, extra columns).
-Finisher = Callable[[sqlite3.Connection], tuple[list["StatUpdate"], dict[str, Any]]]
+# Runs first inside an action's transaction: (extra stats, extra match columns).
+Finisher = Callable[[aiosqlite.Connection], Awaitable[tuple[list["StatUpdate"], dict[str, Any]]]]
 
 
 @dataclass(frozen=True)

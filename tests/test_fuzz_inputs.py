@@ -260,11 +260,6 @@ async def test_unknown_match_and_challenge_ids_are_refused(
         assert await match_state(svc, 1) == state
 
 
-@pytest.mark.xfail(
-    reason="service: ids beyond SQLite's 64-bit range raise OverflowError, not NotFoundError "
-    "(unreachable from Discord: the cogs bound ids to 2**53); reported to the service owner",
-    raises=(AssertionError, OverflowError),
-)
 @pytest.mark.asyncio
 @pytest.mark.parametrize("match_id", [2**63, 2**64, -(2**63) - 1, 10**30])
 async def test_ids_beyond_64_bits_are_refused_as_not_found(
@@ -273,3 +268,30 @@ async def test_ids_beyond_64_bits_are_refused_as_not_found(
     for call in (svc.get_view, svc.export, svc.verify_match, svc.get_challenge):
         with pytest.raises(NotFoundError):
             await call(match_id, G1)
+    user = 3
+    for action in (
+        svc.cancel,
+        svc.decline,
+        svc.rematch,
+        svc.roll,
+        svc.double,
+        svc.take,
+        svc.pass_,
+        svc.resign_accept,
+        svc.resign_decline,
+        svc.offer_draw,
+        svc.accept_draw,
+        svc.decline_draw,
+        svc.leave_match,
+        svc.claim_win,
+    ):
+        with pytest.raises(NotFoundError):
+            await action(match_id, G1, user)
+    with pytest.raises(NotFoundError):
+        await svc.accept(match_id, G1, user, "u")
+    with pytest.raises(NotFoundError):
+        await svc.play(match_id, G1, user, "1/off")
+    with pytest.raises(NotFoundError):
+        await svc.resign_offer(match_id, G1, user)
+    assert await svc.active_matches(G1, match_id) == []
+    assert await svc.match_in_thread(match_id) is None

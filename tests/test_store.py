@@ -6,6 +6,7 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
+import aiosqlite
 import pytest
 
 from bot.store import MIGRATIONS, NewEvent, StatUpdate, Store, StoreError, VersionConflict
@@ -125,8 +126,8 @@ async def test_a_failing_finisher_writes_nothing_and_a_closed_store_refuses(
     match_id = await make_match(store)
     event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
 
-    def finish(conn: sqlite3.Connection) -> tuple[list[StatUpdate], dict[str, object]]:
-        Store.rating_rows(conn, 1, "nannon", [3, 4])  # reads inside the transaction work
+    async def finish(conn: aiosqlite.Connection) -> tuple[list[StatUpdate], dict[str, object]]:
+        await Store.rating_rows(conn, 1, "nannon", [3, 4])  # reads inside the transaction work
         raise RuntimeError("rating failed")
 
     update = StatUpdate(1, "nannon", 3, "a", {"played": 1}, {})
