@@ -143,3 +143,135 @@ async def test_a_failing_finisher_writes_nothing_and_a_closed_store_refuses(
     await store.close()  # closing twice is harmless
     with pytest.raises(StoreError, match="closed"):
         await store.match_row(match_id)
+
+
+@pytest.mark.asyncio
+async def test_stat_upserts_create_rows_add_in_order_and_set_last(tmp_path: Path) -> None:
+    store = await Store.open(tmp_path / "t.db")
+    try:
+        match_id = await make_match(store)
+        event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
+        games = [
+            StatUpdate(1, "nannon", 3, "a", {"points_won": 1, "nannons_for": 1}, {}),
+            StatUpdate(1, "nannon", 4, "b", {"points_lost": 1, "nannons_against": 1}, {}),
+            StatUpdate(1, "nannon", 3, "a2", {"points_won": 2}, {}),  # same player twice
+            StatUpdate(1, "nannon", 4, "b", {"points_lost": 2}, {}),
+        ]
+
+        async def finish(conn: aiosqlite.Connection) -> tuple[list[StatUpdate], dict[str, object]]:
+            rows = await Store.rating_rows(conn, 1, "nannon", [3, 4])
+            assert rows == {}  # the game stats are written after the finisher reads
+            late = [
+                StatUpdate(1, "nannon", 3, "a2", {"played": 1, "won": 1}, {"rating": 1510.0}),
+                StatUpdate(1, "nannon", 4, "b", {"played": 1, "lost": 1}, {"rating": 1490.0}),
+            ]
+            return late, {"status": "finished"}
+
+        await store.commit_action(
+            match_id, 0, 0, [event], {}, {"score0": 1}, stat_updates=games, finish=finish
+        )
+        a = await store.stats_row(1, "nannon", 3)
+        b = await store.stats_row(1, "nannon", 4)
+        assert a is not None and b is not None
+        assert (a["name"], a["points_won"], a["points_lost"], a["nannons_for"]) == ("a2", 3, 0, 1)
+        assert (a["played"], a["won"], a["lost"], a["rating"], a["experience"]) == (
+            1,
+            1,
+            0,
+            1510,
+            0,
+        )
+        assert (b["points_lost"], b["nannons_against"], b["lost"], b["rating"]) == (3, 1, 1, 1490)
+        row = await store.match_row(match_id)
+        assert row is not None and (row["status"], row["version"]) == ("finished", 1)
+        # A second match's stats add to the same rows.
+        await store.commit_action(match_id, 1, 1, [], {}, {}, stat_updates=games[:1])
+        a = await store.stats_row(1, "nannon", 3)
+        assert a is not None and (a["name"], a["points_won"], a["rating"]) == ("a", 4, 1510)
+    finally:
+        await store.close()
+
+
+@pytest.mark.asyncio
+async def test_a_write_waits_for_the_transaction_in_flight_and_survives_its_rollback(
+    tmp_path: Path,
+) -> None:
+    store = await Store.open(tmp_path / "t.db")
+    try:
+        match_id = await make_match(store)
+        event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
+        inside = asyncio.Event()
+        release = asyncio.Event()
+
+        async def finish(conn: aiosqlite.Connection) -> tuple[list[StatUpdate], dict[str, object]]:
+            inside.set()
+            await release.wait()  # the transaction stays open while the others queue
+            raise RuntimeError("rating failed")
+
+        action = asyncio.create_task(
+            store.commit_action(match_id, 0, 0, [event], {"n": 1}, {}, finish=finish)
+        )
+        await inside.wait()
+        bookkeeping = asyncio.create_task(store.update_match(match_id, thread_id=99))
+        settings = asyncio.create_task(store.save_guild_settings(1, {"x": 1}, 0.0))
+        await asyncio.sleep(0.01)
+        assert not bookkeeping.done() and not settings.done()  # not inside the open transaction
+        release.set()
+        with pytest.raises(RuntimeError):
+            await action
+        await bookkeeping
+        await settings
+        row = await store.match_row(match_id)
+        assert row is not None and (row["thread_id"], row["version"]) == (99, 0)
+        assert await store.guild_settings(1) == {"x": 1}
+        assert await store.event_count(match_id) == 0
+    finally:
+        await store.close()
+
+
+@pytest.mark.asyncio
+async def test_a_cancelled_action_rolls_back_and_the_next_one_commits(tmp_path: Path) -> None:
+    store = await Store.open(tmp_path / "t.db")
+    try:
+        match_id = await make_match(store)
+        event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
+        inside = asyncio.Event()
+
+        async def finish(conn: aiosqlite.Connection) -> tuple[list[StatUpdate], dict[str, object]]:
+            inside.set()
+            await asyncio.Event().wait()  # never returns: cancelled mid-transaction
+            raise AssertionError
+
+        action = asyncio.create_task(
+            store.commit_action(match_id, 0, 0, [event], {"n": 1}, {}, finish=finish)
+        )
+        await inside.wait()
+        action.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await action
+        await store.commit_action(match_id, 0, 0, [event], {"n": 2}, {"score0": 2})
+        row = await store.match_row(match_id)
+        assert row is not None and (row["version"], row["score0"]) == (1, 2)
+        assert await store.snapshot(match_id) == {"n": 2}
+    finally:
+        await store.close()
+
+
+@pytest.mark.asyncio
+async def test_close_lets_the_admitted_writes_finish(tmp_path: Path) -> None:
+    store = await Store.open(tmp_path / "t.db")
+    match_id = await make_match(store)
+    event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
+    writes = [
+        asyncio.create_task(store.commit_action(match_id, 0, 0, [event], {"n": 1}, {})),
+        asyncio.create_task(store.update_match(match_id, thread_id=5)),
+    ]
+    await asyncio.sleep(0)  # both admitted and queued on the write lock
+    await store.close()
+    await asyncio.gather(*writes)
+    store = await Store.open(tmp_path / "t.db")
+    try:
+        row = await store.match_row(match_id)
+        assert row is not None and (row["version"], row["thread_id"]) == (1, 5)
+    finally:
+        await store.close()
