@@ -10,7 +10,9 @@ transaction, one trip). Reads take no lock; they queue on the same connection in
 
 An action costs the fewest trips the work needs: JSON is encoded before the transaction with
 one shared compact encoder, statements are awaited without opening or closing extra cursors,
-the events go in one multi-row INSERT, and stats are one upsert per player batch.
+the events go in one multi-row INSERT, stats are one upsert per batch of players, and the
+statements between BEGIN and COMMIT are queued back to back, so an action waits for the event
+loop three times (BEGIN, its statements, COMMIT) however many statements it has.
 """
 
 from __future__ import annotations
@@ -381,15 +383,19 @@ class Store:
             cursor = await conn.execute(sql, params)
             match_id = cursor.lastrowid
             assert match_id is not None
-            await conn.execute(
-                "UPDATE challenges SET match_id = ? WHERE id = ?", (match_id, challenge_id)
+            await _pipelined(
+                [
+                    conn.execute(
+                        "UPDATE challenges SET match_id = ? WHERE id = ?", (match_id, challenge_id)
+                    ),
+                    *_append(conn, match_id, 0, encoded),
+                    conn.execute(
+                        "INSERT INTO snapshots (match_id, version, data) VALUES (?, ?, ?)",
+                        (match_id, version, snapshot_text),
+                    ),
+                    *_insert_results(conn, match_id, results),
+                ]
             )
-            await _append(conn, match_id, 0, encoded)
-            await conn.execute(
-                "INSERT INTO snapshots (match_id, version, data) VALUES (?, ?, ?)",
-                (match_id, version, snapshot_text),
-            )
-            await _insert_results(conn, match_id, results)
             return match_id
 
     async def match_row(self, match_id: int) -> sqlite3.Row | None:
@@ -435,8 +441,11 @@ class Store:
         """The one transaction of an action: append events, replace the snapshot, update the
         match row (``changes``), record finished games and stats, bump the version.
 
-        A plain action is five trips: BEGIN IMMEDIATE, the version-checked match UPDATE, one
-        multi-row events INSERT, the snapshot UPDATE, COMMIT. ``finish`` runs first inside the
+        A plain action waits on the loop three times: BEGIN IMMEDIATE; then the version-checked
+        match UPDATE, one multi-row events INSERT and the snapshot UPDATE (plus finished games
+        and stats) queued back to back (:func:`_pipelined`); COMMIT. BEGIN is awaited alone so
+        that, if it fails, none of the statements runs outside a transaction; the version is
+        checked before COMMIT is queued. ``finish`` runs first inside the
         transaction (it reads ratings there, so two matches ending at once can't lose an
         update) and returns more stat updates and match columns.
         Raises :class:`VersionConflict` (and writes nothing) if the version moved.
@@ -452,19 +461,28 @@ class Store:
                 stats.extend(extra_stats)
                 columns = {**changes, **extra_changes}
             sets = "".join(f"{column} = ?, " for column in columns)
-            cursor = await conn.execute(
-                f"UPDATE matches SET {sets}version = version + 1 WHERE id = ? AND version = ?",
-                (*columns.values(), match_id, expected_version),
+
+            def check_version(cursor: aiosqlite.Cursor) -> None:
+                if cursor.rowcount != 1:
+                    raise VersionConflict(match_id)
+
+            await _pipelined(
+                [
+                    conn.execute(
+                        f"UPDATE matches SET {sets}version = version + 1 "
+                        "WHERE id = ? AND version = ?",
+                        (*columns.values(), match_id, expected_version),
+                    ),
+                    *_append(conn, match_id, first_seq, encoded),
+                    conn.execute(
+                        "UPDATE snapshots SET version = ?, data = ? WHERE match_id = ?",
+                        (expected_version + 1, snapshot_text, match_id),
+                    ),
+                    *_insert_results(conn, match_id, results),
+                    *_apply_stats(conn, stats),
+                ],
+                first=check_version,
             )
-            if cursor.rowcount != 1:
-                raise VersionConflict(match_id)
-            await _append(conn, match_id, first_seq, encoded)
-            await conn.execute(
-                "UPDATE snapshots SET version = ?, data = ? WHERE match_id = ?",
-                (expected_version + 1, snapshot_text, match_id),
-            )
-            await _insert_results(conn, match_id, results)
-            await _apply_stats(conn, stats)
 
     async def update_match(self, match_id: int, **changes: Any) -> None:
         """Set bookkeeping columns (thread, board message, reminder) without a new version."""
@@ -565,45 +583,82 @@ def _encode_events(events: Sequence[NewEvent]) -> list[_EventParams]:
     return [(e.at, e.actor, e.kind, _dumps(e.payload)) for e in events]
 
 
-async def _append(
+_Call = Awaitable[Any]
+
+
+async def _pipelined(
+    calls: Sequence[_Call], *, first: Callable[[Any], None] | None = None
+) -> list[Any]:
+    """Run a transaction's statements back to back: one wait for the event loop, not one each.
+
+    aiosqlite runs a connection's calls one at a time in the order they were queued, and each
+    call is queued on its first step; ``gather`` starts its tasks in argument order, so the
+    statements run in list order, each right after the previous one, on aiosqlite's thread.
+    Every call runs even when an earlier one fails (the caller's transaction then rolls back
+    all of them). ``first`` checks the first result before any failure is raised (the
+    version check: a stale action is a conflict, not the duplicate key that follows it).
+    """
+    outcomes = await asyncio.gather(*calls, return_exceptions=True)
+    if first is not None and not isinstance(outcomes[0], BaseException):
+        first(outcomes[0])
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            raise outcome
+    return outcomes
+
+
+def _append(
     conn: aiosqlite.Connection, match_id: int, first_seq: int, events: Sequence[_EventParams]
-) -> None:
+) -> list[_Call]:
     if not events:
-        return
-    # One multi-row INSERT: one trip and one statement however many events an action has.
+        return []
+    # One multi-row INSERT: one statement however many events an action has.
     rows = ", ".join("(?, ?, ?, ?, ?, ?)" for _ in events)
     params: list[Any] = []
     for i, event in enumerate(events):
         params.append(match_id)
         params.append(first_seq + i)
         params.extend(event)
-    await conn.execute(
-        f"INSERT INTO events (match_id, seq, at, actor, kind, payload) VALUES {rows}", params
-    )
+    return [
+        conn.execute(
+            f"INSERT INTO events (match_id, seq, at, actor, kind, payload) VALUES {rows}", params
+        )
+    ]
 
 
-async def _insert_results(
+def _insert_results(
     conn: aiosqlite.Connection, match_id: int, results: Sequence[dict[str, Any]]
-) -> None:
+) -> list[_Call]:
     if not results:
-        return
-    await conn.executemany(
-        "INSERT INTO game_results (match_id, game_number, winner_seat, kind, points, cube, at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [
-            (match_id, r["game_number"], r["winner"], r["kind"], r["points"], r["cube"], r["at"])
-            for r in results
-        ],
-    )
+        return []
+    return [
+        conn.executemany(
+            "INSERT INTO game_results (match_id, game_number, winner_seat, kind, points, cube, at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    match_id,
+                    r["game_number"],
+                    r["winner"],
+                    r["kind"],
+                    r["points"],
+                    r["cube"],
+                    r["at"],
+                )
+                for r in results
+            ],
+        )
+    ]
 
 
-async def _apply_stats(conn: aiosqlite.Connection, updates: Sequence[StatUpdate]) -> None:
+def _apply_stats(conn: aiosqlite.Connection, updates: Sequence[StatUpdate]) -> list[_Call]:
     """Add counters (and set rating/experience/streak when given), creating missing rows.
 
     One upsert per update, batched: consecutive updates that set the same columns share one
-    ``executemany`` (one trip), in order, so a later update of the same player sees the
-    earlier one. Counters a row doesn't add to get 0, which adds nothing.
+    ``executemany``, in order, so a later update of the same player sees the earlier one.
+    Counters a row doesn't add to get 0, which adds nothing.
     """
+    calls: list[_Call] = []
     for set_columns, group in groupby(updates, key=lambda u: tuple(u.set)):
         batch = list(group)
         added = list(dict.fromkeys(column for u in batch for column in u.add))
@@ -616,21 +671,24 @@ async def _apply_stats(conn: aiosqlite.Connection, updates: Sequence[StatUpdate]
                 *(f"{c} = excluded.{c}" for c in set_columns),
             ]
         )
-        await conn.executemany(
-            f"INSERT INTO ratings ({columns}) VALUES ({marks}) "
-            f"ON CONFLICT (guild_id, game, user_id) DO UPDATE SET {sets}",
-            [
-                (
-                    u.guild_id,
-                    u.game,
-                    u.user_id,
-                    u.name,
-                    *(u.add.get(c, 0) for c in added),
-                    *(u.set[c] for c in set_columns),
-                )
-                for u in batch
-            ],
+        calls.append(
+            conn.executemany(
+                f"INSERT INTO ratings ({columns}) VALUES ({marks}) "
+                f"ON CONFLICT (guild_id, game, user_id) DO UPDATE SET {sets}",
+                [
+                    (
+                        u.guild_id,
+                        u.game,
+                        u.user_id,
+                        u.name,
+                        *(u.add.get(c, 0) for c in added),
+                        *(u.set[c] for c in set_columns),
+                    )
+                    for u in batch
+                ],
+            )
         )
+    return calls
 
 
 # Runs first inside an action's transaction: (extra stats, extra match columns).
