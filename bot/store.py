@@ -246,27 +246,57 @@ class Store:
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
         """One ``BEGIN IMMEDIATE`` transaction under the write lock: committed on exit, rolled
-        back on any error (or cancellation)."""
+        back on any error (or cancellation). Returns once the COMMIT has run."""
         self._check_open()
-        async with self._write_lock:
+        await self._write_lock.acquire()
+        locked = True
+        try:
             conn = self.conn
             try:
                 # Inside the try: if the task is cancelled while BEGIN is queued, BEGIN still
                 # runs, and the rollback below (queued after it) ends that transaction.
                 await conn.execute("BEGIN IMMEDIATE")
                 yield conn
-                await conn.execute("COMMIT")
             except BaseException:
                 # A no-op when no transaction is open (BEGIN failed, or SQLite already
-                # rolled back); ends one a failed COMMIT left open.
+                # rolled back).
                 await conn.rollback()
                 raise
+            # The rollback behind COMMIT is a no-op after a good COMMIT, and ends a
+            # transaction a failed COMMIT left open before the next writer's BEGIN runs.
+            done = self._queue_then_release(conn.execute("COMMIT"), conn.rollback())
+            locked = False
+        finally:
+            if locked:
+                self._write_lock.release()
+        await asyncio.shield(done)
+
+    def _queue_then_release(self, *calls: Awaitable[Any]) -> asyncio.Future[list[Any]]:
+        """Start ``calls`` and hand the write lock on as soon as they are queued on the
+        connection, not when they have run: the next writer's statements queue behind them
+        (aiosqlite runs a connection's calls in order), so they can't land inside this write,
+        and its wait for this one's results overlaps with them.
+
+        ``gather`` schedules its tasks in argument order, each queues its call on its first
+        step, and the release is scheduled after them (the loop runs callbacks first in,
+        first out), so no writer can queue anything before these calls are queued.
+        """
+        done = asyncio.gather(*calls)
+        asyncio.get_running_loop().call_soon(self._write_lock.release)
+        return done
 
     async def _write_one(self, sql: str, params: Sequence[Any] = ()) -> aiosqlite.Cursor:
-        """One statement, its own (autocommit) transaction: one trip, under the write lock."""
+        """One statement, its own (autocommit) transaction: one trip, queued under the write
+        lock, so it never lands inside another coroutine's transaction."""
         self._check_open()
-        async with self._write_lock:
-            return await self.conn.execute(sql, params)
+        await self._write_lock.acquire()
+        try:
+            done = self._queue_then_release(self.conn.execute(sql, params))
+        except BaseException:
+            self._write_lock.release()
+            raise
+        cursor: aiosqlite.Cursor = (await asyncio.shield(done))[0]
+        return cursor
 
     async def user_version(self) -> int:
         row = await self.fetchone("PRAGMA user_version")
