@@ -40,6 +40,10 @@ async def act(fake: FakeDiscord, board: Message, view: MatchView, who: Member) -
         await fake.select(board, [view.legal_moves[0]], by=who)
 
 
+@pytest.mark.xfail(
+    strict=False,
+    reason="flaky since 3542edd (write lock handed on at COMMIT queue): see issue 7",
+)
 async def test_old_board_button_works_after_restart(tablebot: FakeDiscord) -> None:
     fake = tablebot
     alice = await fake.add_member("alice")
@@ -201,7 +205,4 @@ async def test_a_stuck_handler_does_not_hold_the_restart(
     it = await fake.slash("board", by=players[after.actor], channel=thread)
     assert (await it.followup()).content == "Board posted."
     board = await next_board(fake, thread, 1, board)
-    assert f"move {after.version}" in footer(board) @ pytest.mark.xfail(
-        strict=False,
-        reason="flaky since 3542edd (the store hands the write lock on when COMMIT is queued): a click right after a restart sometimes fails; open in issue 7",
-    )
+    assert f"move {after.version}" in footer(board)
