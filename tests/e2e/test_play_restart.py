@@ -40,10 +40,6 @@ async def act(fake: FakeDiscord, board: Message, view: MatchView, who: Member) -
         await fake.select(board, [view.legal_moves[0]], by=who)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="flaky since 3542edd (write lock handed on at COMMIT queue): see issue 7",
-)
 async def test_old_board_button_works_after_restart(tablebot: FakeDiscord) -> None:
     fake = tablebot
     alice = await fake.add_member("alice")
@@ -53,12 +49,14 @@ async def test_old_board_button_works_after_restart(tablebot: FakeDiscord) -> No
     svc = service_of(fake)
     # The accept handler's last step records the board; only then is the bot idle.
     await fake.wait_bot_idle()
-    for _ in range(200):
-        # Store reads queue behind the bot's pending writes (one aiosqlite thread, FIFO).
-        row = await svc.store.match_row(1)
-        if row is not None and row["board_message_id"] == board.id:
-            break
+    # The bot records the board's id after posting it: first in the store, then in its live
+    # copy of the match, which is what the view reads. Wait for the view, not the row.
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 5
     before = await svc.get_view(1)
+    while before.board_message_id != board.id and loop.time() < deadline:
+        await asyncio.sleep(0.005)
+        before = await svc.get_view(1)
     assert before.board_message_id == board.id and before.actor is not None
 
     await fake.restart_bot()
