@@ -13,6 +13,13 @@ one shared compact encoder, statements are awaited without opening or closing ex
 the events go in one multi-row INSERT, stats are one upsert per batch of players, and the
 statements between BEGIN and COMMIT are queued back to back, so an action waits for the event
 loop three times (BEGIN, its statements, COMMIT) however many statements it has.
+
+Checkpoints stay off the write path. SQLite's automatic checkpoint runs inside the COMMIT that
+crosses its threshold and fsyncs the database there, so one action in a few hundred waited for
+the disk. The main connection turns it off (``wal_autocheckpoint = 0``); a second connection,
+on its own thread, runs a ``PASSIVE`` checkpoint every ``checkpoint_interval`` seconds. PASSIVE
+never waits for the writer, and once the log is fully copied the next write starts it again from
+the top, so the WAL stays as small as one interval's writes.
 """
 
 from __future__ import annotations
@@ -33,6 +40,9 @@ import aiosqlite
 log = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_MS = 5000
+CHECKPOINT_INTERVAL_S = 1.0
+# Once a checkpoint resets the log, SQLite truncates a WAL file left bigger than this.
+JOURNAL_SIZE_LIMIT = 16 * 1024 * 1024
 
 # Append-only: never edit a released step; add a new one. Step i brings user_version to i + 1.
 MIGRATIONS: tuple[str, ...] = (
@@ -194,6 +204,20 @@ class NewEvent:
     payload: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class CheckpointResult:
+    """What ``PRAGMA wal_checkpoint`` reports: whether it was blocked, the frames in the WAL,
+    and how many of them are now copied into the database."""
+
+    busy: bool
+    wal_frames: int
+    checkpointed_frames: int
+
+    @property
+    def complete(self) -> bool:
+        return not self.busy and self.checkpointed_frames == self.wal_frames
+
+
 # One encoder for all: json.dumps with options builds a new encoder per call.
 _ENCODER = json.JSONEncoder(separators=(",", ":"), sort_keys=True)
 
@@ -205,27 +229,55 @@ def _dumps(data: Any) -> str:
 class Store:
     """The database. Use ``await Store.open(path)``; ``close()`` when done."""
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
+    def __init__(
+        self,
+        conn: aiosqlite.Connection,
+        checkpoint_conn: aiosqlite.Connection | None = None,
+        checkpoint_interval: float = CHECKPOINT_INTERVAL_S,
+    ) -> None:
         self.conn = conn
         # Held for a whole write (transaction or single statement), so no other coroutine's
         # statement can land inside it on the shared connection.
         self._write_lock = asyncio.Lock()
         self._closed = False
+        self._checkpoint_conn = checkpoint_conn
+        self._checkpoint_interval = checkpoint_interval
+        self._checkpointer: asyncio.Task[None] | None = None
+        self.checkpoints_run = 0
 
     @classmethod
-    async def open(cls, path: str | Path) -> Store:
+    async def open(
+        cls, path: str | Path, *, checkpoint_interval: float = CHECKPOINT_INTERVAL_S
+    ) -> Store:
+        """Open (creating and migrating as needed) the database at ``path`` and start its
+        background checkpoints, one every ``checkpoint_interval`` seconds."""
+        if checkpoint_interval <= 0:
+            raise ValueError(f"checkpoint_interval must be positive, not {checkpoint_interval!r}")
         conn = await aiosqlite.connect(str(path), isolation_level=None)
+        checkpoint_conn: aiosqlite.Connection | None = None
         try:
             conn.row_factory = sqlite3.Row
             await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             await conn.execute("PRAGMA journal_mode = WAL")
             await conn.execute("PRAGMA synchronous = NORMAL")
             await conn.execute("PRAGMA foreign_keys = ON")
+            await conn.execute("PRAGMA wal_autocheckpoint = 0")
+            await conn.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")
             store = cls(conn)
             await store._migrate()
+            checkpoint_conn = await aiosqlite.connect(str(path), isolation_level=None)
+            await checkpoint_conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            await checkpoint_conn.execute("PRAGMA synchronous = NORMAL")
         except BaseException:
+            if checkpoint_conn is not None:
+                await checkpoint_conn.close()
             await conn.close()
             raise
+        store._checkpoint_conn = checkpoint_conn
+        store._checkpoint_interval = checkpoint_interval
+        store._checkpointer = asyncio.create_task(
+            store._checkpoint_loop(), name=f"tablebot checkpoints {path}"
+        )
         return store
 
     async def close(self) -> None:
@@ -234,10 +286,39 @@ class Store:
         if self._closed:
             return
         self._closed = True
+        if self._checkpointer is not None:
+            self._checkpointer.cancel()
+            # wait, not await: the task's CancelledError must not look like ours.
+            await asyncio.wait([self._checkpointer])
+        if self._checkpoint_conn is not None:
+            await self._checkpoint_conn.close()
         # asyncio.Lock is first come, first served: the writes admitted before this point
         # run before close gets the lock; aiosqlite's queue finishes the reads before closing.
+        # The last connection to close checkpoints the WAL and removes it.
         async with self._write_lock:
             await self.conn.close()
+
+    async def checkpoint(self) -> CheckpointResult:
+        """One ``PASSIVE`` checkpoint on the checkpoint connection: copies what it can of the
+        WAL into the database without waiting for (or blocking) the writer."""
+        self._check_open()
+        conn = self._checkpoint_conn or self.conn
+        rows = list(await conn.execute_fetchall("PRAGMA wal_checkpoint(PASSIVE)"))
+        busy, frames, done = rows[0]
+        self.checkpoints_run += 1
+        return CheckpointResult(bool(busy), int(frames), int(done))
+
+    async def _checkpoint_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self._checkpoint_interval)
+            try:
+                result = await self.checkpoint()
+            except (sqlite3.Error, ValueError, StoreError):
+                # The next round tries again; the WAL only grows meanwhile.
+                log.warning("WAL checkpoint failed", exc_info=True)
+                continue
+            if not result.complete:
+                log.debug("WAL checkpoint partial: %s", result)
 
     def _check_open(self) -> None:
         if self._closed:

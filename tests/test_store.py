@@ -275,3 +275,52 @@ async def test_close_lets_the_admitted_writes_finish(tmp_path: Path) -> None:
         assert row is not None and (row["version"], row["thread_id"]) == (1, 5)
     finally:
         await store.close()
+
+
+async def commit_rolls(store: Store, match_id: int, first_seq: int, count: int) -> None:
+    for seq in range(first_seq, first_seq + count):
+        event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [seq % 6 + 1]})
+        await store.commit_action(match_id, seq, seq, [event], {"n": seq}, {})
+
+
+@pytest.mark.asyncio
+async def test_checkpoints_run_off_the_write_path_and_copy_the_whole_wal(tmp_path: Path) -> None:
+    # The writer never checkpoints (that fsync stalled one action in a few hundred); the
+    # background loop does, on its own connection.
+    store = await Store.open(tmp_path / "t.db", checkpoint_interval=3600)
+    try:
+        assert (await store.fetchone("PRAGMA wal_autocheckpoint"))[0] == 0  # type: ignore[index]
+        match_id = await make_match(store)
+        await commit_rolls(store, match_id, 0, 50)
+        result = await store.checkpoint()
+        assert result.complete and result.wal_frames > 0
+        # Fully copied, so the next write starts the log again from the top.
+        await commit_rolls(store, match_id, 50, 1)
+        again = await store.checkpoint()
+        assert again.complete and 0 < again.wal_frames < result.wal_frames
+    finally:
+        await store.close()
+
+
+@pytest.mark.asyncio
+async def test_the_background_loop_checkpoints_and_keeps_the_wal_small(tmp_path: Path) -> None:
+    path = tmp_path / "t.db"
+    wal = Path(f"{path}-wal")
+    store = await Store.open(path, checkpoint_interval=0.01)
+    try:
+        match_id = await make_match(store)
+        sizes = []
+        for batch in range(20):
+            await commit_rolls(store, match_id, batch * 25, 25)
+            start = store.checkpoints_run
+            async with asyncio.timeout(5):
+                while store.checkpoints_run < start + 2:  # one full round after the batch
+                    await asyncio.sleep(0.005)
+            sizes.append(wal.stat().st_size)
+        # Without checkpoints the log holds all 500 actions; with them, one batch at most.
+        assert max(sizes) < 3 * sizes[0]
+    finally:
+        await store.close()
+    assert not wal.exists()  # the last connection to close checkpointed and removed it
+    with pytest.raises(ValueError, match="checkpoint_interval"):
+        await Store.open(path, checkpoint_interval=0)
