@@ -43,6 +43,7 @@ from engines.actions import (
 from engines.base import (
     ActionResult,
     GameKind,
+    GameMatch,
     GameResult,
     MatchRules,
     Phase,
@@ -1522,6 +1523,32 @@ class MatchService:
         live = await self._live_match(match_id, guild_id)
         async with live.lock:  # never show state that is not committed yet
             return self._view(live)
+
+    def live_match_for_testing(self, match_id: int) -> GameMatch:
+        """TEST ONLY: the engine object of a loaded, active match, for scripted dice to peek at.
+
+        The bot never calls this. It exists for tests (and tools) that replace the fair dice
+        through the ``dice_factory`` constructor argument and must pick each face from the state
+        it is rolled for: which phase, whose turn, which moves a face would allow. Such dice are
+        asked for a face from inside an action, with the match's lock held and the state not yet
+        committed, so :meth:`get_view` (which waits for the lock and shows committed state) can't
+        serve them; this method is synchronous, takes no lock and never loads from the store.
+
+        Fair dice are :class:`~engines.dice.FairDice` drawn from the secret seed whose SHA-256
+        commitment the players are shown when the match starts. Dice that are steered instead do
+        not come from that seed, so :meth:`verify_match` reports such a match as failed
+        (``ok=False``): steer only throwaway matches.
+
+        The returned object is the live one the service applies actions to: read it, never change
+        it. Raises :class:`NotFoundError` when no active match ``match_id`` is loaded in this
+        service: unknown, finished (finished matches are not kept), not loaded since a restart,
+        or still being created (``accept`` rolls the first opening before the match has an id).
+        """
+        live = self._live.get(match_id)
+        if live is None or not live.valid or live.record.status is not MatchStatus.ACTIVE:
+            raise NotFoundError(f"No active match #{match_id} is loaded in this service.")
+        match: GameMatch = live.match
+        return match
 
     async def _views(self, sql: str, params: Sequence[int]) -> list[MatchView]:
         if not _storable(*params):

@@ -349,6 +349,67 @@ async def test_verify_catches_dice_not_from_the_seed(tmp_path: Path) -> None:
         await svc.close()
 
 
+class PeekingDice(ScriptedDice):
+    """Scripted dice that note, at each die, what live_match_for_testing shows (None: refused)."""
+
+    def __init__(self, script: list[int]) -> None:
+        super().__init__(script)
+        self.svc: MatchService | None = None
+        self.seen: list[tuple[Phase, int] | None] = []
+
+    def roll_die(self) -> int:
+        assert self.svc is not None
+        try:
+            match = self.svc.live_match_for_testing(1)
+        except NotFoundError:
+            self.seen.append(None)
+        else:
+            self.seen.append((match.phase, match.turn))
+        return super().roll_die()
+
+
+@pytest.mark.asyncio
+async def test_live_match_for_testing_shows_the_state_dice_are_rolled_for(
+    tmp_path: Path,
+) -> None:
+    dice = PeekingDice([6, 1])
+    svc = await MatchService.open(tmp_path / "t.db", dice_factory=lambda: dice)
+    dice.svc = svc
+    try:
+        with pytest.raises(NotFoundError, match="No active match #1"):
+            svc.live_match_for_testing(1)
+        update = await start(svc, "nannon", length=1)
+        assert update.match_id == 1
+        # The accept rolls the opening before the match exists: refused, not a stale match.
+        assert dice.seen[:2] == [None, None]
+        match = svc.live_match_for_testing(1)
+        assert match is svc.live_match_for_testing(1)  # the live object, not a copy
+        view = update.view
+        assert (match.phase, match.turn, match.position_id) == (
+            view.phase,
+            view.turn,
+            view.position_id,
+        )
+        # Every die rolled after that is asked for inside an action, lock held: it sees the
+        # match in the phase being rolled for, on the turn it is rolled for.
+        while update.view.phase is not Phase.ROLL:
+            view = update.view
+            update = await svc.play(1, GUILD, user_on(update), view.legal_moves[0])
+        turn, rolled = update.view.turn, len(dice.seen)
+        update = await svc.roll(1, GUILD, user_on(update))
+        assert dice.seen[rolled:] == [(Phase.ROLL, turn)]
+        with pytest.raises(NotFoundError):
+            svc.live_match_for_testing(2)
+        update = await svc.leave_match(1, GUILD, BOB)
+        assert update.match_over
+        with pytest.raises(NotFoundError, match="No active match #1"):
+            svc.live_match_for_testing(1)  # finished
+        # Steered dice are not the committed ones.
+        assert (await svc.verify_match(1, GUILD)).ok is False
+    finally:
+        await svc.close()
+
+
 # --- idle matches, settings, queries ------------------------------------------------------
 
 

@@ -19,12 +19,13 @@ from fakediscord import Call, FakeDiscord, Member, Message
 
 from bot.discord_utils import escape_name
 from bot.presenter import SHOUT
-from bot.service import MatchService, MatchView
-from engines.base import Phase
+from bot.service import MatchService, MatchView, NotFoundError
+from engines.base import GameMatch, Phase
+from engines.match import DiceMatch
 from engines.nannon import SAFETY, Move, Position
 
 from .conftest import DiceScript, service_of
-from .nannon_driver import Table
+from .nannon_driver import MATCH_ID, Table
 
 pytestmark = pytest.mark.asyncio
 
@@ -37,17 +38,20 @@ LIVE_ROLE = re.compile(r"<@&\d+>")
 
 class Steer:
     """Dice that favour one seat: it wins openings 6-1 and then rolls the biggest die it can
-    use; the other rolls 1s. Peeks at the service's one live match (test only)."""
+    use; the other rolls 1s. Peeks at the live match through the service's test-only API."""
 
     def __init__(self, service: MatchService, favour: int) -> None:
         self.service, self.favour, self._opening_die = service, favour, 0
 
     def face(self) -> int:
-        live = next(iter(self.service._live.values()), None)
-        match = live.match if live is not None else None
+        try:
+            match: GameMatch | None = self.service.live_match_for_testing(MATCH_ID)
+        except NotFoundError:
+            match = None  # no match yet: the accept is rolling the first opening
         if match is None or match.phase in (Phase.OPENING, Phase.OPENING_TIE):
             seat, self._opening_die = self._opening_die, 1 - self._opening_die
             return 6 if seat == self.favour else 1
+        assert isinstance(match, DiceMatch)
         position = match.position
         if match.turn == self.favour:
             return next((r for r in range(6, 0, -1) if position.legal_moves(r)), 6)

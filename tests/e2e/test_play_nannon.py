@@ -12,10 +12,10 @@ import pytest
 from fakediscord import Channel, FakeDiscord, Member, Message
 
 from bot.presenter import SHOUT
-from bot.service import MatchService, MatchView
+from bot.service import MatchService, MatchView, NotFoundError
 from engines import new_match
 from engines.actions import Roll, action_from_dict
-from engines.base import GameKind, Phase, ResultKind
+from engines.base import GameKind, GameMatch, Phase, ResultKind
 from engines.nannon import SAFETY, Position
 
 from .conftest import DiceScript, next_board, next_board_or_end, results, service_of
@@ -26,16 +26,17 @@ pytestmark = pytest.mark.asyncio
 class Steer:
     """Dice that favour one seat: it rolls 6s (and wins openings 6-1), the other rolls 1s."""
 
-    def __init__(self, service: MatchService) -> None:
-        self.service = service
+    def __init__(self, service: MatchService, match_id: int = 1) -> None:
+        self.service, self.match_id = service, match_id  # match #1: a fresh database
         self.favour = 0
         self._opening_die = 0
 
     def face(self) -> int:
-        # Test-only peek at the one live match, to know whose die this is.
-        # No live match yet: the accept is rolling the first opening.
-        live = next(iter(self.service._live.values()), None)
-        match = live.match if live is not None else None
+        # Peek at the live match (test-only API) to know whose die this is.
+        try:
+            match: GameMatch | None = self.service.live_match_for_testing(self.match_id)
+        except NotFoundError:
+            match = None  # no match yet: the accept is rolling the first opening
         if match is None or match.phase in (Phase.OPENING, Phase.OPENING_TIE):
             seat, self._opening_die = self._opening_die, 1 - self._opening_die
         else:
