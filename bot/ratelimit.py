@@ -1,12 +1,15 @@
-"""Per-user rate limiting of slash commands: one token bucket per (guild, user).
+"""Per-member rate limiting of slash commands, button clicks and menu choices: one token bucket
+per (guild, user), shared by all three.
 
-A member may run ``rate_limit_actions`` commands in any ``rate_limit_seconds`` window (the
-server's :class:`~bot.service.GuildSettings`); beyond that the command is refused with an
-ephemeral "slow down" and never reaches the service. Autocomplete requests are not counted:
-Discord sends one per keystroke, and they only read.
+A member may send ``rate_limit_actions`` commands or clicks in any ``rate_limit_seconds`` window
+(the server's :class:`~bot.service.GuildSettings`); beyond that the interaction is refused with
+an ephemeral "slow down" and never reaches the service. Autocomplete requests are not counted:
+Discord sends one per keystroke, they only read, and they cannot carry a refusal message.
 
-:func:`install` wraps the bot's ``tree.interaction_check`` (keeping any check already there);
-:func:`allow_interaction` is the same test for component callbacks that want it.
+:func:`install` wraps the bot's ``tree.interaction_check`` (keeping any check already there), so
+every slash command is counted; components are not routed through the tree, so every persistent
+component's ``interaction_check`` calls :func:`allow_component` (via
+:func:`bot.views.check_click`), which uses the limiter :func:`install` left on the client.
 """
 
 from __future__ import annotations
@@ -143,7 +146,7 @@ async def allow_interaction(
     if interaction.type is discord.InteractionType.autocomplete:
         return True
     guild_id = interaction.guild_id
-    if guild_id is None:  # every command is guild-only; Discord refuses DMs before we see them
+    if guild_id is None:  # commands are guild-only and components are only posted in servers
         return True
     wait = await limits.retry_after(guild_id, interaction.user.id)
     if wait <= 0.0:
@@ -159,6 +162,15 @@ async def allow_interaction(
     except discord.HTTPException:
         log.warning("could not send the rate-limit refusal", exc_info=True)
     return False
+
+
+async def allow_component(interaction: discord.Interaction[Any]) -> bool:
+    """:func:`allow_interaction` for a button click or menu choice, with the limiter the admin
+    cog installed on the client (the same buckets as commands); True when none is installed."""
+    limits: CommandRateLimit | None = getattr(interaction.client, "rate_limit", None)
+    if limits is None:
+        return True
+    return await allow_interaction(limits, interaction)
 
 
 def _limit_loader(bot: Any) -> SettingsLoader:
@@ -177,7 +189,8 @@ def install(bot: Any, *, clock: Callable[[], float] = time.monotonic) -> Command
     """Put the per-user limit in front of every slash command of ``bot`` (idempotent).
 
     The previous ``tree.interaction_check`` still runs, after ours. The limiter is kept as
-    ``bot.rate_limit`` so /config can invalidate it.
+    ``bot.rate_limit`` so /config can invalidate it and :func:`allow_component` can count
+    clicks in the same buckets.
     """
     existing: CommandRateLimit | None = getattr(bot, "rate_limit", None)
     if existing is not None:

@@ -25,6 +25,7 @@ from discord.ext import commands
 
 from bot.discord_utils import escape_name, guarded, mention_only
 from bot.presenter import publish
+from bot.views import check_click
 
 if TYPE_CHECKING:
     from bot.service import IdleMatch, MatchService
@@ -64,6 +65,10 @@ class ClaimWinButton(
         match: re.Match[str],
     ) -> ClaimWinButton:
         return cls(int(match["match_id"]), int(match["version"]))
+
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        # Counted against the member's rate limit like every other click.
+        return await check_click(interaction)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await guarded(interaction, lambda: self._claim(interaction))

@@ -6,6 +6,10 @@ the ``custom_id`` of whatever message was clicked. A click on a board from an ea
 its old version as ``expected_version``, so the service refuses it politely as stale; a double
 click is the same case. Views hold no rules: every decision comes from the service, and the
 ``interaction_check`` below only saves a round trip for the obvious "not your turn".
+
+Every component's ``interaction_check`` starts with :func:`check_click`, which counts the click
+against the member's rate limit (:mod:`bot.ratelimit`, the same budget as slash commands): a click
+over the limit gets the commands' ephemeral "slow down" and reaches no service call.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import discord
 
-from bot import presenter
+from bot import presenter, ratelimit
 from bot.discord_utils import (
     NO_MENTIONS,
     admit,
@@ -110,15 +114,29 @@ async def _say(interaction: discord.Interaction[Any], content: str) -> None:
         )
 
 
+async def check_click(interaction: discord.Interaction[Any]) -> bool:
+    """The first check of every persistent component (the ``interaction_check`` of each
+    DynamicItem here and in :mod:`bot.reminders`): refuse once the bot is closing, then count the
+    click against the member's rate limit, refusing it ephemerally when over. The handler becomes
+    tracked work here, before any service call. Never raises."""
+    if not admit(interaction):
+        await refuse_closing(interaction)
+        return False
+    try:
+        return await ratelimit.allow_component(interaction)
+    except Exception:
+        # The limiter must not lock anyone out: a surprise there lets the click through.
+        log.exception("rate limit check failed for a click by %s", interaction.user.id)
+        return True
+
+
 async def check_player(
     interaction: discord.Interaction[Any], match_id: int, *, needs_turn: bool
 ) -> bool:
-    """Refuse at once a click by someone outside the match, or off turn. The service enforces
-    the same; this only answers faster and more clearly. Never raises (discord.py would swallow
-    the error and leave the click unanswered). The handler becomes tracked work here, before
-    its first service call."""
-    if not admit(interaction):
-        await refuse_closing(interaction)
+    """:func:`check_click`, then refuse at once a click by someone outside the match, or off
+    turn. The service enforces the same; this only answers faster and more clearly. Never
+    raises (discord.py would swallow the error and leave the click unanswered)."""
+    if not await check_click(interaction):
         return False
     try:
         view = await _bot(interaction).service.get_view(match_id, interaction.guild_id)
@@ -302,6 +320,9 @@ class ChallengeButton(
     ) -> ChallengeButton:
         return cls(match["action"], int(match["challenge_id"]))
 
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        return await check_click(interaction)
+
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await guarded(interaction, lambda: self._run(interaction))
 
@@ -357,6 +378,9 @@ class FinishedButton(
         match: re.Match[str],
     ) -> FinishedButton:
         return cls(match["action"], int(match["match_id"]))
+
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        return await check_click(interaction)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await guarded(interaction, lambda: self._run(interaction))

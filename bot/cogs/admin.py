@@ -4,8 +4,8 @@ Every /config subcommand checks Manage Server at run time as well: ``default_per
 hides the command, and server admins may grant it to anyone. Values are validated by the
 service (``update_guild_settings``); a refusal changes nothing and is shown ephemerally.
 
-Loading this extension also installs the per-user command rate limit (:mod:`bot.ratelimit`),
-whose numbers are part of the settings here.
+Loading this extension also installs the per-user rate limit of commands and clicks
+(:mod:`bot.ratelimit`), whose numbers are part of the settings here.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def describe_settings(settings: GuildSettings) -> str:
             f"{settings.challenge_minutes} min",
             f"- Threads for matches: {_onoff(settings.use_threads)}",
             f"- Challenges allowed in: {channels}",
-            f"- Rate limit: {settings.rate_limit_actions} commands per "
+            f"- Rate limit: {settings.rate_limit_actions} commands or clicks per "
             f"{settings.rate_limit_seconds} s per member",
         ]
     )
@@ -238,8 +238,10 @@ class AdminCog(commands.Cog, name="Admin"):
 
         await self._run(interaction, body)
 
-    @config.command(name="ratelimit", description="How many commands a member may send.")
-    @app_commands.describe(actions="Commands allowed ...", seconds="... per this many seconds")
+    @config.command(name="ratelimit", description="How many commands and clicks a member may send.")
+    @app_commands.describe(
+        actions="Commands and clicks allowed ...", seconds="... per this many seconds"
+    )
     async def ratelimit_(
         self,
         interaction: discord.Interaction[Any],
