@@ -89,6 +89,16 @@ async def tablebot(start_fake_discord: Callable[..., Any], dice: DiceScript) -> 
     return fake
 
 
+async def lift_rate_limit(fake: FakeDiscord) -> None:
+    """Scripted players act far faster than people: a long scripted match would run into the
+    default per-member limit (20 commands or clicks per 10 s), which tests/e2e/test_rate_limit.py
+    covers. Stored in the guild's settings, so it holds across restarts."""
+    await service_of(fake).update_guild_settings(fake.guild.id, rate_limit_actions=1000)
+    limits = getattr(fake.bot, "rate_limit", None)
+    if limits is not None:
+        limits.invalidate(fake.guild.id)
+
+
 def service_of(fake: FakeDiscord) -> MatchService:
     bot = fake.bot
     assert isinstance(bot, TableBot)

@@ -24,7 +24,7 @@ from bot.discord_utils import APOLOGY
 from bot.service import MatchView
 from engines.base import Phase
 
-from .conftest import DiceScript, footer, service_of
+from .conftest import DiceScript, footer, lift_rate_limit, service_of
 from .nannon_driver import (
     MATCH_ID,
     Table,
@@ -298,6 +298,7 @@ async def test_five_restarts_during_a_match_and_it_ends_with_the_right_score(
     tablebot: FakeDiscord, dice: DiceScript
 ) -> None:
     fake = tablebot
+    await lift_rate_limit(fake)
     table, board = await setup_match(fake, dice, points=3)
     restarts = 0
     for actions in range(400):

@@ -22,7 +22,14 @@ from engines.backgammon import Play, Position
 from engines.base import Phase, ResultKind
 from engines.gnubg import MatchId
 
-from .conftest import DiceScript, next_board, next_board_or_end, results, service_of
+from .conftest import (
+    DiceScript,
+    lift_rate_limit,
+    next_board,
+    next_board_or_end,
+    results,
+    service_of,
+)
 
 pytestmark = pytest.mark.asyncio
 
@@ -113,6 +120,7 @@ async def test_backgammon_money_game_with_hits_bar_and_bear_off(
     tablebot: FakeDiscord, dice: DiceScript
 ) -> None:
     fake = tablebot
+    await lift_rate_limit(fake)
     svc = service_of(fake)
     script = QueuedDice()
     dice.face = script.face
