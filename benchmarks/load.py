@@ -12,7 +12,9 @@ that is not already acting (the think time). Printed:
   the action (the new board posted: the defer plus its follow-up), p50/p95/p99/max;
 - achieved actions per second, peak RSS (``resource.getrusage``), the worst event-loop lag seen
   by a 10 ms ticker, and memory per active match (RSS growth while matches are created);
-- with ``--ramp``: the highest rate at which p99 stays under 1 s.
+- with ``--ramp``: the highest rate at which p99 stays under 1 s;
+- with ``--stalls MS``: where the event loop was when it stalled, by a thread that samples the
+  loop thread's stack every 2 ms while the ticker is more than MS late (a stall profile).
 """
 
 from __future__ import annotations
@@ -26,8 +28,11 @@ import resource
 import statistics
 import sys
 import tempfile
+import threading
 import time
+import traceback
 import tracemalloc
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,16 +76,84 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+class StallSampler:
+    """Samples the event loop thread's stack while the loop is stalled (its ticker late)."""
+
+    def __init__(self, late: float, every: float = 0.002) -> None:
+        self.late, self.every = late, every
+        self.loop_thread = threading.get_ident()
+        self.beat = float("inf")  # not measuring until the ticker runs
+        self.due = 0.01
+        self.stacks: Counter[tuple[str, ...]] = Counter()
+        self.samples = 0
+        # A collection holds the GIL, so the sampler can't see it: time them instead.
+        self.gc_worst: dict[int, float] = {}
+        self.gc_count: Counter[int] = Counter()
+        self._gc_started = 0.0
+        gc.callbacks.append(self._on_gc)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="stall sampler", daemon=True)
+        self._thread.start()
+
+    def tick(self, period: float) -> None:
+        self.beat, self.due = time.perf_counter(), period
+
+    def _on_gc(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._gc_started = time.perf_counter()
+            return
+        if self.beat == float("inf"):
+            return
+        generation = info["generation"]
+        took = time.perf_counter() - self._gc_started
+        self.gc_count[generation] += 1
+        self.gc_worst[generation] = max(self.gc_worst.get(generation, 0.0), took)
+
+    def pause(self) -> None:
+        self.beat = float("inf")
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            if time.perf_counter() - self.beat < self.due + self.late:
+                continue
+            frame = sys._current_frames().get(self.loop_thread)
+            if frame is None:
+                continue
+            stack = traceback.extract_stack(frame)
+            self.stacks[
+                tuple(f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in stack[-10:])
+            ] += 1
+            self.samples += 1
+
+    def report(self, top: int = 12) -> None:
+        self._stop.set()
+        gc.callbacks.remove(self._on_gc)
+        for generation in sorted(self.gc_count):
+            print(
+                f"gc generation {generation}: {self.gc_count[generation]} collections, "
+                f"worst {self.gc_worst[generation] * 1000:.1f} ms"
+            )
+        ms = self.every * 1000
+        print(f"stall profile: {self.samples} samples of {ms:.0f} ms while the loop was stalled")
+        for stack, count in self.stacks.most_common(top):
+            print(f"  {count} samples ({count * ms:.0f} ms):")
+            for line in stack:
+                print(f"      {line}")
+
+
 class LagMeter:
-    def __init__(self, period: float = 0.01) -> None:
+    def __init__(self, period: float = 0.01, sampler: StallSampler | None = None) -> None:
         self.period = period
         self.worst = 0.0
+        self.sampler = sampler
         self._task: asyncio.Task[None] | None = None
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         while True:
             start = loop.time()
+            if self.sampler is not None:
+                self.sampler.tick(self.period)
             await asyncio.sleep(self.period)
             self.worst = max(self.worst, loop.time() - start - self.period)
 
@@ -89,6 +162,8 @@ class LagMeter:
         self._task = asyncio.create_task(self._run())
 
     async def stop(self) -> None:
+        if self.sampler is not None:
+            self.sampler.pause()
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
@@ -105,6 +180,7 @@ class Load:
         self.errors = 0
         self.kinds: dict[str, int] = {}
         self.rng = random.Random(1)
+        self.sampler: StallSampler | None = None
         self.bot_bytes_per_match = 0.0
         # Instrumentation: the bot records each new board with set_board_message, so a
         # per-match event marks the end of an action without re-checking every waiter.
@@ -201,7 +277,7 @@ class Load:
         self.first.clear()
         self.done.clear()
         self.errors = 0
-        lag = LagMeter()
+        lag = LagMeter(sampler=self.sampler)
         lag.start()
         tasks: set[asyncio.Task[None]] = set()
         loop = asyncio.get_running_loop()
@@ -260,11 +336,14 @@ async def main(args: argparse.Namespace) -> None:
         settings = Settings(
             token=TOKEN, db_path=Path(tmp) / "load.db", dev_guild_id=None, log_level="WARNING"
         )
-        fake = FakeDiscord(strict=False, ready_timeout=60)
+        # The fake keeps only recent history: a real Discord's memory isn't in our process.
+        fake = FakeDiscord(strict=False, ready_timeout=60, history_limit=300)
         async with fake.run(lambda **o: create_bot(settings, **o)):
             bot = fake.bot
             assert isinstance(bot, TableBot)
             load = Load(fake, bot)
+            if args.stalls:
+                load.sampler = StallSampler(args.stalls / 1000)
             t0 = time.perf_counter()
             before, after = await load.setup(args.matches, args.guilds)
             print(
@@ -293,6 +372,8 @@ async def main(args: argparse.Namespace) -> None:
             peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
             print(f"peak RSS {peak / 1024:.0f} MB")
             print(f"median callback {statistics.median(load.first or [0]) * 1000:.0f} ms")
+            if load.sampler is not None:
+                load.sampler.report()
 
 
 if __name__ == "__main__":
@@ -304,4 +385,5 @@ if __name__ == "__main__":
     parser.add_argument("--ramp", action="store_true")
     parser.add_argument("--ramp-seconds", type=float, default=15.0)
     parser.add_argument("--max-rate", type=float, default=400.0)
+    parser.add_argument("--stalls", type=float, default=0.0, metavar="MS")
     asyncio.run(main(parser.parse_args()))

@@ -472,3 +472,27 @@ async def test_the_start_fake_discord_fixture(start_fake_discord: Any) -> None:
     alice = await fake.add_member("alice")
     message = await (await fake.slash("pick", {"fruit": "apple"}, by=alice)).message()
     assert message.content == "picked apple"
+
+
+@pytest.mark.asyncio
+async def test_a_history_limit_bounds_the_logs_and_marks_still_work() -> None:
+    # For long load runs: the fake keeps only recent calls, frames and interactions.
+    fake = FakeDiscord(history_limit=3)
+    async with fake.run(lambda **o: SmokeBot(fake.guild.id, **o)):
+        alice = await fake.add_member("alice")
+        for _ in range(6):
+            mark = fake.mark()
+            it = await fake.slash("pick", {"fruit": "apple"}, by=alice)
+            assert (await it.message()).content == "picked apple"  # found by token
+            [callback] = fake.calls_matching(method="POST", since=mark)
+            assert callback.index >= mark
+        assert fake.calls_made > 6 and len(fake.calls) <= 6
+        assert fake.calls[-1].index == fake.calls_made - 1
+        assert len(fake.interactions) <= 6 and len(fake.interactions_by_token) <= 6
+        assert fake.session is not None and len(fake.session.events) <= 6
+        # Messages nobody can click any more go too; a message with components stays.
+        board = await (await fake.slash("board", by=alice)).message()
+        for _ in range(6):
+            await (await fake.slash("pick", {"fruit": "apple"}, by=alice)).message()
+        assert len(fake.messages_by_id) <= 6 and fake.get_message(board.id) is board
+        assert fake.channel.messages_sent > len(fake.channel.all_messages)

@@ -133,8 +133,9 @@ class FakeDiscord(FakeServer):
         guild_ready_timeout: float = 0.1,
         ready_timeout: float = 10.0,
         strict: bool = True,
+        history_limit: int | None = None,
     ) -> None:
-        super().__init__(guild_name=guild_name)
+        super().__init__(guild_name=guild_name, history_limit=history_limit)
         self.guild_ready_timeout = guild_ready_timeout
         self.ready_timeout = ready_timeout
         # strict: at exit, fail on unknown routes, fake crashes and discord.py ERROR logs.
@@ -322,7 +323,7 @@ class FakeDiscord(FakeServer):
 
     def mark(self) -> int:
         """A position in the call log: pass it as `since=` to wait for calls made after now."""
-        return len(self.calls)
+        return self.calls_made
 
     def calls_matching(
         self,
@@ -335,8 +336,9 @@ class FakeDiscord(FakeServer):
         """Recorded calls (from index `since`) with this method, route template and predicate."""
         return [
             c
-            for c in self.calls[since:]
-            if (method is None or c.method == method.upper())
+            for c in self.calls
+            if c.index >= since
+            and (method is None or c.method == method.upper())
             and (route is None or c.route == route)
             and (predicate is None or predicate(c))
         ]
@@ -621,7 +623,7 @@ class FakeDiscord(FakeServer):
             data=data,
             message=message,
         )
-        self.interactions[state.id] = state
+        self.remember_interaction(state)
         bot_member = guild.members[self.bot_user.id]
         payload: dict[str, Any] = {
             "id": str(state.id),

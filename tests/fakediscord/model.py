@@ -369,6 +369,7 @@ class Channel:
     created_at: str = field(default_factory=iso_now)
     recipients: list[User] = field(default_factory=list)  # DM channels
     all_messages: list[Message] = field(default_factory=list)
+    messages_sent: int = 0  # all_messages may be trimmed (FakeServer.history_limit)
     member_ids: set[int] = field(default_factory=set)  # threads
 
     @property
@@ -408,7 +409,7 @@ class Channel:
                 parent_id=str(self.parent_id),
                 owner_id=str(self.owner_id),
                 message_count=len(self.messages),
-                total_message_sent=len(self.all_messages),
+                total_message_sent=self.messages_sent,
                 member_count=max(len(self.member_ids), 1),
                 rate_limit_per_user=0,
                 flags=0,

@@ -172,7 +172,12 @@ Handler = Callable[[Call], Awaitable[Any]]
 class FakeServer:
     """The fake Discord's state and its aiohttp app. `FakeDiscord` adds the test-facing API."""
 
-    def __init__(self, *, guild_name: str = "Test Guild") -> None:
+    def __init__(self, *, guild_name: str = "Test Guild", history_limit: int | None = None) -> None:
+        # None keeps every call, gateway frame and interaction for the test to inspect. A
+        # number keeps about that many of each (the newest): a long load run would otherwise
+        # grow the heap, and with it every full garbage collection, in the bot's process.
+        # RESUME then replays at most the kept frames.
+        self.history_limit = history_limit
         self.bot_user = User(snowflake(), "tablebot", bot=True)
         self.application_id = self.bot_user.id
         self.owner = User(snowflake(), "owner")  # owns every guild and the application
@@ -183,7 +188,9 @@ class FakeServer:
         # guild id (None: global) -> synced command payloads, as returned to the bot
         self.commands: dict[int | None, list[dict[str, Any]]] = {}
         self.interactions: dict[int, InteractionState] = {}
+        self.interactions_by_token: dict[str, InteractionState] = {}
         self.calls: list[Call] = []
+        self.calls_made = 0
         self.faults: list[Fault] = []
         self.server_errors: list[str] = []  # bugs in the fake itself, raised at the end
         self.gateway_connections: list[str] = []  # "gateway" (IDENTIFY path) or "resume"
@@ -345,7 +352,7 @@ class FakeServer:
                 body = json.loads(raw)
         path = request.path[len(API_PREFIX) :]
         call = Call(
-            index=len(self.calls),
+            index=self.calls_made,
             method=request.method,
             path=path,
             route=route,
@@ -354,8 +361,44 @@ class FakeServer:
             json=body,
             files=files,
         )
+        self.calls_made += 1
         self.calls.append(call)
+        self._trim(self.calls)
         return call
+
+    def _trim(self, history: list[Any]) -> None:
+        """Drop the oldest entries past the history limit (in halves, so it's amortized)."""
+        limit = self.history_limit
+        if limit is not None and len(history) > 2 * limit:
+            del history[: len(history) - limit]
+
+    def _store_message(self, channel: Channel, message: Message) -> None:
+        channel.all_messages.append(message)
+        channel.messages_sent += 1
+        self.messages_by_id[message.id] = message
+        limit = self.history_limit
+        if limit is None or len(self.messages_by_id) <= 2 * limit:
+            return
+        # Forget the oldest messages nobody can click any more (no components left).
+        excess = len(self.messages_by_id) - limit
+        gone: set[int] = set()
+        for old in self.messages_by_id.values():
+            if len(gone) >= excess:
+                break
+            if not old.components:
+                gone.add(old.id)
+        channels = {self.messages_by_id.pop(message_id).channel.id for message_id in gone}
+        for channel_id in channels:
+            kept = self.channels[channel_id]
+            kept.all_messages = [m for m in kept.all_messages if m.id not in gone]
+
+    def remember_interaction(self, state: InteractionState) -> None:
+        self.interactions[state.id] = state
+        self.interactions_by_token[state.token] = state
+        limit = self.history_limit
+        if limit is not None and len(self.interactions) > 2 * limit:
+            for old in list(self.interactions)[: len(self.interactions) - limit]:
+                self.interactions_by_token.pop(self.interactions.pop(old).token, None)
 
     def _wrap(
         self, route: str, handler: Handler
@@ -635,8 +678,7 @@ class FakeServer:
             user = interaction.user
             message.interaction_user = user.user if isinstance(user, Member) else user
             message.webhook_id = self.application_id
-        channel.all_messages.append(message)
-        self.messages_by_id[message.id] = message
+        self._store_message(channel, message)
         return message
 
     def edit_message(
@@ -786,7 +828,7 @@ class FakeServer:
             if call.params["webhook_id"] != str(self.application_id):
                 raise ApiError(404, 10015, "Unknown Webhook")
             token = call.params[token_key]
-            state = next((i for i in self.interactions.values() if i.token == token), None)
+            state = self.interactions_by_token.get(token)
         if state is None or state.token != call.params[token_key]:
             raise ApiError(404, 10062, "Unknown interaction")
         return state
@@ -846,8 +888,7 @@ class FakeServer:
         user = state.user
         message.interaction_user = user.user if isinstance(user, Member) else user
         message.webhook_id = self.application_id
-        state.channel.all_messages.append(message)
-        self.messages_by_id[message.id] = message
+        self._store_message(state.channel, message)
         return message
 
     async def _webhook_execute(self, call: Call) -> dict[str, Any] | None:
@@ -918,6 +959,7 @@ class FakeServer:
             session.seq += 1
             frame = {"op": 0, "t": event, "s": session.seq, "d": data}
             session.events.append(frame)
+            self._trim(session.events)
             if session.ws is not None and not session.ws.closed:
                 # If the client is gone it gets the event on RESUME.
                 with contextlib.suppress(ConnectionError):
