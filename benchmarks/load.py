@@ -1,6 +1,7 @@
 """Load test (issue 8): the real bot against the fake Discord, in one process. Run by hand:
 
-    python benchmarks/load.py [--matches 200] [--guilds 20] [--rate 50] [--seconds 30] [--ramp]
+    python benchmarks/load.py [--matches 200] [--guilds 20] [--rate 50] [--seconds 30]
+                              [--ramp [--ramp-factor 1.25]] [--stalls MS]
 
 N matches (Nannon to 11 and backgammon to 3, half each) spread over G guilds play random legal
 moves through real interactions: the move select on the board message, `/move`, `/roll` and
@@ -367,7 +368,7 @@ async def main(args: argparse.Namespace) -> None:
                     if r["done_p99"] >= 1.0 or r["achieved"] < 0.8 * rate:
                         break
                     best = rate
-                    rate *= 1.5
+                    rate *= args.ramp_factor
                 print(f"highest rate with end-to-end p99 < 1 s: {best} actions/s")
             peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
             print(f"peak RSS {peak / 1024:.0f} MB")
@@ -384,6 +385,7 @@ if __name__ == "__main__":
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--ramp", action="store_true")
     parser.add_argument("--ramp-seconds", type=float, default=15.0)
+    parser.add_argument("--ramp-factor", type=float, default=1.25)
     parser.add_argument("--max-rate", type=float, default=400.0)
     parser.add_argument("--stalls", type=float, default=0.0, metavar="MS")
     asyncio.run(main(parser.parse_args()))
