@@ -25,6 +25,7 @@ from engines.actions import (
     Drop,
     Move,
     OpeningRoll,
+    Roll,
     Take,
 )
 from engines.base import GameKind, MatchRules
@@ -66,23 +67,25 @@ def _games(kind: GameKind, rules: MatchRules, actions: Iterable[Action]) -> list
         game = games[-1]
         player = action.player
         record: str | None = None
+        rolled: Sequence[int] = match.dice or ()  # the roll a Move plays
         if isinstance(action, Move):
             move = match.parse_move(action.move)
             played = _plain_play(kind, move, match.format_move(move))
-            record = f"{_dice(match.dice or ())}: {played}"  # the roll being played
+            record = f"{_dice(rolled)}: {played}"
         elif isinstance(action, Double):
             record = f" Doubles => {match.cube.value * 2}"
         elif isinstance(action, Take):
             record = " Takes"
         result = match.apply(action)
         if result.turn_forfeited:
-            # gnubg records a roll that can't be played as an empty move.
+            # gnubg records a roll that can't be played as an empty move, whether the turn
+            # passed by rule or by the player's "no move" (auto_pass off).
             if isinstance(action, OpeningRoll) and result.opening_dice is not None:
                 d0, d1 = result.opening_dice
                 player = 0 if d0 > d1 else 1
                 rolled = match.variant.opening_dice(max(d0, d1), min(d0, d1))
-            else:
-                rolled = getattr(action, "dice", ())
+            elif isinstance(action, Roll):
+                rolled = action.dice
             record = f"{_dice(rolled)}: "
         if record is not None and player is not None:
             game.records.append((player, record))

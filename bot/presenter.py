@@ -106,6 +106,8 @@ def prompt(view: MatchView) -> str:
     if phase is Phase.MOVE:
         if view.kind is GameKind.CHECKERS:
             return f"{actor} ({view.colours[view.turn]}) to move."
+        if view.must_pass:
+            return f'{actor} rolled {dice_text(view.dice)}: no legal move. Pass with "no move".'
         return f"{actor} rolled {dice_text(view.dice)}: pick a move."
     if phase is Phase.CUBE_OFFERED and view.cube_offered_by is not None:
         doubler = names[view.cube_offered_by]

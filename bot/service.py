@@ -60,7 +60,7 @@ from engines.errors import (
     PhaseError,
 )
 from engines.gnubg import match_id_of
-from engines.match import validate_rules
+from engines.match import NO_MOVE, validate_rules
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +127,7 @@ class GuildSettings:
     auto_doubles: int = 0
     auto_roll: bool = True  # roll for the player when doubling is impossible
     auto_move: bool = True  # make the only legal move for the player
+    auto_pass: bool = True  # pass a roll with no legal move at once (off: the player confirms)
     use_threads: bool = True
     reminder_minutes: int = 60
     claim_minutes: int = 24 * 60
@@ -217,6 +218,11 @@ class MatchView:
     @property
     def match_over(self) -> bool:
         return self.status is MatchStatus.FINISHED
+
+    @property
+    def must_pass(self) -> bool:
+        """The roll on the board can't be played: its player passes with ``no move``."""
+        return self.phase is Phase.MOVE and self.legal_moves == (NO_MOVE,)
 
     def seat_of(self, user_id: int) -> int | None:
         for seat, player in enumerate(self.players):
@@ -364,6 +370,7 @@ _MAX_LENGTH = 25
 _MAX_AUTO_DOUBLES = 8
 _MAX_MOVE_TEXT = 200
 _MAX_ADVANCE = 1000  # automatic steps per action; a safety net against an engine loop
+_PASS_HINT = f'play "{NO_MOVE}" to pass the turn'  # when auto_pass is off
 # SQLite integers are signed 64-bit: no row has an id outside, and binding one raises
 # OverflowError, so such an id is refused as not found before it reaches the store.
 _SQLITE_MIN_INT = -(2**63)
@@ -690,7 +697,12 @@ class MatchService:
             raise GameError("This challenge has expired: start a new one.")
         settings = await self.guild_settings(guild_id)
         players = (challenge.challenger, Player(user_id, _clean_name(user_name)))
-        match = new_match(challenge.game, challenge.rules)
+        rules = challenge.rules
+        if challenge.game is not GameKind.CHECKERS:
+            # A rule of the match (replay must not depend on today's settings), taken as the
+            # match starts.
+            rules = replace(rules, auto_pass=settings.auto_pass)
+        match = new_match(challenge.game, rules)
         dice = self._dice_factory()
         record = _Record(
             id=0,
@@ -699,7 +711,7 @@ class MatchService:
             thread_id=None,
             board_message_id=None,
             game=challenge.game,
-            rules=challenge.rules,
+            rules=rules,
             players=players,
             status=MatchStatus.ACTIVE,
             winner_seat=None,
@@ -722,8 +734,8 @@ class MatchService:
             "channel_id": challenge.channel_id,
             "challenge_id": challenge_id,
             "game": challenge.game.value,
-            "length": challenge.rules.length,
-            "rules": json.dumps(challenge.rules.to_dict()),
+            "length": rules.length,
+            "rules": json.dumps(rules.to_dict()),
             "player0_id": players[0].user_id,
             "player0_name": players[0].name,
             "player1_id": players[1].user_id,
@@ -1105,8 +1117,8 @@ class MatchService:
                 action = Roll(match.turn, self._draw(live))
             elif phase is Phase.MOVE and settings.auto_move:
                 texts = self._legal(live)[1]
-                if len(texts) != 1:
-                    return
+                if len(texts) != 1 or texts[0] == NO_MOVE:
+                    return  # a choice to make, or a pass the player confirms (auto_pass off)
                 action = Move(match.turn, texts[0])
             else:
                 return
@@ -1316,12 +1328,21 @@ class MatchService:
                     notes.append(
                         f"{names[first]} has no legal move: the turn passes to {names[1 - first]}."
                     )
+                elif self._must_pass(live):
+                    notes.append(f"{names[first]} has no legal move: {_PASS_HINT}.")
         elif isinstance(action, Roll):
             text = f"{who} rolls {_dice_text(action.dice)}"
             if result.turn_forfeited:
                 assert seat is not None
                 text += f": no legal move, the turn passes to {self._name(live, 1 - seat)}"
+            elif self._must_pass(live):
+                text += f": no legal move, {_PASS_HINT}"
             notes.append(text + ".")
+        elif isinstance(action, Move) and result.turn_forfeited:
+            assert seat is not None
+            notes.append(
+                f"{who} has no legal move: the turn passes to {self._name(live, 1 - seat)}."
+            )
         elif isinstance(action, Move):
             forced = " (the only legal move, played automatically)" if step.actor is None else ""
             notes.append(f"{who} plays {action.move}{forced}.")
@@ -1470,6 +1491,14 @@ class MatchService:
             created_at=record.created_at,
             last_action_at=record.last_action_at,
         )
+
+    @classmethod
+    def _must_pass(cls, live: _Live) -> bool:
+        """The roll just made can't be played and waits for its player (auto_pass off)."""
+        match = live.match
+        if match.rules.auto_pass or match.phase is not Phase.MOVE:
+            return False
+        return cls._legal(live)[1] == (NO_MOVE,)
 
     @staticmethod
     def _legal(live: _Live) -> tuple[tuple[Any, ...], tuple[str, ...]]:

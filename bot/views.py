@@ -32,6 +32,7 @@ from bot.discord_utils import (
     report_error,
 )
 from engines.base import GameKind, Phase, ResignLevel
+from engines.match import NO_MOVE
 
 if TYPE_CHECKING:
     from bot.app import TableBot
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_SELECT_OPTIONS = 25
+# The menu's label for the "no move" choice of a roll that can't be played (auto_pass off).
+NO_MOVE_LABEL = "No legal move: pass the turn"
 ButtonStyle = discord.ButtonStyle
 
 # action -> (label, style). The action names are part of saved custom_ids: never rename them.
@@ -244,10 +247,14 @@ class MoveSelect(
     template=r"tb:mv:(?P<match_id>[0-9]+):(?P<version>[0-9]+)",
 ):
     def __init__(self, match_id: int, version: int, moves: Sequence[str] = ()) -> None:
-        options = [discord.SelectOption(label=m[:100], value=m[:100]) for m in moves]
+        options = [
+            discord.SelectOption(label=NO_MOVE_LABEL if m == NO_MOVE else m[:100], value=m[:100])
+            for m in moves
+        ]
+        passing = tuple(moves) == (NO_MOVE,)
         select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
             custom_id=f"tb:mv:{match_id}:{version}",
-            placeholder="Choose your move",
+            placeholder="No legal move: confirm the pass" if passing else "Choose your move",
             options=options or [discord.SelectOption(label="-", value="-")],
             min_values=1,
             max_values=1,

@@ -65,7 +65,9 @@ class MatchRules:
 
     ``length`` is the match length in points (dice games) or games (checkers); 0 is money play,
     a single game (backgammon only). ``auto_doubles`` is the most automatic doubles per game
-    (money only; 0 turns them off).
+    (money only; 0 turns them off). ``auto_pass`` off leaves a roll with no legal move on the
+    board until its player plays ``no move`` (dice games); on, the turn passes at once. It is a
+    rule of the match, not a service option, so that replaying the actions is deterministic.
     """
 
     length: int
@@ -73,6 +75,7 @@ class MatchRules:
     crawford: bool = True
     jacoby: bool = False
     auto_doubles: int = 0
+    auto_pass: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -81,6 +84,7 @@ class MatchRules:
             "crawford": self.crawford,
             "jacoby": self.jacoby,
             "auto_doubles": self.auto_doubles,
+            "auto_pass": self.auto_pass,
         }
 
     @classmethod
@@ -91,6 +95,7 @@ class MatchRules:
             crawford=bool(data.get("crawford", True)),
             jacoby=bool(data.get("jacoby", False)),
             auto_doubles=int(data.get("auto_doubles", 0)),
+            auto_pass=bool(data.get("auto_pass", True)),  # absent before the option existed
         )
 
 
@@ -134,7 +139,8 @@ class ActionResult:
     """What one applied action changed, for the service to report.
 
     ``game_result`` is set when the action ended a game; ``match_over`` when it ended the match.
-    ``turn_forfeited`` is set when a roll left no legal move and the turn passed by rule.
+    ``turn_forfeited`` is set when a roll left no legal move and the turn passed: by rule, or
+    by the player's ``no move`` when ``auto_pass`` is off.
     ``opening_dice`` is set after an opening roll: (seat 0's die, seat 1's die).
     """
 

@@ -26,11 +26,26 @@ True
 (<Phase.ROLL: 'roll'>, 1, '123-012')
 >>> DiceMatch.replay(VARIANT, m.rules, m.actions).snapshot() == m.snapshot()
 True
+
+With ``auto_pass`` off, a roll that can't be played waits for its player, whose only legal
+move is :data:`NO_MOVE`; playing it passes the turn just as the rule does.
+
+>>> m = DiceMatch(VARIANT, MatchRules(length=3, auto_pass=False))
+>>> _ = m.apply(OpeningRoll(None, (2, 5))); _ = m.apply(Move(1, "H/3"))
+>>> m.apply(Roll(0, (4,))).turn_forfeited
+False
+>>> m.phase, m.turn, m.dice, [m.format_move(mv) for mv in m.legal_moves()]
+(<Phase.MOVE: 'move'>, 0, (4,), ['no move'])
+>>> m.apply(Move(0, "No Move")).turn_forfeited
+True
+>>> m.phase, m.turn, m.position_id, m.actions[-1]
+(<Phase.ROLL: 'roll'>, 1, '123-012', Move(player=0, move='no move'))
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from engines.actions import (
@@ -62,17 +77,40 @@ from engines.base import (
 )
 from engines.cube import Cube
 from engines.errors import (
+    AmbiguousMoveError,
     CubeError,
     CubeErrorReason,
     GameError,
     IllegalMoveError,
+    InvalidNotationError,
     NotYourTurnError,
     PhaseError,
 )
 
+# The notation of passing a roll that can't be played (``auto_pass`` off). Accepted in any case
+# and spacing; a word, not a symbol, so that it reads plainly in the move menu and in /move.
+NO_MOVE = "no move"
+
 _SEATS = (0, 1)
 # Phases in which a resignation may be offered.
 _RESIGN_PHASES = (Phase.OPENING, Phase.OPENING_TIE, Phase.ROLL, Phase.MOVE)
+
+
+@dataclass(frozen=True)
+class NoMove:
+    """The one legal "move" of a roll that can't be played: it passes the turn."""
+
+    def __str__(self) -> str:
+        return NO_MOVE
+
+
+def is_no_move(text: object) -> bool:
+    """True when ``text`` spells :data:`NO_MOVE` (any case and spacing).
+
+    >>> is_no_move("  No   MOVE "), is_no_move("nomove"), is_no_move("no-move")
+    (True, True, False)
+    """
+    return isinstance(text, str) and "".join(text.split()).lower() == "nomove"
 
 
 def validate_rules(kind: GameKind, rules: MatchRules) -> None:
@@ -184,16 +222,40 @@ class DiceMatch:
         return self.variant.position_id(self.position)
 
     def legal_moves(self) -> tuple[Any, ...]:
+        """The plays of the current roll; ``(NoMove(),)`` for a roll that can't be played."""
         if self._phase is not Phase.MOVE or self.dice is None:
             return ()
-        return self.variant.legal_moves(self.position, self.dice)
+        # Only reachable with auto_pass off: otherwise such a roll passes the turn at once.
+        return self.variant.legal_moves(self.position, self.dice) or (NoMove(),)
 
     def parse_move(self, text: str) -> Any:
         if self._phase is not Phase.MOVE or self.dice is None:
             raise PhaseError(f"There is no roll to play now, so {text!r} can't be a move.")
-        return self.variant.parse_move(text, self.position, self.dice)
+        if is_no_move(text):
+            if self.variant.legal_moves(self.position, self.dice):
+                raise IllegalMoveError(
+                    f"{NO_MOVE!r} is only for a roll that can't be played: pick a move "
+                    f"{self._where()}"
+                )
+            return NoMove()
+        try:
+            return self.variant.parse_move(text, self.position, self.dice)
+        except (InvalidNotationError, IllegalMoveError, AmbiguousMoveError):
+            # Generating the moves again only on this error path keeps parsing cheap.
+            if not isinstance(text, str) or self.variant.legal_moves(self.position, self.dice):
+                raise
+        raise IllegalMoveError(
+            f"{text[:40]!r}: no move is legal with this roll; "
+            f"play {NO_MOVE!r} to pass the turn {self._where()}"
+        )
+
+    def _where(self) -> str:
+        dice = "-".join(map(str, self.dice or ()))
+        return f"(position {self.position_id}, roll {dice})"
 
     def format_move(self, move: Any) -> str:
+        if isinstance(move, NoMove):
+            return NO_MOVE
         return self.variant.format_move(move)
 
     def is_over(self) -> bool:
@@ -276,15 +338,19 @@ class DiceMatch:
         return ActionResult(Roll(seat, dice), turn_forfeited=forfeited)
 
     def _forfeit_if_stuck(self) -> bool:
-        """After a roll: with no legal move the turn passes by rule."""
+        """After a roll: with no legal move the turn passes by rule, unless the rules leave
+        that to the player (``auto_pass`` off: they play ``no move``)."""
         assert self.dice is not None
-        if self.variant.legal_moves(self.position, self.dice):
+        if not self.rules.auto_pass or self.variant.legal_moves(self.position, self.dice):
             return False
+        self._pass_turn()
+        return True
+
+    def _pass_turn(self) -> None:
         self.position = self.variant.pass_turn(self.position)
         self._turn = 1 - self._turn
         self.dice = None
         self._phase = Phase.ROLL
-        return True
 
     def _move(self, action: Move) -> ActionResult:
         seat = self._seat(action)
@@ -294,7 +360,11 @@ class DiceMatch:
         self._check_turn(seat)
         if self._phase is not Phase.MOVE or self.dice is None:
             raise PhaseError(f"Roll first, then move (position {self.position_id}).")
-        move = self.variant.parse_move(action.move, self.position, self.dice)
+        move = self.parse_move(action.move)
+        if isinstance(move, NoMove):
+            # The same pass as auto_pass makes; last_move stays the last real move.
+            self._pass_turn()
+            return ActionResult(Move(seat, NO_MOVE), turn_forfeited=True)
         text = self.variant.format_move(move)
         before = (self.position_id, self.dice)
         after = self.variant.apply(self.position, move)

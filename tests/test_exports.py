@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.exports import mat_export, pdn_export
-from engines.actions import ConcedeMatch, Double, Drop, Move, OpeningRoll, Roll, Take
+from engines.actions import Action, ConcedeMatch, Double, Drop, Move, OpeningRoll, Roll, Take
 from engines.base import GameKind, MatchRules
 
 
@@ -78,3 +78,18 @@ def test_pdn_export_names_and_rounds() -> None:
     )
     assert '[Event "tablebot match 4"]' in text and '[Black "ann"]' in text
     assert "1. 11-15 23-19 *" in text
+
+
+def test_a_confirmed_pass_exports_like_the_automatic_one() -> None:
+    # Seat 0 rolls a 4 against a prime: an empty move, however the turn passed.
+    start = [OpeningRoll(None, (2, 5)), Move(1, "H/3"), Roll(0, (4,))]
+    after = [Roll(1, (1,)), Move(1, "3/4")]
+
+    def export(rules: MatchRules, actions: list[Action]) -> str:
+        return mat_export(GameKind.NANNON, rules, actions, ("ann", "ben"), 1, "2024.05.01")
+
+    automatic = export(MatchRules(length=1), [*start, *after])
+    confirmed = export(MatchRules(length=1, auto_pass=False), [*start, Move(0, "no move"), *after])
+    assert confirmed == automatic
+    rows = f"  1) {'':<27} 3: H/3\n  2) {'4: ':<27} 1: 3/4\n"  # gnubg's empty move: "4: "
+    assert rows in automatic

@@ -39,7 +39,7 @@ from engines.errors import (
     NotYourTurnError,
     PhaseError,
 )
-from engines.match import DiceMatch
+from engines.match import NO_MOVE, DiceMatch
 from engines.nannon import VARIANT, NannonVariant, Position
 
 
@@ -273,6 +273,111 @@ def test_a_roll_with_no_legal_move_forfeits_the_turn_in_the_same_action() -> Non
     assert (m.phase, m.turn, m.dice) == (Phase.ROLL, 1, None)
     assert m.position_id == "123-012"
     assert m.actions[-1] == Roll(0, (4,))
+
+
+# -- auto_pass off: the player confirms a roll that can't be played ----------------------------
+
+
+def stuck(**options: Any) -> DiceMatch:
+    """Seat 0 to roll against a prime on 4, 5 and 6 (a roll of 4 can't be played)."""
+    m = nannon(**options)
+    play(m, OpeningRoll(None, (2, 5)), Move(1, "H/3"))
+    return m
+
+
+def test_auto_pass_is_a_stored_rule_on_by_default() -> None:
+    assert MatchRules(length=3).auto_pass is True
+    data = MatchRules(length=3, auto_pass=False).to_dict()
+    assert data["auto_pass"] is False and MatchRules.from_dict(data).auto_pass is False
+    del data["auto_pass"]  # a match stored before the rule existed
+    assert MatchRules.from_dict(data).auto_pass is True
+
+
+def test_auto_pass_off_leaves_the_roll_to_its_player_until_no_move() -> None:
+    m = stuck(auto_pass=False)
+    result = m.apply(Roll(0, (4,)))
+    assert not result.turn_forfeited
+    assert (m.phase, m.turn, m.actor, m.dice, m.position_id) == (
+        Phase.MOVE,
+        0,
+        0,
+        (4,),
+        "012-123",
+    )
+    assert [m.format_move(mv) for mv in m.legal_moves()] == [NO_MOVE]
+    (choice,) = m.legal_moves()
+    assert m.parse_move(m.format_move(choice)) == choice  # round-trips like any move
+    refused(m, Move(1, NO_MOVE), NotYourTurnError)
+    refused(m, Roll(0, (3,)), PhaseError)  # rolled already
+    refused(m, Double(0), CubeError)
+    error = refused(m, Move(0, "H/4"), IllegalMoveError)
+    assert "'no move'" in str(error) and "012-123" in str(error)
+    refused(m, Move(0, "garbage"), IllegalMoveError)
+    refused(m, Move(0, None), InvalidNotationError)  # type: ignore[arg-type]
+    result = m.apply(Move(0, "  No   MOVE "))
+    assert result.turn_forfeited and result.action == Move(0, NO_MOVE)
+    # Exactly where the automatic pass leaves the match (only the rule differs).
+    auto = stuck()
+    assert auto.apply(Roll(0, (4,))).turn_forfeited
+    mine, theirs = m.snapshot(), auto.snapshot()
+    assert mine["rules"]["auto_pass"] is False and theirs["rules"]["auto_pass"] is True
+    assert {**mine, "rules": None} == {**theirs, "rules": None}
+    assert m.last_move is not None and m.format_move(m.last_move[1]) == "H/3"
+    replayed = DiceMatch.replay(VARIANT, m.rules, [a.to_dict() for a in m.actions])
+    assert replayed.snapshot() == mine
+
+
+def test_no_move_is_refused_while_a_move_exists() -> None:
+    for auto_pass in (False, True):
+        m = stuck(auto_pass=auto_pass)
+        m.apply(Roll(0, (3,)))
+        assert NO_MOVE not in [m.format_move(mv) for mv in m.legal_moves()]
+        error = refused(m, Move(0, "no move"), IllegalMoveError)
+        assert "only for a roll that can't be played" in str(error)
+
+
+def test_a_waiting_pass_survives_snapshots_resignations_and_replay() -> None:
+    m = stuck(auto_pass=False)
+    m.apply(Roll(0, (4,)))
+    snap = m.snapshot()
+    assert snap["phase"] == "move" and snap["dice"] == [4]
+    back = DiceMatch.from_snapshot(VARIANT, json.loads(json.dumps(snap)))
+    assert back.snapshot() == snap
+    assert DiceMatch.replay(VARIANT, m.rules, m.actions).snapshot() == snap
+    play(back, Resign(0, ResignLevel.SINGLE), DeclineResign(1))
+    assert back.phase is Phase.MOVE and [str(mv) for mv in back.legal_moves()] == [NO_MOVE]
+    assert back.apply(Move(0, "nomove")).turn_forfeited
+    assert (back.phase, back.turn) == (Phase.ROLL, 1)
+
+
+def test_auto_pass_off_applies_to_a_stuck_opening_roll() -> None:
+    m = DiceMatch(StuckStartNannon(), MatchRules(length=3, auto_pass=False))
+    result = m.apply(OpeningRoll(None, (5, 1)))
+    assert not result.turn_forfeited and result.opening_dice == (5, 1)
+    assert (m.phase, m.turn, m.dice) == (Phase.MOVE, 0, (4,))
+    assert m.apply(Move(0, NO_MOVE)).turn_forfeited
+    assert (m.phase, m.turn, m.dice, m.position_id) == (Phase.ROLL, 1, None, "123-012")
+
+
+def test_backgammon_dance_waits_for_no_move_when_auto_pass_is_off() -> None:
+    from engines.backgammon import BAR
+    from engines.backgammon import Position as BgPosition
+
+    m = backgammon(5, auto_pass=False)
+    play(m, OpeningRoll(None, (3, 1)), Move(0, "8/5 6/5"))
+    # Seat 1 on the bar against a closed board: nothing enters.
+    mine = [0] * 26
+    mine[BAR], mine[13] = 1, 14
+    theirs = [0] * 26
+    for point in range(1, 7):
+        theirs[point] = 2
+    theirs[13] = 3
+    m.position = BgPosition(tuple(mine), tuple(theirs))
+    m.apply(Roll(1, (6, 4)))
+    assert m.phase is Phase.MOVE and [m.format_move(mv) for mv in m.legal_moves()] == [NO_MOVE]
+    refused(m, Move(1, "bar/21 13/7"), IllegalMoveError)
+    assert m.apply(Move(1, "NO MOVE")).turn_forfeited
+    assert (m.phase, m.turn, m.dice) == (Phase.ROLL, 0, None)
 
 
 def test_draw_actions_do_not_exist_in_dice_games() -> None:
@@ -623,13 +728,14 @@ def check_invariants(m: DiceMatch) -> None:
     length=st.integers(1, 7),
     crawford=st.booleans(),
     cube=st.booleans(),
+    auto_pass=st.booleans(),
 )
 def test_random_nannon_matches_keep_every_invariant(
-    seed: int, length: int, crawford: bool, cube: bool
+    seed: int, length: int, crawford: bool, cube: bool, auto_pass: bool
 ) -> None:
     rng = random.Random(seed)
     dice = RandomDice(random.Random(seed ^ 0x5EED))
-    m = nannon(length, crawford=crawford, cube=cube)
+    m = nannon(length, crawford=crawford, cube=cube, auto_pass=auto_pass)
     wrong = [Roll(0, (3,)), Move(1, "H/3"), Double(0), Take(1), AcceptResign(0), Drop(0)]
     for _ in range(5000):
         if m.is_over():

@@ -446,6 +446,7 @@ async def test_settings_validation(service: MatchService) -> None:
         ({"nannon_length": 0}, "between 1 and 25"),
         ({"backgammon_length": "x"}, "whole number"),
         ({"auto_roll": "maybe"}, "on or off"),
+        ({"auto_pass": "sometimes"}, "auto_pass is on or off"),
         ({"colour": "red"}, "no setting"),
         ({"claim_minutes": 5}, "at least the reminder"),
         ({"challenge_channels": ["#general"]}, "channel ids"),
@@ -455,6 +456,9 @@ async def test_settings_validation(service: MatchService) -> None:
     updated = await service.update_guild_settings(GUILD, auto_roll=False, reminder_minutes=5)
     assert not updated.auto_roll and updated.reminder_minutes == 5
     assert (await service.guild_settings(OTHER_GUILD)).auto_roll  # per server
+    assert (await service.guild_settings(GUILD)).auto_pass  # on by default
+    assert not (await service.update_guild_settings(GUILD, auto_pass="off")).auto_pass
+    assert (await service.guild_settings(OTHER_GUILD)).auto_pass
 
 
 @pytest.mark.asyncio
@@ -465,6 +469,68 @@ async def test_auto_roll_off_waits_for_the_roll(service: MatchService) -> None:
     assert update.view.phase is Phase.ROLL  # no cube, but auto-roll is off
     update = await service.roll(update.match_id, GUILD, user_on(update))
     assert update.view.phase in (Phase.MOVE, Phase.ROLL)
+
+
+# Bob wins the opening 2-5 and plays H/3: then alice's 4 can't move (4, 5 and 6 are a prime).
+STUCK_SCRIPT = [2, 5, 4, 1]
+
+
+@pytest.mark.asyncio
+async def test_auto_pass_off_waits_for_the_player_to_play_no_move(tmp_path: Path) -> None:
+    svc = await MatchService.open(
+        tmp_path / "t.db", dice_factory=lambda: ScriptedDice(list(STUCK_SCRIPT))
+    )
+    try:
+        await svc.update_guild_settings(GUILD, auto_pass=False)  # auto-roll and auto-move on
+        update = await start(svc, "nannon", length=1, cube=False)
+        match_id = update.match_id
+        assert update.view.rules.auto_pass is False
+        update = await svc.play(match_id, GUILD, BOB, "H/3")
+        view = update.view
+        # Auto-roll rolled the 4; auto-move does not play the lone "no move" for alice.
+        assert (view.phase, view.actor, view.dice, view.legal_moves) == (
+            Phase.MOVE,
+            0,
+            (4,),
+            ("no move",),
+        )
+        assert view.must_pass
+        assert 'alice rolls 4: no legal move, play "no move" to pass the turn.' in update.notes
+        assert await svc.legal_moves(match_id, GUILD, ALICE, "No") == ["no move"]
+        with pytest.raises(NotYourTurnError):
+            await svc.play(match_id, GUILD, BOB, "no move")
+        with pytest.raises(IllegalMoveError, match="no move"):
+            await svc.play(match_id, GUILD, ALICE, "H/4")
+        update = await svc.play(match_id, GUILD, ALICE, "No Move", expected_version=view.version)
+        assert update.notes[0] == "alice has no legal move: the turn passes to bob."
+        assert update.view.turn == 1 and not update.view.must_pass
+        # Changing the setting now leaves this match's rule as it started.
+        await svc.update_guild_settings(GUILD, auto_pass=True)
+        assert (await svc.get_view(match_id, GUILD)).rules.auto_pass is False
+        events = await svc.store.events(match_id)
+        assert {"kind": "move", "player": 0, "move": "no move"} in [e.payload for e in events]
+        rebuilt = replay(view.kind, view.rules, [e.payload for e in events])
+        assert rebuilt.snapshot() == await svc.store.snapshot(match_id)
+    finally:
+        await svc.close()
+
+
+@pytest.mark.asyncio
+async def test_auto_pass_on_passes_a_roll_with_no_legal_move_at_once(tmp_path: Path) -> None:
+    svc = await MatchService.open(
+        tmp_path / "t.db", dice_factory=lambda: ScriptedDice(list(STUCK_SCRIPT))
+    )
+    try:
+        update = await start(svc, "nannon", length=1, cube=False)
+        assert update.view.rules.auto_pass is True
+        update = await svc.play(update.match_id, GUILD, BOB, "H/3")
+        assert "alice rolls 4: no legal move, the turn passes to bob." in update.notes
+        assert update.view.turn == 1 and not update.view.must_pass
+        assert "no move" not in update.view.legal_moves
+        events = await svc.store.events(update.match_id)
+        assert all(e.payload.get("move") != "no move" for e in events)
+    finally:
+        await svc.close()
 
 
 @pytest.mark.asyncio

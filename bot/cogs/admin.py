@@ -59,7 +59,8 @@ def describe_settings(settings: GuildSettings) -> str:
             f"{settings.backgammon_length}, checkers {settings.checkers_length} game(s)",
             f"- Cube {_onoff(settings.cube)}, Crawford {_onoff(settings.crawford)}, "
             f"Jacoby {_onoff(settings.jacoby)}, automatic doubles {settings.auto_doubles}",
-            f"- Auto-roll {_onoff(settings.auto_roll)}, auto-move {_onoff(settings.auto_move)}",
+            f"- Auto-roll {_onoff(settings.auto_roll)}, auto-move {_onoff(settings.auto_move)}, "
+            f"auto-pass {_onoff(settings.auto_pass)} (applies to new matches)",
             f"- Reminder after {settings.reminder_minutes} min, claim after "
             f"{settings.claim_minutes} min, challenges expire after "
             f"{settings.challenge_minutes} min",
@@ -168,18 +169,22 @@ class AdminCog(commands.Cog, name="Admin"):
             interaction, cube=cube, crawford=crawford, jacoby=jacoby, auto_doubles=auto_doubles
         )
 
-    @config.command(name="automation", description="Roll and move automatically when forced.")
+    @config.command(name="automation", description="Roll, move and pass automatically when forced.")
     @app_commands.describe(
         auto_roll="Roll for the player when doubling is impossible",
         auto_move="Play the only legal move",
+        auto_pass="Pass a roll with no legal move at once (off: the player confirms; new matches)",
     )
     async def automation(
         self,
         interaction: discord.Interaction[Any],
         auto_roll: bool | None = None,
         auto_move: bool | None = None,
+        auto_pass: bool | None = None,
     ) -> None:
-        await self._update(interaction, auto_roll=auto_roll, auto_move=auto_move)
+        await self._update(
+            interaction, auto_roll=auto_roll, auto_move=auto_move, auto_pass=auto_pass
+        )
 
     @config.command(name="times", description="Reminder, claim and challenge times in minutes.")
     @app_commands.describe(
