@@ -16,16 +16,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import re
 import time
 from typing import TYPE_CHECKING, Any, cast
 
 import discord
 from discord.ext import commands
 
-from bot.discord_utils import escape_name, guarded, mention_only
+from bot.discord_utils import escape_name, mention_only
 from bot.presenter import publish
-from bot.views import check_click
+from bot.views import Persistent
 
 if TYPE_CHECKING:
     from bot.service import IdleMatch, MatchService
@@ -41,6 +40,7 @@ def _service(client: Any) -> MatchService:
 
 
 class ClaimWinButton(
+    Persistent,
     discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
     template=CLAIM_TEMPLATE,
 ):
@@ -57,23 +57,7 @@ class ClaimWinButton(
         self.match_id = match_id
         self.version = version
 
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-    ) -> ClaimWinButton:
-        return cls(int(match["match_id"]), int(match["version"]))
-
-    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
-        # Counted against the member's rate limit like every other click.
-        return await check_click(interaction)
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await guarded(interaction, lambda: self._claim(interaction))
-
-    async def _claim(self, interaction: discord.Interaction[Any]) -> None:
+    async def _run(self, interaction: discord.Interaction[Any]) -> None:
         # Who may claim, and when, is the service's call; a refusal becomes an ephemeral reply.
         await interaction.response.defer()
         update = await _service(interaction.client).claim_win(

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Self, cast
 
 import discord
 
@@ -170,10 +170,40 @@ async def apply_and_publish(
     return update
 
 
+class Persistent:
+    """What every persistent component shares (mixed in before ``DynamicItem``): it is rebuilt
+    from its ``custom_id``'s named groups (ids and versions as ints), its first check is
+    :func:`check_click`, and its handler, ``_run``, runs under :func:`guarded`, so every error
+    becomes a polite reply."""
+
+    INT_GROUPS = frozenset({"match_id", "challenge_id", "version"})
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+    ) -> Self:
+        groups = match.groupdict()
+        values = {k: int(v) if k in cls.INT_GROUPS else v for k, v in groups.items()}
+        return cast("Callable[..., Self]", cls)(**values)
+
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        return await check_click(interaction)
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await guarded(interaction, lambda: self._run(interaction))
+
+    async def _run(self, interaction: discord.Interaction[Any]) -> None:
+        raise NotImplementedError
+
+
 # --- match buttons -------------------------------------------------------------------------
 
 
 class MatchButton(
+    Persistent,
     discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
     template=r"tb:m:(?P<action>[a-z0-9]+):(?P<match_id>[0-9]+):(?P<version>[0-9]+)",
 ):
@@ -188,22 +218,10 @@ class MatchButton(
         self.match_id = match_id
         self.version = version
 
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-    ) -> MatchButton:
-        return cls(match["action"], int(match["match_id"]), int(match["version"]))
-
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
         return await check_player(
             interaction, self.match_id, needs_turn=self.action in ACTOR_ACTIONS
         )
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await guarded(interaction, lambda: self._run(interaction))
 
     async def _run(self, interaction: discord.Interaction[Any]) -> None:
         bot = _bot(interaction)
@@ -243,6 +261,7 @@ class MatchButton(
 
 
 class MoveSelect(
+    Persistent,
     discord.ui.DynamicItem[discord.ui.Select[discord.ui.View]],
     template=r"tb:mv:(?P<match_id>[0-9]+):(?P<version>[0-9]+)",
 ):
@@ -263,20 +282,8 @@ class MoveSelect(
         self.match_id = match_id
         self.version = version
 
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-    ) -> MoveSelect:
-        return cls(int(match["match_id"]), int(match["version"]))
-
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
         return await check_player(interaction, self.match_id, needs_turn=True)
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await guarded(interaction, lambda: self._run(interaction))
 
     async def _run(self, interaction: discord.Interaction[Any]) -> None:
         bot = _bot(interaction)
@@ -301,6 +308,7 @@ class MoveSelect(
 
 
 class ChallengeButton(
+    Persistent,
     discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
     template=r"tb:c:(?P<action>accept|decline|cancel):(?P<challenge_id>[0-9]+)",
 ):
@@ -317,21 +325,6 @@ class ChallengeButton(
         )
         self.action = action
         self.challenge_id = challenge_id
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-    ) -> ChallengeButton:
-        return cls(match["action"], int(match["challenge_id"]))
-
-    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
-        return await check_click(interaction)
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await guarded(interaction, lambda: self._run(interaction))
 
     async def _run(self, interaction: discord.Interaction[Any]) -> None:
         bot = _bot(interaction)
@@ -365,6 +358,7 @@ def invitation_view(challenge_id: int) -> discord.ui.View:
 
 
 class FinishedButton(
+    Persistent,
     discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
     template=r"tb:x:(?P<action>export|rematch):(?P<match_id>[0-9]+)",
 ):
@@ -376,21 +370,6 @@ class FinishedButton(
         )
         self.action = action
         self.match_id = match_id
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-    ) -> FinishedButton:
-        return cls(match["action"], int(match["match_id"]))
-
-    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
-        return await check_click(interaction)
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await guarded(interaction, lambda: self._run(interaction))
 
     async def _run(self, interaction: discord.Interaction[Any]) -> None:
         bot = _bot(interaction)
