@@ -5,12 +5,13 @@
 
 N matches (Nannon to 11 and backgammon to 3, half each) spread over G guilds play random legal
 moves through real interactions: the move select on the board message, `/move`, `/roll` and
-`/take`, with every board rendered. The load is open-loop: actions start at exponential
-intervals so the offered rate is R per second, whatever the bot's speed, each on a random match
-that is not already acting (the think time). Printed:
+`/take`, with every board rendered. The load is open-loop per match: each match acts, then
+thinks for an exponential random time with mean N/R seconds, so the N matches together offer R
+actions per second. Printed:
 
 - latency from INTERACTION_CREATE to the callback (the response or defer), and to the end of
-  the action (the new board posted: the defer plus its follow-up), p50/p95/p99/max;
+  the action (the defer plus its follow-up: the new board posted and, for a slash command, its
+  ephemeral "Played."), p50/p95/p99/max;
 - achieved actions per second, peak RSS (``resource.getrusage``), the worst event-loop lag seen
   by a 10 ms ticker, and memory per active match (RSS growth while matches are created);
 - with ``--ramp``: the highest rate at which p99 stays under 1 s;
@@ -175,12 +176,12 @@ class Load:
         self.fake, self.bot, self.svc = fake, bot, bot.service
         self.members: dict[int, Member] = {}
         self.matches: list[int] = []
-        self.busy: set[int] = set()
         self.first: list[float] = []  # to the callback
         self.done: list[float] = []  # to the end of the action
         self.errors = 0
         self.kinds: dict[str, int] = {}
         self.rng = random.Random(1)
+        self.over: set[int] = set()  # matches that ended: their players stop
         self.sampler: StallSampler | None = None
         self.bot_bytes_per_match = 0.0
         # Instrumentation: the bot records each new board with set_board_message, so a
@@ -233,7 +234,10 @@ class Load:
         fake, svc = self.fake, self.svc
         try:
             view = await svc.get_view(match_id)
-            if view.match_over or (view.actor is None and view.phase is not Phase.OPENING_TIE):
+            if view.match_over:
+                self.over.add(match_id)
+                return
+            if view.actor is None and view.phase is not Phase.OPENING_TIE:
                 return
             seat = view.actor if view.actor is not None else view.turn
             who = self.members[view.players[seat].user_id]
@@ -262,17 +266,30 @@ class Load:
                     it = await fake.slash("move", {"play": move}, by=who)
             else:
                 return
-            await it.response(timeout=30)
+            response = await it.response(timeout=30)
             self.first.append(time.perf_counter() - start)
-            # The end of the action: the service moved on and the next board (or result) is up.
+            # The end of the action: the service moved on and the next board (or result) is up,
+            # and a deferred slash command has its follow-up.
             await asyncio.wait_for(posted.wait(), timeout=30)
+            if response.type == 5:
+                await it.followup(timeout=30)
             self.done.append(time.perf_counter() - start)
             self.kinds[kind] = self.kinds.get(kind, 0) + 1
         except Exception:
             self.errors += 1
             log.exception("action on match %s failed", match_id)
-        finally:
-            self.busy.discard(match_id)
+
+    async def player(self, match_id: int, think: float, until: float) -> int:
+        """One match: think, act, repeat until the run ends (or the match does)."""
+        loop = asyncio.get_running_loop()
+        acted = 0
+        while True:
+            delay = self.rng.expovariate(1 / think)
+            if loop.time() + delay >= until or match_id in self.over:
+                return acted
+            await asyncio.sleep(delay)
+            acted += 1
+            await self.act(match_id)
 
     async def run(self, rate: float, seconds: float) -> dict[str, float]:
         self.first.clear()
@@ -280,27 +297,14 @@ class Load:
         self.errors = 0
         lag = LagMeter(sampler=self.sampler)
         lag.start()
-        tasks: set[asyncio.Task[None]] = set()
         loop = asyncio.get_running_loop()
         start = loop.time()
-        next_at = start
-        offered = 0
-        while loop.time() - start < seconds:
-            next_at += self.rng.expovariate(rate)
-            delay = next_at - loop.time()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            idle = [m for m in self.matches if m not in self.busy]
-            if not idle:
-                continue
-            match_id = self.rng.choice(idle)
-            self.busy.add(match_id)
-            offered += 1
-            task = asyncio.create_task(self.act(match_id))
-            tasks.add(task)
-            task.add_done_callback(tasks.discard)
-        if tasks:
-            await asyncio.wait(tasks, timeout=60)
+        think = len(self.matches) / rate  # mean seconds between one match's actions
+        tasks = [asyncio.create_task(self.player(m, think, start + seconds)) for m in self.matches]
+        done, pending = await asyncio.wait(tasks, timeout=seconds + 60)
+        offered = sum(t.result() for t in done)
+        for task in pending:
+            task.cancel()
         elapsed = loop.time() - start
         await lag.stop()
         return {
