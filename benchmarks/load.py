@@ -3,11 +3,11 @@
     python benchmarks/load.py [--matches 200] [--guilds 20] [--rate 50] [--seconds 30]
                               [--ramp [--ramp-factor 1.25]] [--stalls MS]
 
-N matches (Nannon to 11 and backgammon to 3, half each) spread over G guilds play random legal
-moves through real interactions: the move select on the board message, `/move`, `/roll` and
-`/take`, with every board rendered. The load is open-loop per match: each match acts, then
-thinks for an exponential random time with mean N/R seconds, so the N matches together offer R
-actions per second. Printed:
+N matches (Nannon to 11, backgammon to 3 and checkers to 3, a third each) spread over G guilds
+play random legal moves through real interactions: the move select on the board message,
+`/move`, `/roll` and `/take`, with every board rendered. The load is open-loop per match: each
+match acts, then thinks for an exponential random time with mean N/R seconds, so the N matches
+together offer R actions per second. Printed:
 
 - latency from INTERACTION_CREATE to the callback (the response or defer), and to the end of
   the action (the defer plus its follow-up: the new board posted and, for a slash command, its
@@ -48,6 +48,9 @@ from bot.config import Settings  # noqa: E402
 from engines.base import Phase  # noqa: E402
 
 log = logging.getLogger(__name__)
+
+# (game, match length) in turn: Nannon to 11, backgammon to 3, checkers first to 3 games.
+GAMES = (("nannon", 11), ("backgammon", 3), ("checkers", 3))
 
 
 def rss_kb() -> int:
@@ -213,7 +216,7 @@ class Load:
             guild = places[i % guilds]
             a = await fake.add_member(f"p{i}a", guild)
             b = await fake.add_member(f"p{i}b", guild)
-            game, length = ("nannon", 11) if i % 2 == 0 else ("backgammon", 3)
+            game, length = GAMES[i % len(GAMES)]
             channel = guild.text_channels[0]
             challenge = await self.svc.challenge(
                 guild.id, channel.id, a.id, a.name, game, opponent_id=b.id,
