@@ -11,6 +11,7 @@ import asyncio
 import gc
 import importlib.util
 import logging
+import sqlite3
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from bot import views
 from bot.config import Settings
 from bot.discord_utils import NO_MENTIONS, admit, refuse_closing, report_error
 from bot.service import DiceFactory, MatchService
+from bot.store import Store, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -239,7 +241,22 @@ def create_bot(
     )
 
 
+async def _check_database(path: Path) -> str | None:
+    """Open (and migrate) the database once before connecting to Discord, so a wrong
+    TABLEBOT_DB is reported plainly at start-up: what is wrong, or None when it is usable."""
+    try:
+        store = await Store.open(path)
+    except (StoreError, sqlite3.Error, OSError) as exc:
+        return f"Can't use the database at {str(path)!r} (TABLEBOT_DB): {exc}"
+    await store.close()
+    return None
+
+
 async def _main(settings: Settings, sync_only: bool) -> int:
+    problem = await _check_database(settings.db_path)
+    if problem is not None:
+        log.error("%s", problem)
+        return 1
     bot = TableBot(settings, sync_only=sync_only)
     async with bot:
         try:

@@ -50,6 +50,11 @@ class Settings:
                 "as DISCORD_TOKEN=..., with no quotes or spaces. Not a client secret or app id."
             )
         db_path = Path(env.get("TABLEBOT_DB", "").strip() or "tablebot.db")
+        if db_path.is_dir() or "\x00" in str(db_path):
+            raise ConfigError(
+                f"TABLEBOT_DB must be the path of a database file, not {str(db_path)!r} "
+                "(a folder?). E.g. TABLEBOT_DB=tablebot.db, or /data/tablebot.db in Docker."
+            )
         raw_guild = env.get("DEV_GUILD_ID", "").strip()
         dev_guild_id: int | None = None
         if raw_guild:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -82,3 +83,25 @@ def test_settings_defaults() -> None:
 def test_settings_refuse_bad_values(env: dict[str, str], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         Settings.from_env(env)
+
+
+def test_a_folder_is_not_a_database_path(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="TABLEBOT_DB must be the path of a database file"):
+        Settings.from_env({"DISCORD_TOKEN": GOOD_TOKEN, "TABLEBOT_DB": str(tmp_path)})
+
+
+def test_an_unusable_database_exits_1_before_connecting(tmp_path: Path) -> None:
+    # A missing folder: reported plainly, and before any connection to Discord (none is
+    # possible in tests, so a later failure would look different).
+    missing = tmp_path / "no-such-folder" / "t.db"
+    result = run_cli(tmp_path, f"DISCORD_TOKEN={GOOD_TOKEN}\nTABLEBOT_DB={missing}\n")
+    assert result.returncode == 1, result.stderr
+    assert "Can't use the database" in result.stderr and "TABLEBOT_DB" in result.stderr
+    assert "Traceback" not in result.stderr and GOOD_TOKEN not in result.stderr
+    # A database written by a newer tablebot.
+    newer = tmp_path / "newer.db"
+    with sqlite3.connect(newer) as conn:
+        conn.execute("PRAGMA user_version = 9999")
+    result = run_cli(tmp_path, f"DISCORD_TOKEN={GOOD_TOKEN}\nTABLEBOT_DB={newer}\n")
+    assert result.returncode == 1, result.stderr
+    assert "newer than this tablebot" in result.stderr and "Traceback" not in result.stderr
