@@ -460,3 +460,31 @@ async def post_invitation(bot: TableBot, challenge: Challenge) -> discord.Messag
     )
     await bot.service.set_challenge_message(challenge.id, message.id)
     return message
+
+
+def expired_text(challenge: Challenge) -> str:
+    """What an expired invitation says once its buttons are gone."""
+    challenger = escape_name(challenge.challenger.name)
+    if challenge.opponent is not None:
+        opponent = escape_name(challenge.opponent.name)
+        return f"{challenger}'s challenge to {opponent} expired: it was not answered in time."
+    return f"{challenger}'s challenge expired: nobody accepted it in time."
+
+
+async def close_expired_invitation(bot: TableBot, challenge: Challenge) -> bool:
+    """Edit an expired challenge's invitation to say so, without buttons. False when there is
+    nothing to edit (no message recorded, or it was deleted: both quietly) or the edit failed."""
+    if challenge.message_id is None:
+        return False
+    channel = bot.get_partial_messageable(challenge.channel_id, guild_id=challenge.guild_id)
+    try:
+        await channel.get_partial_message(challenge.message_id).edit(
+            content=expired_text(challenge), view=None, allowed_mentions=NO_MENTIONS
+        )
+    except discord.NotFound:
+        log.debug("challenge %s: its invitation is gone", challenge.id)
+        return False
+    except discord.HTTPException as exc:
+        log.warning("challenge %s: could not close its invitation: %s", challenge.id, exc)
+        return False
+    return True

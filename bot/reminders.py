@@ -1,6 +1,10 @@
-"""Reminders and win claims for idle matches (extension ``bot.reminders``).
+"""Reminders and win claims for idle matches, and expired challenges (extension
+``bot.reminders``).
 
-A background task asks the service for idle matches every :attr:`Reminders.interval` seconds:
+A background task makes one pass every :attr:`Reminders.interval` seconds. It first has the service
+expire the open challenges past their time, and edits each one's invitation to say it expired,
+without its buttons (a click that still reaches the bot is refused by the service). Then it asks
+the service for idle matches:
 
 - past the server's reminder time, the idle player is pinged once per turn (the service records
   it with ``mark_reminded``);
@@ -23,10 +27,11 @@ import discord
 from discord.ext import commands
 
 from bot.discord_utils import escape_name, mention_only
-from bot.presenter import publish
+from bot.presenter import close_expired_invitation, publish
 from bot.views import Persistent
 
 if TYPE_CHECKING:
+    from bot.app import TableBot
     from bot.service import IdleMatch, MatchService
 
 log = logging.getLogger(__name__)
@@ -121,10 +126,16 @@ class Reminders(commands.Cog, name="Reminders"):
             await asyncio.sleep(interval)
 
     async def run_once(self, now: float | None = None) -> list[tuple[str, int]]:
-        """One pass: send due reminders and claim buttons. Returns what was sent, as
-        ("remind" | "claim", match id) pairs, for tests and logs."""
+        """One pass: expire challenges, send due reminders and claim buttons. Returns what was
+        done, as ("expire", challenge id) and ("remind" | "claim", match id) pairs, for tests and
+        logs."""
         async with self._pass_lock:
             sent: list[tuple[str, int]] = []
+            try:
+                sent += await self._expire_challenges(now)
+            except Exception:
+                # The reminders below must not wait for the next pass because of it.
+                log.exception("expiring challenges failed")
             service = _service(self.bot)
             for item in await service.idle_matches(now):
                 try:
@@ -136,6 +147,20 @@ class Reminders(commands.Cog, name="Reminders"):
                 except Exception:
                     log.exception("could not notify idle match %s", item.match_id)
             return sent
+
+    async def _expire_challenges(self, now: float | None) -> list[tuple[str, int]]:
+        """Expire the challenges past their time and close their invitations. A challenge is
+        expired once, in the database, before its invitation is edited: an edit that fails is
+        logged and not retried (the service refuses the old buttons anyway)."""
+        done: list[tuple[str, int]] = []
+        for challenge in await _service(self.bot).expire_challenges(now):
+            done.append(("expire", challenge.id))
+            log.info("challenge %s expired", challenge.id)
+            try:
+                await close_expired_invitation(cast("TableBot", self.bot), challenge)
+            except Exception:
+                log.exception("could not close the invitation of challenge %s", challenge.id)
+        return done
 
     async def _channel(self, item: IdleMatch) -> discord.abc.Messageable | None:
         channel_id = item.thread_id or item.channel_id

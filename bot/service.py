@@ -371,6 +371,7 @@ _MAX_AUTO_DOUBLES = 8
 _MAX_MOVE_TEXT = 200
 _MAX_ADVANCE = 1000  # automatic steps per action; a safety net against an engine loop
 _PASS_HINT = f'play "{NO_MOVE}" to pass the turn'  # when auto_pass is off
+_EXPIRED = "This challenge expired: nobody answered it in time. Start a new one."
 # SQLite integers are signed 64-bit: no row has an id outside, and binding one raises
 # OverflowError, so such an id is refused as not found before it reaches the store.
 _SQLITE_MIN_INT = -(2**63)
@@ -692,9 +693,6 @@ class MatchService:
             raise GameError("You can't play against yourself.")
         if challenge.opponent is not None and challenge.opponent.user_id != user_id:
             raise NotYourTurnError(f"This challenge is for {challenge.opponent.name}.")
-        if now >= challenge.expires_at:
-            await self.store.set_challenge_status(challenge_id, ChallengeStatus.EXPIRED.value)
-            raise GameError("This challenge has expired: start a new one.")
         settings = await self.guild_settings(guild_id)
         players = (challenge.challenger, Player(user_id, _clean_name(user_name)))
         rules = challenge.rules
@@ -753,7 +751,7 @@ class MatchService:
         events = [self._event(step, now) for step in steps]
         match_id = await self.store.create_match(challenge_id, values, events, match.snapshot())
         if match_id is None:
-            raise StaleActionError("This challenge was already accepted or withdrawn.")
+            raise StaleActionError("This challenge was already accepted, withdrawn or expired.")
         record.id = match_id
         record.next_seq = len(events)
         self._live[match_id] = live
@@ -773,8 +771,16 @@ class MatchService:
 
     @staticmethod
     def _check_open(challenge: Challenge, now: float) -> None:
+        """Refuse to answer a challenge that is no longer open. Past its expiry time a challenge
+        is expired even before :meth:`expire_challenges` records it: accept, decline and cancel
+        all refuse it alike, and write nothing (the sweep records it and closes its invitation).
+        """
         if challenge.status is ChallengeStatus.ACCEPTED:
             raise StaleActionError("This challenge was already accepted.")
+        if challenge.status is ChallengeStatus.EXPIRED or (
+            challenge.status is ChallengeStatus.OPEN and now >= challenge.expires_at
+        ):
+            raise GameError(_EXPIRED)
         if challenge.status is not ChallengeStatus.OPEN:
             raise GameError(f"This challenge is {challenge.status.value}.")
 
@@ -807,13 +813,18 @@ class MatchService:
         row = await self.store.challenge(challenge_id)
         if row is None or row["guild_id"] != guild_id:
             raise NotFoundError(f"There is no challenge #{challenge_id} in this server.")
-        return _challenge_from_row(row)
+        challenge = _challenge_from_row(row)
+        if challenge.status is ChallengeStatus.OPEN and self._clock() >= challenge.expires_at:
+            # Past its time, not yet swept by expire_challenges: expired all the same.
+            challenge = replace(challenge, status=ChallengeStatus.EXPIRED)
+        return challenge
 
     async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
         await self.store.set_challenge_message(challenge_id, message_id)
 
     async def expire_challenges(self, now: float | None = None) -> list[Challenge]:
-        """Mark open challenges past their expiry as expired and return them."""
+        """Mark open challenges past their expiry as expired and return them (each once, with
+        its ``channel_id`` and ``message_id``, so the caller can close its invitation)."""
         rows = await self.store.expire_challenges(self._clock() if now is None else now)
         return [replace(_challenge_from_row(row), status=ChallengeStatus.EXPIRED) for row in rows]
 

@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from bot.service import MatchService, MatchUpdate, NotFoundError, StaleActionError
+from bot.service import (
+    ChallengeStatus,
+    MatchService,
+    MatchUpdate,
+    NotFoundError,
+    StaleActionError,
+)
 from engines import match_from_snapshot, replay
 from engines.base import Phase
 from engines.dice import FairDice, die_at
@@ -122,14 +128,49 @@ async def test_challenges_expire(tmp_path: Path) -> None:
     clock = Clock()
     svc = await MatchService.open(tmp_path / "t.db", clock=clock)
     try:
-        challenge = await svc.challenge(GUILD, CHANNEL, ALICE, "alice", "nannon")
-        clock.now += 31 * 60
-        with pytest.raises(GameError, match="expired"):
-            await svc.accept(challenge.id, GUILD, BOB, "bob")
-        other = await svc.challenge(GUILD, CHANNEL, ALICE, "alice", "nannon")
-        assert await svc.expire_challenges(clock.now) == []
-        expired = await svc.expire_challenges(clock.now + 31 * 60)
-        assert [c.id for c in expired] == [other.id]
+        named = await svc.challenge(
+            GUILD, CHANNEL, ALICE, "alice", "nannon", opponent_id=BOB, opponent_name="bob"
+        )
+        anyone = await svc.challenge(GUILD, CHANNEL, ALICE, "alice", "nannon")
+        await svc.set_challenge_message(named.id, 555)
+        assert named.expires_at == clock.now + 30 * 60  # challenge_minutes' default
+        clock.now = named.expires_at - 1
+        assert (await svc.get_challenge(named.id, GUILD)).status is ChallengeStatus.OPEN
+        assert await svc.expire_challenges() == []
+
+        async def all_refused() -> None:
+            """Accept, decline and cancel all say so, and change nothing."""
+            for attempt in (
+                lambda: svc.accept(named.id, GUILD, BOB, "bob"),
+                lambda: svc.accept(anyone.id, GUILD, CAROL, "carol"),
+                lambda: svc.decline(named.id, GUILD, BOB),
+                lambda: svc.cancel(named.id, GUILD, ALICE),
+                lambda: svc.cancel(anyone.id, GUILD, ALICE),
+            ):
+                with pytest.raises(GameError, match=r"^This challenge expired") as refused:
+                    await attempt()
+                assert type(refused.value) is GameError
+            assert await svc.store.fetchall("SELECT id FROM matches") == []
+
+        clock.now = named.expires_at  # expired from that second on
+        # Before the sweep has recorded it: refused, and still 'open' in the database (only the
+        # sweep writes, so that it finds the challenge and closes its invitation).
+        await all_refused()
+        for challenge in (named, anyone):
+            assert (await svc.get_challenge(challenge.id, GUILD)).status is ChallengeStatus.EXPIRED
+            row = await svc.store.challenge(challenge.id)
+            assert row is not None and row["status"] == "open"
+
+        swept = await svc.expire_challenges()
+        assert [(c.id, c.status, c.channel_id, c.message_id) for c in swept] == [
+            (named.id, ChallengeStatus.EXPIRED, CHANNEL, 555),
+            (anyone.id, ChallengeStatus.EXPIRED, CHANNEL, None),
+        ]
+        assert await svc.expire_challenges(clock.now + 3600) == []  # once each
+        await all_refused()
+        later = await svc.challenge(GUILD, CHANNEL, ALICE, "alice", "nannon")
+        assert await svc.expire_challenges() == []
+        assert [c.id for c in await svc.expire_challenges(later.expires_at)] == [later.id]
     finally:
         await svc.close()
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from fakediscord import TOKEN, Channel, FakeDiscord, Message
+from fakediscord import TOKEN, Channel, FakeDiscord, InteractionHandle, Message
 
 from bot.app import TableBot, create_bot
 from bot.config import Settings
@@ -159,3 +159,29 @@ def results(fake: FakeDiscord, channel: Channel) -> list[Message]:
         for m in fake.messages(channel)
         if m.embeds and str(m.embeds[0].get("title", "")).startswith(("Game over", "Match over"))
     ]
+
+
+# --- answers and permissions -----------------------------------------------------------------
+
+
+async def reply_to(it: InteractionHandle) -> Message:
+    """The bot's answer to an interaction: the response's message, or after a defer (a slash
+    command "thinking", a click's deferred update) the first follow-up."""
+    response = await it.response()
+    if response.type in (5, 6):
+        return await it.followup()
+    assert response.message is not None, response
+    return response.message
+
+
+async def revoke_bot_permission(fake: FakeDiscord, permission: int) -> None:
+    """Take a permission bit away from the bot in the default guild: from @everyone and the
+    bot's role, which grant it in the fake. Discord announces that with GUILD_ROLE_UPDATE; the
+    fake then answers calls that need it with 403 Missing Permissions (thread creation)."""
+    guild = fake.guild
+    for role in (guild.everyone, guild.role(fake.bot_user.name)):
+        role.permissions &= ~permission
+        await fake.dispatch(
+            "GUILD_ROLE_UPDATE", {"guild_id": str(guild.id), "role": role.payload()}
+        )
+    await fake.wait_bot_idle()

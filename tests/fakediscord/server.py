@@ -20,6 +20,8 @@ from aiohttp import BodyPartReader, WSMsgType, web
 
 from .model import (
     BOT_PERMISSIONS,
+    CREATE_PRIVATE_THREADS,
+    CREATE_PUBLIC_THREADS,
     DM_CHANNEL,
     EVERYONE_PERMISSIONS,
     FLAG_EPHEMERAL,
@@ -792,6 +794,11 @@ class FakeServer:
         name = str(body.get("name", ""))
         if not 1 <= len(name) <= 100 or parent.guild is None or parent.is_thread:
             raise ApiError(400, 50035, "Invalid Form Body: thread name or parent")
+        # The bot's roles decide (the fake has no channel overwrites), as on Discord.
+        needed = CREATE_PUBLIC_THREADS if kind == PUBLIC_THREAD else CREATE_PRIVATE_THREADS
+        bot_member = parent.guild.members.get(self.bot_user.id)
+        if bot_member is None or not bot_member.permissions & needed:
+            raise ApiError(403, 50013, "Missing Permissions")
         thread = Channel(
             thread_id,
             parent.guild,
