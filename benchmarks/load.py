@@ -5,16 +5,22 @@
 
 N matches (Nannon to 11, backgammon to 3 and checkers to 3, a third each) spread over G guilds
 play random legal moves through real interactions: the move select on the board message,
-`/move`, `/roll` and `/take`, with every board rendered. The load is open-loop per match: each
-match acts, then thinks for an exponential random time with mean N/R seconds, so the N matches
-together offer R actions per second. Printed:
+`/move`, `/roll` and `/take`, with every board rendered. A match that ends is replaced by a new
+one between the same players, so N matches stay active. The load is open-loop: each match's
+actions arrive as a Poisson process with mean N/R seconds between them, scheduled from the last
+arrival, not from the last answer, so slow answers don't lower the offered rate (an arrival that
+finds its match's previous action still running waits for it; that wait is counted apart, as
+"late"). Printed:
 
 - latency from INTERACTION_CREATE to the callback (the response or defer), and to the end of
   the action (the defer plus its follow-up: the new board posted and, for a slash command, its
   ephemeral "Played."), p50/p95/p99/max;
-- achieved actions per second, peak RSS (``resource.getrusage``), the worst event-loop lag seen
-  by a 10 ms ticker, and memory per active match (RSS growth while matches are created);
-- with ``--ramp``: the highest rate at which p99 stays under 1 s;
+- offered and achieved actions per second, peak RSS (``resource.getrusage``), the worst
+  event-loop lag seen by a 10 ms ticker, and memory per active match: the bot's own allocations
+  (tracemalloc, the fake Discord's left out) for each match beyond the first half (the fixed base
+  left out), and all told divided by N right after the matches are created and again after a
+  stretch of play;
+- with ``--ramp``: the highest rate at which the end-to-end p99 stays under 1 s;
 - with ``--stalls MS``: where the event loop was when it stalled, by a thread that samples the
   loop thread's stack every 2 ms while the ticker is more than MS late (a stall profile).
 """
@@ -40,7 +46,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from fakediscord import TOKEN, FakeDiscord, Member  # noqa: E402
+from fakediscord import TOKEN, Channel, FakeDiscord, Guild, Member  # noqa: E402
 
 from bot import presenter  # noqa: E402
 from bot.app import TableBot, create_bot, freeze_startup_objects  # noqa: E402
@@ -178,15 +184,22 @@ class Load:
     def __init__(self, fake: FakeDiscord, bot: TableBot) -> None:
         self.fake, self.bot, self.svc = fake, bot, bot.service
         self.members: dict[int, Member] = {}
+        # One slot per concurrent match: its guild, channel, players and game, and the match
+        # being played there now (a new one replaces it when it ends).
+        self.slots: list[tuple[Guild, Channel, Member, Member, str, int]] = []
         self.matches: list[int] = []
         self.first: list[float] = []  # to the callback
         self.done: list[float] = []  # to the end of the action
+        self.late: list[float] = []  # arrivals that waited for their match's previous action
+        self.arrivals = 0
+        self.replaced = 0
         self.errors = 0
         self.kinds: dict[str, int] = {}
         self.rng = random.Random(1)
-        self.over: set[int] = set()  # matches that ended: their players stop
         self.sampler: StallSampler | None = None
-        self.bot_bytes_per_match = 0.0
+        self.bot_bytes_created = 0.0
+        self.bot_bytes_played = 0.0
+        self.bot_bytes_marginal = 0.0
         # Instrumentation: the bot records each new board with set_board_message, so a
         # per-match event marks the end of an action without re-checking every waiter.
         self.board_posted: dict[int, asyncio.Event] = {}
@@ -200,7 +213,21 @@ class Load:
 
         self.svc.set_board_message = set_board_message  # type: ignore[method-assign]
 
-    async def setup(self, n: int, guilds: int) -> tuple[int, int]:
+    async def start_match(self, slot: int) -> int:
+        """A new match in ``slot``, challenged and accepted through the service, its first
+        board posted as the bot would."""
+        guild, channel, a, b, game, length = self.slots[slot]
+        challenge = await self.svc.challenge(
+            guild.id, channel.id, a.id, a.name, game, opponent_id=b.id,
+            opponent_name=b.name, length=length,
+        )  # fmt: skip
+        update = await self.svc.accept(challenge.id, guild.id, b.id, b.name)
+        await presenter.post_board(self.bot, update.view, update.notes)
+        return update.match_id
+
+    async def setup(self, n: int, guilds: int, warm_rate: float, warm_seconds: float) -> None:
+        """Create the matches, then play a while, measuring the bot's memory per active match
+        after each (tracemalloc slows the bot down, so the timed runs come after it stops)."""
         fake = self.fake
         places = [fake.guild]
         for g in range(1, guilds):
@@ -208,37 +235,43 @@ class Load:
         await self.bot.tree.sync()  # global commands: every guild has them
         for guild in places:
             await self.svc.update_guild_settings(guild.id, use_threads=False)
-        gc.collect()
-        before = rss_kb()
-        tracemalloc.start(16)
-        traced_before = tracemalloc.take_snapshot()
         for i in range(n):
             guild = places[i % guilds]
             a = await fake.add_member(f"p{i}a", guild)
             b = await fake.add_member(f"p{i}b", guild)
-            game, length = GAMES[i % len(GAMES)]
-            channel = guild.text_channels[0]
-            challenge = await self.svc.challenge(
-                guild.id, channel.id, a.id, a.name, game, opponent_id=b.id,
-                opponent_name=b.name, length=length,
-            )  # fmt: skip
-            update = await self.svc.accept(challenge.id, guild.id, b.id, b.name)
-            await presenter.post_board(self.bot, update.view, update.notes)
             self.members[a.id], self.members[b.id] = a, b
-            self.matches.append(update.match_id)
+            game, length = GAMES[i % len(GAMES)]
+            self.slots.append((guild, guild.text_channels[0], a, b, game, length))
         gc.collect()
-        self.bot_bytes_per_match = bot_bytes(traced_before, tracemalloc.take_snapshot()) / n
-        tracemalloc.stop()
+        tracemalloc.start(16)
+        traced_before = tracemalloc.take_snapshot()
+        half = n // 2
+        for i in range(n):
+            if i == half:
+                gc.collect()
+                traced_half = tracemalloc.take_snapshot()
+            self.matches.append(await self.start_match(i))
+        gc.collect()
+        traced_all = tracemalloc.take_snapshot()
+        self.bot_bytes_created = bot_bytes(traced_before, traced_all) / n
+        # The cost of one more match, with the fixed base (caches, first imports) left out.
+        self.bot_bytes_marginal = bot_bytes(traced_half, traced_all) / (n - half)
         # As after a restart, where setup_hook resumes these matches and then freezes them.
         freeze_startup_objects()
-        return before, rss_kb()
+        if warm_seconds > 0:
+            await self.run(warm_rate, warm_seconds)
+            gc.collect()
+            self.bot_bytes_played = bot_bytes(traced_before, tracemalloc.take_snapshot()) / n
+        tracemalloc.stop()
 
-    async def act(self, match_id: int) -> None:
+    async def act(self, slot: int) -> None:
         fake, svc = self.fake, self.svc
+        match_id = self.matches[slot]
         try:
             view = await svc.get_view(match_id)
             if view.match_over:
-                self.over.add(match_id)
+                self.matches[slot] = await self.start_match(slot)
+                self.replaced += 1
                 return
             if view.actor is None and view.phase is not Phase.OPENING_TIE:
                 return
@@ -282,37 +315,47 @@ class Load:
             self.errors += 1
             log.exception("action on match %s failed", match_id)
 
-    async def player(self, match_id: int, think: float, until: float) -> int:
-        """One match: think, act, repeat until the run ends (or the match does)."""
+    async def player(self, slot: int, think: float, until: float) -> None:
+        """One slot's arrivals: a Poisson process scheduled from the previous arrival, whatever
+        the answers' latency, until the run ends."""
         loop = asyncio.get_running_loop()
-        acted = 0
-        while True:
-            delay = self.rng.expovariate(1 / think)
-            if loop.time() + delay >= until or match_id in self.over:
-                return acted
-            await asyncio.sleep(delay)
-            acted += 1
-            await self.act(match_id)
+        arrival = loop.time() + self.rng.expovariate(1 / think)
+        while arrival < until:
+            wait = arrival - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            elif loop.time() >= until:
+                return  # a backlog left at the end of the run is not sent
+            else:
+                self.late.append(-wait)
+            self.arrivals += 1
+            await self.act(slot)
+            arrival += self.rng.expovariate(1 / think)
 
     async def run(self, rate: float, seconds: float) -> dict[str, float]:
         self.first.clear()
         self.done.clear()
-        self.errors = 0
+        self.late.clear()
+        self.arrivals = self.errors = 0
         lag = LagMeter(sampler=self.sampler)
         lag.start()
         loop = asyncio.get_running_loop()
         start = loop.time()
-        think = len(self.matches) / rate  # mean seconds between one match's actions
-        tasks = [asyncio.create_task(self.player(m, think, start + seconds)) for m in self.matches]
-        done, pending = await asyncio.wait(tasks, timeout=seconds + 60)
-        offered = sum(t.result() for t in done)
+        think = len(self.slots) / rate  # mean seconds between one match's actions
+        tasks = [
+            asyncio.create_task(self.player(slot, think, start + seconds))
+            for slot in range(len(self.slots))
+        ]
+        _, pending = await asyncio.wait(tasks, timeout=seconds + 60)
         for task in pending:
             task.cancel()
         elapsed = loop.time() - start
         await lag.stop()
         return {
-            "offered": offered / seconds,
+            "offered": self.arrivals / seconds,
             "achieved": len(self.done) / elapsed,
+            "late": len(self.late) / max(1, self.arrivals),
+            "late_p99": pct(self.late, 0.99) if self.late else 0.0,
             "p50": pct(self.first, 0.5),
             "p95": pct(self.first, 0.95),
             "p99": pct(self.first, 0.99),
@@ -327,9 +370,11 @@ class Load:
 
 
 def show(label: str, r: dict[str, float]) -> None:
-    ms = {k: v * 1000 for k, v in r.items() if k not in ("offered", "achieved", "errors")}
+    plain = ("offered", "achieved", "errors", "late")
+    ms = {k: v * 1000 for k, v in r.items() if k not in plain}
     print(
         f"{label}: offered {r['offered']:.1f}/s, achieved {r['achieved']:.1f}/s, "
+        f"{r['late'] * 100:.1f}% of arrivals waited for their match (p99 {ms['late_p99']:.0f} ms); "
         f"callback p50 {ms['p50']:.0f} p95 {ms['p95']:.0f} p99 {ms['p99']:.0f} "
         f"max {ms['max']:.0f} ms; done p50 {ms['done_p50']:.0f} p95 {ms['done_p95']:.0f} "
         f"p99 {ms['done_p99']:.0f} max {ms['done_max']:.0f} ms; "
@@ -353,18 +398,22 @@ async def main(args: argparse.Namespace) -> None:
             if args.stalls:
                 load.sampler = StallSampler(args.stalls / 1000)
             t0 = time.perf_counter()
-            before, after = await load.setup(args.matches, args.guilds)
+            before = rss_kb()
+            await load.setup(args.matches, args.guilds, args.rate, args.warm_seconds)
+            after = rss_kb()
             print(
-                f"set up {args.matches} matches over {args.guilds} guilds in "
-                f"{time.perf_counter() - t0:.1f} s; memory per active match: "
-                f"{load.bot_bytes_per_match / 1024:.1f} KB in the bot (tracemalloc, the fake "
-                f"Discord's allocations left out), {(after - before) / args.matches:.1f} KB of "
-                f"RSS with the fake's (RSS {before} -> {after} KB)",
+                f"set up {args.matches} matches over {args.guilds} guilds and played "
+                f"{args.warm_seconds:g} s in {time.perf_counter() - t0:.1f} s; bot memory per "
+                f"active match (tracemalloc, the fake Discord's allocations left out): "
+                f"{load.bot_bytes_marginal / 1024:.1f} KB for each further match, "
+                f"{load.bot_bytes_created / 1024:.1f} KB all told once created (the fixed base "
+                f"shared out), {load.bot_bytes_played / 1024:.1f} KB all told after the play; "
+                f"RSS {before} -> {after} KB with the fake's",
                 flush=True,
             )
             result = await load.run(args.rate, args.seconds)
             show(f"N={args.matches} R={args.rate:g}", result)
-            print(f"actions by kind: {load.kinds}")
+            print(f"actions by kind: {load.kinds}; matches replaced as they ended: {load.replaced}")
             if args.ramp:
                 best = None
                 rate = args.rate
@@ -374,9 +423,16 @@ async def main(args: argparse.Namespace) -> None:
                     # The action's whole latency: the defer plus its follow-up (the new board).
                     if r["done_p99"] >= 1.0 or r["achieved"] < 0.8 * rate:
                         break
-                    best = rate
+                    best = r
                     rate *= args.ramp_factor
-                print(f"highest rate with end-to-end p99 < 1 s: {best} actions/s")
+                if best is None:
+                    print("no rate tried kept the end-to-end p99 under 1 s")
+                else:
+                    print(
+                        f"highest rate with end-to-end p99 < 1 s: offered {best['offered']:.1f}/s, "
+                        f"achieved {best['achieved']:.1f}/s "
+                        f"(p99 {best['done_p99'] * 1000:.0f} ms)"
+                    )
             peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
             print(f"peak RSS {peak / 1024:.0f} MB")
             print(f"median callback {statistics.median(load.first or [0]) * 1000:.0f} ms")
@@ -390,6 +446,9 @@ if __name__ == "__main__":
     parser.add_argument("--guilds", type=int, default=20)
     parser.add_argument("--rate", type=float, default=50.0)
     parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument(
+        "--warm-seconds", type=float, default=10.0, help="play traced for memory first"
+    )
     parser.add_argument("--ramp", action="store_true")
     parser.add_argument("--ramp-seconds", type=float, default=15.0)
     parser.add_argument("--ramp-factor", type=float, default=1.25)
