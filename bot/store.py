@@ -178,6 +178,11 @@ STAT_COLUMNS = (
 )
 
 
+
+def _probe(path: str | Path) -> None:
+    """Open and close the database file (creating it if missing), raising what SQLite says."""
+    sqlite3.connect(str(path)).close()
+
 class StoreError(Exception):
     """The database can't be used (e.g. it was written by a newer tablebot)."""
 
@@ -253,6 +258,10 @@ class Store:
         background checkpoints, one every ``checkpoint_interval`` seconds."""
         if checkpoint_interval <= 0:
             raise ValueError(f"checkpoint_interval must be positive, not {checkpoint_interval!r}")
+        # aiosqlite does not wait for its worker thread when connecting fails: the thread then
+        # reports to a loop that may be closed by then (a traceback after the CLI's one-line
+        # error). A plain open first makes an unusable path fail before any thread starts.
+        await asyncio.to_thread(_probe, path)
         conn = await aiosqlite.connect(str(path), isolation_level=None)
         checkpoint_conn: aiosqlite.Connection | None = None
         try:

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+import pytest_asyncio
 
 from bot.config import ConfigError, Settings
 
 GOOD_TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.abcdefghijklmnopqrstuvwxyz012345"
+REJECTED_TOKEN = "MTk4NjIyNDgzNDcxOTI1MjQ4.Gh7Fz1.REJECTEDrejectedREJECTED0123456789"
 
 
 def run_cli(cwd: Path, env_file: str | None, *args: str) -> subprocess.CompletedProcess[str]:
@@ -105,3 +109,75 @@ def test_an_unusable_database_exits_1_before_connecting(tmp_path: Path) -> None:
     result = run_cli(tmp_path, f"DISCORD_TOKEN={GOOD_TOKEN}\nTABLEBOT_DB={newer}\n")
     assert result.returncode == 1, result.stderr
     assert "newer than this tablebot" in result.stderr and "Traceback" not in result.stderr
+
+
+# --- `tablebot sync` and a rejected token, against the fake Discord ---------------------------
+
+EXPECTED_COMMANDS = {
+    "challenge", "move", "roll", "double", "take", "pass", "resign", "draw", "board", "games",
+    "leaderboard", "stats", "history", "export", "verify", "rules", "config", "sync",
+}  # fmt: skip
+
+
+@pytest_asyncio.fixture
+async def fake_discord() -> Any:
+    """The fake Discord, with discord.py's HTTP and gateway endpoints pointed at it for the test
+    (nothing may reach the real Discord)."""
+    import yarl
+    from discord.gateway import DiscordWebSocket
+    from discord.http import Route
+    from fakediscord import FakeDiscord
+
+    fake = FakeDiscord()
+    await fake.start_server()
+    saved = Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY
+    Route.BASE = f"{fake.base_url}/api/v10"
+    DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(f"ws://127.0.0.1:{fake.port}/gateway/")
+    try:
+        yield fake
+    finally:
+        Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY = saved
+        await fake.stop_server()
+
+
+@pytest.mark.asyncio
+async def test_sync_subcommand_syncs_every_command_globally_as_guild_only(
+    tmp_path: Path, fake_discord: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    from fakediscord import TOKEN
+
+    from bot.app import _main
+
+    fake = fake_discord
+    settings = Settings(token=TOKEN, db_path=tmp_path / "t.db", dev_guild_id=None, log_level="INFO")
+    caplog.set_level(logging.INFO)
+    assert await _main(settings, sync_only=True) == 0
+    synced = fake.commands[None]  # the global list
+    assert {c["name"] for c in synced} == EXPECTED_COMMANDS
+    assert [k for k in fake.commands if k is not None] == []  # no guild sync, no gateway
+    for command in synced:
+        # Guild-only: Discord offers it in servers only (context 0), not in DMs or group DMs.
+        assert command["contexts"] == [0], command["name"]
+        assert command["dm_permission"] is False, command["name"]
+    assert f"synced {len(synced)} global commands" in caplog.text
+    assert TOKEN not in caplog.text
+
+
+@pytest.mark.asyncio
+async def test_a_rejected_token_exits_1_with_advice_and_no_token(
+    tmp_path: Path, fake_discord: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    from bot.app import _main
+
+    # Well-formed, so it passes Settings, but not the fake Discord's: it answers 401.
+    settings = Settings(
+        token=REJECTED_TOKEN, db_path=tmp_path / "t.db", dev_guild_id=None, log_level="DEBUG"
+    )
+    caplog.set_level(logging.DEBUG)
+    for sync_only in (False, True):
+        caplog.clear()
+        assert await _main(settings, sync_only=sync_only) == 1
+        assert "Discord refused the bot token" in caplog.text
+        for piece in (REJECTED_TOKEN, *REJECTED_TOKEN.split(".")):
+            assert piece not in caplog.text
+    assert any(call.status == 401 for call in fake_discord.calls)

@@ -79,6 +79,7 @@ class AdminCog(commands.Cog, name="Admin"):
         name="config",
         description="tablebot settings for this server (Manage Server only).",
         guild_only=True,
+        allowed_contexts=app_commands.AppCommandContext(guild=True),
         default_permissions=discord.Permissions(manage_guild=True),
     )
 
