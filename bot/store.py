@@ -178,10 +178,10 @@ STAT_COLUMNS = (
 )
 
 
-
 def _probe(path: str | Path) -> None:
     """Open and close the database file (creating it if missing), raising what SQLite says."""
     sqlite3.connect(str(path)).close()
+
 
 class StoreError(Exception):
     """The database can't be used (e.g. it was written by a newer tablebot)."""
