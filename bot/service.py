@@ -21,7 +21,7 @@ from typing import Any, NamedTuple, Protocol
 
 from bot.exports import mat_export, pdn_export
 from bot.ratings import INITIAL_RATING, elo_changes, fibs_changes
-from bot.store import STAT_COLUMNS, NewEvent, StatUpdate, Store
+from bot.store import STAT_COLUMNS, NewEvent, StatUpdate, Store, VersionConflict
 from engines import match_from_snapshot, new_match
 from engines.actions import (
     AcceptDraw,
@@ -371,6 +371,7 @@ _MAX_AUTO_DOUBLES = 8
 _MAX_MOVE_TEXT = 200
 _MAX_ADVANCE = 1000  # automatic steps per action; a safety net against an engine loop
 _PASS_HINT = f'play "{NO_MOVE}" to pass the turn'  # when auto_pass is off
+_CHANGED = "This match changed while you were acting: look at the latest board and try again."
 _EXPIRED = "This challenge expired: nobody answered it in time. Start a new one."
 # SQLite integers are signed 64-bit: no row has an id outside, and binding one raises
 # OverflowError, so such an id is refused as not found before it reaches the store.
@@ -1091,6 +1092,11 @@ class MatchService:
                 try:
                     self._advance(live, settings, steps)
                     await self._commit(live, steps, games_before)
+                except VersionConflict:
+                    # Another process sharing the database committed first: our copy is stale.
+                    log.warning("match %d: version conflict, reloading", match_id)
+                    self._evict(match_id)
+                    raise StaleActionError(_CHANGED) from None
                 except BaseException:
                     # Memory is ahead of the database now: drop it, reload on next use.
                     log.exception("match %d: action not committed", match_id)
