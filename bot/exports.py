@@ -7,6 +7,18 @@ its play in plain JellyFish notation (``"31: 8/5 6/5"``, bar = 25, off = 0, hits
 ``" Doubles => 2"``, ``" Takes"`` or ``" Drops"``; each game ends with ``"Wins n point(s)"``.
 gnubg writes no per-game Crawford marker (its importer derives the Crawford game from the
 scores); the rule itself goes in the ``; [Crawford "On"]`` header, which XG also reads.
+
+Two things the format can't say:
+
+- A conceded match (a player left, or lost on time). gnubg reads a ``Wins n points`` line that
+  no move or drop explains as a resignation of ``n / cube`` games, at least a single and at most
+  a backgammon. So the concession is written as the resignation gnubg will score, ``cube x
+  level`` with the level the smallest that covers the points still needed (a backgammon at most),
+  and a ``; [Termination "..."]`` header says what happened and the real final score. gnubg then
+  ends the match as we did whenever those points suffice (3 cubes or fewer were needed);
+  otherwise its score stops short, and the header tells why.
+- Automatic doubles (money play): a tied opening roll turns the cube with no action to write,
+  so gnubg keeps its cube lower than ours in those games.
 """
 
 from __future__ import annotations
@@ -41,7 +53,26 @@ class _Game:
     number: int
     score: tuple[int, int]
     records: list[tuple[int, str]] = field(default_factory=list)  # (player, cell text)
-    ending: tuple[str, int, int] | None = None  # (how, winner, points): "move", "drop", "resign"
+    # (how, winner, points written): "move", "drop", "resign" or "concede"
+    ending: tuple[str, int, int] | None = None
+
+
+@dataclass(frozen=True)
+class _Concession:
+    loser: int
+    reason: str
+    final_score: tuple[float, float]
+
+
+def _concession_points(needed: int, cube: int) -> int:
+    """What to write for a conceded match: the resignation gnubg will score (cube x level, the
+    level the smallest of 1..3 that covers ``needed``; see the module docstring).
+
+    >>> _concession_points(3, 1), _concession_points(3, 2), _concession_points(11, 1)
+    (3, 4, 3)
+    """
+    level = min(3, max(1, -(-needed // cube)))
+    return cube * level
 
 
 def _points(n: int) -> str:
@@ -59,10 +90,13 @@ def _dice(values: Sequence[int]) -> str:
     return "".join(str(d) for d in values)
 
 
-def _games(kind: GameKind, rules: MatchRules, actions: Iterable[Action]) -> list[_Game]:
-    """Replay the actions and collect each game's records."""
+def _games(
+    kind: GameKind, rules: MatchRules, actions: Iterable[Action]
+) -> tuple[list[_Game], _Concession | None]:
+    """Replay the actions and collect each game's records, and how the match was conceded."""
     match: Any = new_match(kind, rules)
     games = [_Game(1, (0, 0))]
+    conceded: _Concession | None = None
     for action in actions:
         game = games[-1]
         player = action.player
@@ -96,14 +130,18 @@ def _games(kind: GameKind, rules: MatchRules, actions: Iterable[Action]) -> list
         winner = ended.winner if ended.winner is not None else 0
         if isinstance(action, Drop):
             game.ending = ("drop", winner, points)
-        elif isinstance(action, AcceptResign | ConcedeMatch):
+        elif isinstance(action, ConcedeMatch):
+            game.ending = ("concede", winner, _concession_points(points, ended.cube))
+            score = match.score
+            conceded = _Concession(1 - winner, action.reason, (score[0], score[1]))
+        elif isinstance(action, AcceptResign):
             game.ending = ("resign", winner, points)
         else:
             game.ending = ("move", winner, points)
         if not result.match_over:
             score = match.score
             games.append(_Game(match.game_number, (int(score[0]), int(score[1]))))
-    return [g for g in games if g.records or g.ending]
+    return [g for g in games if g.records or g.ending], conceded
 
 
 def _render_game(game: _Game, names: tuple[str, str]) -> list[str]:
@@ -138,7 +176,7 @@ def _render_game(game: _Game, names: tuple[str, str]) -> list[str]:
         gap = "\n      " if i & 1 else " " * 23
         text = f" Drops{gap}{wins}"
         out.append(text + "\n\n" if i & 1 else f"{(i >> 1) + 1:3d}) {text:<{_LEFT_WIDTH}} \n\n")
-    elif how == "resign":
+    elif how in ("resign", "concede"):
         if winner == 0:  # player 1 resigned: the result goes in the left column
             out.append(("\n" if i & 1 else "") + f"      {wins}\n\n")
         else:
@@ -173,8 +211,13 @@ def mat_export(
         out.append(f'; [Jacoby "{"On" if rules.jacoby else "Off"}"]\n')
     if not rules.cube:
         out.append('; [CubeLimit "1"]\n')
+    games, conceded = _games(kind, rules, actions)
+    if conceded is not None:
+        how = "lost on time" if conceded.reason == "timeout" else "conceded the match"
+        final = " - ".join(f"{s:g}" for s in conceded.final_score)
+        out.append(f'; [Termination "{players[conceded.loser]} {how}; final score {final}"]\n')
     out.append(f"\n {rules.length} point match\n\n")
-    for game in _games(kind, rules, actions):
+    for game in games:
         out.extend(_render_game(game, players))
     return "".join(out)
 

@@ -31,6 +31,7 @@ def test_mat_layout_follows_gnubg() -> None:
         '; [Player 2 "bob"]\n'
         '; [EventDate "2024.05.01"]\n'
         '; [Crawford "On"]\n'
+        '; [Termination "alice conceded the match; final score 1 - 3"]\n'
         "\n"
         " 3 point match\n"
         "\n"
@@ -44,7 +45,8 @@ def test_mat_layout_follows_gnubg() -> None:
         " alice : 1                      bob : 0\n"
         "  1)                             31: 8/5 6/5\n"
         "  2)  Doubles => 2                Takes\n"
-        "                                  Wins 3 points\n"
+        # bob needed 3 at a cube of 2: written as a gammon resigned, the 4 points gnubg scores
+        "                                  Wins 4 points\n"
         "\n"
     )
 

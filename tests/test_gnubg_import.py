@@ -92,3 +92,49 @@ def test_a_corrupted_move_is_rejected_by_gnubg(tmp_path: Path) -> None:
     path = tmp_path / "bad.mat"
     path.write_text(bad)
     assert "Invalid move" in gnubg_import(path)
+
+
+def conceded_match(length: int, loser: int, reason: str) -> tuple[str, tuple[float, float]]:
+    """Game 1 of a match: one roll and play each, then ``loser`` concedes the match."""
+    from engines.actions import ConcedeMatch
+
+    rules = MatchRules(length=length)
+    match = new_match(GameKind.BACKGAMMON, rules)
+    match.apply(OpeningRoll(None, (3, 1)))
+    match.apply(Move(0, "8/5 6/5"))
+    match.apply(Roll(1, (6, 4)))
+    match.apply(Move(1, "24/18 13/9"))
+    match.apply(ConcedeMatch(loser, reason))
+    text = mat_export(GameKind.BACKGAMMON, rules, match.actions, ("alice", "bob"), 9, "2026.11.23")
+    return text, match.score
+
+
+def test_a_conceded_match_imports_as_the_resignation_gnubg_can_score(tmp_path: Path) -> None:
+    # bob needs 3 of 3 at a cube of 1: a backgammon resigned covers it, and gnubg ends the
+    # match with our score.
+    text, score = conceded_match(3, 0, "left")
+    assert score == (0, 3)
+    assert '; [Termination "alice conceded the match; final score 0 - 3"]' in text
+    assert "Wins 3 points" in text
+    path = tmp_path / "conceded.mat"
+    path.write_text(text)
+    output = gnubg_import(path)
+    assert "WARNING" not in output and "Unrecognised" not in output, output
+    found = SCORE_LINE.search(output)
+    assert found is not None, output
+    assert (int(found[1]), int(found[2])) == score
+
+
+def test_a_concession_beyond_a_backgammon_is_explained_in_the_header(tmp_path: Path) -> None:
+    # alice needs 5 at a cube of 1: .mat can't say more than a backgammon resigned, so gnubg
+    # stops at 3-0 and the header carries the real end.
+    text, score = conceded_match(5, 1, "timeout")
+    assert score == (5, 0)
+    assert '; [Termination "bob lost on time; final score 5 - 0"]' in text
+    path = tmp_path / "timeout.mat"
+    path.write_text(text)
+    output = gnubg_import(path)
+    assert "WARNING" not in output and "Unrecognised" not in output, output
+    found = SCORE_LINE.search(output)
+    assert found is not None, output
+    assert (int(found[1]), int(found[2])) == (3, 0)
