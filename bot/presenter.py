@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot import views as ui
-from bot.discord_utils import NO_MENTIONS, escape_name, inert_text, mention_only
+from bot.discord_utils import (
+    NO_MENTIONS,
+    FormattedGameError,
+    escape_name,
+    inert_text,
+    mention_only,
+)
 from engines.base import GameKind, GameResult, Phase, ResultKind
 
 if TYPE_CHECKING:
@@ -28,6 +34,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SHOUT = "\N{CHEERING MEGAPHONE}"
+# An action was applied but Discord refused its board (retries spent): the log has it.
+BOARD_NOT_POSTED = (
+    "Done, but Discord would not take the new board just now. Type /board to post it again."
+)
 # The NANNON announcement's footer: the reaction handler finds the match here after a restart.
 SHOUT_FOOTER = "Match #{match_id} · game {game} · NANNON"
 SHOUT_FOOTER_RE = re.compile(r"Match #(\d+) · game (\d+) · NANNON")
@@ -384,7 +394,14 @@ async def publish(bot: TableBot, update: MatchUpdate) -> None:
         await strip_components(bot, view, view.board_message_id)
         await bot.service.set_board_message(view.match_id, None)
         return
-    await post_board(bot, view, update.notes)
+    try:
+        await post_board(bot, view, update.notes)
+    except discord.HTTPException as exc:
+        # The action stands (it is in the log): say so, rather than the apology's "try again".
+        log.warning(
+            "match %s: could not post the board of move %s: %s", view.match_id, view.version, exc
+        )
+        raise FormattedGameError(BOARD_NOT_POSTED) from exc
 
 
 async def start_match(

@@ -9,19 +9,22 @@ or the right move; no other exception escapes, and a refusal leaves the database
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from bot.service import GuildSettings, MatchService, MatchView, NotFoundError
+from engines import replay
+from engines.actions import Move as MoveAction
 from engines.base import Phase
 from engines.dice import FairDice
 from engines.errors import GameError
+from engines.match import is_no_move
 
 G1, G2 = 11, 22
 ALICE, BOB, CAROL = 101, 102, 103
@@ -117,31 +120,104 @@ def assert_clear_refusal(exc: BaseException) -> None:
     assert len(message) <= 1000, "a refusal message too long to show"
 
 
+def respell(move: str, game: str, draw: Callable[..., Any]) -> str:
+    """Another way of writing the legal ``move`` that its game's notation documents as the same
+    move: any case and spacing, and per game the other names of places, the other separators,
+    another order, the hit's ``*`` left out."""
+    if is_no_move(move):
+        return draw(st.sampled_from(["No Move", "NO MOVE", "no  move", "nomove"]))
+    if game == "nannon":  # H/home/0 and S/safety/off/7, "/" or "-", the "*" optional
+        src, dst = move.rstrip("*").split("/")
+        names = {"H": ["H", "h", "home", "HOME", "0"], "S": ["S", "s", "safety", "off", "7"]}
+        src = draw(st.sampled_from(names.get(src, [src])))
+        dst = draw(st.sampled_from(names.get(dst, [dst])))
+        hit = draw(st.sampled_from(["", "*", " *"] if move.endswith("*") else [""]))
+        return src + draw(st.sampled_from(["/", "-", " / ", " - "])) + dst + hit
+    if game == "backgammon":  # moves in any order, "*" optional, bar/off any case, commas
+        parts = draw(st.permutations(move.split()))
+        parts = [draw(st.sampled_from([p, p.replace("*", "")])) for p in parts]
+        parts = [draw(st.sampled_from([p, p.upper(), p.title()])) for p in parts]
+        return draw(st.sampled_from([" ", "  ", ", ", ",", "\t"])).join(parts)
+    return draw(st.sampled_from([move, move.upper()]))  # checkers: 22X15x8 is 22x15x8
+
+
+# What the fuzzed /move text is, each kind as likely: hostile text, notation of any game, or
+# (how to write it, which legal move), the index taken modulo the number of legal moves once
+# the match is there.
+move_inputs: st.SearchStrategy[Any] = st.sampled_from(
+    [
+        hostile_text,
+        st.sampled_from(NOTATION),
+        st.tuples(st.just("listed"), st.integers(0, 24)),
+        st.tuples(st.just("respelled"), st.integers(0, 24)),
+    ]
+).flatmap(lambda kind: kind)
+
+
+async def payloads(svc: MatchService, match_id: int) -> list[dict[str, Any]]:
+    return [e.payload for e in await svc.store.events(match_id)]
+
+
 @pytest.mark.asyncio
 @FUZZ
 @given(
     game=st.sampled_from(["nannon", "backgammon", "checkers"]),
-    text=st.one_of(hostile_text, st.integers(0, 24).map(lambda i: f"#legal{i}")),
-    spacing=st.sampled_from(["", " ", "  ", "\t"]),
+    given_text=move_inputs,
+    spacing=st.sampled_from(["", " ", "  ", "\t", " \n"]),
+    data=st.data(),
 )
 async def test_move_text_is_refused_clearly_or_plays_the_right_move(
-    svc: MatchService, game: str, text: str, spacing: str
+    svc: MatchService,
+    game: str,
+    given_text: str | tuple[str, int],
+    spacing: str,
+    data: st.DataObject,
 ) -> None:
     view = await match_at_move(svc, game)
-    if text.startswith("#legal"):  # also try real moves, with stray spacing around them
-        text = spacing + view.legal_moves[int(text[6:]) % len(view.legal_moves)] + spacing
-    actor = view.players[view.turn].user_id
+    meant: str | None = None  # the legal move the text stands for, when it was made from one
+    if isinstance(given_text, tuple):
+        how, index = given_text
+        meant = view.legal_moves[index % len(view.legal_moves)]
+        written = meant if how == "listed" else respell(meant, game, data.draw)
+        text = spacing + written + spacing
+    else:
+        text = given_text
+    seat, actor = view.turn, view.players[view.turn].user_id
+    log = await payloads(svc, view.match_id)
+    engine = replay(view.kind, view.rules, log)  # the match before, rebuilt from its log
+    assert engine.position_id == view.position_id
     before = await match_state(svc, view.match_id)
     try:
         update = await svc.play(view.match_id, G1, actor, text)
     except Exception as exc:
         assert_clear_refusal(exc)
+        assert meant is None, f"the legal move {meant!r}, written {text!r}, was refused: {exc}"
         assert text.strip() not in view.legal_moves, "a legal move was refused"
         assert await match_state(svc, view.match_id) == before
+        event("refused")
         return
+    event(f"played ({'made from a legal move' if meant is not None else 'fuzzed text'})")
+
+    # What the text means, by the engine alone: the legal move it was made from, else the
+    # engine's own reading of it in the position before.
+    if meant is not None:
+        [move] = [m for m in engine.legal_moves() if engine.format_move(m) == meant]
+    else:
+        move = engine.parse_move(text.strip())
+    expected = engine.format_move(move)
+    engine.apply(MoveAction(seat, expected))
+    # What was played: the first event the play logged, replayed on the log before it.
+    logged = (await payloads(svc, view.match_id))[len(log) :]
+    assert logged, "a move was accepted but nothing was logged"
+    assert logged[0] == MoveAction(seat, expected).to_dict(), (text, logged[0])
+    played = replay(view.kind, view.rules, [*log, logged[0]])
+    assert played.position_id == engine.position_id
+    assert played.snapshot() == engine.snapshot()
     assert update.version == view.version + 1
     assert update.view.last_move is not None
-    assert update.view.last_move.text in view.legal_moves
+    assert (update.view.last_move.seat, update.view.last_move.text) == (seat, expected)
+    if meant is not None:
+        assert expected == meant
 
 
 @pytest.mark.asyncio

@@ -54,7 +54,15 @@ class PlayCog(commands.Cog):
         view = await resolve_match(self.bot.service, interaction)
         update = await action(view, interaction.guild_id or 0, interaction.user.id)
         await presenter.publish(self.bot, update)
-        await interaction.followup.send(done, ephemeral=True, allowed_mentions=NO_MENTIONS)
+        try:
+            await interaction.followup.send(done, ephemeral=True, allowed_mentions=NO_MENTIONS)
+        except discord.HTTPException as exc:
+            # Applied and on the board: no apology, which would ask the user to do it again.
+            log.warning(
+                "could not confirm %s (applied, board posted): %s",
+                interaction_context(interaction),
+                exc,
+            )
 
     # --- challenges -------------------------------------------------------------------------
 

@@ -2,7 +2,17 @@
 
 - Discord trouble: a 5xx or a 429 on the interaction callback (and on the board's POST) is
   retried, the action is applied exactly once, and the thread shows every move exactly once.
+  The same for a slash command (/roll, /move) whose defer and follow-up get a 500 or a 503: the
+  user sees exactly one answer.
+  When the retries run out: if the defer never gets through, nothing is applied (the user tries
+  again later, and that applies once); if the follow-up never does, the action stands, the board
+  shows it, and the user is not told to try again; if the board's POST never does, the action
+  stands, the user is told so, and /board posts it once Discord is back. Either way the stored
+  log replays to the match, and no move is lost or doubled.
   A gateway drop: the client RESUMEs, and a click made while it was away is still applied once.
+  A drop that ends the session (close code 4009, or INVALID_SESSION with d=false): the bot
+  IDENTIFYs anew; a click made while it was gone never reaches it (as on Discord), and clicks
+  after it apply once.
 - A stale board (its buttons survived because stripping them failed) is refused politely.
 - Ten simultaneous clicks on the same Roll button, or the same move, apply exactly once.
 - Five restarts of the bot during one match, clicking the previous process's board each time:
@@ -15,12 +25,18 @@ every die is a 3, so bob is on roll at move 0 with Roll and Double, and a 3 give
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
+import types
+from typing import Any
 
+import discord.http
+import discord.webhook.async_
 import pytest
-from fakediscord import FakeDiscord, InteractionHandle, Message
+from fakediscord import FakeDiscord, FakeDiscordError, InteractionHandle, Message
 
 from bot.discord_utils import APOLOGY
+from bot.presenter import BOARD_NOT_POSTED
 from bot.service import MatchView
 from engines.base import Phase
 
@@ -37,6 +53,7 @@ from .nannon_driver import (
 pytestmark = pytest.mark.asyncio
 
 CALLBACK = r"^/interactions/\d+/[^/]+/callback$"
+FOLLOWUP = r"^/webhooks/\d+/[^/]+$"  # POST: a follow-up (the first fills in a "thinking" defer)
 POLITE = ("out of date", "not your turn")
 
 
@@ -138,6 +155,227 @@ async def test_callback_and_post_failures_are_retried_and_applied_once(
     assert not fake.bot_errors
 
 
+def webhook_calls(fake: FakeDiscord, it: InteractionHandle, pattern: str, since: int) -> list[Any]:
+    """The calls made for interaction ``it`` (its callback or its follow-ups) since ``since``."""
+    return [
+        c
+        for c in fake.calls[since:]
+        if c.method == "POST"
+        and re.search(pattern, c.path)
+        and it.state.token in (c.params.get("interaction_token"), c.params.get("webhook_token"))
+    ]
+
+
+@pytest.mark.parametrize("status", [500, 503])
+@pytest.mark.parametrize("command", ["roll", "move"])
+async def test_slash_command_callback_and_followup_5xx_are_retried_and_answered_once(
+    tablebot: FakeDiscord, dice: DiceScript, status: int, command: str
+) -> None:
+    fake = tablebot
+    table, board = await setup_match(fake, dice)
+    bob = table.players[1]
+    if command == "move":  # bob rolls by button first; his /move is then the typed command
+        before, mark = await table.view(), fake.mark()
+        await table.play_turn(board, before)
+        previous, board = board, await table.board_at(before.version + 1)
+        await table.settled(previous, mark)
+    before, events = await table.view(), await table.events()
+    options = {"play": before.legal_moves[-1]} if command == "move" else {}
+    done = {"roll": "Rolled.", "move": "Played."}[command]
+
+    # The defer fails once, and so does the follow-up that fills it in: both are retried.
+    callback_fault = fake.fail_next(status, method="POST", path=CALLBACK)
+    followup_fault = fake.fail_next(status, method="POST", path=FOLLOWUP)
+    mark = fake.mark()
+    it = await fake.slash(command, options, by=bob, channel=table.thread)
+    response = await it.response()
+    assert response.type == 5 and response.ephemeral
+    answer = await it.followup()
+    assert answer.content == done and answer.ephemeral and not answer.loading
+    new_board = await table.board_at(before.version + 1)
+    await table.settled(board, mark)
+
+    assert len(callback_fault.hits) == 1 and len(followup_fault.hits) == 1
+    callbacks = webhook_calls(fake, it, CALLBACK, mark)
+    assert [c.status for c in callbacks] == [status, 200]
+    assert callbacks[0].json == callbacks[1].json
+    followups = webhook_calls(fake, it, FOLLOWUP, mark)
+    assert [c.status for c in followups] == [status, 200]
+    # Exactly one answer: the "thinking" message, filled in once; nothing else for bob.
+    assert len(it.state.callbacks) == 1 and it.followups == [answer]
+    assert it.state.original is answer and answer.edits == [followups[1].json]
+    assert ephemeral_texts(it) == [done]
+    # Applied once: one version, one board, the log replays.
+    after = await table.view()
+    assert after.version == before.version + 1
+    assert await table.events() > events
+    assert_boards_unique(table)
+    assert board_version(table.boards()[-1]) == after.version
+    await table.assert_log_replays()
+    if command == "roll":
+        assert (after.phase, after.actor, after.dice) == (Phase.MOVE, 1, (3,))
+    else:
+        move = options["play"]
+        assert after.last_move is not None
+        assert (after.last_move.seat, after.last_move.text) == (1, move)
+        assert [b for b in table.boards() if last_move_field(b) == f"bob: {move}"] == [new_board]
+    assert not fake.bot_errors
+
+
+@pytest.fixture
+def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """discord.py waits 1, 3, 5, 7 and 9 s between its five tries of a failing interaction
+    callback or follow-up (and of a REST call answered 500, 502 or 504): cut those waits to a
+    blink, for tests where every try fails. Only those two modules' view of asyncio changes."""
+    real_sleep = asyncio.sleep
+
+    async def blink(delay: float, result: Any = None) -> Any:
+        return await real_sleep(min(delay, 0.01), result)
+
+    for module in (discord.webhook.async_, discord.http):
+        shim = types.SimpleNamespace(**vars(asyncio))
+        shim.sleep = blink
+        monkeypatch.setattr(module, "asyncio", shim)
+
+
+async def test_slash_command_whose_defer_never_gets_through_is_not_applied(
+    tablebot: FakeDiscord,
+    dice: DiceScript,
+    quick_retries: None,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    fake = tablebot
+    table, board = await setup_match(fake, dice)
+    bob = table.players[1]
+    before, events, posts = await table.view(), await table.events(), len(thread_posts(table))
+
+    # Discord refuses every callback: the defer, its retries, and the apology after them.
+    outage = fake.fail_next(503, method="POST", path=CALLBACK, times=100)
+    mark = fake.mark()
+    it = await fake.slash("roll", {}, by=bob, channel=table.thread)
+    await fake.wait_until(lambda: len(outage.hits) == 10, what="ten tries of the callback")
+    await fake.wait_bot_idle()
+    # Five tries of the defer and five of the apology, then the bot gives up: nothing was done.
+    assert len(webhook_calls(fake, it, CALLBACK, mark)) == 10
+    assert it.state.callbacks == [] and it.followups == []
+    after = await table.view()
+    assert (after.version, after.phase, after.dice) == (before.version, before.phase, None)
+    assert await table.events() == events
+    assert len(thread_posts(table)) == posts and board.components
+    await table.assert_log_replays()
+    # It was logged, with the interaction's context.
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 1 and f"interaction {it.id} (roll)" in errors[0].getMessage()
+    caplog.clear()
+
+    # Discord is back: bob types /roll again, and it is applied once.
+    fake.faults.remove(outage)
+    mark = fake.mark()
+    it = await fake.slash("roll", {}, by=bob, channel=table.thread)
+    assert (await it.followup()).content == "Rolled."
+    await table.board_at(before.version + 1)
+    await table.settled(board, mark)
+    after = await table.view()
+    assert after.version == before.version + 1 and after.dice == (3,)
+    assert_boards_unique(table)
+    await table.assert_log_replays()
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+@pytest.mark.parametrize("failures", [5, 100])
+async def test_slash_command_whose_followup_never_gets_through_stands_and_shows(
+    tablebot: FakeDiscord,
+    dice: DiceScript,
+    quick_retries: None,
+    caplog: pytest.LogCaptureFixture,
+    failures: int,
+) -> None:
+    """``failures`` 5: the follow-up's five tries fail, then Discord is back; 100: it stays
+    down. The roll was applied and its board posted: the user is never told to try again."""
+    fake = tablebot
+    table, board = await setup_match(fake, dice)
+    bob = table.players[1]
+    before, events = await table.view(), await table.events()
+
+    outage = fake.fail_next(500, method="POST", path=FOLLOWUP, times=failures)
+    mark = fake.mark()
+    it = await fake.slash("roll", {}, by=bob, channel=table.thread)
+    assert (await it.response()).type == 5
+    new_board = await table.board_at(before.version + 1)
+    await table.settled(board, mark)
+    await fake.wait_until(lambda: len(outage.hits) >= 5, what="five tries of the follow-up")
+    await fake.wait_bot_idle()
+
+    # Applied once, and the board shows it.
+    after = await table.view()
+    assert after.version == before.version + 1
+    assert (after.phase, after.actor, after.dice) == (Phase.MOVE, 1, (3,))
+    assert await table.events() > events
+    assert_boards_unique(table)
+    assert table.boards()[-1] is new_board and new_board.components
+    await table.assert_log_replays()
+    # bob was not asked to do it again: at most the "thinking" message stays unfilled.
+    assert APOLOGY not in ephemeral_texts(it)
+    assert all(text in ("", "Rolled.") for text in ephemeral_texts(it)), ephemeral_texts(it)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    # A second /roll is refused as such: the first one counted.
+    fake.faults.remove(outage)
+    it = await fake.slash("roll", {}, by=bob, channel=table.thread)
+    assert (await it.followup()).content == "You rolled already: pick a move."
+    assert (await table.view()).version == after.version
+
+
+@pytest.mark.parametrize("status", [500, 503])
+async def test_board_that_never_gets_posted_leaves_the_action_applied_and_said(
+    tablebot: FakeDiscord,
+    dice: DiceScript,
+    quick_retries: None,
+    caplog: pytest.LogCaptureFixture,
+    status: int,
+) -> None:
+    """Discord refuses the new board's POST until the retries run out (a 500 is tried five
+    times, a 503 once): the roll stands, bob is told so (not to try again), a second try is
+    refused, and /board posts the board once Discord is back."""
+    fake = tablebot
+    table, board = await setup_match(fake, dice)
+    bob = table.players[1]
+    before, events, posts = await table.view(), await table.events(), len(thread_posts(table))
+
+    posting = rf"^/channels/{table.thread.id}/messages$"
+    outage = fake.fail_next(status, method="POST", path=posting, times=100)
+    it = await fake.click(board, label="Roll", by=bob)
+    [said] = await fake.wait_until(lambda: ephemeral_texts(it), what="bob's answer")
+    await fake.wait_bot_idle()
+    assert said == BOARD_NOT_POSTED
+    assert len(outage.hits) == (5 if status == 500 else 1)
+    after = await table.view()
+    assert after.version == before.version + 1 and after.dice == (3,)
+    assert await table.events() > events
+    await table.assert_log_replays()
+    assert len(thread_posts(table)) == posts  # no board for it yet
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    # Not doubled: bob's second try is refused, typed or clicked.
+    it = await fake.slash("roll", {}, by=bob, channel=table.thread)
+    assert (await it.followup()).content == "You rolled already: pick a move."
+    it = await fake.click(board, label="Roll", by=bob)
+    [said] = await fake.wait_until(lambda: ephemeral_texts(it), what="a refusal")
+    assert "out of date" in said
+    assert (await table.view()).version == after.version
+
+    # Discord is back: /board shows the roll, and the move from its menu is applied once.
+    fake.faults.remove(outage)
+    mark = fake.mark()
+    it = await fake.slash("board", {}, by=bob, channel=table.thread)
+    assert (await it.followup()).content == "Board posted."
+    new_board = await table.board_at(after.version)
+    await table.settled(board, mark)
+    assert not board.components and new_board.components
+    events, mark = await table.events(), fake.mark()
+    it = await fake.select(new_board, [after.legal_moves[0]], by=bob)
+    await assert_applied_once(table, it, after, events, new_board, mark)
+    assert not fake.bot_errors
+
+
 async def test_gateway_drop_during_match_resumes_and_next_clicks_work(
     tablebot: FakeDiscord, dice: DiceScript
 ) -> None:
@@ -168,6 +406,77 @@ async def test_gateway_drop_during_match_resumes_and_next_clicks_work(
     assert before.actor == 0 and before.phase is Phase.ROLL
     it = await fake.click(board, label="Roll", by=alice)
     await assert_applied_once(table, it, before, events, board, mark)
+
+
+async def test_gateway_session_lost_mid_match_reidentifies_and_clicks_apply_once(
+    tablebot: FakeDiscord, dice: DiceScript, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = tablebot
+    table, board = await setup_match(fake, dice)
+    alice, bob = table.players[0], table.players[1]
+    # discord.py waits 5 s before any IDENTIFY but the first (Discord's identify rate limit).
+    bot = fake.bot
+    assert bot is not None
+    real_hook = bot.before_identify_hook
+
+    async def no_wait(shard_id: int | None, *, initial: bool = False) -> None:
+        await real_hook(shard_id, initial=True)
+
+    monkeypatch.setattr(bot, "before_identify_hook", no_wait)
+    first = fake.session
+    assert first is not None and fake.identifies == 1
+
+    # The connection closes with 4009 (session timed out): the bot's RESUME is refused with
+    # INVALID_SESSION (d=false) and it IDENTIFYs. Bob clicks Roll while it is gone: Discord
+    # can't deliver that (the user sees "interaction failed"), so nothing happens.
+    await fake.drop_gateway(code=4009, resumable=False, wait_resumed=False)
+    before, events = await table.view(), await table.events()
+    with pytest.raises(FakeDiscordError, match="no gateway session"):
+        await fake.click(board, label="Roll", by=bob)
+    second = await fake.wait_identified(first)
+    assert fake.identifies == 2 and second.resumes == 0 and first.resumes == 0
+    assert (await table.view()).version == before.version
+    assert await table.events() == events
+    # Bob clicks again on the same board: applied once.
+    mark = fake.mark()
+    it = await fake.click(board, label="Roll", by=bob)
+    board = await assert_applied_once(table, it, before, events, board, mark)
+    # ... and his move from the menu, after a plain RESUME this time.
+    await fake.drop_gateway()
+    before, events, mark = await table.view(), await table.events(), fake.mark()
+    it = await fake.select(board, [before.legal_moves[0]], by=bob)
+    board = await assert_applied_once(table, it, before, events, board, mark)
+    assert fake.session is second and second.resumes == 1
+
+    # Discord invalidates the live session (op 9, d=false) between two turns: a new IDENTIFY,
+    # and alice's Roll on the board posted before it works, once.
+    await fake.invalidate_session()
+    assert fake.identifies == 3 and fake.session is not second
+    before, events, mark = await table.view(), await table.events(), fake.mark()
+    assert before.actor == 0 and before.phase is Phase.ROLL
+    it = await fake.click(board, label="Roll", by=alice)
+    board = await assert_applied_once(table, it, before, events, board, mark)
+    # And a typed command, too: whatever the match waits for.
+    before, events, mark = await table.view(), await table.events(), fake.mark()
+    assert before.actor is not None
+    who = table.players[before.actor]
+    if before.phase is Phase.MOVE:
+        it = await fake.slash("move", {"play": before.legal_moves[0]}, by=who, channel=table.thread)
+        assert (await it.followup()).content == "Played."
+    else:
+        it = await fake.slash("roll", {}, by=who, channel=table.thread)
+        assert (await it.followup()).content == "Rolled."
+    await table.board_at(before.version + 1)
+    await table.settled(board, mark)
+    after = await table.view()
+    assert after.version == before.version + 1
+    assert await table.events() > events
+    if before.phase is Phase.MOVE:
+        assert after.last_move is not None
+        assert (after.last_move.seat, after.last_move.text) == (before.actor, before.legal_moves[0])
+    assert_boards_unique(table)
+    await table.assert_log_replays()
+    assert not fake.bot_errors
 
 
 # --- A stale board ---------------------------------------------------------------------------

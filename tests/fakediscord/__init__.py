@@ -35,6 +35,7 @@ People and places (async: they reach the running bot, which has parsed them when
 Acting as users
 ---------------
     it = await fake.slash("match start", {"opponent": bob, "length": 3, "ranked": True}, by=alice)
+    it = await fake.slash("config times", {"reminder": -5}, by=mod, within_limits=False)
     it = await fake.autocomplete("play", {"move": "8/"}, focused="move", by=alice)
     it = await fake.click(message, "accept:42", by=bob)         # or label="Accept"
     it = await fake.select(message, ["nannon"], by=alice)       # custom_id= if several menus
@@ -84,6 +85,9 @@ Faults
     fault = fake.fail_next(502, path="/callback$")   # discord.py retries 500/502/504 after 1 s
     fault.hits                                       # the calls that got the failure
     await fake.drop_gateway()   # close the websocket; the bot RESUMEs, missed events replayed
+    await fake.drop_gateway(code=4009, resumable=False)  # session over: RESUME refused, IDENTIFY
+    await fake.invalidate_session()  # INVALID_SESSION (d=false): the bot IDENTIFYs anew
+    fake.identifies, fake.session.resumes, fake.gateway_connections  # what the bot did
     await fake.restart_bot()    # close the bot, build a new one from the factory, log in again
 
 Limits: one bot, one shard, JSON text frames (no zlib); guild channels are text channels and

@@ -21,11 +21,15 @@ from discord.http import Route
 from discord.webhook.async_ import async_context
 
 from .model import MANAGE_GUILD, Channel, Guild, Member, Message, Role, User, snowflake
-from .server import TOKEN, Call, FakeServer, Fault, InteractionState
+from .server import TOKEN, Call, FakeServer, Fault, GatewaySession, InteractionState
 
 T = TypeVar("T")
 BotFactory = Callable[..., discord.Client]
 DEFAULT_TIMEOUT = 5.0
+# Discord's own limits on option values: a string option holds at most 6000 characters, an
+# integer option is within +-(2**53 - 1).
+MAX_STRING_OPTION = 6000
+MAX_INTEGER_OPTION = 2**53 - 1
 
 
 class FakeDiscordError(AssertionError):
@@ -260,19 +264,58 @@ class FakeDiscord(FakeServer):
         await self.stop_bot()
         return await self.start_bot()
 
-    async def drop_gateway(self, *, code: int = 4000, wait_resumed: bool = True) -> None:
+    async def drop_gateway(
+        self, *, code: int = 4000, wait_resumed: bool = True, resumable: bool = True
+    ) -> None:
         """Close the bot's websocket from the server side; by default wait for RESUMED.
 
-        Events dispatched while the bot is away are kept and replayed on RESUME.
+        Events dispatched while the bot is away are kept and replayed on RESUME. With
+        ``resumable=False`` the session ends with the connection (as after close code 4009,
+        session timed out): the bot's RESUME gets INVALID_SESSION (d=false) and it IDENTIFYs
+        anew; nothing reaches it in between (interactions fail, as on Discord), and nothing is
+        replayed. ``wait_resumed`` then waits for the new session (:meth:`wait_identified`).
         """
         session = self.session
         if session is None or session.ws is None:
             raise FakeDiscordError("the bot has no gateway connection to drop")
         resumes = session.resumes
-        self.dropped_ws.add(session.ws)
+        if resumable:
+            self.dropped_ws.add(session.ws)
+        else:
+            session.valid = False
         await session.ws.close(code=code, message=b"dropped by the test")
         if wait_resumed:
-            await self.wait_resumed(resumes + 1)
+            if resumable:
+                await self.wait_resumed(resumes + 1)
+            else:
+                await self.wait_identified(session)
+
+    async def invalidate_session(self, *, wait: bool = True) -> None:
+        """Send INVALID_SESSION (op 9, d=false) on the live connection: the session is over, the
+        bot closes the socket and IDENTIFYs again. By default wait for the new session."""
+        session = self.session
+        if session is None or session.ws is None:
+            raise FakeDiscordError("the bot has no gateway connection")
+        session.valid = False
+        await session.ws.send_str('{"op": 9, "d": false, "s": null, "t": null}')
+        if wait:
+            await self.wait_identified(session)
+
+    async def wait_identified(
+        self, previous: GatewaySession | None, timeout: float = DEFAULT_TIMEOUT
+    ) -> GatewaySession:
+        """Wait until a session other than ``previous`` is IDENTIFYed (READY and GUILD_CREATEs
+        sent) and the bot has parsed all of it; the new session."""
+
+        def ready() -> GatewaySession | None:
+            session = self.session
+            if session is None or session is previous or not session.identified:
+                return None
+            return session if session.ws is not None else None
+
+        session = await self.wait_until(ready, timeout=timeout, what="a new IDENTIFY")
+        await self._until_processed(session.seq, timeout)
+        return session
 
     async def wait_resumed(self, count: int = 1, timeout: float = DEFAULT_TIMEOUT) -> None:
         """Wait until the session has been RESUMEd `count` times and the bot saw RESUMED."""
@@ -486,14 +529,19 @@ class FakeDiscord(FakeServer):
         *,
         by: Member,
         channel: Channel | None = None,
+        within_limits: bool = True,
     ) -> InteractionHandle:
         """Run `/command` ("game", "match start", "admin config set") as member `by`.
 
         Option values: str, int, float, bool, Member/User (user options), Channel, Role.
         Types come from the synced command, like the Discord client; missing required options,
-        unknown names and values outside `choices` fail here.
+        unknown names and values outside `choices` fail here. So do values outside an option's
+        declared min/max value or length, which Discord refuses too; `within_limits=False`
+        sends them anyway (Discord's checks bypassed: a test of the bot's own validation).
         """
-        data = self._command_data(command, options or {}, by, focused=None)
+        data = self._command_data(
+            command, options or {}, by, focused=None, within_limits=within_limits
+        )
         return await self._interact(2, data, by, channel)
 
     async def autocomplete(
@@ -652,7 +700,13 @@ class FakeDiscord(FakeServer):
         return InteractionHandle(self, state)
 
     def _command_data(
-        self, command: str, options: dict[str, Any], by: Member, *, focused: str | None
+        self,
+        command: str,
+        options: dict[str, Any],
+        by: Member,
+        *,
+        focused: str | None,
+        within_limits: bool = True,
     ) -> dict[str, Any]:
         root, *path = command.split()
         schema = next((c for c in self._commands_for(by.guild) if c["name"] == root), None)
@@ -684,7 +738,7 @@ class FakeDiscord(FakeServer):
                     raise FakeDiscordError(f"/{command} {name}: no autocomplete")
                 entry["value"], entry["focused"] = str(value), True
             else:
-                entry["value"] = resolved.option_value(spec, value, command)
+                entry["value"] = resolved.option_value(spec, value, command, within_limits)
             level_data.append(entry)
         if focused is None:
             missing = [
@@ -725,7 +779,9 @@ class _Resolved:
             raise FakeDiscordError(f"can't resolve {value!r}")
         return str(value.id)
 
-    def option_value(self, spec: dict[str, Any], value: Any, command: str) -> Any:
+    def option_value(
+        self, spec: dict[str, Any], value: Any, command: str, within_limits: bool = True
+    ) -> Any:
         kind = spec["type"]
         where = f"/{command} {spec['name']}"
         if kind in (6, 7, 8, 9):  # user, channel, role, mentionable
@@ -738,7 +794,12 @@ class _Resolved:
         choices = spec.get("choices")
         if choices and value not in [c["value"] for c in choices]:
             raise FakeDiscordError(f"{where}: {value!r} is not one of the choices")
-        for low, high in (("min_value", "max_value"), ("min_length", "max_length")):
+        if within_limits and kind == 3 and len(value) > MAX_STRING_OPTION:
+            raise FakeDiscordError(f"{where}: {len(value)} characters, Discord sends at most 6000")
+        if within_limits and kind == 4 and not -MAX_INTEGER_OPTION <= value <= MAX_INTEGER_OPTION:
+            raise FakeDiscordError(f"{where}: {value!r} is beyond Discord's integers (2**53 - 1)")
+        limits = (("min_value", "max_value"), ("min_length", "max_length"))
+        for low, high in limits if within_limits else ():
             measure = len(value) if low == "min_length" and isinstance(value, str) else value
             if low in spec and measure < spec[low]:
                 raise FakeDiscordError(f"{where}: {value!r} below {low} {spec[low]}")

@@ -156,6 +156,7 @@ class GatewaySession:
     ws: web.WebSocketResponse | None = None
     valid: bool = True
     resumes: int = 0
+    identified: bool = False  # READY and every GUILD_CREATE sent
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
@@ -196,6 +197,7 @@ class FakeServer:
         self.faults: list[Fault] = []
         self.server_errors: list[str] = []  # bugs in the fake itself, raised at the end
         self.gateway_connections: list[str] = []  # "gateway" (IDENTIFY path) or "resume"
+        self.identifies = 0  # IDENTIFYs accepted (each starts a new session)
         self.session: GatewaySession | None = None
         self.changed = asyncio.Event()  # replaced by a fresh one on every poke()
         self.port = 0
@@ -1035,6 +1037,9 @@ class FakeServer:
         )
         for guild in self.guilds.values():
             await self.dispatch("GUILD_CREATE", guild.payload(include_all_members=include_members))
+        self.identifies += 1
+        session.identified = True
+        self.poke()
         return session
 
     async def _resume(self, ws: web.WebSocketResponse, d: dict[str, Any]) -> GatewaySession | None:
