@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from fakediscord import TOKEN, Channel, FakeDiscord, InteractionHandle, Message
+from fakediscord import TOKEN, Channel, FakeDiscord, InteractionHandle, Member, Message
 
 from bot.app import TableBot, create_bot
 from bot.config import Settings
@@ -185,3 +185,32 @@ async def revoke_bot_permission(fake: FakeDiscord, permission: int) -> None:
             "GUILD_ROLE_UPDATE", {"guild_id": str(guild.id), "role": role.payload()}
         )
     await fake.wait_bot_idle()
+
+
+# --- forged interactions ---------------------------------------------------------------------
+
+
+async def forge_component(
+    fake: FakeDiscord,
+    message: Message,
+    *,
+    by: Member,
+    label: str | None = None,
+    values: list[str] | None = None,
+    channel: Channel | None = None,
+) -> InteractionHandle:
+    """A component interaction as a modified client could forge it: ``by`` uses the button
+    ``label`` (or, with ``values``, the select menu) of ``message``, sent from ``channel``
+    (default: the first channel of ``by``'s own guild, which may be another guild than the
+    message's). Discord only delivers clicks on messages the user sees, from where they are;
+    the bot must still refuse such an interaction by its guild, never trusting the custom_id."""
+    if values is None:
+        button = message.component(label=label)
+        assert button is not None and "custom_id" in button, (label, message.custom_ids)
+        data: dict[str, Any] = {"custom_id": button["custom_id"], "component_type": 2}
+    else:
+        menus = [c for c in message.walk_components() if c.get("type") == 3]
+        assert len(menus) == 1, message.custom_ids
+        data = {"custom_id": menus[0]["custom_id"], "component_type": 3, "values": values}
+    where = channel or by.guild.text_channels[0]
+    return await fake._interact(3, data, by, where, message=message)
