@@ -38,6 +38,14 @@ SHOUT = "\N{CHEERING MEGAPHONE}"
 BOARD_NOT_POSTED = (
     "Done, but Discord would not take the new board just now. Type /board to post it again."
 )
+RESULT_NOT_POSTED = (
+    "Done, but Discord would not take the result message just now. /history and /board show "
+    "where the match stands."
+)
+FIRST_BOARD_NOT_POSTED = (
+    "The match has started, but Discord would not take its first board just now. Type /board "
+    "to post it."
+)
 # The NANNON announcement's footer: the reaction handler finds the match here after a restart.
 SHOUT_FOOTER = "Match #{match_id} · game {game} · NANNON"
 SHOUT_FOOTER_RE = re.compile(r"Match #(\d+) · game (\d+) · NANNON")
@@ -387,21 +395,32 @@ def match_over_text(update: MatchUpdate) -> str:
 async def publish(bot: TableBot, update: MatchUpdate) -> None:
     """Show what an action changed: a result if a game ended, then the next board."""
     view = update.view
+    # The action stands (it is in the log) whatever Discord refuses below: a refusal is said
+    # plainly, rather than the apology's "try again", and the rest is still posted.
+    missed: str | None = None
     if update.game_result is not None or update.match_over:
-        await post_result(bot, update)
+        try:
+            await post_result(bot, update)
+        except discord.HTTPException as exc:
+            log.warning("match %s: could not post the result: %s", view.match_id, exc)
+            missed = RESULT_NOT_POSTED
     if update.match_over:
         # The final board, without buttons: the result message carries Export and Rematch.
         await strip_components(bot, view, view.board_message_id)
         await bot.service.set_board_message(view.match_id, None)
-        return
-    try:
-        await post_board(bot, view, update.notes)
-    except discord.HTTPException as exc:
-        # The action stands (it is in the log): say so, rather than the apology's "try again".
-        log.warning(
-            "match %s: could not post the board of move %s: %s", view.match_id, view.version, exc
-        )
-        raise FormattedGameError(BOARD_NOT_POSTED) from exc
+    else:
+        try:
+            await post_board(bot, view, update.notes)
+        except discord.HTTPException as exc:
+            log.warning(
+                "match %s: could not post the board of move %s: %s",
+                view.match_id,
+                view.version,
+                exc,
+            )
+            missed = BOARD_NOT_POSTED
+    if missed is not None:
+        raise FormattedGameError(missed)
 
 
 async def start_match(
@@ -431,7 +450,12 @@ async def start_match(
         else:
             await bot.service.set_thread(view.match_id, thread.id)
             view = await bot.service.get_view(view.match_id, view.guild_id)
-    await post_board(bot, view, update.notes)
+    try:
+        await post_board(bot, view, update.notes)
+    except discord.HTTPException as exc:
+        # The match exists: /board posts its board once Discord takes it.
+        log.warning("match %s: could not post the first board: %s", view.match_id, exc)
+        raise FormattedGameError(FIRST_BOARD_NOT_POSTED) from exc
 
 
 # --- challenges ----------------------------------------------------------------------------

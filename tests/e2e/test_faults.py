@@ -25,6 +25,7 @@ every die is a 3, so bob is on roll at move 0 with Roll and Double, and a 3 give
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 import re
 import types
@@ -36,7 +37,7 @@ import pytest
 from fakediscord import FakeDiscord, FakeDiscordError, InteractionHandle, Message
 
 from bot.discord_utils import APOLOGY
-from bot.presenter import BOARD_NOT_POSTED
+from bot.presenter import BOARD_NOT_POSTED, FIRST_BOARD_NOT_POSTED, RESULT_NOT_POSTED
 from bot.service import MatchView
 from engines.base import Phase
 
@@ -661,3 +662,71 @@ async def test_five_restarts_during_a_match_and_it_ends_with_the_right_score(
 async def table_store_results(table: Table) -> list[tuple[int, int | None, float]]:
     rows = await service_of(table.fake).store.game_results(MATCH_ID)
     return [(row["game_number"], row["winner_seat"], row["points"]) for row in rows]
+
+
+async def test_first_board_refused_at_accept_is_said_and_board_recovers(
+    tablebot: FakeDiscord, dice: DiceScript, quick_retries: None
+) -> None:
+    """Discord refuses the match's first board: the match stands, bob (who accepted) is told
+    so, not to try again, and /board posts the board once Discord is back."""
+    fake = tablebot
+    svc = service_of(fake)
+    dice.face = faces(6, 1, then=(3,))
+    alice = await fake.add_member("alice")
+    bob = await fake.add_member("bob")
+    it = await fake.slash("challenge", {"game": "nannon", "opponent": bob, "points": 1}, by=alice)
+    invitation = (await it.response()).message
+    assert invitation is not None
+    # What a client that has not refreshed still shows: the invitation with its buttons.
+    stale = copy.copy(invitation)
+    stale.components = copy.deepcopy(invitation.components)
+    # The match's thread is started from the invitation, so it has the invitation's id.
+    outage = fake.fail_next(
+        503, method="POST", path=rf"^/channels/{invitation.id}/messages$", times=100
+    )
+    it = await fake.click(invitation, label="Accept", by=bob)
+    [said] = await fake.wait_until(lambda: ephemeral_texts(it), what="bob's answer")
+    await fake.wait_bot_idle()
+    assert said == FIRST_BOARD_NOT_POSTED
+    assert outage.hits
+    view = await svc.get_view(MATCH_ID)
+    assert not view.match_over and view.thread_id == invitation.id
+    thread = fake.channels[invitation.id]
+    assert [m for m in fake.messages(thread) if not m.ephemeral] == []
+    # A second Accept is refused as such: the match was made once.
+    assert not invitation.components
+    it = await fake.click(stale, label="Accept", by=bob)
+    [refusal] = await fake.wait_until(lambda: ephemeral_texts(it), what="a refusal")
+    assert refusal == "This challenge was already accepted."
+    assert [tuple(r) for r in await svc.store.fetchall("SELECT id FROM matches")] == [(MATCH_ID,)]
+
+    fake.faults.remove(outage)
+    it = await fake.slash("board", {}, by=bob, channel=thread)
+    assert (await it.followup()).content == "Board posted."
+    [board] = [m for m in fake.messages(thread) if not m.ephemeral]
+    assert board_version(board) == view.version and board.components
+
+
+async def test_result_refused_at_match_end_is_said_and_the_match_is_over(
+    tablebot: FakeDiscord, dice: DiceScript, quick_retries: None
+) -> None:
+    """Discord refuses the match-over message: the match is over all the same, its last board
+    loses its buttons, and the player is told where to look instead of to try again."""
+    fake = tablebot
+    table, board = await setup_match(fake, dice)
+    bob = table.players[1]
+    posting = rf"^/channels/{table.thread.id}/messages$"
+    outage = fake.fail_next(503, method="POST", path=posting, times=100)
+    it = await fake.slash("resign", {"level": "match"}, by=bob, channel=table.thread)
+    said = await it.followup()
+    await fake.wait_bot_idle()
+    assert said.ephemeral and said.content == RESULT_NOT_POSTED
+    assert outage.hits
+    view = await table.view()
+    assert view.match_over and view.winner_seat == 0
+    assert not board.components  # the final board keeps no buttons
+    await table.assert_log_replays()
+    # Nothing is left to do in it.
+    fake.faults.remove(outage)
+    it = await fake.slash("resign", {"level": "match"}, by=bob, channel=table.thread)
+    assert (await it.followup()).content == f"Match #{MATCH_ID} is over."
