@@ -1000,9 +1000,13 @@ class MatchService:
     async def offer_draw(
         self, match_id: int, guild_id: int, user_id: int, *, expected_version: int | None = None
     ) -> MatchUpdate:
-        return await self._act(
-            match_id, guild_id, user_id, expected_version, lambda live, seat: OfferDraw(seat)
-        )
+        def decide(live: _Live, seat: int) -> Action:
+            if live.match.phase is not Phase.MOVE:
+                # An offer waiting (the player's own, or one to answer) says so plainly.
+                self._refuse_offers(live, seat)
+            return OfferDraw(seat)
+
+        return await self._act(match_id, guild_id, user_id, expected_version, decide)
 
     async def accept_draw(
         self, match_id: int, guild_id: int, user_id: int, *, expected_version: int | None = None

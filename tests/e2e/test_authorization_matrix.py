@@ -668,7 +668,7 @@ ROWS: list[Row] = [
         clicked_cells(Moves(None, offering_draw), Moves(None, offering_draw))),
     Row("draw", "/draw (an offer open)", scene_draw_offered, command("draw"),
         typed_cells(Moves("Done.", drawn),
-                    Refused("A draw offer is waiting for an answer: accept or decline it."))),
+                    Refused("Waiting for bob to answer your draw offer."))),
     Row("draw", "Accept draw", scene_draw_offered, button("Accept draw"),
         clicked_cells(Moves(None, drawn), Refused(OFF_TURN))),
     # The idle player is on turn; the claim is the waiting opponent's.
