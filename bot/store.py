@@ -401,12 +401,19 @@ class Store:
                 f"understands ({len(MIGRATIONS)}). Upgrade tablebot, or use another TABLEBOT_DB."
             )
         for step in range(current, len(MIGRATIONS)):
-            async with self.transaction() as conn:
-                for statement in MIGRATIONS[step].split(";"):
-                    if statement.strip():
-                        await conn.execute(statement)
-                # PRAGMA takes no parameters; step is an int we control.
-                await conn.execute(f"PRAGMA user_version = {step + 1}")
+            try:
+                async with self.transaction() as conn:
+                    for statement in MIGRATIONS[step].split(";"):
+                        if statement.strip():
+                            await conn.execute(statement)
+                    # PRAGMA takes no parameters; step is an int we control.
+                    await conn.execute(f"PRAGMA user_version = {step + 1}")
+            except sqlite3.Error as exc:
+                # The step's transaction rolled back: the database is as the last good step left it.
+                raise StoreError(
+                    f"Migrating the database to schema version {step + 1} failed ({exc}); "
+                    f"it was left at version {step}."
+                ) from exc
             log.info("database migrated to schema version %d", step + 1)
 
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:

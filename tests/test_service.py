@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import random
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -18,7 +19,7 @@ from bot.service import (
     StaleActionError,
 )
 from engines import match_from_snapshot, replay
-from engines.base import Phase
+from engines.base import GameKind, Phase
 from engines.dice import FairDice, die_at
 from engines.errors import CubeError, GameError, IllegalMoveError, NotYourTurnError, PhaseError
 
@@ -302,6 +303,96 @@ async def test_random_concurrent_matches_replay_to_their_snapshots(service: Matc
         assert report.ok is True
 
 
+RESIGN_LEVELS = {
+    GameKind.NANNON: ("single", "gammon"),
+    GameKind.BACKGAMMON: ("single", "gammon", "backgammon"),
+    GameKind.CHECKERS: ("single",),
+}
+OFFER_KINDS = {"resign", "accept_resign", "decline_resign", "offer_draw", "accept_draw"}
+OFFER_KINDS |= {"decline_draw", "concede_match"}
+
+
+async def assert_log_replays(svc: MatchService, match_id: int) -> None:
+    view = await svc.get_view(match_id, GUILD)
+    events = await svc.store.events(match_id)
+    assert [e.seq for e in events] == list(range(len(events)))
+    rebuilt = replay(view.kind, view.rules, [e.payload for e in events])
+    assert rebuilt.snapshot() == await svc.store.snapshot(match_id)
+
+
+async def play_with_offers(svc: MatchService, update: MatchUpdate, rng: random.Random) -> None:
+    """Random play that also offers and answers resignations and draws, resigns checkers games
+    and sometimes leaves the match (at any time, even with an offer waiting). After each offer,
+    answer or leave, the log so far must replay to the snapshot."""
+    match_id = update.match_id
+    while not update.match_over:
+        view = update.view
+        seat = view.actor if view.actor is not None else rng.randrange(2)
+        user = view.players[seat].user_id
+        either = view.players[rng.randrange(2)].user_id
+        checkers = view.kind is GameKind.CHECKERS
+        offers_open = view.phase in (Phase.OPENING_TIE, Phase.ROLL, Phase.MOVE)
+        r = rng.random()
+        if r < 0.003:
+            update = await svc.leave_match(match_id, GUILD, either)
+        elif view.phase is Phase.RESIGN_OFFERED:
+            answer = svc.resign_accept if rng.random() < 0.4 else svc.resign_decline
+            update = await answer(match_id, GUILD, user)
+        elif view.phase is Phase.DRAW_OFFERED:
+            answer = svc.accept_draw if rng.random() < 0.3 else svc.decline_draw
+            update = await answer(match_id, GUILD, user)
+        elif view.phase is Phase.CUBE_OFFERED:
+            answer = svc.take if rng.random() < 0.7 else svc.pass_
+            update = await answer(match_id, GUILD, user)
+            continue
+        elif offers_open and r < 0.03:
+            if checkers and rng.random() < 0.7:
+                update = await svc.offer_draw(match_id, GUILD, either)
+            else:
+                level = rng.choice(RESIGN_LEVELS[view.kind])
+                update = await svc.resign_offer(match_id, GUILD, either, level)
+        elif view.phase in (Phase.ROLL, Phase.OPENING_TIE):
+            if view.can_double[seat] and rng.random() < 0.1:
+                update = await svc.double(match_id, GUILD, user)
+            else:
+                update = await svc.roll(match_id, GUILD, user)
+            continue
+        else:
+            update = await svc.play(match_id, GUILD, user, rng.choice(view.legal_moves))
+            continue
+        await assert_log_replays(svc, match_id)
+
+
+@pytest.mark.asyncio
+async def test_random_matches_with_offers_and_leaving_replay_to_their_snapshots(
+    service: MatchService,
+) -> None:
+    rng = random.Random(11)
+    starts = [
+        await start(service, game, length=length)
+        for game, length in [("nannon", 3), ("backgammon", 3), ("checkers", 3)] * 4
+    ]
+    await asyncio.gather(
+        *(play_with_offers(service, u, random.Random(rng.random())) for u in starts)
+    )
+    kinds: set[str] = set()
+    for update in starts:
+        view = await service.get_view(update.match_id, GUILD)
+        assert view.match_over
+        await assert_log_replays(service, update.match_id)
+        assert (await service.verify_match(update.match_id, GUILD)).ok is True
+        events = await service.store.events(update.match_id)
+        kinds |= {e.kind for e in events}
+        results = await service.store.game_results(update.match_id)
+        assert [r["kind"] for r in results] == [g.kind.value for g in view.games]
+    # The run covered every kind of offer and answer, and leaving.
+    assert kinds >= OFFER_KINDS
+    results = await service.store.fetchall("SELECT kind, COUNT(*) FROM game_results GROUP BY kind")
+    by_kind = {row[0]: row[1] for row in results}
+    assert by_kind.get("resign", 0) > 0 and by_kind.get("draw", 0) > 0
+    assert by_kind.get("forfeit", 0) > 0
+
+
 @pytest.mark.asyncio
 async def test_listed_moves_are_never_stale_and_any_spelling_records_the_same(
     tmp_path: Path,
@@ -386,6 +477,49 @@ async def test_verify_catches_dice_not_from_the_seed(tmp_path: Path) -> None:
         update = await svc.leave_match(update.match_id, GUILD, BOB)
         report = await svc.verify_match(update.match_id, GUILD)
         assert report.dice[:2] == (6, 1) and report.ok is False
+    finally:
+        await svc.close()
+
+
+@pytest.mark.asyncio
+async def test_the_seed_commitment_is_shown_at_accept_and_matches_the_seed_revealed_at_the_end(
+    tmp_path: Path,
+) -> None:
+    svc = await MatchService.open(tmp_path / "t.db")  # fair dice with a fresh random seed
+    try:
+        first = await start(svc, "nannon", length=3)
+        shown = first.view.dice_commitment
+        assert shown is not None and len(shown) == 64 and int(shown, 16) >= 0
+        assert first.notes[0] == (
+            f"Match #{first.match_id}: alice vs bob, nannon to 3 points. "
+            f"Dice commitment (SHA-256 of the secret seed): {shown}."
+        )
+        assert first.view.dice_seed is None and first.revealed_seed is None
+        row = await svc.store.match_row(first.match_id)
+        assert row is not None and row["dice_commitment"] == shown
+        assert hashlib.sha256(bytes(row["dice_seed"])).hexdigest() == shown
+        # Another match gets another seed, so another commitment.
+        other = await start(svc, "nannon", length=3)
+        assert other.view.dice_commitment not in (None, shown)
+        # The seed stays secret while the match is on, then the end reveals the committed one.
+        update = first
+        for _ in range(6):
+            view = update.view
+            user = ALICE if view.actor is None else user_on(update)  # an opening tie: either
+            if view.phase is Phase.MOVE:
+                update = await svc.play(first.match_id, GUILD, user, view.legal_moves[0])
+            else:
+                update = await svc.roll(first.match_id, GUILD, user)
+            assert update.revealed_seed is None and update.view.dice_seed is None
+            assert update.view.dice_commitment == shown
+        assert (await svc.get_view(first.match_id, GUILD)).dice_seed is None
+        end = await svc.leave_match(first.match_id, GUILD, ALICE)
+        assert end.match_over and end.revealed_seed is not None
+        assert hashlib.sha256(bytes.fromhex(end.revealed_seed)).hexdigest() == shown
+        assert end.view.dice_seed == end.revealed_seed and end.view.dice_commitment == shown
+        report = await svc.verify_match(first.match_id, GUILD)
+        assert (report.commitment, report.seed, report.ok) == (shown, end.revealed_seed, True)
+        assert len(report.dice) >= 5  # the opening's two dice and at least three rolls
     finally:
         await svc.close()
 
@@ -510,6 +644,69 @@ async def test_auto_roll_off_waits_for_the_roll(service: MatchService) -> None:
     assert update.view.phase is Phase.ROLL  # no cube, but auto-roll is off
     update = await service.roll(update.match_id, GUILD, user_on(update))
     assert update.view.phase in (Phase.MOVE, Phase.ROLL)
+
+
+# Alice wins the opening 2-1: her 1 has one legal play, 2/3. Then bob's 1 has one: 2/3.
+FORCED_SCRIPT = [2, 1, 1]
+
+
+@pytest.mark.asyncio
+async def test_the_only_legal_move_is_played_automatically_and_reported(tmp_path: Path) -> None:
+    svc = await MatchService.open(
+        tmp_path / "t.db", dice_factory=lambda: ScriptedDice(list(FORCED_SCRIPT))
+    )
+    try:
+        fresh = await svc.guild_settings(GUILD)
+        assert await svc.store.guild_settings(GUILD) == {}  # nothing saved: the defaults
+        assert (fresh.auto_move, fresh.auto_roll, fresh.auto_pass) == (True, True, True)
+        update = await start(svc, "nannon", length=3)  # the cube on: bob must roll himself
+        match_id = update.match_id
+        assert update.notes[1:] == (
+            "Opening roll: alice 2, bob 1: alice moves first with a 1.",
+            "alice plays 2/3 (the only legal move, played automatically).",
+        )
+        view = update.view
+        assert (view.phase, view.turn, view.legal_moves) == (Phase.ROLL, 1, ())
+        assert view.last_move is not None and (view.last_move.seat, view.last_move.text) == (
+            0,
+            "2/3",
+        )
+        update = await svc.roll(match_id, GUILD, BOB)  # the user's roll, then the forced move
+        assert update.notes == (
+            "bob rolls 1.",
+            "bob plays 2/3 (the only legal move, played automatically).",
+        )
+        assert (update.view.phase, update.view.turn) == (Phase.ROLL, 0)
+        events = await svc.store.events(match_id)
+        assert [(e.actor, e.payload) for e in events] == [
+            (None, {"kind": "opening_roll", "player": None, "dice": [2, 1]}),
+            (None, {"kind": "move", "player": 0, "move": "2/3"}),  # made by the bot
+            (BOB, {"kind": "roll", "player": 1, "dice": [1]}),
+            (None, {"kind": "move", "player": 1, "move": "2/3"}),
+        ]
+        rebuilt = replay(view.kind, view.rules, [e.payload for e in events])
+        assert rebuilt.snapshot() == await svc.store.snapshot(match_id)
+    finally:
+        await svc.close()
+
+
+@pytest.mark.asyncio
+async def test_auto_move_off_leaves_the_only_legal_move_to_the_player(tmp_path: Path) -> None:
+    svc = await MatchService.open(
+        tmp_path / "t.db", dice_factory=lambda: ScriptedDice(list(FORCED_SCRIPT))
+    )
+    try:
+        await svc.update_guild_settings(GUILD, auto_move=False)
+        update = await start(svc, "nannon", length=3)
+        assert update.notes[1:] == ("Opening roll: alice 2, bob 1: alice moves first with a 1.",)
+        view = update.view
+        assert (view.phase, view.actor, view.legal_moves) == (Phase.MOVE, 0, ("2/3",))
+        update = await svc.play(update.match_id, GUILD, ALICE, "2/3")
+        assert update.notes == ("alice plays 2/3.",)  # the player's own move: no "automatic"
+        events = await svc.store.events(update.match_id)
+        assert [(e.actor, e.kind) for e in events] == [(None, "opening_roll"), (ALICE, "move")]
+    finally:
+        await svc.close()
 
 
 # Bob wins the opening 2-5 and plays H/3: then alice's 4 can't move (4, 5 and 6 are a prime).

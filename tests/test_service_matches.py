@@ -4,6 +4,7 @@ seeded random player, chosen so that each match shows the events named in issue 
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -11,14 +12,14 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from bot.service import MatchService, MatchUpdate
+from bot.service import MatchService, MatchUpdate, StatLine
 from engines import new_match, replay
 from engines.actions import action_from_dict
 from engines.base import GameKind, Phase, ResultKind
 from engines.checkers import Game, Termination
 from engines.dice import FairDice
 
-GUILD, CHANNEL, ALICE, BOB = 1, 10, 100, 200
+GUILD, CHANNEL, ALICE, BOB, CAROL = 1, 10, 100, 200, 300
 
 
 async def drive(
@@ -27,9 +28,13 @@ async def drive(
     rng: random.Random,
     p_double: float,
     p_take: float,
+    seen: list[MatchUpdate] | None = None,
 ) -> MatchUpdate:
-    """Play to the end: a seeded random player that doubles and takes with given odds."""
+    """Play to the end: a seeded random player that doubles and takes with given odds. Every
+    update along the way, the first included, is added to ``seen`` when given."""
     match_id = update.match_id
+    if seen is not None:
+        seen.append(update)
     while not update.match_over:
         view = update.view
         actor = view.actor if view.actor is not None else 0
@@ -45,6 +50,8 @@ async def drive(
         else:
             assert view.phase is Phase.MOVE
             update = await service.play(match_id, GUILD, user, rng.choice(view.legal_moves))
+        if seen is not None:
+            seen.append(update)
     return update
 
 
@@ -71,6 +78,30 @@ async def start(service: MatchService, game: str, **options: object) -> MatchUpd
         GUILD, CHANNEL, ALICE, "alice", game, opponent_id=BOB, opponent_name="bob", **options
     )
     return await service.accept(challenge.id, GUILD, BOB, "bob")
+
+
+STAT_FIELDS = (
+    "played",
+    "won",
+    "lost",
+    "drawn",
+    "points_won",
+    "points_lost",
+    "gammons_for",
+    "gammons_against",
+    "backgammons_for",
+    "backgammons_against",
+    "experience",
+    "streak",
+)
+
+
+def counts(line: StatLine) -> dict[str, float]:
+    return {name: getattr(line, name) for name in STAT_FIELDS}
+
+
+def all_notes(updates: list[MatchUpdate]) -> list[str]:
+    return [note for update in updates for note in update.notes]
 
 
 async def assert_replays(service: MatchService, match_id: int) -> None:
@@ -117,7 +148,9 @@ async def test_nannon_to_3_with_take_pass_and_a_nannon(open_service) -> None:  #
 @pytest.mark.asyncio
 async def test_backgammon_match_reaches_a_crawford_game(open_service) -> None:  # type: ignore[no-untyped-def]
     service = await open_service(0)
-    end = await drive(service, await start(service, "backgammon", length=3), random.Random(0), 0, 1)
+    seen: list[MatchUpdate] = []
+    first = await start(service, "backgammon", length=3)
+    end = await drive(service, first, random.Random(0), 0, 1, seen)
     assert [(g.kind, g.winner, g.points) for g in end.view.games] == [
         (ResultKind.GAMMON, 1, 2),
         (ResultKind.SINGLE, 0, 1),
@@ -128,17 +161,156 @@ async def test_backgammon_match_reaches_a_crawford_game(open_service) -> None:  
     events = await service.store.events(end.match_id)
     match = new_match(GameKind.BACKGAMMON, end.view.rules)
     crawford: dict[int, bool] = {}
+    # Per game: was doubling allowed to either seat in any state of it (before each event)?
+    doubling: dict[int, bool] = {}
     for event in events:
-        crawford.setdefault(match.game_number, match.crawford_game)  # type: ignore[attr-defined]
+        number = match.game_number
+        crawford.setdefault(number, match.crawford_game)  # type: ignore[attr-defined]
+        allowed = match.can_double(0) or match.can_double(1)  # type: ignore[attr-defined]
+        doubling[number] = doubling.get(number, False) or allowed
         match.apply(action_from_dict(event.payload))
     assert crawford == {1: False, 2: True, 3: False, 4: False}
+    # Nobody may double in any state of the Crawford game; the games after it allow it again.
+    assert doubling == {1: True, 2: False, 3: True, 4: True}
+    assert "Game 2 is the Crawford game: no doubling." in all_notes(seen)
+    assert all(u.view.crawford == (u.view.game_number == 2) for u in seen)
     assert end.view.score == (2, 3) and end.winner_seat == 1
     bob = await service.stats(GUILD, BOB, "backgammon")
-    assert (bob.gammons_for, bob.won, bob.points_won) == (1, 1, 3)
-    assert bob.rating > 1500 > (await service.stats(GUILD, ALICE, "backgammon")).rating
+    alice = await service.stats(GUILD, ALICE, "backgammon")
+    # FIBS by hand: equal ratings, so P_upset = 1 / (10^0 + 1) = 1/2 whoever wins; K = 5 - 0/100
+    # for both newcomers; n = 3: each change is 4 * sqrt(3) * 1/2 * 5 = 10 * sqrt(3) = 17.3205...
+    change = 4 * math.sqrt(3) * 0.5 * 5
+    assert change == pytest.approx(17.320508)
+    assert bob.rating == pytest.approx(1500 + change, abs=1e-9)
+    assert alice.rating == pytest.approx(1500 - change, abs=1e-9)
+    assert [(c.seat, c.user_id, c.before, c.after) for c in end.rating_changes] == [
+        (0, ALICE, 1500, pytest.approx(1500 - change, abs=1e-9)),
+        (1, BOB, 1500, pytest.approx(1500 + change, abs=1e-9)),
+    ]
+    # Bob won a gammon (2) and the last game (1); alice the two games in between.
+    assert counts(bob) == dict(
+        played=1, won=1, lost=0, drawn=0, points_won=3, points_lost=2, gammons_for=1,
+        gammons_against=0, backgammons_for=0, backgammons_against=0, experience=3, streak=1,
+    )  # fmt: skip
+    assert counts(alice) == dict(
+        played=1, won=0, lost=1, drawn=0, points_won=2, points_lost=3, gammons_for=0,
+        gammons_against=1, backgammons_for=0, backgammons_against=0, experience=3, streak=-1,
+    )  # fmt: skip
     board = await service.leaderboard(GUILD, "backgammon", match_length=3)
     assert [(r.user_id, r.won, r.lost) for r in board] == [(BOB, 1, 0), (ALICE, 0, 1)]
     assert await service.leaderboard(GUILD, "backgammon", match_length=5) == []
+    await assert_replays(service, end.match_id)
+
+
+@pytest.mark.asyncio
+async def test_crawford_match_with_cube_action_rates_by_fibs_with_experience(open_service) -> None:  # type: ignore[no-untyped-def]
+    service = await open_service(26)
+    # Rolls wait for the player (auto-roll off), so every turn shows whether it may double.
+    await service.update_guild_settings(GUILD, auto_roll=False)
+    # First alice beats carol (who leaves) in a 1-point match: alice 1510, experience 1.
+    challenge = await service.challenge(
+        GUILD, CHANNEL, ALICE, "alice", "backgammon", opponent_id=CAROL, length=1
+    )
+    warmup = await service.accept(challenge.id, GUILD, CAROL, "carol")
+    warmup = await service.leave_match(warmup.match_id, GUILD, CAROL)
+    assert warmup.match_over and warmup.winner_seat == 0
+    # FIBS by hand, n = 1, equal ratings, K = 5: 4 * 1 * 1/2 * 5 = 10.
+    assert (await service.stats(GUILD, ALICE, "backgammon")).rating == pytest.approx(1510)
+    assert (await service.stats(GUILD, CAROL, "backgammon")).rating == pytest.approx(1490)
+
+    seen: list[MatchUpdate] = []
+    first = await start(service, "backgammon", length=3)
+    end = await drive(service, first, random.Random(26), 0.03, 1, seen)
+    match_id = end.match_id
+    assert [(g.kind, g.winner, g.points, g.cube) for g in end.view.games] == [
+        (ResultKind.SINGLE, 0, 2, 2),  # a double taken before the Crawford game
+        (ResultKind.SINGLE, 1, 1, 1),  # the Crawford game: alice at 2 = N-1
+        (ResultKind.SINGLE, 1, 2, 2),  # post-Crawford, a double taken again
+    ]
+    assert end.view.score == (2, 3) and end.winner_seat == 1
+    kinds_by_game: dict[int, list[str]] = {}
+    match = new_match(GameKind.BACKGAMMON, end.view.rules)
+    for event in await service.store.events(match_id):
+        kinds_by_game.setdefault(match.game_number, []).append(event.kind)
+        match.apply(action_from_dict(event.payload))
+    assert [kinds_by_game[g].count("double") for g in (1, 2, 3)] == [1, 0, 1]
+    assert [kinds_by_game[g].count("take") for g in (1, 2, 3)] == [1, 0, 1]
+
+    rolls = [u.view for u in seen if u.view.phase is Phase.ROLL]
+    crawford = [v for v in rolls if v.game_number == 2]
+    after = [v for v in rolls if v.game_number == 3]
+    assert crawford and after
+    assert all(v.crawford and v.can_double == (False, False) for v in crawford)
+    assert not any(v.crawford for v in rolls if v.game_number != 2)
+    # Post-Crawford the cube is live again: the first roll of game 3, cube centred, may double.
+    assert after[0].cube_value == 1 and after[0].can_double[after[0].turn]
+    assert "Game 2 is the Crawford game: no doubling." in all_notes(seen)
+    assert any(note.endswith("doubles to 2.") for note in all_notes(seen))
+
+    # FIBS by hand. Alice 1510 (experience 1, K = 5 - 1/100 = 4.99) is the favourite over bob
+    # 1500 (experience 0, K = 5); the underdog won, so P = 1 - P_upset, n = 3.
+    upset = 1 / (10 ** (10 * math.sqrt(3) / 2000) + 1)
+    assert upset == pytest.approx(0.4950149, abs=1e-7)
+    p = 1 - upset
+    bob_after = 1500 + 4 * math.sqrt(3) * p * 5
+    alice_after = 1510 - 4 * math.sqrt(3) * p * 4.99
+    assert bob_after == pytest.approx(1517.49320, abs=1e-5)
+    assert alice_after == pytest.approx(1492.54179, abs=1e-5)
+    assert [(c.user_id, c.before, c.after) for c in end.rating_changes] == [
+        (ALICE, pytest.approx(1510), pytest.approx(alice_after, abs=1e-9)),
+        (BOB, 1500, pytest.approx(bob_after, abs=1e-9)),
+    ]
+    alice = await service.stats(GUILD, ALICE, "backgammon")
+    bob = await service.stats(GUILD, BOB, "backgammon")
+    assert alice.rating == pytest.approx(alice_after, abs=1e-9)
+    assert bob.rating == pytest.approx(bob_after, abs=1e-9)
+    assert counts(alice) == dict(
+        played=2, won=1, lost=1, drawn=0, points_won=3, points_lost=3, gammons_for=0,
+        gammons_against=0, backgammons_for=0, backgammons_against=0, experience=4, streak=-1,
+    )  # fmt: skip
+    assert counts(bob) == dict(
+        played=1, won=1, lost=0, drawn=0, points_won=3, points_lost=2, gammons_for=0,
+        gammons_against=0, backgammons_for=0, backgammons_against=0, experience=3, streak=1,
+    )  # fmt: skip
+    assert (await service.stats(GUILD, CAROL, "backgammon")).rating == pytest.approx(1490)
+    await assert_replays(service, match_id)
+
+
+@pytest.mark.asyncio
+async def test_gammons_and_backgammons_count_for_winner_and_against_loser(open_service) -> None:  # type: ignore[no-untyped-def]
+    service = await open_service(4)
+    first = await start(service, "backgammon", length=5, cube=False)
+    end = await drive(service, first, random.Random(4), 0, 1)
+    # Alice wins a gammon and the match; bob wins the one backgammon.
+    assert [(g.kind, g.winner, g.points) for g in end.view.games] == [
+        (ResultKind.GAMMON, 0, 2),
+        (ResultKind.SINGLE, 0, 1),
+        (ResultKind.SINGLE, 0, 1),
+        (ResultKind.BACKGAMMON, 1, 3),
+        (ResultKind.SINGLE, 0, 1),
+    ]
+    assert end.view.score == (5, 3) and end.winner_seat == 0
+    rows = await service.store.game_results(end.match_id)
+    assert [(r["kind"], r["winner_seat"], r["points"]) for r in rows] == [
+        ("gammon", 0, 2),
+        ("single", 0, 1),
+        ("single", 0, 1),
+        ("backgammon", 1, 3),
+        ("single", 0, 1),
+    ]
+    alice = await service.stats(GUILD, ALICE, "backgammon")
+    bob = await service.stats(GUILD, BOB, "backgammon")
+    change = 4 * math.sqrt(5) * 0.5 * 5  # FIBS by hand: equal ratings, newcomers, n = 5
+    assert alice.rating == pytest.approx(1500 + change, abs=1e-9)
+    assert bob.rating == pytest.approx(1500 - change, abs=1e-9)
+    assert counts(alice) == dict(
+        played=1, won=1, lost=0, drawn=0, points_won=5, points_lost=3, gammons_for=1,
+        gammons_against=0, backgammons_for=0, backgammons_against=1, experience=5, streak=1,
+    )  # fmt: skip
+    assert counts(bob) == dict(
+        played=1, won=0, lost=1, drawn=0, points_won=3, points_lost=5, gammons_for=0,
+        gammons_against=1, backgammons_for=1, backgammons_against=0, experience=5, streak=-1,
+    )  # fmt: skip
     await assert_replays(service, end.match_id)
 
 

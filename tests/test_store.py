@@ -37,6 +37,86 @@ async def test_a_newer_database_is_refused(tmp_path: Path) -> None:
         await Store.open(path)
 
 
+def table_names(path: Path) -> set[str]:
+    with sqlite3.connect(path) as conn:
+        rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+    return {name for (name,) in rows}
+
+
+def plain_user_version(path: Path) -> int:
+    with sqlite3.connect(path) as conn:
+        return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+# Steps that fail if run twice: CREATE TABLE without IF NOT EXISTS, and a row that counts runs.
+COUNTED_STEP = "CREATE TABLE step_a (x INTEGER); INSERT INTO step_a (x) VALUES (1)"
+SECOND_STEP = "CREATE TABLE step_b (x INTEGER); INSERT INTO step_b (x) VALUES (2)"
+
+
+@pytest.mark.asyncio
+async def test_a_migrated_database_runs_no_step_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "t.db"
+    monkeypatch.setattr("bot.store.MIGRATIONS", (*MIGRATIONS, COUNTED_STEP))
+    store = await Store.open(path)
+    await store.close()
+    for _ in range(2):  # reopening at the same version: nothing runs (a rerun would raise)
+        store = await Store.open(path)
+        try:
+            assert await store.user_version() == len(MIGRATIONS) + 1
+            assert [tuple(r) for r in await store.fetchall("SELECT x FROM step_a")] == [(1,)]
+        finally:
+            await store.close()
+    # A newer tablebot with one more step runs that step only.
+    monkeypatch.setattr("bot.store.MIGRATIONS", (*MIGRATIONS, COUNTED_STEP, SECOND_STEP))
+    store = await Store.open(path)
+    try:
+        assert await store.user_version() == len(MIGRATIONS) + 2
+        assert [tuple(r) for r in await store.fetchall("SELECT x FROM step_a")] == [(1,)]
+        assert [tuple(r) for r in await store.fetchall("SELECT x FROM step_b")] == [(2,)]
+    finally:
+        await store.close()
+
+
+@pytest.mark.asyncio
+async def test_a_failing_migration_step_rolls_back_and_the_store_refuses_to_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "t.db"
+    good = len(MIGRATIONS) + 1  # the version after COUNTED_STEP
+    # The broken step changes things before its failing statement: all of it must roll back.
+    broken = (
+        "CREATE TABLE half_done (x INTEGER); INSERT INTO step_a (x) VALUES (99); "
+        "INSERT INTO no_such_table VALUES (1)"
+    )
+    monkeypatch.setattr("bot.store.MIGRATIONS", (*MIGRATIONS, COUNTED_STEP, broken, SECOND_STEP))
+    for _ in range(2):  # every attempt refuses the same way, and changes nothing more
+        with pytest.raises(StoreError) as refused:
+            await Store.open(path)
+        message = str(refused.value)
+        assert f"schema version {good + 1} failed" in message
+        assert "no such table: no_such_table" in message
+        assert f"left at version {good}" in message
+        assert isinstance(refused.value.__cause__, sqlite3.OperationalError)
+        assert plain_user_version(path) == good
+        tables = table_names(path)
+        assert {"matches", "events", "ratings", "step_a"} <= tables  # earlier steps stay
+        assert "half_done" not in tables and "step_b" not in tables  # nothing of the rest
+        with sqlite3.connect(path) as conn:
+            assert conn.execute("SELECT x FROM step_a").fetchall() == [(1,)]
+    # Once the step is fixed, the next start migrates from where the last good step left it.
+    fixed = "CREATE TABLE half_done (x INTEGER)"
+    monkeypatch.setattr("bot.store.MIGRATIONS", (*MIGRATIONS, COUNTED_STEP, fixed, SECOND_STEP))
+    store = await Store.open(path)
+    try:
+        assert await store.user_version() == good + 2
+        assert [tuple(r) for r in await store.fetchall("SELECT x FROM step_a")] == [(1,)]
+    finally:
+        await store.close()
+    assert {"half_done", "step_b"} <= table_names(path)
+
+
 async def make_match(store: Store) -> int:
     challenge = await store.insert_challenge(
         {
