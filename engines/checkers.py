@@ -870,6 +870,10 @@ class CheckersMatch:
         self, action: act.Action, winner: int | None, kind: ResultKind, concede: bool = False
     ) -> ActionResult:
         points = 0.5 if winner is None else 1.0
+        if concede and winner is not None:
+            # Leaving concedes the match: the winner gets what they still needed, as in the
+            # dice games, so the final score shows who won.
+            points = max(points, self.rules.length - self.score[winner])
         result = GameResult(self.game_number, winner, kind, points)
         self._games.append(result)
         self._draw_offer_by = None

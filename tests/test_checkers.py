@@ -500,6 +500,21 @@ def test_concede_match_ends_it() -> None:
     assert match.phase is Phase.MATCH_OVER and match.actor is None
     with pytest.raises(PhaseError):
         match.apply(act.Move(player=1, move="22-18"))
+    # The winner scores what they still needed: the final score says who won.
+    assert match.games[-1].points == 3.0 and match.score == (0.0, 3.0)
+
+
+def test_conceding_while_ahead_still_shows_the_winner_ahead() -> None:
+    """A 3-game match: seat 0 wins game 1 and draws game 2 (1.5-0.5), then leaves. Seat 1
+    needed 2.5 more, and gets them: 1.5-3, not a 1.5-1.5 tie with a winner."""
+    match = CheckersMatch(MatchRules(length=3))
+    match.apply(act.Resign(player=1))
+    match.apply(act.OfferDraw(player=1))  # seat 1 has Black in game 2 and is on turn
+    match.apply(act.AcceptDraw(player=0))
+    assert match.score == (1.5, 0.5) and not match.is_over()
+    result = match.apply(act.ConcedeMatch(player=0, reason="left"))
+    assert result.game_result is not None and result.game_result.points == 2.5
+    assert match.score == (1.5, 3.0) and match.winner() == 1 and match.is_over()
 
 
 def test_game_won_on_the_board_scores_one() -> None:
