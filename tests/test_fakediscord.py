@@ -496,3 +496,55 @@ async def test_a_history_limit_bounds_the_logs_and_marks_still_work() -> None:
             await (await fake.slash("pick", {"fruit": "apple"}, by=alice)).message()
         assert len(fake.messages_by_id) <= 6 and fake.get_message(board.id) is board
         assert fake.channel.messages_sent > len(fake.channel.all_messages)
+
+
+async def _form_bytes(form: Any) -> tuple[bytes, str]:
+    """A FormData as aiohttp sends it: the body and its Content-Type."""
+    writer = form()
+    sent = bytearray()
+
+    class Sink:
+        async def write(self, chunk: bytes) -> None:
+            sent.extend(chunk)
+
+        async def write_eof(self, *args: object) -> None:
+            return None
+
+        async def drain(self) -> None:
+            return None
+
+        def enable_compression(self, *args: object, **kwargs: object) -> None:
+            return None
+
+        def enable_chunking(self) -> None:
+            return None
+
+    await writer.write(Sink())
+    return bytes(sent), writer.headers["Content-Type"]
+
+
+@pytest.mark.asyncio
+async def test_quick_form_split_reads_what_discord_py_sends() -> None:
+    """The fake's quick multipart split gives the parts aiohttp's reader gives, binary data
+    with CRLFs and dashes included, and declines what it doesn't handle."""
+    import aiohttp
+    from fakediscord.server import _split_form
+
+    form = aiohttp.FormData()
+    form.add_field("payload_json", '{"content": "hi", "attachments": [{"id": 0}]}')
+    png = b"\x89PNG\r\n\x1a\n--not-a-boundary\r\n\r\n\x00\xff"
+    form.add_field("files[0]", png, filename="board.png", content_type="image/png")
+    form.add_field("files[1]", b"; [Site]\r\n", filename="match-7.mat", content_type="text/plain")
+    data, content_type = await _form_bytes(form)
+    boundary = content_type.split("boundary=")[1].strip('"').encode()
+    split = _split_form(data, boundary)
+    assert split is not None
+    body, files = split
+    assert body == {"content": "hi", "attachments": [{"id": 0}]}
+    assert [(f.field, f.filename, f.content_type, f.data) for f in files] == [
+        ("files[0]", "board.png", "image/png", png),
+        ("files[1]", "match-7.mat", "text/plain", b"; [Site]\r\n"),
+    ]
+    assert _split_form(data[:-10], boundary) is None  # no closing delimiter
+    odd = data.replace(b'filename="board.png"', b"filename*=utf-8''b%C3%B6ard.png")
+    assert _split_form(odd, boundary) is None  # left to aiohttp's reader
