@@ -20,7 +20,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import views
+from bot import rendering, views
 from bot.config import Settings
 from bot.discord_utils import NO_MENTIONS, admit, refuse_closing, report_error
 from bot.service import DiceFactory, MatchService
@@ -150,6 +150,7 @@ class TableBot(commands.Bot):
             return
         resumed = await self.service.resume_active()
         log.info("resumed %d active matches", len(resumed))
+        await rendering.warm_up()  # the render worker's start-up, not the first board's
         if self.settings.dev_guild_id is not None:
             guild = discord.Object(id=self.settings.dev_guild_id)
             self.tree.copy_global_to(guild=guild)

@@ -7,8 +7,6 @@ thread readable and never edits a message older than an hour (Discord error 3004
 
 from __future__ import annotations
 
-import asyncio
-import importlib
 import io
 import logging
 import re
@@ -17,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot import rendering
 from bot import views as ui
 from bot.discord_utils import (
     NO_MENTIONS,
@@ -26,6 +25,8 @@ from bot.discord_utils import (
     mention_only,
 )
 from engines.base import GameKind, GameResult, Phase, ResultKind
+from engines.cube import Cube
+from render.common import Scene
 
 if TYPE_CHECKING:
     from bot.app import TableBot
@@ -181,16 +182,9 @@ def black_seat(view: MatchView) -> int:
     return 0 if view.colours[0] == "black" else 1
 
 
-def _render_sync(view: MatchView) -> tuple[bytes, str] | None:
-    """(PNG, alt text) from render/, or None when that game's renderer is not available."""
-    try:
-        module = importlib.import_module(f"render.{view.kind.value}")
-    except ImportError:
-        log.warning("no renderer for %s yet", view.kind.value)
-        return None
-    from engines.cube import Cube
-    from render.common import Scene
-
+def board_job(view: MatchView) -> tuple[str, tuple[Any, ...], dict[str, Any]]:
+    """What render/ needs to draw this view's board: the game and the arguments its
+    ``board_png`` and ``describe`` take (plain, picklable values, for the render worker)."""
     scene = Scene(
         names=(view.players[0].name, view.players[1].name),
         score=view.score,
@@ -210,22 +204,18 @@ def _render_sync(view: MatchView) -> tuple[bytes, str] | None:
         kwargs["dice"] = view.dice
         kwargs["cube"] = Cube(view.cube_value, view.cube_owner) if view.rules.cube else None
         kwargs["cube_offered_by"] = view.cube_offered_by
-    png = module.board_png(*args, **kwargs)
-    alt = module.describe(*args, **kwargs)
-    return png, alt
+    return view.kind.value, args, kwargs
 
 
 async def render_board(view: MatchView) -> tuple[discord.File, str] | None:
-    """The board as an attachment (rendered in a worker thread) and its alt text."""
+    """The board as an attachment (drawn by the render worker, off the event loop and its
+    interpreter lock) and its alt text."""
     try:
-        rendered = await asyncio.to_thread(_render_sync, view)
+        png, alt = await rendering.board(*board_job(view))
     except Exception:
         # A missing picture must not lose the turn: the embed still says everything.
         log.exception("rendering match %s (version %s) failed", view.match_id, view.version)
         return None
-    if rendered is None:
-        return None
-    png, alt = rendered
     alt = alt[:1024]
     return discord.File(io.BytesIO(png), filename="board.png", description=alt), alt
 

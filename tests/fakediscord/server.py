@@ -1005,19 +1005,26 @@ class FakeServer:
     # ----------------------------------------------------------------- gateway
 
     async def dispatch_message(self, event: str, message: Message) -> None:
-        if not message.ephemeral:  # nobody but the user ever hears about ephemeral messages
-            await self.dispatch(event, self._payload(message))
+        if message.ephemeral:  # nobody but the user ever hears about ephemeral messages
+            return
+        # Filtered before the payload is built: most bots never get their messages' events.
+        if not self._wants(event, message.channel.guild is not None):
+            return
+        await self.dispatch(event, self._payload(message))
+
+    def _wants(self, event: str, in_guild: bool) -> bool:
+        """Whether the bot's session gets ``event`` (its intents), as Discord decides."""
+        session = self.session
+        if session is None or not session.valid:
+            return False
+        wanted = _EVENT_INTENTS.get(event)
+        return wanted is None or bool(session.intents & wanted[0 if in_guild else 1])
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> int | None:
         """Send a DISPATCH to the bot; kept for RESUME replay. Returns its seq (None: filtered)."""
         session = self.session
-        if session is None or not session.valid:
+        if session is None or not self._wants(event, "guild_id" in data or event == "GUILD_CREATE"):
             return None
-        wanted = _EVENT_INTENTS.get(event)
-        if wanted is not None:
-            needed = wanted[0] if "guild_id" in data or event == "GUILD_CREATE" else wanted[1]
-            if not session.intents & needed:
-                return None
         async with session.lock:
             session.seq += 1
             frame = {"op": 0, "t": event, "s": session.seq, "d": data}
