@@ -2,6 +2,7 @@
 
     python benchmarks/load.py [--matches 200] [--guilds 20] [--rate 50] [--seconds 30]
                               [--ramp [--ramp-factor 1.25]] [--stalls MS]
+                              [--warm-seconds 30] [--warm-rate 10]
 
 N matches (Nannon to 11, backgammon to 3 and checkers to 3, a third each) spread over G guilds
 play random legal moves through real interactions: the move select on the board message,
@@ -399,11 +400,12 @@ async def main(args: argparse.Namespace) -> None:
                 load.sampler = StallSampler(args.stalls / 1000)
             t0 = time.perf_counter()
             before = rss_kb()
-            await load.setup(args.matches, args.guilds, args.rate, args.warm_seconds)
+            await load.setup(args.matches, args.guilds, args.warm_rate, args.warm_seconds)
             after = rss_kb()
             print(
                 f"set up {args.matches} matches over {args.guilds} guilds and played "
-                f"{args.warm_seconds:g} s in {time.perf_counter() - t0:.1f} s; bot memory per "
+                f"{args.warm_seconds:g} s at {args.warm_rate:g}/s in "
+                f"{time.perf_counter() - t0:.1f} s; bot memory per "
                 f"active match (tracemalloc, the fake Discord's allocations left out): "
                 f"{load.bot_bytes_marginal / 1024:.1f} KB for each further match, "
                 f"{load.bot_bytes_created / 1024:.1f} KB all told once created (the fixed base "
@@ -446,9 +448,11 @@ if __name__ == "__main__":
     parser.add_argument("--guilds", type=int, default=20)
     parser.add_argument("--rate", type=float, default=50.0)
     parser.add_argument("--seconds", type=float, default=30.0)
+    # tracemalloc makes the bot several times slower: the traced play runs at a low rate.
     parser.add_argument(
-        "--warm-seconds", type=float, default=10.0, help="play traced for memory first"
+        "--warm-seconds", type=float, default=30.0, help="play traced for memory first"
     )
+    parser.add_argument("--warm-rate", type=float, default=10.0)
     parser.add_argument("--ramp", action="store_true")
     parser.add_argument("--ramp-seconds", type=float, default=15.0)
     parser.add_argument("--ramp-factor", type=float, default=1.25)
