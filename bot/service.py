@@ -317,6 +317,7 @@ class VerifyReport:
     seed: str | None  # None while the match is still on
     dice: tuple[int, ...]  # every die rolled, in order
     ok: bool | None  # None while the seed is secret
+    drawn: int | None = None  # dice drawn from the seed, as the match row counts them
 
     @property
     def message(self) -> str:
@@ -331,6 +332,11 @@ class VerifyReport:
             return (
                 f"All {len(self.dice)} dice of match #{self.match_id} check out against seed "
                 f"{self.seed} (commitment {self.commitment})."
+            )
+        if self.drawn is not None and self.drawn != len(self.dice):
+            return (
+                f"The dice of match #{self.match_id} do NOT check out: {self.drawn} dice were "
+                f"drawn from seed {self.seed}, but the log shows {len(self.dice)}."
             )
         return f"The dice of match #{self.match_id} do NOT match the seed {self.seed}."
 
@@ -1752,10 +1758,14 @@ class MatchService:
             if event.kind in (OpeningRoll.kind, Roll.kind):
                 dice.extend(int(d) for d in event.payload["dice"])
         commitment_hex = view.dice_commitment or ""
+        row = await self.store.match_row(match_id)
+        drawn = int(row["dice_counter"]) if row is not None else len(dice)
         if view.dice_seed is None:
-            return VerifyReport(match_id, commitment_hex, None, tuple(dice), None)
-        ok = verify(commitment_hex, view.dice_seed, dice)
-        return VerifyReport(match_id, commitment_hex, view.dice_seed, tuple(dice), ok)
+            return VerifyReport(match_id, commitment_hex, None, tuple(dice), None, drawn)
+        # Every die drawn must be in the log: a die drawn and not shown would be a hidden
+        # re-roll, even if the dice shown all follow from the seed.
+        ok = verify(commitment_hex, view.dice_seed, dice) and drawn == len(dice)
+        return VerifyReport(match_id, commitment_hex, view.dice_seed, tuple(dice), ok, drawn)
 
     async def idle_matches(self, now: float | None = None) -> list[IdleMatch]:
         """Active matches whose actor is idle past the reminder (not yet sent) or claim time."""

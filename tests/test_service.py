@@ -800,3 +800,23 @@ async def test_queries_and_guild_isolation(service: MatchService) -> None:
     assert await service.leaderboard(OTHER_GUILD, "backgammon") == []
     assert await service.history(OTHER_GUILD, ALICE) == []
     assert (await service.stats(OTHER_GUILD, BOB, "backgammon")).played == 0
+
+
+@pytest.mark.asyncio
+async def test_verify_counts_every_die_drawn(service: MatchService) -> None:
+    """A die drawn from the seed but missing from the log (a hidden re-roll) fails /verify,
+    even though every die shown follows from the seed."""
+    update = await start(service, "backgammon", length=3)
+    mid = update.match_id
+    await service.leave_match(mid, GUILD, BOB)
+    report = await service.verify_match(mid, GUILD)
+    assert report.ok is True and report.drawn == len(report.dice) >= 2
+    await service.store._write_one(  # tampering, as someone with the database file could
+        "UPDATE matches SET dice_counter = dice_counter + 1 WHERE id = ?", (mid,)
+    )
+    report = await service.verify_match(mid, GUILD)
+    assert report.ok is False
+    assert report.message == (
+        f"The dice of match #{mid} do NOT check out: {len(report.dice) + 1} dice were drawn "
+        f"from seed {report.seed}, but the log shows {len(report.dice)}."
+    )
