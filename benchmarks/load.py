@@ -50,7 +50,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from fakediscord import TOKEN, Channel, FakeDiscord, Guild, Member  # noqa: E402
 
 from bot import presenter  # noqa: E402
-from bot.app import TableBot, create_bot, freeze_startup_objects  # noqa: E402
+from bot.app import TableBot, create_bot, freeze_startup_objects, loop_factory  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from engines.base import Phase  # noqa: E402
 
@@ -458,4 +458,6 @@ if __name__ == "__main__":
     parser.add_argument("--ramp-factor", type=float, default=1.25)
     parser.add_argument("--max-rate", type=float, default=400.0)
     parser.add_argument("--stalls", type=float, default=0.0, metavar="MS")
-    asyncio.run(main(parser.parse_args()))
+    # The bot's own event loop (uvloop where installed), as `tablebot` runs it.
+    with asyncio.Runner(loop_factory=loop_factory()) as runner:
+        runner.run(main(parser.parse_args()))

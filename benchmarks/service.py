@@ -26,6 +26,7 @@ _ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _ROOT / "benchmarks"]
 sys.path.insert(0, str(_ROOT))
 
+from bot.app import loop_factory  # noqa: E402
 from bot.service import MatchService, MatchUpdate  # noqa: E402
 from engines.base import Phase  # noqa: E402
 
@@ -97,9 +98,11 @@ async def main(matches: int, think: float = THINK) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(
-        main(
-            int(sys.argv[1]) if len(sys.argv) > 1 else 200,
-            float(sys.argv[2]) if len(sys.argv) > 2 else THINK,
+    # The bot's own event loop (uvloop where installed), as `tablebot` runs it.
+    with asyncio.Runner(loop_factory=loop_factory()) as runner:
+        runner.run(
+            main(
+                int(sys.argv[1]) if len(sys.argv) > 1 else 200,
+                float(sys.argv[2]) if len(sys.argv) > 2 else THINK,
+            )
         )
-    )

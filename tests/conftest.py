@@ -2,15 +2,30 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pytest
 import pytest_asyncio
 
 if TYPE_CHECKING:
     from fakediscord import FakeDiscord
+
+
+def pytest_asyncio_loop_factories(
+    config: pytest.Config, item: pytest.Item
+) -> dict[str, Callable[[], asyncio.AbstractEventLoop]]:
+    """Async tests run on the event loop `tablebot` runs on (bot.app.loop_factory): uvloop
+    where it is installed, else asyncio's own."""
+    from bot.app import loop_factory
+
+    factory = loop_factory()
+    if factory is None:
+        return {"asyncio": asyncio.new_event_loop}
+    return {"uvloop": factory}
 
 
 @pytest_asyncio.fixture

@@ -181,3 +181,22 @@ async def test_a_rejected_token_exits_1_with_advice_and_no_token(
         for piece in (REJECTED_TOKEN, *REJECTED_TOKEN.split(".")):
             assert piece not in caplog.text
     assert any(call.status == 401 for call in fake_discord.calls)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="uvloop is not installed on Windows")
+def test_the_bot_runs_on_uvloop() -> None:
+    import uvloop
+
+    from bot.app import loop_factory
+
+    assert loop_factory() is uvloop.new_event_loop
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="uvloop is not installed on Windows")
+@pytest.mark.asyncio
+async def test_async_tests_run_on_the_bots_event_loop() -> None:
+    import asyncio
+
+    import uvloop
+
+    assert isinstance(asyncio.get_running_loop(), uvloop.Loop)
