@@ -24,17 +24,19 @@ log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
 _pool: concurrent.futures.ProcessPoolExecutor | None = None
-_use_threads = False  # set once the pool could not start: no retry on every board
+_pool_worked = False  # the current pool finished a job
+_use_threads = False  # set once no worker could start: no new try on every board
 
 
 def _get_pool() -> concurrent.futures.ProcessPoolExecutor | None:
-    global _pool, _use_threads
+    global _pool, _pool_worked, _use_threads
     with _lock:
         if _pool is None and not _use_threads:
             try:
                 _pool = concurrent.futures.ProcessPoolExecutor(
                     max_workers=1, mp_context=multiprocessing.get_context("spawn")
                 )
+                _pool_worked = False
             except (OSError, NotImplementedError, ImportError) as exc:
                 log.warning("no render worker process (%s): rendering in threads", exc)
                 _use_threads = True
@@ -42,12 +44,23 @@ def _get_pool() -> concurrent.futures.ProcessPoolExecutor | None:
 
 
 def _discard(pool: concurrent.futures.ProcessPoolExecutor) -> None:
-    """Drop a broken pool; the next board starts a new one."""
-    global _pool
+    """Drop a broken pool. A worker that had drawn boards (and then died, say killed for its
+    memory) is replaced on the next board; one that never started (e.g. ``spawn`` can't
+    re-import ``__main__``) won't start next time either, so boards go to threads for good."""
+    global _pool, _use_threads
     with _lock:
         if _pool is pool:
             _pool = None
+            if not _pool_worked:
+                log.warning("the render worker could not start: rendering in threads from now on")
+                _use_threads = True
     pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _worked(pool: concurrent.futures.ProcessPoolExecutor) -> None:
+    global _pool_worked
+    if _pool is pool:
+        _pool_worked = True
 
 
 async def warm_up() -> None:
@@ -57,6 +70,7 @@ async def warm_up() -> None:
         return
     try:
         await asyncio.get_running_loop().run_in_executor(pool, jobs.ready)
+        _worked(pool)
     except (BrokenProcessPool, OSError) as exc:
         log.warning("the render worker failed to start (%s)", exc)
         _discard(pool)
@@ -67,11 +81,14 @@ async def board(game: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tup
     pool = _get_pool()
     if pool is not None:
         try:
-            return await asyncio.get_running_loop().run_in_executor(
+            drawn = await asyncio.get_running_loop().run_in_executor(
                 pool, jobs.board, game, args, kwargs
             )
         except (BrokenProcessPool, OSError) as exc:
             # OSError: the worker could not be started (no processes allowed here).
             log.warning("the render worker failed (%s): drawing this board in a thread", exc)
             _discard(pool)
+        else:
+            _worked(pool)
+            return drawn
     return await asyncio.to_thread(jobs.board, game, args, kwargs)

@@ -1,0 +1,89 @@
+"""The render worker process (bot/rendering.py): boards come from it, and when it can't start or
+dies, from a thread, without a board going missing or a new process tried on every board."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import multiprocessing
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from bot import rendering
+from engines.backgammon import Position
+from render import jobs
+from render.common import Scene
+
+ARGS = (Position.initial(), 0, Scene(names=("alice", "bob")))
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def _exit_at_start() -> None:
+    os._exit(3)  # a worker that dies before its first job
+
+
+@pytest.fixture
+def fresh_state(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The module's shared pool, set aside for the test (and any pool it made shut down)."""
+    monkeypatch.setattr(rendering, "_pool", None)
+    monkeypatch.setattr(rendering, "_pool_worked", False)
+    monkeypatch.setattr(rendering, "_use_threads", False)
+    yield
+    pool = rendering._pool
+    if pool is not None:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+@pytest.mark.asyncio
+async def test_boards_come_from_a_worker_process(fresh_state: None) -> None:
+    await rendering.warm_up()
+    pool = rendering._pool
+    assert pool is not None and rendering._pool_worked
+    png, alt = await rendering.board("backgammon", ARGS, {})
+    assert png.startswith(PNG) and "alice" in alt
+    assert (png, alt) == jobs.board("backgammon", ARGS, {})  # the same board as in-process
+    assert rendering._pool is pool and not rendering._use_threads
+    pids = list(pool._processes)
+    assert len(pids) == 1 and pids[0] != os.getpid()
+
+
+@pytest.mark.asyncio
+async def test_a_worker_that_cannot_start_means_threads_from_then_on(
+    fresh_state: None, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    made: list[concurrent.futures.ProcessPoolExecutor] = []
+    real = concurrent.futures.ProcessPoolExecutor
+
+    def broken_pool(**kwargs: object) -> concurrent.futures.ProcessPoolExecutor:
+        pool = real(
+            max_workers=1,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_exit_at_start,
+        )
+        made.append(pool)
+        return pool
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", broken_pool)
+    for _ in range(3):
+        png, alt = await rendering.board("backgammon", ARGS, {})
+        assert png.startswith(PNG) and "alice" in alt  # drawn in a thread instead
+    assert len(made) == 1  # one try, not one per board
+    assert rendering._use_threads and rendering._pool is None
+    assert "rendering in threads from now on" in caplog.text
+
+
+@pytest.mark.asyncio
+async def test_a_worker_that_dies_after_working_is_replaced(fresh_state: None) -> None:
+    await rendering.warm_up()
+    first = rendering._pool
+    assert first is not None
+    [pid] = list(first._processes)
+    os.kill(pid, 9)
+    png, _ = await rendering.board("backgammon", ARGS, {})
+    assert png.startswith(PNG)  # that board from a thread ...
+    assert not rendering._use_threads
+    png, _ = await rendering.board("backgammon", ARGS, {})
+    assert png.startswith(PNG)
+    second = rendering._pool
+    assert second is not None and second is not first and rendering._pool_worked  # ... a new one
