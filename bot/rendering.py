@@ -2,10 +2,10 @@
 
 Rendering is Python drawing plus PNG encoding, a few milliseconds a board. In a thread it holds
 the GIL the event loop needs (under load in ``benchmarks/load.py`` the median action took twice
-as long as with this worker); a worker process uses the machine's other core instead. One pool of one
-worker serves every bot in the process (tests start many bots), created on first use with the
-``spawn`` start method, which never copies the parent's threads. If the pool can't start, or its
-worker dies, boards are drawn in a thread: slower under load, never missing.
+as long as with this worker); a worker process uses the machine's other core instead. One pool
+of one worker serves every bot in the process (tests start many bots), created on first use
+with the ``spawn`` start method, which never copies the parent's threads. If the pool can't
+start, or its worker dies, boards are drawn in a thread: slower under load, never missing.
 """
 
 from __future__ import annotations
