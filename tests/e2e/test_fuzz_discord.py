@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import json
 import logging
+import random
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -104,23 +105,24 @@ def fill(text: str, fake: FakeDiscord, member: Member) -> str:
     )
 
 
-def respell(move: str, kind: GameKind, draw: Callable[..., Any]) -> str:
+def respell(move: str, kind: GameKind, rng: random.Random) -> str:
     """Another spelling of the legal ``move`` that its game's notation documents as the same
-    move (see tests/test_fuzz_inputs.py)."""
+    move (see tests/test_fuzz_inputs.py: ``rng`` is seeded by hypothesis before anything
+    depends on the match)."""
     if is_no_move(move):
-        return draw(st.sampled_from(["No Move", "NO MOVE", "no  move", "nomove"]))
+        return rng.choice(["No Move", "NO MOVE", "no  move", "nomove"])
     if kind is GameKind.NANNON:
         src, dst = move.rstrip("*").split("/")
         names = {"H": ["H", "h", "home", "HOME", "0"], "S": ["S", "s", "safety", "off", "7"]}
-        src = draw(st.sampled_from(names.get(src, [src])))
-        dst = draw(st.sampled_from(names.get(dst, [dst])))
-        hit = draw(st.sampled_from(["", "*"] if move.endswith("*") else [""]))
-        return src + draw(st.sampled_from(["/", "-", " / "])) + dst + hit
+        src = rng.choice(names.get(src, [src]))
+        dst = rng.choice(names.get(dst, [dst]))
+        hit = rng.choice(["", "*"] if move.endswith("*") else [""])
+        return src + rng.choice(["/", "-", " / "]) + dst + hit
     if kind is GameKind.BACKGAMMON:
-        parts = draw(st.permutations(move.split()))
-        parts = [draw(st.sampled_from([p, p.replace("*", ""), p.upper()])) for p in parts]
-        return draw(st.sampled_from([" ", "  ", ", "])).join(parts)
-    return draw(st.sampled_from([move, move.upper()]))
+        parts = rng.sample(move.split(), len(move.split()))
+        parts = [rng.choice([p, p.replace("*", ""), p.upper()]) for p in parts]
+        return rng.choice([" ", "  ", ", "]).join(parts)
+    return rng.choice([move, move.upper()])
 
 
 MENTIONS = ["@everyone", "@here", "<@&{role}>", "<@{user}>", "<@!{user}>", "**", "`", "||"]
@@ -313,6 +315,8 @@ async def test_move_text_through_discord_is_refused_clearly_or_plays_the_right_m
     data: st.DataObject,
 ) -> None:
     fake, svc = world.fake, world.svc
+    # Drawn first, always: nothing drawn may depend on the match (its dice are random).
+    rng = random.Random(data.draw(st.integers(0, 2**32 - 1), label="respelling seed"))
     table, view = await ready_to_move(world, kind)
     member = {
         "turn": table.players[view.turn],
@@ -323,7 +327,7 @@ async def test_move_text_through_discord_is_refused_clearly_or_plays_the_right_m
     if isinstance(given_text, tuple):
         how, index = given_text
         meant = view.legal_moves[index % len(view.legal_moves)]
-        text = spacing + (meant if how == "listed" else respell(meant, kind, data.draw)) + spacing
+        text = spacing + (meant if how == "listed" else respell(meant, kind, rng)) + spacing
     else:
         text = fill(given_text, fake, member) or "?"  # Discord sends no empty required option
     log = [e.payload for e in await svc.store.events(table.match_id)]
