@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -695,6 +696,7 @@ class FakeDiscord(FakeServer):
         }
         if message is not None:
             payload["message"] = self._payload(message)
+        state.sent_at = time.perf_counter()  # latency is measured from here, as on Discord
         if await self.dispatch("INTERACTION_CREATE", payload) is None:
             raise FakeDiscordError("the bot has no gateway session")
         return InteractionHandle(self, state)

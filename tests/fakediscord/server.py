@@ -188,6 +188,8 @@ class InteractionState:
     original: Message | None = None  # the message @original refers to
     followups: list[Message] = field(default_factory=list)
     original_edits: list[dict[str, Any]] = field(default_factory=list)
+    # time.perf_counter() when INTERACTION_CREATE went out (the harness's waits come before it)
+    sent_at: float = 0.0
 
     @property
     def response(self) -> dict[str, Any] | None:
