@@ -22,11 +22,10 @@ import pytest_asyncio
 from fakediscord import Channel, FakeDiscord, Member, Message
 
 from bot.app import TableBot
+from bot.presenter import board_job
 from bot.reminders import Reminders
 from bot.service import MatchService, MatchView
 from engines.base import GameKind, Phase, ResignLevel, ResultKind
-from engines.cube import Cube
-from render.common import Scene
 
 from .conftest import (
     DiceScript,
@@ -87,33 +86,11 @@ async def start(
 
 
 def expected_alt(view: MatchView) -> str:
-    """The alt text ``render``'s ``describe`` gives for the view's position, called the way
-    bot.presenter's renderer calls it (cut to Discord's 1024 characters)."""
-    module = importlib.import_module(f"render.{view.kind.value}")
-    scene = Scene(
-        names=(view.players[0].name, view.players[1].name),
-        score=view.score,
-        match_length=view.length,
-        crawford=view.crawford,
-        game_number=view.game_number,
-    )
-    last = (view.last_move.seat, view.last_move.move) if view.last_move else None
-    if view.kind is GameKind.CHECKERS:
-        black = 0 if view.colours[0] == "black" else 1
-        text = module.describe(
-            view.position, black, scene, last_move=last, draw_offered_by=view.draw_offered_by
-        )
-    else:
-        text = module.describe(
-            view.position,
-            view.turn,
-            scene,
-            last_move=last,
-            dice=view.dice,
-            cube=Cube(view.cube_value, view.cube_owner) if view.rules.cube else None,
-            cube_offered_by=view.cube_offered_by,
-        )
-    return str(text)[:1024]
+    """The alt text ``render``'s ``describe`` gives for the view's board, with the arguments
+    bot.presenter's renderer builds (cut to Discord's 1024 characters)."""
+    game, args, kwargs = board_job(view)
+    module = importlib.import_module(f"render.{game}")
+    return str(module.describe(*args, **kwargs))[:1024]
 
 
 def check_alt(board: Message, view: MatchView) -> None:
