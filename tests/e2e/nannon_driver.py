@@ -12,9 +12,10 @@ from itertools import cycle
 
 from fakediscord import Channel, FakeDiscord, InteractionHandle, Member, Message
 
-from bot.service import MatchView
+from bot.service import MatchService, MatchView, NotFoundError
 from engines import replay
-from engines.base import Phase
+from engines.base import GameMatch, Phase
+from engines.nannon import SAFETY, Move, Position
 
 from .conftest import DiceScript, boards, footer, results, service_of
 
@@ -161,3 +162,37 @@ async def answered(fake: FakeDiscord, it: InteractionHandle) -> list[str]:
     await it.response()
     await fake.wait_bot_idle()
     return ephemeral_texts(it)
+
+
+class NannonForBob:
+    """Dice for a NANNON by bob (seat 1): he wins the opening 6-1 and then rolls 6s; alice
+    rolls 1s. Use ``dice.face = NannonForBob(service).face`` with :func:`nannon_for_bob_move`."""
+
+    def __init__(self, service: MatchService) -> None:
+        self.service, self._opening_die = service, 0
+
+    def face(self) -> int:
+        try:
+            match: GameMatch | None = self.service.live_match_for_testing(MATCH_ID)
+        except NotFoundError:
+            match = None  # the accept rolls the opening before the match is loaded
+        if match is None or match.phase in (Phase.OPENING, Phase.OPENING_TIE):
+            seat, self._opening_die = self._opening_die, 1 - self._opening_die
+        else:
+            seat = match.turn
+        return 6 if seat == 1 else 1
+
+
+def nannon_for_bob_move(view: MatchView) -> str:
+    """bob races home; alice crawls, never hits and keeps out of safety when she can."""
+    position, dice = view.position, view.dice
+    assert isinstance(position, Position) and dice is not None
+
+    def progress(text: str) -> tuple[int, int]:
+        mine = position.apply(Move.parse(text, position, dice[0])).theirs
+        return sum(1 for p in mine if p == SAFETY), sum(mine)
+
+    moves = list(view.legal_moves)
+    if view.actor == 1:
+        return max(moves, key=progress)
+    return min(moves, key=lambda m: ("*" in m, progress(m)))

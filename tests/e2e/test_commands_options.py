@@ -18,12 +18,17 @@ from fakediscord import Channel, FakeDiscord, Member, Message
 from bot.app import TableBot
 from bot.presenter import SHOUT
 from bot.reminders import Reminders
-from bot.service import LeaderboardRow, MatchService, MatchView, NotFoundError
-from engines.base import GameKind, GameMatch, Phase, ResultKind
-from engines.nannon import SAFETY, Move, Position
+from bot.service import LeaderboardRow, NotFoundError
+from engines.base import GameKind, Phase, ResultKind
 
 from .conftest import DiceScript, footer, lift_rate_limit, next_board, reply_to, service_of
-from .nannon_driver import MATCH_ID, answered, faces, start_match
+from .nannon_driver import (
+    NannonForBob,
+    answered,
+    faces,
+    nannon_for_bob_move,
+    start_match,
+)
 
 pytestmark = pytest.mark.asyncio
 
@@ -512,46 +517,13 @@ async def test_stats_game_option_history_user_option_leaderboard_points(
 # --- 5 and 8. A Nannon match played out: the NANNON line of /stats, then /leaderboard ----------
 
 
-class Steer:
-    """bob (seat 1) wins the opening 6-1 and then rolls 6s; alice rolls 1s: a NANNON for bob."""
-
-    def __init__(self, service: MatchService) -> None:
-        self.service, self._opening_die = service, 0
-
-    def face(self) -> int:
-        try:
-            match: GameMatch | None = self.service.live_match_for_testing(MATCH_ID)
-        except NotFoundError:
-            match = None  # the accept rolls the opening before the match is loaded
-        if match is None or match.phase in (Phase.OPENING, Phase.OPENING_TIE):
-            seat, self._opening_die = self._opening_die, 1 - self._opening_die
-        else:
-            seat = match.turn
-        return 6 if seat == 1 else 1
-
-
-def steered_move(view: MatchView) -> str:
-    """bob races home; alice never hits and keeps out of safety when she can."""
-    position, dice = view.position, view.dice
-    assert isinstance(position, Position) and dice is not None
-
-    def progress(text: str) -> tuple[int, int]:
-        mine = position.apply(Move.parse(text, position, dice[0])).theirs
-        return sum(1 for p in mine if p == SAFETY), sum(mine)
-
-    moves = list(view.legal_moves)
-    if view.actor == 1:
-        return max(moves, key=progress)
-    return min(moves, key=lambda m: ("*" in m, progress(m)))
-
-
 async def test_nannon_match_played_out_then_stats_and_leaderboard(
     tablebot: FakeDiscord, dice: DiceScript
 ) -> None:
     fake = tablebot
     svc = service_of(fake)
     await lift_rate_limit(fake)
-    dice.face = Steer(svc).face
+    dice.face = NannonForBob(svc).face
     alice = await fake.add_member("alice")
     bob = await fake.add_member("bob")
     table, board = await start_match(fake, dice, alice, bob, 1)
@@ -561,7 +533,7 @@ async def test_nannon_match_played_out_then_stats_and_leaderboard(
         view = await table.view()
         if view.match_over:
             break
-        move = steered_move(view) if view.phase is Phase.MOVE else None
+        move = nannon_for_bob_move(view) if view.phase is Phase.MOVE else None
         mark = fake.mark()
         it = await table.play_turn(board, view, move)
         assert await answered(fake, it) == []  # no refusal

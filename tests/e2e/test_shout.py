@@ -12,47 +12,12 @@ from fakediscord import FakeDiscord, Message
 
 from bot.app import TableBot
 from bot.presenter import SHOUT
-from bot.service import MatchService, MatchView, NotFoundError
-from engines.base import GameKind, GameMatch, Phase, ResultKind
-from engines.nannon import SAFETY, Move, Position
+from engines.base import GameKind, Phase, ResultKind
 
 from .conftest import DiceScript, lift_rate_limit, service_of
-from .nannon_driver import MATCH_ID, start_match
+from .nannon_driver import NannonForBob, nannon_for_bob_move, start_match
 
 pytestmark = pytest.mark.asyncio
-
-
-class Steer:
-    """bob (seat 1) wins the opening 6-1 and then rolls 6s; alice rolls 1s."""
-
-    def __init__(self, service: MatchService) -> None:
-        self.service, self._opening_die = service, 0
-
-    def face(self) -> int:
-        try:
-            match: GameMatch | None = self.service.live_match_for_testing(MATCH_ID)
-        except NotFoundError:
-            match = None  # the accept rolls the opening before the match is loaded
-        if match is None or match.phase in (Phase.OPENING, Phase.OPENING_TIE):
-            seat, self._opening_die = self._opening_die, 1 - self._opening_die
-        else:
-            seat = match.turn
-        return 6 if seat == 1 else 1
-
-
-def choose(view: MatchView) -> str:
-    """bob races home; alice crawls, never hits and keeps out of safety when she can."""
-    position = view.position
-    assert isinstance(position, Position) and view.dice is not None
-
-    def progress(text: str) -> tuple[int, int]:
-        mine = position.apply(Move.parse(text, position, view.dice[0])).theirs
-        return sum(1 for p in mine if p == SAFETY), sum(mine)
-
-    moves = list(view.legal_moves)
-    if view.actor == 1:
-        return max(moves, key=progress)
-    return min(moves, key=lambda m: ("*" in m, progress(m)))
 
 
 def shouts(fake: FakeDiscord, messages: list[Message]) -> list[Message]:
@@ -73,7 +38,7 @@ async def test_only_the_winner_can_shout(tablebot: FakeDiscord, dice: DiceScript
     fake = tablebot
     svc = service_of(fake)
     await lift_rate_limit(fake)
-    dice.face = Steer(svc).face
+    dice.face = NannonForBob(svc).face
     alice = await fake.add_member("alice")
     bob = await fake.add_member("bob")
     carol = await fake.add_member("carol")
@@ -83,7 +48,7 @@ async def test_only_the_winner_can_shout(tablebot: FakeDiscord, dice: DiceScript
         view = await table.view()
         if view.match_over:
             break
-        move = choose(view) if view.phase is Phase.MOVE else None
+        move = nannon_for_bob_move(view) if view.phase is Phase.MOVE else None
         mark = fake.mark()
         await table.play_turn(board, view, move)
         board = await table.next_after(view, board, mark) or board
