@@ -214,3 +214,48 @@ async def forge_component(
         data = {"custom_id": menus[0]["custom_id"], "component_type": 3, "values": values}
     where = channel or by.guild.text_channels[0]
     return await fake._interact(3, data, by, where, message=message)
+
+
+# --- shared by the command tests ---------------------------------------------------------------
+
+
+def embed_text(message: Message) -> str:
+    """A message's first embed as text: title, description, then "name: value" per field."""
+    embed: dict[str, Any] = message.embeds[0]
+    parts = [embed.get("title", ""), embed.get("description", "")]
+    parts += [f"{f['name']}: {f['value']}" for f in embed.get("fields", [])]
+    return "\n".join(parts)
+
+
+def public(fake: FakeDiscord, channel: Channel) -> list[Message]:
+    """The messages everyone in ``channel`` sees."""
+    return [m for m in fake.messages(channel) if not m.ephemeral]
+
+
+async def say(fake: FakeDiscord, command: str, by: Member, where: Channel, **options: Any) -> str:
+    """Type a command in ``where``; the bot's ephemeral answer."""
+    message = await reply_to(await fake.slash(command, options, by=by, channel=where))
+    assert message.ephemeral, message
+    return message.content
+
+
+async def start(
+    fake: FakeDiscord, a: Member, b: Member, **options: Any
+) -> tuple[int, Channel, Message]:
+    """``a`` challenges ``b`` (``options`` of /challenge), who accepts: the match id, its thread
+    and its first board."""
+    it = await fake.slash("challenge", {"opponent": b, **options}, by=a)
+    invitation = (await it.response()).message
+    assert invitation is not None
+    it = await fake.click(invitation, label="Accept", by=b)
+    assert (await it.response()).type == 6
+    # A thread started from a message has the message's id.
+    thread = await fake.wait_until(lambda: fake.channels.get(invitation.id), what="the thread")
+    first = await fake.wait_until(
+        lambda: next((m for m in fake.messages(thread) if footer(m).startswith("Match #")), None),
+        what="the first board",
+    )
+    match_id = int(footer(first).split("#")[1].split(" ")[0])
+    view = await service_of(fake).match_in_thread(thread.id)
+    assert view is not None and view.match_id == match_id
+    return match_id, thread, await next_board(fake, thread, match_id, None)

@@ -19,7 +19,7 @@ from typing import Any, cast
 
 import pytest
 import pytest_asyncio
-from fakediscord import Channel, FakeDiscord, Member, Message
+from fakediscord import FakeDiscord, Member, Message
 
 from bot.app import TableBot
 from bot.presenter import board_job
@@ -29,11 +29,13 @@ from engines.base import GameKind, Phase, ResignLevel, ResultKind
 
 from .conftest import (
     DiceScript,
+    embed_text,
     footer,
     next_board,
     reply_to,
     results,
     service_of,
+    start,
     tablebot_factory,
 )
 from .nannon_driver import faces
@@ -42,13 +44,6 @@ pytestmark = pytest.mark.asyncio
 
 
 # --- helpers -----------------------------------------------------------------------------------
-
-
-def embed_text(message: Message) -> str:
-    embed: dict[str, Any] = message.embeds[0]
-    parts = [embed.get("title", ""), embed.get("description", "")]
-    parts += [f"{f['name']}: {f['value']}" for f in embed.get("fields", [])]
-    return "\n".join(parts)
 
 
 def fields(message: Message) -> dict[str, str]:
@@ -63,26 +58,6 @@ def menu_options(message: Message) -> list[dict[str, Any]]:
     menus = [c for c in message.walk_components() if c.get("type") == 3]
     assert len(menus) == 1, menus
     return list(menus[0]["options"])
-
-
-async def start(
-    fake: FakeDiscord, a: Member, b: Member, **options: Any
-) -> tuple[int, Channel, Message]:
-    """``a`` challenges ``b`` (``options`` of /challenge), who accepts: the match id, its thread
-    and its first board."""
-    it = await fake.slash("challenge", {"opponent": b, **options}, by=a)
-    invitation = (await it.response()).message
-    assert invitation is not None
-    it = await fake.click(invitation, label="Accept", by=b)
-    assert (await it.response()).type == 6
-    # A thread started from a message has the message's id.
-    thread = await fake.wait_until(lambda: fake.channels.get(invitation.id), what="the thread")
-    first = await fake.wait_until(
-        lambda: next((m for m in fake.messages(thread) if footer(m).startswith("Match #")), None),
-        what="the first board",
-    )
-    match_id = int(footer(first).split("#")[1].split(" ")[0])
-    return match_id, thread, await next_board(fake, thread, match_id, None)
 
 
 def expected_alt(view: MatchView) -> str:

@@ -8,57 +8,25 @@ Dice are scripted (``faces``): openings 6-1, so alice (seat 0) moves first, then
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from fakediscord import Channel, FakeDiscord, Member, Message
+from fakediscord import FakeDiscord
 
 from engines.base import GameKind, Phase, ResignLevel, ResultKind
 
-from .conftest import DiceScript, footer, next_board, reply_to, results, service_of
+from .conftest import (
+    DiceScript,
+    embed_text,
+    next_board,
+    public,
+    reply_to,
+    results,
+    say,
+    service_of,
+    start,
+)
 from .nannon_driver import faces
 
 pytestmark = pytest.mark.asyncio
-
-
-def embed_text(message: Message) -> str:
-    embed: dict[str, Any] = message.embeds[0]
-    parts = [embed.get("title", ""), embed.get("description", "")]
-    parts += [f"{f['name']}: {f['value']}" for f in embed.get("fields", [])]
-    return "\n".join(parts)
-
-
-async def start(
-    fake: FakeDiscord, a: Member, b: Member, game: str, points: int
-) -> tuple[int, Channel, Message]:
-    """``a`` challenges ``b``, who accepts: the match id, its thread and its first board."""
-    it = await fake.slash("challenge", {"game": game, "opponent": b, "points": points}, by=a)
-    invitation = (await it.response()).message
-    assert invitation is not None
-    it = await fake.click(invitation, label="Accept", by=b)
-    assert (await it.response()).type == 6
-    # A thread started from a message has the message's id.
-    thread = await fake.wait_until(lambda: fake.channels.get(invitation.id), what="the thread")
-    first = await fake.wait_until(
-        lambda: next((m for m in fake.messages(thread) if footer(m).startswith("Match #")), None),
-        what="the first board",
-    )
-    match_id = int(footer(first).split("#")[1].split(" ")[0])
-    view = await service_of(fake).match_in_thread(thread.id)
-    assert view is not None and view.match_id == match_id
-    return match_id, thread, await next_board(fake, thread, match_id, None)
-
-
-async def say(fake: FakeDiscord, command: str, by: Member, channel: Channel, **options: Any) -> str:
-    """Type a slash command; the bot's ephemeral answer."""
-    it = await fake.slash(command, options, by=by, channel=channel)
-    message = await reply_to(it)
-    assert message.ephemeral, message
-    return message.content
-
-
-def public(fake: FakeDiscord, channel: Channel) -> list[Message]:
-    return [m for m in fake.messages(channel) if not m.ephemeral]
 
 
 def rating_line(name: str, before: float, after: float) -> str:
@@ -73,7 +41,7 @@ async def test_roll_double_take_pass_by_command(tablebot: FakeDiscord, dice: Dic
     dice.face = faces(6, 1, then=(3,))
     alice = await fake.add_member("alice")
     bob = await fake.add_member("bob")
-    mid, thread, board = await start(fake, alice, bob, "backgammon", 5)
+    mid, thread, board = await start(fake, alice, bob, game="backgammon", points=5)
     view = await svc.get_view(mid)
     assert (view.phase, view.actor, view.dice) == (Phase.MOVE, 0, (6, 1))
 
@@ -143,7 +111,7 @@ async def test_resign_each_level_declined_accepted_then_conceded(
     dice.face = faces(6, 1, then=(3,))
     alice = await fake.add_member("alice")
     bob = await fake.add_member("bob")
-    mid, thread, board = await start(fake, alice, bob, "backgammon", 7)
+    mid, thread, board = await start(fake, alice, bob, game="backgammon", points=7)
 
     # /resign (single by default) declined: play goes on where it was.
     assert await say(fake, "resign", alice, thread) == "Resignation offered."
@@ -211,7 +179,7 @@ async def test_concede_the_match_from_the_resign_menu(
     dice.face = faces(6, 1, then=(3,))
     alice = await fake.add_member("alice")
     bob = await fake.add_member("bob")
-    mid, thread, board = await start(fake, alice, bob, "nannon", 3)
+    mid, thread, board = await start(fake, alice, bob, game="nannon", points=3)
     view = await svc.get_view(mid)
     assert view.actor == 1  # alice's opening move was forced: bob is on roll
 

@@ -21,7 +21,15 @@ from bot.reminders import Reminders
 from bot.service import LeaderboardRow, NotFoundError
 from engines.base import GameKind, Phase, ResultKind
 
-from .conftest import DiceScript, footer, lift_rate_limit, next_board, reply_to, service_of
+from .conftest import (
+    DiceScript,
+    embed_text,
+    footer,
+    lift_rate_limit,
+    next_board,
+    reply_to,
+    service_of,
+)
 from .nannon_driver import (
     NannonForBob,
     answered,
@@ -37,13 +45,6 @@ BOT_REFUSAL = "Bots don't play here: challenge a person, or anyone."
 
 
 # --- helpers -----------------------------------------------------------------------------------
-
-
-def embed_text(message: Message) -> str:
-    embed: dict[str, Any] = message.embeds[0]
-    parts = [embed.get("title", ""), embed.get("description", "")]
-    parts += [f"{f['name']}: {f['value']}" for f in embed.get("fields", [])]
-    return "\n".join(parts)
 
 
 def labels(message: Message) -> list[str]:

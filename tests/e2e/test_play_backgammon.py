@@ -24,6 +24,7 @@ from engines.gnubg import MatchId
 
 from .conftest import (
     DiceScript,
+    embed_text,
     lift_rate_limit,
     next_board,
     next_board_or_end,
@@ -55,13 +56,6 @@ class QueuedDice:
 def embed_fields(message: Message) -> dict[str, str]:
     embed: dict[str, Any] = message.embeds[0]
     return {f["name"]: f["value"] for f in embed.get("fields", [])}
-
-
-def embed_text(message: Message) -> str:
-    embed: dict[str, Any] = message.embeds[0]
-    parts = [embed.get("title", ""), embed.get("description", "")]
-    parts += [f"{f['name']}: {f['value']}" for f in embed.get("fields", [])]
-    return "\n".join(parts)
 
 
 def parse(view: MatchView, text: str) -> Play:

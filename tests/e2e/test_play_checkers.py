@@ -5,24 +5,15 @@ in a one-game match leads to another game, with the colours swapped."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from fakediscord import FakeDiscord, Member, Message
 
 from engines.base import Phase, ResultKind
 from engines.checkers import Board
 
-from .conftest import next_board, results, service_of
+from .conftest import embed_text, next_board, results, service_of
 
 pytestmark = pytest.mark.asyncio
-
-
-def embed_text(message: Message) -> str:
-    embed: dict[str, Any] = message.embeds[0]
-    parts = [embed.get("title", ""), embed.get("description", "")]
-    parts += [f"{f['name']}: {f['value']}" for f in embed.get("fields", [])]
-    return "\n".join(parts)
 
 
 def labels(message: Message) -> set[str]:

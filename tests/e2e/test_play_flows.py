@@ -4,24 +4,15 @@ and Rematch buttons, and people clicking buttons that are not theirs."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from fakediscord import FakeDiscord, InteractionHandle, Member, Message
 
 from bot.service import ChallengeStatus
 from engines.base import GameKind, Phase, ResultKind
 
-from .conftest import next_board, results, service_of
+from .conftest import embed_text, next_board, results, service_of
 
 pytestmark = pytest.mark.asyncio
-
-
-def embed_text(message: Message) -> str:
-    embed: dict[str, Any] = message.embeds[0]
-    parts = [embed.get("title", ""), embed.get("description", "")]
-    parts += [f"{f['name']}: {f['value']}" for f in embed.get("fields", [])]
-    return "\n".join(parts)
 
 
 async def ephemeral_text(it: InteractionHandle) -> str:

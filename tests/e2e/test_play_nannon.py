@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 from fakediscord import Channel, FakeDiscord, Member, Message
@@ -18,7 +17,7 @@ from engines.actions import Roll, action_from_dict
 from engines.base import GameKind, GameMatch, Phase, ResultKind
 from engines.nannon import SAFETY, Position
 
-from .conftest import DiceScript, next_board, next_board_or_end, results, service_of
+from .conftest import DiceScript, embed_text, next_board, next_board_or_end, results, service_of
 
 pytestmark = pytest.mark.asyncio
 
@@ -112,13 +111,6 @@ class Driver:
 def _match_id(board: Message) -> str:
     text = board.embeds[0]["footer"]["text"]
     return text.split("#", 1)[1].split(" ", 1)[0]
-
-
-def embed_text(message: Message) -> str:
-    embed: dict[str, Any] = message.embeds[0]
-    parts = [embed.get("title", ""), embed.get("description", "")]
-    parts += [f"{f['name']}: {f['value']}" for f in embed.get("fields", [])]
-    return "\n".join(parts)
 
 
 async def test_nannon_match_to_3(tablebot: FakeDiscord, dice: DiceScript) -> None:

@@ -12,17 +12,10 @@ from fakediscord import FakeDiscord, Message
 from bot.views import NO_MOVE_LABEL
 from engines.base import Phase
 
-from .conftest import DiceScript, service_of
+from .conftest import DiceScript, embed_text, service_of
 from .nannon_driver import answered, faces, start_match
 
 pytestmark = pytest.mark.asyncio
-
-
-def embed_text(message: Message) -> str:
-    embed: dict[str, Any] = message.embeds[0]
-    parts = [embed.get("title", ""), embed.get("description", "")]
-    parts += [f"{f['name']}: {f['value']}" for f in embed.get("fields", [])]
-    return "\n".join(parts)
 
 
 def menu(message: Message) -> dict[str, Any]:

@@ -9,25 +9,24 @@ bob is on roll with the first board.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from fakediscord import Channel, FakeDiscord, Member, Message
 from fakediscord.model import CREATE_PUBLIC_THREADS
 
 from engines.base import Phase
 
-from .conftest import DiceScript, next_board, reply_to, revoke_bot_permission, service_of
+from .conftest import (
+    DiceScript,
+    next_board,
+    public,
+    reply_to,
+    revoke_bot_permission,
+    say,
+    service_of,
+)
 from .nannon_driver import faces
 
 pytestmark = pytest.mark.asyncio
-
-
-async def say(fake: FakeDiscord, command: str, by: Member, where: Channel, **options: Any) -> str:
-    """Type a command in ``where``; the bot's ephemeral answer."""
-    message = await reply_to(await fake.slash(command, options, by=by, channel=where))
-    assert message.ephemeral, message
-    return message.content
 
 
 async def invite(
@@ -47,10 +46,6 @@ async def accepted_in_thread(
     await fake.click(invitation, label="Accept", by=by)
     thread = await fake.wait_until(lambda: fake.channels.get(invitation.id), what="the thread")
     return thread, await next_board(fake, thread, match_id, None)
-
-
-def public(fake: FakeDiscord, channel: Channel) -> list[Message]:
-    return [m for m in fake.messages(channel) if not m.ephemeral]
 
 
 async def test_parent_channel_command_finds_the_only_match_and_refuses_two(
