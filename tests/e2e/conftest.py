@@ -239,15 +239,12 @@ async def say(fake: FakeDiscord, command: str, by: Member, where: Channel, **opt
     return message.content
 
 
-async def start(
-    fake: FakeDiscord, a: Member, b: Member, **options: Any
-) -> tuple[int, Channel, Message]:
-    """``a`` challenges ``b`` (``options`` of /challenge), who accepts: the match id, its thread
-    and its first board."""
-    it = await fake.slash("challenge", {"opponent": b, **options}, by=a)
-    invitation = (await it.response()).message
-    assert invitation is not None
-    it = await fake.click(invitation, label="Accept", by=b)
+async def accept_in_thread(
+    fake: FakeDiscord, invitation: Message, by: Member
+) -> tuple[int, Channel]:
+    """``by`` accepts the invitation: the match id and the thread the match moved to (once its
+    first board is there)."""
+    it = await fake.click(invitation, label="Accept", by=by)
     assert (await it.response()).type == 6
     # A thread started from a message has the message's id.
     thread = await fake.wait_until(lambda: fake.channels.get(invitation.id), what="the thread")
@@ -258,4 +255,16 @@ async def start(
     match_id = int(footer(first).split("#")[1].split(" ")[0])
     view = await service_of(fake).match_in_thread(thread.id)
     assert view is not None and view.match_id == match_id
+    return match_id, thread
+
+
+async def start(
+    fake: FakeDiscord, a: Member, b: Member, **options: Any
+) -> tuple[int, Channel, Message]:
+    """``a`` challenges ``b`` (``options`` of /challenge), who accepts: the match id, its thread
+    and its first board."""
+    it = await fake.slash("challenge", {"opponent": b, **options}, by=a)
+    invitation = (await it.response()).message
+    assert invitation is not None
+    match_id, thread = await accept_in_thread(fake, invitation, b)
     return match_id, thread, await next_board(fake, thread, match_id, None)

@@ -23,8 +23,8 @@ from engines.base import GameKind, Phase, ResultKind
 
 from .conftest import (
     DiceScript,
+    accept_in_thread,
     embed_text,
-    footer,
     lift_rate_limit,
     next_board,
     reply_to,
@@ -76,22 +76,6 @@ async def invite(
     assert response.type == 4 and not response.ephemeral, response
     assert response.message is not None
     return response.message
-
-
-async def accept(fake: FakeDiscord, invitation: Message, by: Member) -> tuple[int, Channel]:
-    """``by`` accepts: the match id and the thread the match moved to."""
-    it = await fake.click(invitation, label="Accept", by=by)
-    assert (await it.response()).type == 6
-    # A thread started from a message has the message's id.
-    thread = await fake.wait_until(lambda: fake.channels.get(invitation.id), what="the thread")
-    first = await fake.wait_until(
-        lambda: next((m for m in fake.messages(thread) if footer(m).startswith("Match #")), None),
-        what="the first board",
-    )
-    match_id = int(footer(first).split("#")[1].split(" ")[0])
-    view = await service_of(fake).match_in_thread(thread.id)
-    assert view is not None and view.match_id == match_id
-    return match_id, thread
 
 
 async def finished(fake: FakeDiscord, winner: Member, loser: Member, game: str, length: int) -> int:
@@ -181,7 +165,7 @@ async def test_config_times_saved_shown_and_used(tablebot: FakeDiscord, dice: Di
     invitation = await invite(fake, alice, game="nannon", opponent=bob, points=3)
     challenge = await svc.get_challenge(1, fake.guild.id)
     assert challenge.expires_at - challenge.created_at == 7 * 60
-    mid, thread = await accept(fake, invitation, bob)
+    mid, thread = await accept_in_thread(fake, invitation, bob)
     view = await svc.get_view(mid)
     assert (view.phase, view.actor) == (Phase.ROLL, 1)  # alice's 6-1 opening move was forced
     start = view.last_action_at
@@ -240,7 +224,7 @@ async def test_config_automation_off_no_auto_roll_no_forced_move(
     # With auto-move on it is played for her (tests/e2e/test_commands.py); here it waits.
     dice.face = faces(6, 1, then=(3,))
     invitation = await invite(fake, alice, game="nannon", opponent=bob, points=3)
-    mid, thread = await accept(fake, invitation, bob)
+    mid, thread = await accept_in_thread(fake, invitation, bob)
     board = await next_board(fake, thread, mid, None)
     view = await svc.get_view(mid)
     assert (view.phase, view.actor, view.dice) == (Phase.MOVE, 0, (5,))
@@ -369,7 +353,7 @@ async def test_challenge_options_reach_the_rules(
 
     # A tied opening first (3-3), then 6-1: with one automatic double the cube starts at 2.
     dice.face = faces(3, 3, 6, 1, then=(3,))
-    mid, thread = await accept(fake, invitation, bob)
+    mid, thread = await accept_in_thread(fake, invitation, bob)
     board = await next_board(fake, thread, mid, None)
     view = await svc.get_view(mid)
     for name, value in rules.items():
@@ -400,7 +384,7 @@ async def test_crawford_false_leaves_the_cube_live_after_match_point(
         invitation = await invite(
             fake, alice, game="nannon", opponent=bob, points=2, crawford=crawford
         )
-        mid, thread = await accept(fake, invitation, bob)
+        mid, thread = await accept_in_thread(fake, invitation, bob)
         assert mid == match_id
         board = await next_board(fake, thread, mid, None)
         # alice resigns a single game: bob leads 1-0 in a match to 2.
