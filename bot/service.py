@@ -695,7 +695,7 @@ class MatchService:
         """Accept a challenge: create the match (seat 0 = challenger), roll the opening."""
         challenge = await self.get_challenge(challenge_id, guild_id)
         now = self._clock()
-        self._check_open(challenge, now)
+        self._check_open(challenge)
         if user_id == challenge.challenger.user_id:
             raise GameError("You can't play against yourself.")
         if challenge.opponent is not None and challenge.opponent.user_id != user_id:
@@ -777,16 +777,14 @@ class MatchService:
         return "game" if record.game is GameKind.CHECKERS else "point"
 
     @staticmethod
-    def _check_open(challenge: Challenge, now: float) -> None:
-        """Refuse to answer a challenge that is no longer open. Past its expiry time a challenge
-        is expired even before :meth:`expire_challenges` records it: accept, decline and cancel
-        all refuse it alike, and write nothing (the sweep records it and closes its invitation).
-        """
+    def _check_open(challenge: Challenge) -> None:
+        """Refuse to answer a challenge (as :meth:`get_challenge` gives it: expired once past
+        its time, even before :meth:`expire_challenges` records it) that is no longer open.
+        Accept, decline and cancel refuse alike and write nothing; the sweep records the expiry
+        and closes the invitation."""
         if challenge.status is ChallengeStatus.ACCEPTED:
             raise StaleActionError("This challenge was already accepted.")
-        if challenge.status is ChallengeStatus.EXPIRED or (
-            challenge.status is ChallengeStatus.OPEN and now >= challenge.expires_at
-        ):
+        if challenge.status is ChallengeStatus.EXPIRED:
             raise GameError(_EXPIRED)
         if challenge.status is not ChallengeStatus.OPEN:
             raise GameError(f"This challenge is {challenge.status.value}.")
@@ -794,7 +792,7 @@ class MatchService:
     async def decline(self, challenge_id: int, guild_id: int, user_id: int) -> Challenge:
         """The named opponent declines (for an open challenge: nobody may decline)."""
         challenge = await self.get_challenge(challenge_id, guild_id)
-        self._check_open(challenge, self._clock())
+        self._check_open(challenge)
         if challenge.opponent is None:
             raise GameError("An open challenge can't be declined: just leave it.")
         if challenge.opponent.user_id != user_id:
@@ -804,7 +802,7 @@ class MatchService:
     async def cancel(self, challenge_id: int, guild_id: int, user_id: int) -> Challenge:
         """The challenger withdraws an open challenge."""
         challenge = await self.get_challenge(challenge_id, guild_id)
-        self._check_open(challenge, self._clock())
+        self._check_open(challenge)
         if challenge.challenger.user_id != user_id:
             raise NotYourTurnError(f"Only {challenge.challenger.name} can cancel this challenge.")
         return await self._close_challenge(challenge, ChallengeStatus.CANCELLED)
