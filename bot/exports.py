@@ -53,7 +53,7 @@ class _Game:
     number: int
     score: tuple[int, int]
     records: list[tuple[int, str]] = field(default_factory=list)  # (player, cell text)
-    # (how, winner, points written): "move", "drop", "resign" or "concede"
+    # (how, winner, points written): "move", "drop" or "resign" (a concession is written as one)
     ending: tuple[str, int, int] | None = None
 
 
@@ -131,7 +131,7 @@ def _games(
         if isinstance(action, Drop):
             game.ending = ("drop", winner, points)
         elif isinstance(action, ConcedeMatch):
-            game.ending = ("concede", winner, _concession_points(points, ended.cube))
+            game.ending = ("resign", winner, _concession_points(points, ended.cube))
             score = match.score
             conceded = _Concession(1 - winner, action.reason, (score[0], score[1]))
         elif isinstance(action, AcceptResign):
@@ -176,7 +176,7 @@ def _render_game(game: _Game, names: tuple[str, str]) -> list[str]:
         gap = "\n      " if i & 1 else " " * 23
         text = f" Drops{gap}{wins}"
         out.append(text + "\n\n" if i & 1 else f"{(i >> 1) + 1:3d}) {text:<{_LEFT_WIDTH}} \n\n")
-    elif how in ("resign", "concede"):
+    elif how == "resign":
         if winner == 0:  # player 1 resigned: the result goes in the left column
             out.append(("\n" if i & 1 else "") + f"      {wins}\n\n")
         else:
