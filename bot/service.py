@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 from bot.exports import mat_export, pdn_export
+from bot.move_list import MoveList
 from bot.ratings import INITIAL_RATING, elo_changes, fibs_changes
 from bot.store import STAT_COLUMNS, NewEvent, StatUpdate, Store, VersionConflict
 from engines import match_from_snapshot, new_match
@@ -202,7 +203,7 @@ class MatchView:
     gnubg_match_id: str | None  # backgammon only
     position: Any  # the engine's position (or checkers board) seen from the side on turn
     pips: tuple[int, int] | None  # backgammon, per seat
-    legal_moves: tuple[str, ...]  # for the current roll, ordered helpfully
+    legal_moves: MoveList  # for the current roll, ordered helpfully; written as they are read
     last_move: LastMove | None
     games: tuple[GameResult, ...]
     winner_seat: int | None
@@ -222,7 +223,8 @@ class MatchView:
     @property
     def must_pass(self) -> bool:
         """The roll on the board can't be played: its player passes with ``no move``."""
-        return self.phase is Phase.MOVE and self.legal_moves == (NO_MOVE,)
+        moves = self.legal_moves
+        return self.phase is Phase.MOVE and len(moves) == 1 and moves[0] == NO_MOVE
 
     def seat_of(self, user_id: int) -> int | None:
         for seat, player in enumerate(self.players):
@@ -515,7 +517,7 @@ class _Live:
     valid: bool = True  # False once evicted: a waiter must reload
     # The legal moves (hits first) and their notation, for the state after this many actions:
     # generating and formatting them is most of an action's engine time, so do it once.
-    legal: tuple[int, tuple[Any, ...], tuple[str, ...]] | None = None
+    legal: tuple[int, tuple[Any, ...], MoveList] | None = None
 
 
 @dataclass
@@ -1523,18 +1525,20 @@ class MatchService:
         match = live.match
         if match.rules.auto_pass or match.phase is not Phase.MOVE:
             return False
-        return cls._legal(live)[1] == (NO_MOVE,)
+        texts = cls._legal(live)[1]
+        return len(texts) == 1 and texts[0] == NO_MOVE
 
     @staticmethod
-    def _legal(live: _Live) -> tuple[tuple[Any, ...], tuple[str, ...]]:
-        """The legal moves now, hits first, and their notation; computed once per state."""
+    def _legal(live: _Live) -> tuple[tuple[Any, ...], MoveList]:
+        """The legal moves now, hits first, and their notation (written as it is read);
+        computed once per state."""
         match = live.match
         applied = len(match.actions)  # apply() is the only way the service changes a match
         cached = live.legal
         if cached is not None and cached[0] == applied:
             return cached[1], cached[2]
         moves = tuple(sorted(match.legal_moves(), key=lambda m: -_hits(m)))
-        texts = tuple(match.format_move(m) for m in moves)
+        texts = MoveList(moves, match.format_move)
         live.legal = (applied, moves, texts)
         return moves, texts
 
