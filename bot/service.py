@@ -12,6 +12,7 @@ import asyncio
 import json
 import logging
 import math
+import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -1184,9 +1185,9 @@ class MatchService:
 
         winner = match.winner()
 
-        async def finish(conn: Any) -> tuple[list[StatUpdate], dict[str, Any]]:
-            # Inside the action's transaction, under the store's write lock.
-            updates, rating_changes[:] = await self._rate(conn, record, winner)
+        def finish(db: sqlite3.Connection) -> tuple[list[StatUpdate], dict[str, Any]]:
+            # Inside the action's transaction, on the store's thread.
+            updates, rating_changes[:] = self._rate(db, record, winner)
             return updates, {"rating_changes": json.dumps([asdict(c) for c in rating_changes])}
 
         await self.store.commit_action(
@@ -1234,12 +1235,13 @@ class MatchService:
         return updates
 
     @staticmethod
-    async def _rate(
-        conn: Any, record: _Record, winner: int | None
+    def _rate(
+        db: sqlite3.Connection, record: _Record, winner: int | None
     ) -> tuple[list[StatUpdate], list[RatingChange]]:
-        """Match-end stats and ratings, read and written inside the commit's transaction."""
+        """Match-end stats and ratings, read and written inside the commit's transaction (on
+        the store's thread: it only reads ``db`` and computes)."""
         ids = [p.user_id for p in record.players]
-        rows = await Store.rating_rows(conn, record.guild_id, record.game.value, ids)
+        rows = Store.rating_rows(db, record.guild_id, record.game.value, ids)
         rating = [float(rows[i]["rating"]) if i in rows else INITIAL_RATING for i in ids]
         experience = [int(rows[i]["experience"]) if i in rows else 0 for i in ids]
         streak = [int(rows[i]["streak"]) if i in rows else 0 for i in ids]

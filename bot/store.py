@@ -2,17 +2,17 @@
 ratings and stats. All SQL lives here; the service decides what to write.
 
 One aiosqlite connection in autocommit mode (``isolation_level=None``). aiosqlite runs every
-call on its own thread, one at a time and in order, so each ``await`` is one round trip there.
-Statements of two coroutines would interleave on the one connection, so every write takes the
-write lock: a multi-statement write is one explicit ``BEGIN IMMEDIATE`` ... ``COMMIT`` block
-(``ROLLBACK`` on any error), and a single-statement write is one autocommit statement (its own
-transaction, one trip). Reads take no lock; they queue on the same connection in order.
+call on its own thread, one at a time and in order. Every write is exactly one such call: a
+transaction runs whole on that thread (``BEGIN IMMEDIATE``, its statements, ``COMMIT``, or
+``ROLLBACK`` on any error) and a single-statement write is one autocommit statement. So no
+statement of another coroutine can land inside a transaction, without a lock, and an action
+waits for the thread once, however many statements it has. (Each statement handed to the
+thread separately cost a round trip through the event loop, and each round trip under load
+waited for the loop's other work: three per action made the commit the slowest part of it.)
 
-An action costs the fewest trips the work needs: JSON is encoded before the transaction with
-one shared compact encoder, statements are awaited without opening or closing extra cursors,
-the events go in one multi-row INSERT, stats are one upsert per batch of players, and the
-statements between BEGIN and COMMIT are queued back to back, so an action waits for the event
-loop three times (BEGIN, its statements, COMMIT) however many statements it has.
+aiosqlite has no public call that runs a function on its thread (omnilib/aiosqlite#19), so
+:func:`_on_thread` uses its ``_execute`` and ``_conn``, present since aiosqlite 0.11;
+pyproject.toml caps aiosqlite at the versions tested.
 
 Checkpoints stay off the write path. SQLite's automatic checkpoint runs inside the COMMIT that
 crosses its threshold and fsyncs the database there, so one action in a few hundred waited for
@@ -28,16 +28,18 @@ import asyncio
 import json
 import logging
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import groupby
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import aiosqlite
 
 log = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
 
 BUSY_TIMEOUT_MS = 5000
 CHECKPOINT_INTERVAL_S = 1.0
@@ -241,9 +243,6 @@ class Store:
         checkpoint_interval: float = CHECKPOINT_INTERVAL_S,
     ) -> None:
         self.conn = conn
-        # Held for a whole write (transaction or single statement), so no other coroutine's
-        # statement can land inside it on the shared connection.
-        self._write_lock = asyncio.Lock()
         self._closed = False
         self._checkpoint_conn = checkpoint_conn
         self._checkpoint_interval = checkpoint_interval
@@ -301,11 +300,9 @@ class Store:
             await asyncio.wait([self._checkpointer])
         if self._checkpoint_conn is not None:
             await self._checkpoint_conn.close()
-        # asyncio.Lock is first come, first served: the writes admitted before this point
-        # run before close gets the lock; aiosqlite's queue finishes the reads before closing.
-        # The last connection to close checkpoints the WAL and removes it.
-        async with self._write_lock:
-            await self.conn.close()
+        # aiosqlite's queue runs the writes and reads already queued, then closes. The last
+        # connection to close checkpoints the WAL and removes it.
+        await self.conn.close()
 
     async def checkpoint(self) -> CheckpointResult:
         """One ``PASSIVE`` checkpoint on the checkpoint connection: copies what it can of the
@@ -333,60 +330,20 @@ class Store:
         if self._closed:
             raise StoreError("The database is closed.")
 
-    @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
-        """One ``BEGIN IMMEDIATE`` transaction under the write lock: committed on exit, rolled
-        back on any error (or cancellation). Returns once the COMMIT has run."""
+    async def transaction(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        """``work(db)`` as one ``BEGIN IMMEDIATE`` ... ``COMMIT`` transaction, rolled back if it
+        raises, in one call on the connection's thread: nothing else runs on the connection
+        meanwhile. ``work`` runs on that thread, so it must only compute and use ``db``.
+
+        Once queued the call runs to its end even if the caller is cancelled: the transaction
+        then commits or rolls back whole, and the caller just doesn't hear which."""
         self._check_open()
-        await self._write_lock.acquire()
-        locked = True
-        try:
-            conn = self.conn
-            try:
-                # Inside the try: if the task is cancelled while BEGIN is queued, BEGIN still
-                # runs, and the rollback below (queued after it) ends that transaction.
-                await conn.execute("BEGIN IMMEDIATE")
-                yield conn
-            except BaseException:
-                # A no-op when no transaction is open (BEGIN failed, or SQLite already
-                # rolled back).
-                await conn.rollback()
-                raise
-            # The rollback behind COMMIT is a no-op after a good COMMIT, and ends a
-            # transaction a failed COMMIT left open before the next writer's BEGIN runs.
-            done = self._queue_then_release(conn.execute("COMMIT"), conn.rollback())
-            locked = False
-        finally:
-            if locked:
-                self._write_lock.release()
-        await asyncio.shield(done)
-
-    def _queue_then_release(self, *calls: Awaitable[Any]) -> asyncio.Future[list[Any]]:
-        """Start ``calls`` and hand the write lock on as soon as they are queued on the
-        connection, not when they have run: the next writer's statements queue behind them
-        (aiosqlite runs a connection's calls in order), so they can't land inside this write,
-        and its wait for this one's results overlaps with them.
-
-        ``gather`` schedules its tasks in argument order, each queues its call on its first
-        step, and the release is scheduled after them (the loop runs callbacks first in,
-        first out), so no writer can queue anything before these calls are queued.
-        """
-        done = asyncio.gather(*calls)
-        asyncio.get_running_loop().call_soon(self._write_lock.release)
-        return done
+        return await _on_thread(self.conn, lambda db: _in_transaction(db, work))
 
     async def _write_one(self, sql: str, params: Sequence[Any] = ()) -> aiosqlite.Cursor:
-        """One statement, its own (autocommit) transaction: one trip, queued under the write
-        lock, so it never lands inside another coroutine's transaction."""
+        """One statement, its own (autocommit) transaction: one call on the thread."""
         self._check_open()
-        await self._write_lock.acquire()
-        try:
-            done = self._queue_then_release(self.conn.execute(sql, params))
-        except BaseException:
-            self._write_lock.release()
-            raise
-        cursor: aiosqlite.Cursor = (await asyncio.shield(done))[0]
-        return cursor
+        return await self.conn.execute(sql, params)
 
     async def user_version(self) -> int:
         row = await self.fetchone("PRAGMA user_version")
@@ -402,12 +359,7 @@ class Store:
             )
         for step in range(current, len(MIGRATIONS)):
             try:
-                async with self.transaction() as conn:
-                    for statement in MIGRATIONS[step].split(";"):
-                        if statement.strip():
-                            await conn.execute(statement)
-                    # PRAGMA takes no parameters; step is an int we control.
-                    await conn.execute(f"PRAGMA user_version = {step + 1}")
+                await self.transaction(partial(_migrate_step, step))
             except sqlite3.Error as exc:
                 # The step's transaction rolled back: the database is as the last good step left it.
                 raise StoreError(
@@ -465,19 +417,19 @@ class Store:
         )
 
     async def expire_challenges(self, now: float) -> list[sqlite3.Row]:
-        async with self.transaction() as conn:
-            rows = list(
-                await conn.execute_fetchall(
-                    "SELECT * FROM challenges WHERE status = 'open' AND expires_at <= ?", (now,)
-                )
-            )
+        def expire(db: sqlite3.Connection) -> list[sqlite3.Row]:
+            rows = db.execute(
+                "SELECT * FROM challenges WHERE status = 'open' AND expires_at <= ?", (now,)
+            ).fetchall()
             if rows:
-                await conn.execute(
+                db.execute(
                     "UPDATE challenges SET status = 'expired' "
                     "WHERE status = 'open' AND expires_at <= ?",
                     (now,),
                 )
-        return rows
+            return rows
+
+        return await self.transaction(expire)
 
     # --- matches ------------------------------------------------------------------------------
 
@@ -496,34 +448,30 @@ class Store:
         sql = _insert_sql("matches", values)
         params = tuple(values.values())
         version = values.get("version", 0)
-        # Encoded before the transaction: the write lock is held only for the SQL.
+        # Encoded here, not on the connection's thread: it runs only the SQL.
         encoded = _encode_events(events)
         snapshot_text = _dumps(snapshot)
         results = list(game_results)
-        async with self.transaction() as conn:
-            cursor = await conn.execute(
+
+        def create(db: sqlite3.Connection) -> int | None:
+            cursor = db.execute(
                 "UPDATE challenges SET status = 'accepted' WHERE id = ? AND status = 'open'",
                 (challenge_id,),
             )
             if cursor.rowcount != 1:
                 return None
-            cursor = await conn.execute(sql, params)
-            match_id = cursor.lastrowid
+            match_id = db.execute(sql, params).lastrowid
             assert match_id is not None
-            await _pipelined(
-                [
-                    conn.execute(
-                        "UPDATE challenges SET match_id = ? WHERE id = ?", (match_id, challenge_id)
-                    ),
-                    *_append(conn, match_id, 0, encoded),
-                    conn.execute(
-                        "INSERT INTO snapshots (match_id, version, data) VALUES (?, ?, ?)",
-                        (match_id, version, snapshot_text),
-                    ),
-                    *_insert_results(conn, match_id, results),
-                ]
+            db.execute("UPDATE challenges SET match_id = ? WHERE id = ?", (match_id, challenge_id))
+            _append(db, match_id, 0, encoded)
+            db.execute(
+                "INSERT INTO snapshots (match_id, version, data) VALUES (?, ?, ?)",
+                (match_id, version, snapshot_text),
             )
+            _insert_results(db, match_id, results)
             return match_id
+
+        return await self.transaction(create)
 
     async def match_row(self, match_id: int) -> sqlite3.Row | None:
         return await self.fetchone("SELECT * FROM matches WHERE id = ?", (match_id,))
@@ -568,48 +516,39 @@ class Store:
         """The one transaction of an action: append events, replace the snapshot, update the
         match row (``changes``), record finished games and stats, bump the version.
 
-        A plain action waits on the loop three times: BEGIN IMMEDIATE; then the version-checked
-        match UPDATE, one multi-row events INSERT and the snapshot UPDATE (plus finished games
-        and stats) queued back to back (:func:`_pipelined`); COMMIT. BEGIN is awaited alone so
-        that, if it fails, none of the statements runs outside a transaction; the version is
-        checked before COMMIT is queued. ``finish`` runs first inside the
-        transaction (it reads ratings there, so two matches ending at once can't lose an
-        update) and returns more stat updates and match columns.
+        One call on the connection's thread (see :meth:`transaction`). ``finish`` runs first
+        inside the transaction, on that thread (it reads ratings there, so two matches ending
+        at once can't lose an update) and returns more stat updates and match columns.
         Raises :class:`VersionConflict` (and writes nothing) if the version moved.
         """
         encoded = _encode_events(events)
         snapshot_text = _dumps(snapshot)
         results = list(game_results)
         stats = list(stat_updates)
-        async with self.transaction() as conn:
+
+        def commit(db: sqlite3.Connection) -> None:
             columns = changes
+            all_stats = stats
             if finish is not None:
-                extra_stats, extra_changes = await finish(conn)
-                stats.extend(extra_stats)
+                extra_stats, extra_changes = finish(db)
+                all_stats = [*stats, *extra_stats]
                 columns = {**changes, **extra_changes}
             sets = "".join(f"{column} = ?, " for column in columns)
-
-            def check_version(cursor: aiosqlite.Cursor) -> None:
-                if cursor.rowcount != 1:
-                    raise VersionConflict(match_id)
-
-            await _pipelined(
-                [
-                    conn.execute(
-                        f"UPDATE matches SET {sets}version = version + 1 "
-                        "WHERE id = ? AND version = ?",
-                        (*columns.values(), match_id, expected_version),
-                    ),
-                    *_append(conn, match_id, first_seq, encoded),
-                    conn.execute(
-                        "UPDATE snapshots SET version = ?, data = ? WHERE match_id = ?",
-                        (expected_version + 1, snapshot_text, match_id),
-                    ),
-                    *_insert_results(conn, match_id, results),
-                    *_apply_stats(conn, stats),
-                ],
-                first=check_version,
+            cursor = db.execute(
+                f"UPDATE matches SET {sets}version = version + 1 WHERE id = ? AND version = ?",
+                (*columns.values(), match_id, expected_version),
             )
+            if cursor.rowcount != 1:
+                raise VersionConflict(match_id)
+            _append(db, match_id, first_seq, encoded)
+            db.execute(
+                "UPDATE snapshots SET version = ?, data = ? WHERE match_id = ?",
+                (expected_version + 1, snapshot_text, match_id),
+            )
+            _insert_results(db, match_id, results)
+            _apply_stats(db, all_stats)
+
+        await self.transaction(commit)
 
     async def update_match(self, match_id: int, **changes: Any) -> None:
         """Set bookkeeping columns (thread, board message, reminder) without a new version."""
@@ -629,15 +568,15 @@ class Store:
     # --- ratings and stats --------------------------------------------------------------------
 
     @staticmethod
-    async def rating_rows(
-        conn: aiosqlite.Connection, guild_id: int, game: str, user_ids: Sequence[int]
-    ) -> dict[int, sqlite3.Row]:
+    def rating_rows(
+        db: sqlite3.Connection, guild_id: int, game: str, user_ids: Sequence[int]
+    ) -> Mapping[int, sqlite3.Row]:
         """The ratings rows of ``user_ids``; for a :data:`Finisher`, inside its transaction."""
         marks = ", ".join("?" for _ in user_ids)
-        rows = await conn.execute_fetchall(
+        rows = db.execute(
             f"SELECT * FROM ratings WHERE guild_id = ? AND game = ? AND user_id IN ({marks})",
             (guild_id, game, *user_ids),
-        )
+        ).fetchall()
         return {row["user_id"]: row for row in rows}
 
     async def length_board(
@@ -679,23 +618,57 @@ class Store:
         self, match_id: int, game_number: int, user_id: int, guild_id: int, game: str, at: float
     ) -> bool:
         """Insert the shout once per game and count it; False if already shouted."""
-        async with self.transaction() as conn:
-            cursor = await conn.execute(
+
+        def shout(db: sqlite3.Connection) -> bool:
+            cursor = db.execute(
                 "INSERT OR IGNORE INTO shouts (match_id, game_number, user_id, at) "
                 "VALUES (?, ?, ?, ?)",
                 (match_id, game_number, user_id, at),
             )
             if cursor.rowcount != 1:
                 return False
-            await conn.execute(
+            db.execute(
                 "UPDATE ratings SET nannons_shouted = nannons_shouted + 1 "
                 "WHERE guild_id = ? AND game = ? AND user_id = ?",
                 (guild_id, game, user_id),
             )
             return True
 
+        return await self.transaction(shout)
 
-# --- statement builders, run inside a transaction ------------------------------------------
+
+# --- running on the connection's thread -----------------------------------------------------
+
+
+async def _on_thread(conn: aiosqlite.Connection, work: Callable[[sqlite3.Connection], _T]) -> _T:
+    """``work(db)`` on aiosqlite's thread, in order with the connection's other calls, where
+    ``db`` is the connection's ``sqlite3.Connection`` (private to that thread)."""
+    run: Callable[..., Awaitable[_T]] = conn._execute  # untyped in aiosqlite
+    return await run(lambda: work(conn._conn))
+
+
+def _in_transaction(db: sqlite3.Connection, work: Callable[[sqlite3.Connection], _T]) -> _T:
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        result = work(db)
+        db.execute("COMMIT")
+    except BaseException:
+        # Also after a failed COMMIT, which leaves the transaction open.
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+    return result
+
+
+def _migrate_step(step: int, db: sqlite3.Connection) -> None:
+    for statement in MIGRATIONS[step].split(";"):
+        if statement.strip():
+            db.execute(statement)
+    # PRAGMA takes no parameters; step is an int we control.
+    db.execute(f"PRAGMA user_version = {step + 1}")
+
+
+# --- statements run inside a transaction ------------------------------------------------------
 
 
 def _insert_sql(table: str, values: dict[str, Any]) -> str:
@@ -710,35 +683,11 @@ def _encode_events(events: Sequence[NewEvent]) -> list[_EventParams]:
     return [(e.at, e.actor, e.kind, _dumps(e.payload)) for e in events]
 
 
-_Call = Awaitable[Any]
-
-
-async def _pipelined(
-    calls: Sequence[_Call], *, first: Callable[[Any], None] | None = None
-) -> list[Any]:
-    """Run a transaction's statements back to back: one wait for the event loop, not one each.
-
-    aiosqlite runs a connection's calls one at a time in the order they were queued, and each
-    call is queued on its first step; ``gather`` starts its tasks in argument order, so the
-    statements run in list order, each right after the previous one, on aiosqlite's thread.
-    Every call runs even when an earlier one fails (the caller's transaction then rolls back
-    all of them). ``first`` checks the first result before any failure is raised (the
-    version check: a stale action is a conflict, not the duplicate key that follows it).
-    """
-    outcomes = await asyncio.gather(*calls, return_exceptions=True)
-    if first is not None and not isinstance(outcomes[0], BaseException):
-        first(outcomes[0])
-    for outcome in outcomes:
-        if isinstance(outcome, BaseException):
-            raise outcome
-    return outcomes
-
-
 def _append(
-    conn: aiosqlite.Connection, match_id: int, first_seq: int, events: Sequence[_EventParams]
-) -> list[_Call]:
+    db: sqlite3.Connection, match_id: int, first_seq: int, events: Sequence[_EventParams]
+) -> None:
     if not events:
-        return []
+        return
     # One multi-row INSERT: one statement however many events an action has.
     rows = ", ".join("(?, ?, ?, ?, ?, ?)" for _ in events)
     params: list[Any] = []
@@ -746,46 +695,33 @@ def _append(
         params.append(match_id)
         params.append(first_seq + i)
         params.extend(event)
-    return [
-        conn.execute(
-            f"INSERT INTO events (match_id, seq, at, actor, kind, payload) VALUES {rows}", params
-        )
-    ]
+    db.execute(
+        f"INSERT INTO events (match_id, seq, at, actor, kind, payload) VALUES {rows}", params
+    )
 
 
 def _insert_results(
-    conn: aiosqlite.Connection, match_id: int, results: Sequence[dict[str, Any]]
-) -> list[_Call]:
+    db: sqlite3.Connection, match_id: int, results: Sequence[dict[str, Any]]
+) -> None:
     if not results:
-        return []
-    return [
-        conn.executemany(
-            "INSERT INTO game_results (match_id, game_number, winner_seat, kind, points, cube, at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    match_id,
-                    r["game_number"],
-                    r["winner"],
-                    r["kind"],
-                    r["points"],
-                    r["cube"],
-                    r["at"],
-                )
-                for r in results
-            ],
-        )
-    ]
+        return
+    db.executemany(
+        "INSERT INTO game_results (match_id, game_number, winner_seat, kind, points, cube, at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [
+            (match_id, r["game_number"], r["winner"], r["kind"], r["points"], r["cube"], r["at"])
+            for r in results
+        ],
+    )
 
 
-def _apply_stats(conn: aiosqlite.Connection, updates: Sequence[StatUpdate]) -> list[_Call]:
+def _apply_stats(db: sqlite3.Connection, updates: Sequence[StatUpdate]) -> None:
     """Add counters (and set rating/experience/streak when given), creating missing rows.
 
     One upsert per update, batched: consecutive updates that set the same columns share one
     ``executemany``, in order, so a later update of the same player sees the earlier one.
     Counters a row doesn't add to get 0, which adds nothing.
     """
-    calls: list[_Call] = []
     for set_columns, group in groupby(updates, key=lambda u: tuple(u.set)):
         batch = list(group)
         added = list(dict.fromkeys(column for u in batch for column in u.add))
@@ -798,28 +734,26 @@ def _apply_stats(conn: aiosqlite.Connection, updates: Sequence[StatUpdate]) -> l
                 *(f"{c} = excluded.{c}" for c in set_columns),
             ]
         )
-        calls.append(
-            conn.executemany(
-                f"INSERT INTO ratings ({columns}) VALUES ({marks}) "
-                f"ON CONFLICT (guild_id, game, user_id) DO UPDATE SET {sets}",
-                [
-                    (
-                        u.guild_id,
-                        u.game,
-                        u.user_id,
-                        u.name,
-                        *(u.add.get(c, 0) for c in added),
-                        *(u.set[c] for c in set_columns),
-                    )
-                    for u in batch
-                ],
-            )
+        db.executemany(
+            f"INSERT INTO ratings ({columns}) VALUES ({marks}) "
+            f"ON CONFLICT (guild_id, game, user_id) DO UPDATE SET {sets}",
+            [
+                (
+                    u.guild_id,
+                    u.game,
+                    u.user_id,
+                    u.name,
+                    *(u.add.get(c, 0) for c in added),
+                    *(u.set[c] for c in set_columns),
+                )
+                for u in batch
+            ],
         )
-    return calls
 
 
-# Runs first inside an action's transaction: (extra stats, extra match columns).
-Finisher = Callable[[aiosqlite.Connection], Awaitable[tuple[list["StatUpdate"], dict[str, Any]]]]
+# Runs first inside an action's transaction, on the connection's thread:
+# (extra stats, extra match columns).
+Finisher = Callable[[sqlite3.Connection], tuple[list["StatUpdate"], dict[str, Any]]]
 
 
 @dataclass(frozen=True)

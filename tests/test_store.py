@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
 from pathlib import Path
 
-import aiosqlite
 import pytest
 
-from bot.store import MIGRATIONS, NewEvent, StatUpdate, Store, StoreError, VersionConflict
+from bot.store import (
+    MIGRATIONS,
+    Finisher,
+    NewEvent,
+    StatUpdate,
+    Store,
+    StoreError,
+    VersionConflict,
+)
 
 
 @pytest.mark.asyncio
@@ -206,8 +214,8 @@ async def test_a_failing_finisher_writes_nothing_and_a_closed_store_refuses(
     match_id = await make_match(store)
     event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
 
-    async def finish(conn: aiosqlite.Connection) -> tuple[list[StatUpdate], dict[str, object]]:
-        await Store.rating_rows(conn, 1, "nannon", [3, 4])  # reads inside the transaction work
+    def finish(db: sqlite3.Connection) -> tuple[list[StatUpdate], dict[str, object]]:
+        Store.rating_rows(db, 1, "nannon", [3, 4])  # reads inside the transaction work
         raise RuntimeError("rating failed")
 
     update = StatUpdate(1, "nannon", 3, "a", {"played": 1}, {})
@@ -238,8 +246,8 @@ async def test_stat_upserts_create_rows_add_in_order_and_set_last(tmp_path: Path
             StatUpdate(1, "nannon", 4, "b", {"points_lost": 2}, {}),
         ]
 
-        async def finish(conn: aiosqlite.Connection) -> tuple[list[StatUpdate], dict[str, object]]:
-            rows = await Store.rating_rows(conn, 1, "nannon", [3, 4])
+        def finish(db: sqlite3.Connection) -> tuple[list[StatUpdate], dict[str, object]]:
+            rows = Store.rating_rows(db, 1, "nannon", [3, 4])
             assert rows == {}  # the game stats are written after the finisher reads
             late = [
                 StatUpdate(1, "nannon", 3, "a2", {"played": 1, "won": 1}, {"rating": 1510.0}),
@@ -280,27 +288,32 @@ async def test_a_write_waits_for_the_transaction_in_flight_and_survives_its_roll
     try:
         match_id = await make_match(store)
         event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
-        inside = asyncio.Event()
-        release = asyncio.Event()
+        inside = threading.Event()
+        release = threading.Event()
 
-        async def finish(conn: aiosqlite.Connection) -> tuple[list[StatUpdate], dict[str, object]]:
+        def finish(db: sqlite3.Connection) -> tuple[list[StatUpdate], dict[str, object]]:
             inside.set()
-            await release.wait()  # the transaction stays open while the others queue
+            release.wait(10)  # the transaction stays open while the others queue
             raise RuntimeError("rating failed")
 
         action = asyncio.create_task(
             store.commit_action(match_id, 0, 0, [event], {"n": 1}, {}, finish=finish)
         )
-        await inside.wait()
+        assert await asyncio.to_thread(inside.wait, 10)
         bookkeeping = asyncio.create_task(store.update_match(match_id, thread_id=99))
         settings = asyncio.create_task(store.save_guild_settings(1, {"x": 1}, 0.0))
-        await asyncio.sleep(0.01)
-        assert not bookkeeping.done() and not settings.done()  # not inside the open transaction
+        reading = asyncio.create_task(store.match_row(match_id))
+        await asyncio.sleep(0.05)
+        # Nothing runs inside the open transaction: not a write, and not a read either.
+        assert not bookkeeping.done() and not settings.done() and not reading.done()
         release.set()
         with pytest.raises(RuntimeError):
             await action
         await bookkeeping
         await settings
+        before = await reading
+        # Queued after the bookkeeping write, it sees that, and nothing of the rolled-back one.
+        assert before is not None and (before["version"], before["thread_id"]) == (0, 99)
         row = await store.match_row(match_id)
         assert row is not None and (row["thread_id"], row["version"]) == (99, 0)
         assert await store.guild_settings(1) == {"x": 1}
@@ -310,29 +323,55 @@ async def test_a_write_waits_for_the_transaction_in_flight_and_survives_its_roll
 
 
 @pytest.mark.asyncio
-async def test_a_cancelled_action_rolls_back_and_the_next_one_commits(tmp_path: Path) -> None:
+async def test_a_cancelled_action_commits_or_rolls_back_whole_and_the_store_goes_on(
+    tmp_path: Path,
+) -> None:
     store = await Store.open(tmp_path / "t.db")
     try:
         match_id = await make_match(store)
         event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
-        inside = asyncio.Event()
+        inside = threading.Event()
+        release = threading.Event()
+        outcomes = {"finish": [], "fail": []}  # type: dict[str, list[int]]
 
-        async def finish(conn: aiosqlite.Connection) -> tuple[list[StatUpdate], dict[str, object]]:
-            inside.set()
-            await asyncio.Event().wait()  # never returns: cancelled mid-transaction
-            raise AssertionError
+        def finisher(kind: str) -> Finisher:
+            def finish(db: sqlite3.Connection) -> tuple[list[StatUpdate], dict[str, object]]:
+                inside.set()
+                release.wait(10)  # the caller is cancelled while its transaction runs
+                outcomes[kind].append(1)
+                if kind == "fail":
+                    raise RuntimeError("rating failed")
+                return [], {"score0": 7}
 
-        action = asyncio.create_task(
-            store.commit_action(match_id, 0, 0, [event], {"n": 1}, {}, finish=finish)
-        )
-        await inside.wait()
-        action.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await action
-        await store.commit_action(match_id, 0, 0, [event], {"n": 2}, {"score0": 2})
+            return finish
+
+        for kind, version in (("fail", 0), ("finish", 0)):
+            inside.clear()
+            release.clear()
+            action = asyncio.create_task(
+                store.commit_action(
+                    match_id, version, 0, [event], {"n": kind}, {}, finish=finisher(kind)
+                )
+            )
+            assert await asyncio.to_thread(inside.wait, 10)
+            action.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await action
+            release.set()
+            row = await store.match_row(match_id)  # queued behind the transaction
+            assert row is not None
+            if kind == "fail":  # rolled back whole
+                assert (row["version"], row["score0"]) == (0, 0)
+                assert await store.event_count(match_id) == 0
+            else:  # committed whole, though nobody waited for it
+                assert (row["version"], row["score0"]) == (1, 7)
+                assert await store.snapshot(match_id) == {"n": "finish"}
+                assert await store.event_count(match_id) == 1
+        assert outcomes == {"finish": [1], "fail": [1]}
+        second = NewEvent(2.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [2]})
+        await store.commit_action(match_id, 1, 1, [second], {"n": 2}, {"score0": 2})
         row = await store.match_row(match_id)
-        assert row is not None and (row["version"], row["score0"]) == (1, 2)
-        assert await store.snapshot(match_id) == {"n": 2}
+        assert row is not None and (row["version"], row["score0"]) == (2, 2)
     finally:
         await store.close()
 
@@ -346,7 +385,7 @@ async def test_close_lets_the_admitted_writes_finish(tmp_path: Path) -> None:
         asyncio.create_task(store.commit_action(match_id, 0, 0, [event], {"n": 1}, {})),
         asyncio.create_task(store.update_match(match_id, thread_id=5)),
     ]
-    await asyncio.sleep(0)  # both admitted and queued on the write lock
+    await asyncio.sleep(0)  # both queued on the connection
     await store.close()
     await asyncio.gather(*writes)
     store = await Store.open(tmp_path / "t.db")
