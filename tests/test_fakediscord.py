@@ -14,6 +14,8 @@ from discord.ext import commands
 from discord.gateway import DiscordWebSocket
 from discord.http import Route
 from fakediscord import FakeDiscord, FakeDiscordError, Member, fake_discord_fixture
+from fakediscord.model import Channel, User
+from fakediscord.server import FakeServer, InteractionState
 from PIL import Image
 
 FRUITS = ["apple", "apricot", "banana", "cherry"]
@@ -548,3 +550,32 @@ async def test_quick_form_split_reads_what_discord_py_sends() -> None:
     assert _split_form(data[:-10], boundary) is None  # no closing delimiter
     odd = data.replace(b'filename="board.png"', b"filename*=utf-8''b%C3%B6ard.png")
     assert _split_form(odd, boundary) is None  # left to aiohttp's reader
+
+
+def test_a_history_limit_never_forgets_an_interaction_that_awaits_its_answer() -> None:
+    # Under overload a deferred command's follow-up can come after 2 * limit newer interactions;
+    # Discord would still take it (a token lasts 15 minutes), so the fake must find it too.
+    server = FakeServer(history_limit=2)
+    user = User(1, "alice")
+    channel = Channel(2, None, "general")
+
+    def state(n: int, response: dict[str, Any] | None) -> InteractionState:
+        it = InteractionState(n, f"token{n}", 2, user, channel, {})
+        if response is not None:
+            it.callbacks.append(response)
+        return it
+
+    unanswered = state(0, None)
+    deferred = state(1, {"type": 5})
+    followed_up = state(2, {"type": 5})
+    followed_up.followups.append(object())  # type: ignore[arg-type]
+    answered = state(3, {"type": 4})
+    for it in (unanswered, deferred, followed_up, answered):
+        server.remember_interaction(it)
+    for n in range(4, 30):
+        server.remember_interaction(state(n, {"type": 4}))
+    assert server.interactions_by_token["token0"] is unanswered
+    assert server.interactions_by_token["token1"] is deferred
+    assert "token2" not in server.interactions_by_token
+    assert "token3" not in server.interactions_by_token
+    assert len(server.interactions) <= 2 * 4 and "token29" in server.interactions_by_token

@@ -174,6 +174,14 @@ class Fault:
         return self.predicate is None or self.predicate(call)
 
 
+def _awaits_answer(state: InteractionState) -> bool:
+    """Not answered yet, or deferred with a message to come (a follow-up or the original)."""
+    response = state.response
+    if response is None:
+        return True
+    return response.get("type") == 5 and not state.followups and not state.original_edits
+
+
 @dataclass(eq=False)
 class InteractionState:
     """What the fake knows about one interaction it sent, and everything the bot answered."""
@@ -239,6 +247,7 @@ class FakeServer:
         self.channels: dict[int, Channel] = {}
         self.messages_by_id: dict[int, Message] = {}
         self._trim_messages_at = 0  # see _store_message
+        self._trim_interactions_at = 0  # see remember_interaction
         # guild id (None: global) -> synced command payloads, as returned to the bot
         self.commands: dict[int | None, list[dict[str, Any]]] = {}
         self.interactions: dict[int, InteractionState] = {}
@@ -465,9 +474,19 @@ class FakeServer:
         self.interactions[state.id] = state
         self.interactions_by_token[state.token] = state
         limit = self.history_limit
-        if limit is not None and len(self.interactions) > 2 * limit:
-            for old in list(self.interactions)[: len(self.interactions) - limit]:
-                self.interactions_by_token.pop(self.interactions.pop(old).token, None)
+        if limit is None or len(self.interactions) <= max(2 * limit, self._trim_interactions_at):
+            return
+        # Forget the oldest, but never one that still waits for its answer: Discord keeps a
+        # token 15 minutes, and under overload a follow-up can come after 2 * limit newer ones.
+        excess = len(self.interactions) - limit
+        for old_id, old in list(self.interactions.items()):
+            if excess <= 0:
+                break
+            if not _awaits_answer(old):
+                del self.interactions[old_id]
+                self.interactions_by_token.pop(old.token, None)
+                excess -= 1
+        self._trim_interactions_at = 2 * len(self.interactions)
 
     def _wrap(
         self, route: str, handler: Handler
