@@ -440,6 +440,19 @@ def _game_kind(game: GameKind | str) -> GameKind:
         raise GameError(f"There is no game called {str(game)[:40]!r}: choose {choices}.") from None
 
 
+# The stats counter a game's result adds to, for both players (``_for`` / ``_against``).
+_COUNTERS = {
+    ResultKind.GAMMON: "gammons",
+    ResultKind.BACKGAMMON: "backgammons",
+    ResultKind.NANNON: "nannons",
+}
+_RESIGNED_COUNTERS = {
+    (GameKind.BACKGAMMON, ResignLevel.GAMMON): "gammons",
+    (GameKind.BACKGAMMON, ResignLevel.BACKGAMMON): "backgammons",
+    (GameKind.NANNON, ResignLevel.GAMMON): "nannons",  # Nannon's double win is the NANNON
+}
+
+
 def _hits(move: Any) -> int:
     """How many checkers a move hits or captures, to list such moves first."""
     if hasattr(move, "captures"):
@@ -1092,6 +1105,8 @@ class MatchService:
                     raise PhaseError(f"Match #{match_id} is over.")
                 counter = live.dice.counter
                 games_before = len(live.match.games)
+                # An accepted resignation ends the game at the offer's level (for the stats).
+                offer = getattr(live.match, "resign_offer", None)
                 try:
                     action = decide(live, seat)
                     result = live.match.apply(action)
@@ -1102,7 +1117,8 @@ class MatchService:
                 self._describe(live, steps[0])
                 try:
                     self._advance(live, settings, steps)
-                    await self._commit(live, steps, games_before)
+                    resigned = None if offer is None else ResignLevel(offer[1])
+                    await self._commit(live, steps, games_before, resigned)
                 except VersionConflict:
                     # Another process sharing the database committed first: our copy is stale.
                     log.warning("match %d: version conflict, reloading", match_id)
@@ -1161,7 +1177,13 @@ class MatchService:
     def _event(step: _Step, now: float) -> NewEvent:
         return NewEvent(now, step.actor, step.action.kind, step.action.to_dict())
 
-    async def _commit(self, live: _Live, steps: list[_Step], games_before: int) -> None:
+    async def _commit(
+        self,
+        live: _Live,
+        steps: list[_Step],
+        games_before: int,
+        resigned: ResignLevel | None = None,
+    ) -> None:
         record, match = live.record, live.match
         now = self._clock()
         events = [self._event(step, now) for step in steps]
@@ -1198,7 +1220,7 @@ class MatchService:
             match.snapshot(),
             changes,
             game_results=[{**result.to_dict(), "at": now} for result in finished],
-            stat_updates=self._game_stats(record, finished),
+            stat_updates=self._game_stats(record, finished, resigned),
             finish=finish if over else None,
         )
         record.version += 1
@@ -1210,7 +1232,15 @@ class MatchService:
             record.finished_at = now
             record.rating_changes = tuple(rating_changes)
 
-    def _game_stats(self, record: _Record, results: Sequence[GameResult]) -> list[StatUpdate]:
+    def _game_stats(
+        self,
+        record: _Record,
+        results: Sequence[GameResult],
+        resigned: ResignLevel | None = None,
+    ) -> list[StatUpdate]:
+        """Per game: points won and lost, and the gammon, backgammon and NANNON counters. An
+        accepted resignation counts at its level (``resigned``): a resigned gammon is a gammon
+        won, and a resigned NANNON a NANNON (not a shout: that is for a shutout on the board)."""
         updates = []
         for result in results:
             for seat, player in enumerate(record.players):
@@ -1220,11 +1250,9 @@ class MatchService:
                 else:
                     mine = result.winner == seat
                     add["points_won" if mine else "points_lost"] = result.points
-                    counter = {
-                        ResultKind.GAMMON: "gammons",
-                        ResultKind.BACKGAMMON: "backgammons",
-                        ResultKind.NANNON: "nannons",
-                    }.get(result.kind)
+                    counter = _COUNTERS.get(result.kind)
+                    if result.kind is ResultKind.RESIGN and resigned is not None:
+                        counter = _RESIGNED_COUNTERS.get((record.game, resigned))
                     if counter is not None:
                         add[f"{counter}_{'for' if mine else 'against'}"] = 1
                 updates.append(

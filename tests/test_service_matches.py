@@ -369,3 +369,41 @@ async def test_checkers_win_threefold_and_forty_moves(  # type: ignore[no-untype
         end.view.games
     )
     await assert_replays(service, end.match_id)
+
+
+@pytest.mark.asyncio
+async def test_an_accepted_resignation_counts_at_its_level(open_service) -> None:  # type: ignore[no-untyped-def]
+    service = await open_service(5)
+    update = await start(service, "backgammon", length=7)
+    for resigner, accepter, level, points in (
+        (ALICE, BOB, "gammon", 2),
+        (BOB, ALICE, "backgammon", 3),
+        (ALICE, BOB, "single", 1),
+    ):
+        await service.resign_offer(update.match_id, GUILD, resigner, level)
+        update = await service.resign_accept(update.match_id, GUILD, accepter)
+        assert update.game_result is not None
+        assert (update.game_result.kind, update.game_result.points) == (ResultKind.RESIGN, points)
+    declined = await service.resign_offer(update.match_id, GUILD, BOB, "backgammon")
+    update = await service.resign_decline(declined.match_id, GUILD, ALICE)
+    update = await service.leave_match(update.match_id, GUILD, BOB)  # a forfeit counts nothing
+    assert update.match_over and update.view.score == (7, 3)
+    alice = await service.stats(GUILD, ALICE, "backgammon")
+    bob = await service.stats(GUILD, BOB, "backgammon")
+    assert (alice.gammons_for, alice.gammons_against) == (0, 1)
+    assert (alice.backgammons_for, alice.backgammons_against) == (1, 0)
+    assert (bob.gammons_for, bob.gammons_against) == (1, 0)
+    assert (bob.backgammons_for, bob.backgammons_against) == (0, 1)
+    await assert_replays(service, update.match_id)
+
+    update = await start(service, "nannon", length=3)
+    await service.resign_offer(update.match_id, GUILD, ALICE, "gammon")  # a NANNON
+    update = await service.resign_accept(update.match_id, GUILD, BOB)
+    assert update.view.score == (0, 2)
+    await service.resign_offer(update.match_id, GUILD, BOB, "single")
+    update = await service.resign_accept(update.match_id, GUILD, ALICE)
+    assert update.view.score == (1, 2)
+    alice = await service.stats(GUILD, ALICE, "nannon")
+    bob = await service.stats(GUILD, BOB, "nannon")
+    assert (bob.nannons_for, bob.nannons_against, bob.nannons_shouted) == (1, 0, 0)
+    assert (alice.nannons_for, alice.nannons_against) == (0, 1)
