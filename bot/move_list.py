@@ -57,14 +57,10 @@ class MoveList(Sequence[str]):
         for i in range(len(self._moves)):
             yield self._upto(i + 1)[i]
 
-    def __contains__(self, text: object) -> bool:
-        # Formats only up to the first match: a menu click names one of the first 25.
-        return any(written == text for written in self)
+    # ``in`` and ``index`` are Sequence's own: they iterate, so they format only up to a match.
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, MoveList):
-            return self._moves == other._moves and tuple(self) == tuple(other)
-        if isinstance(other, (tuple, list)):
+        if isinstance(other, (MoveList, tuple, list)):
             return len(other) == len(self._moves) and tuple(self) == tuple(other)
         return NotImplemented
 
@@ -73,9 +69,3 @@ class MoveList(Sequence[str]):
 
     def __repr__(self) -> str:
         return f"MoveList({tuple(self)!r})"
-
-    def index(self, text: Any, start: int = 0, stop: int | None = None) -> int:
-        for i, written in enumerate(self):
-            if i >= start and (stop is None or i < stop) and written == text:
-                return i
-        raise ValueError(f"{text!r} is not a legal move here")

@@ -11,8 +11,8 @@ thread separately cost a round trip through the event loop, and each round trip 
 waited for the loop's other work: three per action made the commit the slowest part of it.)
 
 aiosqlite has no public call that runs a function on its thread (omnilib/aiosqlite#19), so
-:func:`_on_thread` uses its ``_execute`` and ``_conn``, present since aiosqlite 0.11;
-pyproject.toml caps aiosqlite at the versions tested.
+:func:`_on_thread` uses its ``_execute`` and ``_conn``, present from 0.20 (the lowest version
+pyproject.toml allows) through 0.22; pyproject.toml caps aiosqlite there.
 
 Checkpoints stay off the write path. SQLite's automatic checkpoint runs inside the COMMIT that
 crosses its threshold and fsyncs the database there, so one action in a few hundred waited for

@@ -332,7 +332,7 @@ async def test_a_cancelled_action_commits_or_rolls_back_whole_and_the_store_goes
         event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
         inside = threading.Event()
         release = threading.Event()
-        outcomes = {"finish": [], "fail": []}  # type: dict[str, list[int]]
+        outcomes: dict[str, list[int]] = {"finish": [], "fail": []}
 
         def finisher(kind: str) -> Finisher:
             def finish(db: sqlite3.Connection) -> tuple[list[StatUpdate], dict[str, object]]:
