@@ -1,0 +1,77 @@
+"""The NANNON shout through the fake Discord, by everyone who might try: a Nannon match to 1 that
+bob wins with a NANNON; carol (not playing) and alice (the loser) react 📣 and nothing happens;
+bob's 📣 gets the one shout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from fakediscord import FakeDiscord, Message
+from support.discord_driver import DiceScript, lift_rate_limit, service_of
+from support.nannon_driver import NannonForBob, nannon_for_bob_move, start_match
+
+from bot.app import TableBot
+from bot.presenter import SHOUT
+from engines.base import GameKind, Phase, ResultKind
+
+pytestmark = pytest.mark.asyncio
+
+
+def shouts(fake: FakeDiscord, messages: list[Message]) -> list[Message]:
+    return [m for m in messages if m.content.startswith(f"# {SHOUT} NANNON!")]
+
+
+async def settled(fake: FakeDiscord) -> None:
+    """Until the bot has no handler running (a reaction's handler may post nothing)."""
+    bot = fake.bot
+    assert isinstance(bot, TableBot)
+    async with asyncio.timeout(5):
+        while bot.work_in_flight:
+            await asyncio.sleep(0.005)
+    await fake.wait_bot_idle()
+
+
+async def test_only_the_winner_can_shout(tablebot: FakeDiscord, dice: DiceScript) -> None:
+    fake = tablebot
+    svc = service_of(fake)
+    await lift_rate_limit(fake)
+    dice.face = NannonForBob(svc).face
+    alice = await fake.add_member("alice")
+    bob = await fake.add_member("bob")
+    carol = await fake.add_member("carol")
+    table, board = await start_match(fake, dice, alice, bob, 1)
+
+    for _ in range(60):
+        view = await table.view()
+        if view.match_over:
+            break
+        move = nannon_for_bob_move(view) if view.phase is Phase.MOVE else None
+        mark = fake.mark()
+        await table.play_turn(board, view, move)
+        board = await table.next_after(view, board, mark) or board
+    announcement = await table.wait_match_over()
+    view = await table.view()
+    assert view.match_over and view.winner_seat == 1
+    assert view.games[-1].kind is ResultKind.NANNON
+    assert f"<@{bob.id}>" in announcement.content and SHOUT in announcement.content
+    await fake.wait_until(lambda: announcement.reaction(SHOUT), what="the bot's 📣")
+
+    for someone in (carol, alice):
+        await fake.react(announcement, SHOUT, by=someone)
+        await settled(fake)
+        assert not shouts(fake, fake.messages(table.thread)), someone.name
+    for someone in (carol, alice):
+        stats = await svc.stats(fake.guild.id, someone.id, GameKind.NANNON)
+        assert stats.nannons_shouted == 0
+
+    await fake.react(announcement, SHOUT, by=bob)
+    found = await fake.wait_until(
+        lambda: shouts(fake, fake.messages(table.thread)), what="bob's shout"
+    )
+    await settled(fake)
+    assert len(shouts(fake, fake.messages(table.thread))) == 1
+    assert "**bob** shouts it: a shutout in game 1!" in found[0].content
+    assert (await svc.stats(fake.guild.id, bob.id, GameKind.NANNON)).nannons_shouted == 1
+    assert not shouts(fake, fake.messages(fake.channel))

@@ -1,0 +1,1 @@
+"""Helpers shared by the test packages (importable as ``support``: tests/ is on sys.path)."""

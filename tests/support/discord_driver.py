@@ -1,0 +1,271 @@
+"""Fixtures for end-to-end tests: the real ``create_bot`` logged into the fake Discord, on a fresh
+temporary database, with dice the test may steer.
+
+    async def test_x(tablebot: FakeDiscord, dice: DiceScript) -> None:
+        alice = await tablebot.add_member("alice")
+        ...
+
+``tablebot.bot`` is the running :class:`bot.app.TableBot` (``.service`` is its MatchService);
+``await tablebot.restart_bot()`` builds a new bot on the same database. Other bot tests reuse
+``tablebot_factory`` with their own options.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from fakediscord import TOKEN, Channel, FakeDiscord, InteractionHandle, Member, Message
+
+from bot.app import TableBot, create_bot
+from bot.config import Settings
+from bot.service import MatchService
+from engines.dice import SEED_BYTES, FairDice
+
+log = logging.getLogger(__name__)
+
+
+class ScriptedDice(FairDice):
+    """FairDice whose faces come from the test's script; without one, the real HMAC dice.
+
+    The seed is still stored, so after a restart the match goes on with real dice (the service
+    rebuilds FairDice from the database), which a test must allow for."""
+
+    def __init__(self, script: DiceScript) -> None:
+        super().__init__(bytes(SEED_BYTES))
+        self.script = script
+
+    def roll_die(self) -> int:
+        face = self.script.face
+        if face is None:
+            return super().roll_die()
+        self.counter += 1
+        return face()
+
+
+class DiceScript:
+    """What the next die shows: ``face`` is a callable the test sets (None: real dice)."""
+
+    def __init__(self) -> None:
+        self.face: Callable[[], int] | None = None
+
+    def new(self) -> FairDice:
+        return ScriptedDice(self)
+
+
+def tablebot_factory(
+    fake: FakeDiscord, tmp_path: Path, **bot_options: Any
+) -> Callable[..., TableBot]:
+    """The bot factory the fake calls (again on each restart): same settings, same database."""
+    settings = Settings(
+        token=TOKEN,
+        db_path=tmp_path / "tablebot.db",
+        dev_guild_id=fake.guild.id,
+        log_level="INFO",
+    )
+
+    def factory(**client_options: Any) -> TableBot:
+        return create_bot(settings, **bot_options, **client_options)
+
+    return factory
+
+
+@pytest.fixture
+def dice() -> DiceScript:
+    return DiceScript()
+
+
+@pytest_asyncio.fixture
+async def tablebot(start_fake_discord: Callable[..., Any], dice: DiceScript) -> FakeDiscord:
+    """The fake Discord running the real bot, commands synced to its guild."""
+    fake: FakeDiscord = await start_fake_discord(
+        lambda fake, tmp_path: tablebot_factory(fake, tmp_path, dice_factory=dice.new)
+    )
+    await fake.wait_for_commands()
+    return fake
+
+
+async def lift_rate_limit(fake: FakeDiscord) -> None:
+    """Scripted players act far faster than people: a long scripted match would run into the
+    default per-member limit (20 commands or clicks per 10 s), which
+    tests/discord/test_rate_limit.py covers. Stored in the guild's settings, so it holds across
+    restarts."""
+    await service_of(fake).update_guild_settings(fake.guild.id, rate_limit_actions=1000)
+    limits = getattr(fake.bot, "rate_limit", None)
+    if limits is not None:
+        limits.invalidate(fake.guild.id)
+
+
+def service_of(fake: FakeDiscord) -> MatchService:
+    bot = fake.bot
+    assert isinstance(bot, TableBot)
+    return bot.service
+
+
+# --- reading boards ------------------------------------------------------------------------
+
+
+def footer(message: Message) -> str:
+    if not message.embeds:
+        return ""
+    return str(message.embeds[0].get("footer", {}).get("text", ""))
+
+
+def boards(fake: FakeDiscord, channel: Channel, match_id: int) -> list[Message]:
+    """The turn messages of a match in a channel, oldest first."""
+    prefix = f"Match #{match_id} · move "
+    return [m for m in fake.messages(channel) if footer(m).startswith(prefix)]
+
+
+async def next_board(
+    fake: FakeDiscord, channel: Channel, match_id: int, previous: Message | None
+) -> Message:
+    """Wait for a board newer than ``previous``, once every earlier board lost its buttons."""
+    board = await next_board_or_end(fake, channel, match_id, previous)
+    assert board is not None, f"match #{match_id} ended"
+    return board
+
+
+async def next_board_or_end(
+    fake: FakeDiscord, channel: Channel, match_id: int, previous: Message | None
+) -> Message | None:
+    """The next board, or None once the match-over message is there (and boards are bare)."""
+
+    def ready() -> Message | bool | None:
+        found = boards(fake, channel, match_id)
+        over = any(
+            str(m.embeds[0].get("title", "")).startswith("Match over")
+            for m in results(fake, channel)
+        )
+        if over and not any(b.components for b in found):
+            return True
+        if not found or (previous is not None and found[-1].id == previous.id):
+            return None
+        if any(b.components for b in found[:-1]):
+            return None
+        return found[-1]
+
+    got = await fake.wait_until(ready, what=f"the next board of match #{match_id}")
+    return got if isinstance(got, Message) else None
+
+
+def results(fake: FakeDiscord, channel: Channel) -> list[Message]:
+    """Game and match result messages."""
+    return [
+        m
+        for m in fake.messages(channel)
+        if m.embeds and str(m.embeds[0].get("title", "")).startswith(("Game over", "Match over"))
+    ]
+
+
+# --- answers and permissions -----------------------------------------------------------------
+
+
+async def reply_to(it: InteractionHandle) -> Message:
+    """The bot's answer to an interaction: the response's message, or after a defer (a slash
+    command "thinking", a click's deferred update) the first follow-up."""
+    response = await it.response()
+    if response.type in (5, 6):
+        return await it.followup()
+    assert response.message is not None, response
+    return response.message
+
+
+async def revoke_bot_permission(fake: FakeDiscord, permission: int) -> None:
+    """Take a permission bit away from the bot in the default guild: from @everyone and the
+    bot's role, which grant it in the fake. Discord announces that with GUILD_ROLE_UPDATE; the
+    fake then answers calls that need it with 403 Missing Permissions (thread creation)."""
+    guild = fake.guild
+    for role in (guild.everyone, guild.role(fake.bot_user.name)):
+        role.permissions &= ~permission
+        await fake.dispatch(
+            "GUILD_ROLE_UPDATE", {"guild_id": str(guild.id), "role": role.payload()}
+        )
+    await fake.wait_bot_idle()
+
+
+# --- forged interactions ---------------------------------------------------------------------
+
+
+async def forge_component(
+    fake: FakeDiscord,
+    message: Message,
+    *,
+    by: Member,
+    label: str | None = None,
+    values: list[str] | None = None,
+    channel: Channel | None = None,
+) -> InteractionHandle:
+    """A component interaction as a modified client could forge it: ``by`` uses the button
+    ``label`` (or, with ``values``, the select menu) of ``message``, sent from ``channel``
+    (default: the first channel of ``by``'s own guild, which may be another guild than the
+    message's). Discord only delivers clicks on messages the user sees, from where they are;
+    the bot must still refuse such an interaction by its guild, never trusting the custom_id."""
+    if values is None:
+        button = message.component(label=label)
+        assert button is not None and "custom_id" in button, (label, message.custom_ids)
+        data: dict[str, Any] = {"custom_id": button["custom_id"], "component_type": 2}
+    else:
+        menus = [c for c in message.walk_components() if c.get("type") == 3]
+        assert len(menus) == 1, message.custom_ids
+        data = {"custom_id": menus[0]["custom_id"], "component_type": 3, "values": values}
+    where = channel or by.guild.text_channels[0]
+    return await fake._interact(3, data, by, where, message=message)
+
+
+# --- shared by the command tests ---------------------------------------------------------------
+
+
+def embed_text(message: Message) -> str:
+    """A message's first embed as text: title, description, then "name: value" per field."""
+    embed: dict[str, Any] = message.embeds[0]
+    parts = [embed.get("title", ""), embed.get("description", "")]
+    parts += [f"{f['name']}: {f['value']}" for f in embed.get("fields", [])]
+    return "\n".join(parts)
+
+
+def public(fake: FakeDiscord, channel: Channel) -> list[Message]:
+    """The messages everyone in ``channel`` sees."""
+    return [m for m in fake.messages(channel) if not m.ephemeral]
+
+
+async def say(fake: FakeDiscord, command: str, by: Member, where: Channel, **options: Any) -> str:
+    """Type a command in ``where``; the bot's ephemeral answer."""
+    message = await reply_to(await fake.slash(command, options, by=by, channel=where))
+    assert message.ephemeral, message
+    return message.content
+
+
+async def accept_in_thread(
+    fake: FakeDiscord, invitation: Message, by: Member
+) -> tuple[int, Channel]:
+    """``by`` accepts the invitation: the match id and the thread the match moved to (once its
+    first board is there)."""
+    it = await fake.click(invitation, label="Accept", by=by)
+    assert (await it.response()).type == 6
+    # A thread started from a message has the message's id.
+    thread = await fake.wait_until(lambda: fake.channels.get(invitation.id), what="the thread")
+    first = await fake.wait_until(
+        lambda: next((m for m in fake.messages(thread) if footer(m).startswith("Match #")), None),
+        what="the first board",
+    )
+    match_id = int(footer(first).split("#")[1].split(" ")[0])
+    view = await service_of(fake).match_in_thread(thread.id)
+    assert view is not None and view.match_id == match_id
+    return match_id, thread
+
+
+async def start(
+    fake: FakeDiscord, a: Member, b: Member, **options: Any
+) -> tuple[int, Channel, Message]:
+    """``a`` challenges ``b`` (``options`` of /challenge), who accepts: the match id, its thread
+    and its first board."""
+    it = await fake.slash("challenge", {"opponent": b, **options}, by=a)
+    invitation = (await it.response()).message
+    assert invitation is not None
+    match_id, thread = await accept_in_thread(fake, invitation, b)
+    return match_id, thread, await next_board(fake, thread, match_id, None)
