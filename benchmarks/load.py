@@ -49,9 +49,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from fakediscord import TOKEN, Channel, FakeDiscord, Guild, Member  # noqa: E402
 
-from bot import presenter  # noqa: E402
-from bot.app import TableBot, create_bot, freeze_startup_objects, loop_factory  # noqa: E402
 from bot.config import Settings  # noqa: E402
+from bot.discord import presenter  # noqa: E402
+from bot.discord.app import TableBot, create_bot, freeze_startup_objects, loop_factory  # noqa: E402
 from engines.base import Phase  # noqa: E402
 
 log = logging.getLogger(__name__)

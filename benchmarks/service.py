@@ -26,7 +26,7 @@ _ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _ROOT / "benchmarks"]
 sys.path.insert(0, str(_ROOT))
 
-from bot.app import loop_factory  # noqa: E402
+from bot.discord.app import loop_factory  # noqa: E402
 from bot.service import MatchService, MatchUpdate  # noqa: E402
 from engines.base import Phase  # noqa: E402
 
@@ -77,7 +77,7 @@ async def main(matches: int, think: float = THINK) -> None:
             )
             starts.append(await svc.accept(challenge.id, GUILD, 1001 + 2 * i, f"p{2 * i + 1}"))
         gc.collect()
-        gc.freeze()  # as the bot does after start-up (bot.app.freeze_startup_objects)
+        gc.freeze()  # as the bot does after start-up (bot.discord.app.freeze_startup_objects)
         latencies: list[float] = []
         began = time.perf_counter()
         await asyncio.gather(

@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
         level=settings.log_level,
         format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
     )
-    from bot.app import run
+    from bot.discord.app import run
 
     return run(settings, sync_only=bool(args))
 

@@ -18,9 +18,9 @@ if TYPE_CHECKING:
 def pytest_asyncio_loop_factories(
     config: pytest.Config, item: pytest.Item
 ) -> dict[str, Callable[[], asyncio.AbstractEventLoop]]:
-    """Async tests run on the event loop `tablebot` runs on (bot.app.loop_factory): uvloop
+    """Async tests run on the event loop `tablebot` runs on (bot.discord.app.loop_factory): uvloop
     where it is installed, else asyncio's own."""
-    from bot.app import loop_factory
+    from bot.discord.app import loop_factory
 
     factory = loop_factory()
     if factory is None:

@@ -146,7 +146,7 @@ async def test_sync_subcommand_syncs_every_command_globally_as_guild_only(
 ) -> None:
     from fakediscord import TOKEN
 
-    from bot.app import _main
+    from bot.discord.app import _main
 
     fake = fake_discord
     settings = Settings(token=TOKEN, db_path=tmp_path / "t.db", dev_guild_id=None, log_level="INFO")
@@ -167,7 +167,7 @@ async def test_sync_subcommand_syncs_every_command_globally_as_guild_only(
 async def test_a_rejected_token_exits_1_with_advice_and_no_token(
     tmp_path: Path, fake_discord: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from bot.app import _main
+    from bot.discord.app import _main
 
     # Well-formed, so it passes Settings, but not the fake Discord's: it answers 401.
     settings = Settings(
@@ -187,7 +187,7 @@ async def test_a_rejected_token_exits_1_with_advice_and_no_token(
 def test_the_bot_runs_on_uvloop() -> None:
     import uvloop
 
-    from bot.app import loop_factory
+    from bot.discord.app import loop_factory
 
     assert loop_factory() is uvloop.new_event_loop
 

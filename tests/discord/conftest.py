@@ -1,5 +1,5 @@
-"""Fixtures for the Discord adapter's tests: the real bot (bot.app.create_bot) against the fake
-Discord. The helpers the tests call live in tests/support/discord_driver.py."""
+"""Fixtures for the Discord adapter's tests: the real bot (bot.discord.app.create_bot) against
+the fake Discord. The helpers the tests call live in tests/support/discord_driver.py."""
 
 from support.discord_driver import dice, tablebot
 

@@ -11,7 +11,7 @@ import pytest
 from fakediscord import FakeDiscord, Member
 from support.discord_driver import next_board, reply_to, service_of
 
-from bot.cogs.admin import NOT_MANAGER, NOT_OWNER
+from bot.discord.cogs.admin import NOT_MANAGER, NOT_OWNER
 
 pytestmark = pytest.mark.asyncio
 

@@ -53,10 +53,10 @@ from support.discord_driver import (
 )
 from support.nannon_driver import faces
 
-from bot.app import TableBot
-from bot.cogs.admin import NOT_MANAGER, AdminCog, describe_settings
-from bot.cogs.play import PlayCog
-from bot.reminders import Reminders
+from bot.discord.app import TableBot
+from bot.discord.cogs.admin import NOT_MANAGER, AdminCog, describe_settings
+from bot.discord.cogs.play import PlayCog
+from bot.discord.cogs.reminders import Reminders
 from bot.service import ChallengeStatus, GuildSettings, MatchService, MatchView
 from engines.base import Phase, ResignLevel, ResultKind
 

@@ -33,9 +33,9 @@ from support.discord_driver import (
 )
 from support.nannon_driver import faces
 
-from bot.app import TableBot
-from bot.presenter import board_job
-from bot.reminders import Reminders
+from bot.discord.app import TableBot
+from bot.discord.cogs.reminders import Reminders
+from bot.discord.presenter import board_job
 from bot.service import MatchService, MatchView
 from engines.base import GameKind, Phase, ResignLevel, ResultKind
 
@@ -61,7 +61,7 @@ def menu_options(message: Message) -> list[dict[str, Any]]:
 
 def expected_alt(view: MatchView) -> str:
     """The alt text ``render``'s ``describe`` gives for the view's board, with the arguments
-    bot.presenter's renderer builds (cut to Discord's 1024 characters)."""
+    bot.discord.presenter's renderer builds (cut to Discord's 1024 characters)."""
     game, args, kwargs = board_job(view)
     module = importlib.import_module(f"render.{game}")
     return str(module.describe(*args, **kwargs))[:1024]

@@ -11,7 +11,7 @@ import pytest
 from fakediscord import FakeDiscord, Member, Message
 from support.discord_driver import service_of
 
-from bot.reminders import Reminders
+from bot.discord.cogs.reminders import Reminders
 from bot.service import Challenge, ChallengeStatus, MatchService
 
 pytestmark = pytest.mark.asyncio

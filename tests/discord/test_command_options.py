@@ -31,9 +31,9 @@ from support.nannon_driver import (
     start_match,
 )
 
-from bot.app import TableBot
-from bot.presenter import SHOUT
-from bot.reminders import Reminders
+from bot.discord.app import TableBot
+from bot.discord.cogs.reminders import Reminders
+from bot.discord.presenter import SHOUT
 from bot.service import LeaderboardRow, NotFoundError
 from engines.base import GameKind, Phase, ResultKind
 
@@ -96,7 +96,7 @@ def number(value: float) -> str:
 
 def leaderboard_line(rank: int, name: str, rating: float, won: int, lost: int, pw: float,
                      pl: float) -> str:  # fmt: skip
-    """A /leaderboard line (bot.cogs.info.format_leaderboard)."""
+    """A /leaderboard line (bot.discord.cogs.info.format_leaderboard)."""
     return f"**{rank}.** {name} · {rating:.0f} · {won}-{lost} · {number(pw)}-{number(pl)} pts"
 
 

@@ -29,7 +29,7 @@ pytestmark = pytest.mark.asyncio
 
 
 def rating_line(name: str, before: float, after: float) -> str:
-    """The match-over message's line for one player (bot.presenter.match_over_text)."""
+    """The match-over message's line for one player (bot.discord.presenter.match_over_text)."""
     sign = "+" if after >= before else ""
     return f"{name}: rating {before:.0f} -> {after:.0f} ({sign}{after - before:.1f})"
 

@@ -16,7 +16,7 @@ from fakediscord import Channel, FakeDiscord, InteractionHandle, Member, Message
 from support.discord_driver import DiceScript, next_board, reply_to, service_of
 from support.nannon_driver import faces
 
-from bot.discord_utils import APOLOGY
+from bot.discord.replies import APOLOGY
 from engines.base import Phase
 
 pytestmark = pytest.mark.asyncio
@@ -236,7 +236,7 @@ async def test_unexpected_error_gets_an_apology_and_is_logged_with_context(
         errors, (("(roll)", it), (f"(tb:m:roll:{MATCH}:", click)), strict=True
     ):
         message = record.getMessage()
-        assert record.name == "bot.discord_utils"
+        assert record.name == "bot.discord.replies"
         assert message.startswith(f"unexpected error in interaction {interaction.id} {what}")
         assert f"by user {bob.id} in guild {fake.guild.id} channel {table.thread.id}" in message
         assert record.exc_info is not None and record.exc_info[0] is RuntimeError

@@ -45,8 +45,8 @@ from support.nannon_driver import (
     start_match,
 )
 
-from bot.discord_utils import APOLOGY
-from bot.presenter import BOARD_NOT_POSTED, FIRST_BOARD_NOT_POSTED, RESULT_NOT_POSTED
+from bot.discord.presenter import BOARD_NOT_POSTED, FIRST_BOARD_NOT_POSTED, RESULT_NOT_POSTED
+from bot.discord.replies import APOLOGY
 from bot.service import MatchView
 from engines.base import Phase
 

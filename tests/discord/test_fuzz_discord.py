@@ -40,7 +40,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from support.discord_driver import DiceScript, footer, lift_rate_limit, reply_to, service_of
 
-from bot.discord_utils import APOLOGY
+from bot.discord.replies import APOLOGY
 from bot.service import MatchService, MatchView
 from engines import replay
 from engines.actions import Move as MoveAction

@@ -14,8 +14,8 @@ import pytest
 from fakediscord import FakeDiscord, Member, Message
 from support.discord_driver import service_of
 
-from bot.cogs.admin import NOT_MANAGER
-from bot.reminders import Reminders
+from bot.discord.cogs.admin import NOT_MANAGER
+from bot.discord.cogs.reminders import Reminders
 from bot.service import MatchService, MatchView
 from engines.base import Phase
 

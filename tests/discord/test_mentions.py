@@ -19,8 +19,8 @@ from fakediscord import Call, FakeDiscord, Member, Message
 from support.discord_driver import DiceScript, service_of
 from support.nannon_driver import MATCH_ID, Table
 
-from bot.discord_utils import escape_name
-from bot.presenter import SHOUT
+from bot.discord.presenter import SHOUT
+from bot.discord.replies import escape_name
 from bot.service import MatchService, MatchView, NotFoundError
 from engines.base import GameMatch, Phase
 from engines.match import DiceMatch

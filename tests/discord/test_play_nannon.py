@@ -18,7 +18,7 @@ from support.discord_driver import (
     service_of,
 )
 
-from bot.presenter import SHOUT
+from bot.discord.presenter import SHOUT
 from bot.service import MatchService, MatchView, NotFoundError
 from engines import new_match
 from engines.actions import Roll, action_from_dict

@@ -11,7 +11,7 @@ from fakediscord import FakeDiscord, Message
 from support.discord_driver import DiceScript, embed_text, service_of
 from support.nannon_driver import answered, faces, start_match
 
-from bot.views import NO_MOVE_LABEL
+from bot.discord.components import NO_MOVE_LABEL
 from engines.base import Phase
 
 pytestmark = pytest.mark.asyncio

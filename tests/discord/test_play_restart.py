@@ -13,8 +13,8 @@ import pytest
 from fakediscord import FakeDiscord, Member, Message
 from support.discord_driver import footer, next_board, service_of
 
-from bot import presenter
-from bot.app import TableBot
+from bot.discord import presenter
+from bot.discord.app import TableBot
 from bot.service import MatchView
 from engines.base import Phase
 

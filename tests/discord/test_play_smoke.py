@@ -6,7 +6,7 @@ import discord
 import pytest
 from fakediscord import FakeDiscord
 
-from bot.app import TableBot
+from bot.discord.app import TableBot
 
 pytestmark = pytest.mark.asyncio
 

@@ -21,7 +21,7 @@ from fakediscord import FakeDiscord, InteractionHandle, Member, Message
 from support.discord_driver import DiceScript, service_of
 from support.nannon_driver import Table, answered, faces, start_match
 
-from bot.ratelimit import refusal_text
+from bot.discord.ratelimit import refusal_text
 from bot.service import MatchService
 from engines.base import Phase
 

@@ -12,10 +12,16 @@ from typing import Any
 import discord
 import pytest
 
-from bot import ratelimit
-from bot.ratelimit import CommandRateLimit, Limit, refusal_text
-from bot.reminders import ClaimWinButton
-from bot.views import ChallengeButton, FinishedButton, MatchButton, MoveSelect, check_click
+from bot.discord import ratelimit
+from bot.discord.cogs.reminders import ClaimWinButton
+from bot.discord.components import (
+    ChallengeButton,
+    FinishedButton,
+    MatchButton,
+    MoveSelect,
+    check_click,
+)
+from bot.discord.ratelimit import CommandRateLimit, Limit, refusal_text
 
 GUILD = 10
 USER = 20

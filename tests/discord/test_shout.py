@@ -12,8 +12,8 @@ from fakediscord import FakeDiscord, Message
 from support.discord_driver import DiceScript, lift_rate_limit, service_of
 from support.nannon_driver import NannonForBob, nannon_for_bob_move, start_match
 
-from bot.app import TableBot
-from bot.presenter import SHOUT
+from bot.discord.app import TableBot
+from bot.discord.presenter import SHOUT
 from engines.base import GameKind, Phase, ResultKind
 
 pytestmark = pytest.mark.asyncio

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from bot.ratings import elo_changes, fibs_changes, fibs_k, fibs_upset_probability
+from bot.service.ratings import elo_changes, fibs_changes, fibs_k, fibs_upset_probability
 
 
 def test_fibs_experience_factor() -> None:

@@ -471,7 +471,7 @@ class _Bot:
 async def test_config_needs_manage_server_at_run_time(
     svc: MatchService, manage_guild: bool, administrator: bool, allowed: bool
 ) -> None:
-    from bot.cogs.admin import NOT_MANAGER, AdminCog
+    from bot.discord.cogs.admin import NOT_MANAGER, AdminCog
 
     cog = AdminCog(_Bot(svc))  # type: ignore[arg-type]
     interaction = StubInteraction(G1, CAROL, manage_guild=manage_guild)
@@ -501,7 +501,7 @@ async def test_config_needs_manage_server_at_run_time(
 async def test_config_bad_values_are_refused_and_change_nothing(
     svc: MatchService, changes: dict[str, int]
 ) -> None:
-    from bot.cogs.admin import AdminCog
+    from bot.discord.cogs.admin import AdminCog
 
     cog = AdminCog(_Bot(svc))  # type: ignore[arg-type]
     interaction = StubInteraction(G1, CAROL, manage_guild=True)
@@ -515,7 +515,7 @@ async def test_config_bad_values_are_refused_and_change_nothing(
 
 @pytest.mark.asyncio
 async def test_config_claim_shorter_than_reminder_is_refused(svc: MatchService) -> None:
-    from bot.cogs.admin import AdminCog
+    from bot.discord.cogs.admin import AdminCog
 
     cog = AdminCog(_Bot(svc))  # type: ignore[arg-type]
     interaction = StubInteraction(G1, CAROL, manage_guild=True)
@@ -530,7 +530,7 @@ async def test_config_claim_shorter_than_reminder_is_refused(svc: MatchService) 
 
 
 def test_token_bucket_allows_the_burst_then_refuses_until_refilled() -> None:
-    from bot.ratelimit import Limit, RateLimiter
+    from bot.discord.ratelimit import Limit, RateLimiter
 
     now = [0.0]
     limiter = RateLimiter(clock=lambda: now[0])
@@ -549,7 +549,7 @@ def test_token_bucket_allows_the_burst_then_refuses_until_refilled() -> None:
 
 
 def test_idle_buckets_are_forgotten() -> None:
-    from bot.ratelimit import PRUNE_EVERY, Limit, RateLimiter
+    from bot.discord.ratelimit import PRUNE_EVERY, Limit, RateLimiter
 
     now = [0.0]
     limiter = RateLimiter(clock=lambda: now[0])
@@ -564,7 +564,7 @@ def test_idle_buckets_are_forgotten() -> None:
 
 @pytest.mark.asyncio
 async def test_rate_limit_reads_the_guild_settings(svc: MatchService) -> None:
-    from bot.ratelimit import CommandRateLimit, Limit
+    from bot.discord.ratelimit import CommandRateLimit, Limit
 
     async def load(guild_id: int) -> Limit:
         settings = await svc.guild_settings(guild_id)
@@ -584,7 +584,7 @@ async def test_rate_limit_reads_the_guild_settings(svc: MatchService) -> None:
 
 
 def test_refusal_text() -> None:
-    from bot.ratelimit import refusal_text
+    from bot.discord.ratelimit import refusal_text
 
     assert refusal_text(0.2) == (
         "Slow down: you're sending commands too fast. Try again in 1 second."
@@ -604,8 +604,8 @@ async def test_the_token_never_appears_in_logs_or_exceptions(
     from discord.http import Route
     from fakediscord import FakeDiscord
 
-    from bot.app import create_bot
     from bot.config import Settings
+    from bot.discord.app import create_bot
 
     secret = "MTk4NjIyNDgzNDcxOTI1MjQ4.Gh7Fz1.SECRETsecretSECRETsecret0123456789ab"
     settings = Settings(

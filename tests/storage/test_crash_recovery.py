@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.store import Store
+from bot.storage import Store
 from engines import replay
 from engines.actions import action_from_dict
 from engines.base import MatchRules

@@ -5,9 +5,9 @@ temporary database, with dice the test may steer.
         alice = await tablebot.add_member("alice")
         ...
 
-``tablebot.bot`` is the running :class:`bot.app.TableBot` (``.service`` is its MatchService);
-``await tablebot.restart_bot()`` builds a new bot on the same database. Other bot tests reuse
-``tablebot_factory`` with their own options.
+``tablebot.bot`` is the running :class:`bot.discord.app.TableBot` (``.service`` is its
+MatchService); ``await tablebot.restart_bot()`` builds a new bot on the same database. Other bot
+tests reuse ``tablebot_factory`` with their own options.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import pytest
 import pytest_asyncio
 from fakediscord import TOKEN, Channel, FakeDiscord, InteractionHandle, Member, Message
 
-from bot.app import TableBot, create_bot
 from bot.config import Settings
+from bot.discord.app import TableBot, create_bot
 from bot.service import MatchService
 from engines.dice import SEED_BYTES, FairDice
 

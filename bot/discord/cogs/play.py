@@ -2,7 +2,7 @@
 /board, and the NANNON shout (a 📣 reaction by the winner).
 
 Commands act on the thread's match, or the user's only match in the channel
-(:func:`bot.discord_utils.resolve_match`). Every rule decision is the service's.
+(:func:`bot.discord.replies.resolve_match`). Every rule decision is the service's.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import presenter, views
-from bot.discord_utils import (
+from bot.discord import components as views
+from bot.discord import presenter
+from bot.discord.replies import (
     NO_MENTIONS,
     display_name,
     escape_name,
@@ -29,7 +30,7 @@ from engines.base import GameKind, Phase, ResignLevel
 from engines.errors import GameError
 
 if TYPE_CHECKING:
-    from bot.app import TableBot
+    from bot.discord.app import TableBot
     from bot.service import MatchUpdate
 
 log = logging.getLogger(__name__)

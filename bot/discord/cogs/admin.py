@@ -5,7 +5,7 @@ hides the command, and server admins may grant it to anyone. Values are validate
 service (``update_guild_settings``); a refusal changes nothing and is shown ephemerally.
 
 Loading this extension also installs the per-user rate limit of commands and clicks
-(:mod:`bot.ratelimit`), whose numbers are part of the settings here.
+(:mod:`bot.discord.ratelimit`), whose numbers are part of the settings here.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import ratelimit
-from bot.discord_utils import NO_MENTIONS, report_error
+from bot.discord import ratelimit
+from bot.discord.replies import NO_MENTIONS, report_error
 from engines.errors import GameError
 
 if TYPE_CHECKING:

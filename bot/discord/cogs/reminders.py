@@ -1,5 +1,5 @@
 """Reminders and win claims for idle matches, and expired challenges (extension
-``bot.reminders``).
+``bot.discord.cogs.reminders``).
 
 A background task makes one pass every :attr:`Reminders.interval` seconds. It first has the service
 expire the open challenges past their time, and edits each one's invitation to say it expired,
@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING, Any, cast
 import discord
 from discord.ext import commands
 
-from bot.discord_utils import escape_name, mention_only
-from bot.presenter import close_expired_invitation, publish
-from bot.views import Persistent
+from bot.discord.components import Persistent
+from bot.discord.presenter import close_expired_invitation, publish
+from bot.discord.replies import escape_name, mention_only
 
 if TYPE_CHECKING:
-    from bot.app import TableBot
+    from bot.discord.app import TableBot
     from bot.service import IdleMatch, MatchService
 
 log = logging.getLogger(__name__)

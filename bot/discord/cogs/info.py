@@ -15,7 +15,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.discord_utils import NO_MENTIONS, escape_name, report_error
+from bot.discord.replies import NO_MENTIONS, escape_name, report_error
 from engines.base import GameKind
 
 if TYPE_CHECKING:

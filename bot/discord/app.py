@@ -20,20 +20,21 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import rendering, views
+from bot import rendering
 from bot.config import Settings
-from bot.discord_utils import NO_MENTIONS, admit, refuse_closing, report_error
+from bot.discord import components as views
+from bot.discord.replies import NO_MENTIONS, admit, refuse_closing, report_error
 from bot.service import DiceFactory, MatchService
-from bot.store import Store, StoreError
+from bot.storage import Store, StoreError
 
 log = logging.getLogger(__name__)
 
 # Loaded in order when the module exists (helpers add theirs as they land).
 EXTENSIONS = (
-    "bot.cogs.play",
-    "bot.cogs.info",
-    "bot.cogs.admin",
-    "bot.reminders",
+    "bot.discord.cogs.play",
+    "bot.discord.cogs.info",
+    "bot.discord.cogs.admin",
+    "bot.discord.cogs.reminders",
 )
 
 ServiceFactory = Callable[[Path], Awaitable[MatchService]]
@@ -83,7 +84,7 @@ class TableBot(commands.Bot):
 
     Shutdown: every interaction handler (command, autocomplete, button, menu) and event
     listener that touches the service registers its task with :meth:`begin_work` before its
-    first service call (:func:`bot.discord_utils.admit` does it for interactions). ``close()``
+    first service call (:func:`bot.discord.replies.admit` does it for interactions). ``close()``
     stops admitting new work (users are told to try again), waits up to ``close_grace`` seconds
     for the work in flight to finish, cancels what is left, and only then closes the gateway,
     the HTTP session and the service: an action that was applied is also shown.

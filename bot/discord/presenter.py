@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot import rendering
-from bot import views as ui
-from bot.discord_utils import (
+from bot.discord import components as ui
+from bot.discord.replies import (
     NO_MENTIONS,
     FormattedGameError,
     escape_name,
@@ -29,7 +29,7 @@ from engines.cube import Cube
 from render.common import Scene
 
 if TYPE_CHECKING:
-    from bot.app import TableBot
+    from bot.discord.app import TableBot
     from bot.service import Challenge, MatchUpdate, MatchView
 
 log = logging.getLogger(__name__)

@@ -22,8 +22,8 @@ from typing import Any, NamedTuple, Protocol
 
 from bot.exports import mat_export, pdn_export
 from bot.move_list import MoveList
-from bot.ratings import INITIAL_RATING, elo_changes, fibs_changes
-from bot.store import STAT_COLUMNS, NewEvent, StatUpdate, Store, VersionConflict
+from bot.service.ratings import INITIAL_RATING, elo_changes, fibs_changes
+from bot.storage import STAT_COLUMNS, NewEvent, StatUpdate, Store, VersionConflict
 from engines import match_from_snapshot, new_match
 from engines.actions import (
     AcceptDraw,

@@ -8,8 +8,9 @@ click is the same case. Views hold no rules: every decision comes from the servi
 ``interaction_check`` below only saves a round trip for the obvious "not your turn".
 
 Every component's ``interaction_check`` starts with :func:`check_click`, which counts the click
-against the member's rate limit (:mod:`bot.ratelimit`, the same budget as slash commands): a click
-over the limit gets the commands' ephemeral "slow down" and reaches no service call.
+against the member's rate limit (:mod:`bot.discord.ratelimit`, the same budget as slash
+commands): a click over the limit gets the commands' ephemeral "slow down" and reaches no
+service call.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from typing import TYPE_CHECKING, Any, Self, cast
 
 import discord
 
-from bot import presenter, ratelimit
-from bot.discord_utils import (
+from bot.discord import presenter, ratelimit
+from bot.discord.replies import (
     NO_MENTIONS,
     admit,
     display_name,
@@ -35,7 +36,7 @@ from engines.base import GameKind, Phase, ResignLevel
 from engines.match import NO_MOVE
 
 if TYPE_CHECKING:
-    from bot.app import TableBot
+    from bot.discord.app import TableBot
     from bot.service import MatchService, MatchUpdate, MatchView
 
 log = logging.getLogger(__name__)
@@ -119,9 +120,9 @@ async def _say(interaction: discord.Interaction[Any], content: str) -> None:
 
 async def check_click(interaction: discord.Interaction[Any]) -> bool:
     """The first check of every persistent component (the ``interaction_check`` of each
-    DynamicItem here and in :mod:`bot.reminders`): refuse once the bot is closing, then count the
-    click against the member's rate limit, refusing it ephemerally when over. The handler becomes
-    tracked work here, before any service call. Never raises."""
+    DynamicItem here and in :mod:`bot.discord.cogs.reminders`): refuse once the bot is closing,
+    then count the click against the member's rate limit, refusing it ephemerally when over. The
+    handler becomes tracked work here, before any service call. Never raises."""
     if not admit(interaction):
         await refuse_closing(interaction)
         return False

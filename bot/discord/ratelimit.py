@@ -9,7 +9,8 @@ Discord sends one per keystroke, they only read, and they cannot carry a refusal
 :func:`install` wraps the bot's ``tree.interaction_check`` (keeping any check already there), so
 every slash command is counted; components are not routed through the tree, so every persistent
 component's ``interaction_check`` calls :func:`allow_component` (via
-:func:`bot.views.check_click`), which uses the limiter :func:`install` left on the client.
+:func:`bot.discord.components.check_click`), which uses the limiter :func:`install` left on the
+client.
 """
 
 from __future__ import annotations

@@ -1,5 +1,0 @@
-"""Discord cogs: each module is an extension with ``async def setup(bot)`` (see bot.app)."""
-
-import logging
-
-log = logging.getLogger(__name__)
