@@ -1,4 +1,4 @@
-"""One named test per backgammon ruling in ../shared/rules/README.md, plus the shared cube one."""
+"""One named test per backgammon ruling in docs/rules.md, plus the shared cube one."""
 
 from __future__ import annotations
 

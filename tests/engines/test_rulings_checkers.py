@@ -1,4 +1,4 @@
-"""One test per checkers ruling in the rules README (American checkers / English draughts)."""
+"""One test per checkers ruling in docs/rules.md (American checkers / English draughts)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One test per Nannon ruling in ../shared/rules/README.md (and the cube and match rulings that
+"""One test per Nannon ruling in docs/rules.md (and the cube and match rulings that
 Nannon shares with backgammon). Each test name says which ruling it checks."""
 
 from __future__ import annotations
