@@ -415,14 +415,18 @@ async def test_gateway_session_lost_mid_match_reidentifies_and_clicks_apply_once
     table, board = await setup_match(fake, dice)
     alice, bob = table.players[0], table.players[1]
     # discord.py waits 5 s before any IDENTIFY but the first (Discord's identify rate limit).
+    # The test lets the re-IDENTIFY through only once Bob's click has found no session: on a busy
+    # machine the bot would otherwise be back before the click.
     bot = fake.bot
     assert bot is not None
     real_hook = bot.before_identify_hook
+    may_identify = asyncio.Event()
 
-    async def no_wait(shard_id: int | None, *, initial: bool = False) -> None:
+    async def gated(shard_id: int | None, *, initial: bool = False) -> None:
+        await may_identify.wait()
         await real_hook(shard_id, initial=True)
 
-    monkeypatch.setattr(bot, "before_identify_hook", no_wait)
+    monkeypatch.setattr(bot, "before_identify_hook", gated)
     first = fake.session
     assert first is not None and fake.identifies == 1
 
@@ -433,6 +437,7 @@ async def test_gateway_session_lost_mid_match_reidentifies_and_clicks_apply_once
     before, events = await table.view(), await table.events()
     with pytest.raises(FakeDiscordError, match="no gateway session"):
         await fake.click(board, label="Roll", by=bob)
+    may_identify.set()
     second = await fake.wait_identified(first)
     assert fake.identifies == 2 and second.resumes == 0 and first.resumes == 0
     assert (await table.view()).version == before.version
