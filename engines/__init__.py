@@ -23,8 +23,9 @@ from typing import Any, cast
 
 from engines.actions import Action, action_from_dict
 from engines.base import DiceVariant, GameKind, GameMatch, MatchRules
+from engines.spec import spec_of
 
-__all__ = ["match_from_snapshot", "new_match", "replay"]
+__all__ = ["match_from_snapshot", "new_match", "replay", "spec_of"]
 
 
 def _dice_variant(kind: GameKind) -> DiceVariant:

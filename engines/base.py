@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from engines.actions import Action
+from engines.spec import GameSpec
 from engines.values import GameKind, GameResult, MatchRules, Phase, ResignLevel, ResultKind
 
 __all__ = [
@@ -57,6 +58,10 @@ class GameMatch(Protocol):
     kind: GameKind
     rules: MatchRules
     actions: list[Action]
+
+    @property
+    def spec(self) -> GameSpec:
+        """The game's traits (:mod:`engines.spec`): ``spec_of(self.kind)``."""
 
     @property
     def phase(self) -> Phase: ...

@@ -29,7 +29,7 @@ import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from engines import actions as act
 from engines.base import (
@@ -38,7 +38,6 @@ from engines.base import (
     GameResult,
     MatchRules,
     Phase,
-    ResignLevel,
     ResultKind,
 )
 from engines.errors import (
@@ -51,6 +50,7 @@ from engines.errors import (
     NotYourTurnError,
     PhaseError,
 )
+from engines.spec import CHECKERS, GameSpec
 
 __all__ = [
     "Board",
@@ -706,6 +706,7 @@ class CheckersMatch:
     anything else but a resignation or a concession. A :class:`~engines.actions.Resign` ends the
     game at once, won by the opponent: unlike backgammon, checkers needs no acceptance. Only
     ``ResignLevel.SINGLE`` exists here. Cube actions are refused with a CubeError.
+    ``spec`` (a class-level trait) is :data:`engines.spec.CHECKERS`.
 
     >>> from engines.actions import Move as Play, OfferDraw, AcceptDraw
     >>> match = CheckersMatch(MatchRules(length=1))
@@ -720,9 +721,11 @@ class CheckersMatch:
     ((0.5, 0.5), 2, 1, False)
     """
 
+    spec: ClassVar[GameSpec] = CHECKERS
+
     def __init__(self, rules: MatchRules | None = None) -> None:
         rules = MatchRules(length=1) if rules is None else rules
-        if rules.length < 1:
+        if rules.length < self.spec.min_length:
             raise GameError(f"A checkers match is at least 1 game long, not {rules.length}.")
         self.kind: GameKind = GameKind.CHECKERS
         self.rules: MatchRules = rules
@@ -831,7 +834,7 @@ class CheckersMatch:
         if isinstance(action, act.ConcedeMatch):
             return self._end_game(action, 1 - player, ResultKind.FORFEIT, concede=True)
         if isinstance(action, act.Resign):
-            if action.level is not ResignLevel.SINGLE:
+            if action.level not in self.spec.resign_levels:
                 raise GameError("In checkers a resignation simply loses the game (level 1).")
             return self._end_game(action, 1 - player, ResultKind.RESIGN)
         if isinstance(action, act.Double | act.Take | act.Drop):

@@ -86,6 +86,7 @@ from engines.errors import (
     NotYourTurnError,
     PhaseError,
 )
+from engines.spec import GameSpec, spec_of
 
 # The notation of passing a roll that can't be played (``auto_pass`` off). Accepted in any case
 # and spacing; a word, not a symbol, so that it reads plainly in the move menu and in /move.
@@ -123,11 +124,11 @@ def validate_rules(kind: GameKind, rules: MatchRules) -> None:
     Traceback (most recent call last):
     engines.errors.CubeError: The Jacoby rule is for money play only, not a 5-point match.
     """
-    if kind not in (GameKind.NANNON, GameKind.BACKGAMMON):
+    if not spec_of(kind).has_dice:
         raise GameError(f"A dice match plays Nannon or backgammon, not {kind}.")
     if type(rules.length) is not int or rules.length < 0:
         raise GameError(f"A match length is 0 (money) or more points, not {rules.length!r}.")
-    if rules.length == 0 and kind is not GameKind.BACKGAMMON:
+    if rules.length == 0 and not spec_of(kind).money_play:
         raise GameError("Money play (match length 0) is for backgammon only.")
     if type(rules.auto_doubles) is not int or rules.auto_doubles < 0:
         raise GameError(f"Automatic doubles are a count >= 0, not {rules.auto_doubles!r}.")
@@ -161,6 +162,7 @@ class DiceMatch:
         validate_rules(variant.kind, rules)
         self.variant = variant
         self.kind: GameKind = variant.kind
+        self.spec: GameSpec = spec_of(variant.kind)  # the game's traits
         self.rules = rules
         self.actions: list[Action] = []
         self._games: list[GameResult] = []
@@ -453,8 +455,8 @@ class DiceMatch:
         if self._phase not in _RESIGN_PHASES:
             raise PhaseError(f"You can't resign now: it is {self._phase_hint()}.")
         level = action.level
-        if level not in self.variant.resign_levels:
-            names = ", ".join(lv.name.lower() for lv in self.variant.resign_levels)
+        if level not in self.spec.resign_levels:
+            names = ", ".join(lv.name.lower() for lv in self.spec.resign_levels)
             raise IllegalMoveError(f"In {self.kind} you may resign {names}, not {level!r}.")
         self._resume_phase = self._phase
         self.resign_offer = (seat, ResignLevel(level))
