@@ -39,12 +39,6 @@ def _dice_variant(kind: GameKind) -> DiceVariant:
     return cast(DiceVariant, backgammon.VARIANT)
 
 
-def _as_match(match: object) -> GameMatch:
-    # CheckersMatch declares ``kind`` as a ClassVar, which mypy won't match to the protocol's
-    # instance attribute; the value is the same at run time.
-    return cast(GameMatch, match)
-
-
 def _kind(kind: GameKind | str) -> GameKind:
     try:
         return GameKind(kind)
@@ -58,7 +52,7 @@ def new_match(kind: GameKind | str, rules: MatchRules) -> GameMatch:
     if game is GameKind.CHECKERS:
         from engines.checkers import CheckersMatch
 
-        return _as_match(CheckersMatch(rules))
+        return CheckersMatch(rules)
     from engines.match import DiceMatch
 
     return DiceMatch(_dice_variant(game), rules)
@@ -75,7 +69,7 @@ def replay(
     if game is GameKind.CHECKERS:
         from engines.checkers import CheckersMatch
 
-        return _as_match(CheckersMatch.replay(rules, values))
+        return CheckersMatch.replay(rules, values)
     from engines.match import DiceMatch
 
     return DiceMatch.replay(_dice_variant(game), rules, values)
@@ -89,7 +83,7 @@ def match_from_snapshot(data: Mapping[str, Any]) -> GameMatch:
     if game is GameKind.CHECKERS:
         from engines.checkers import CheckersMatch
 
-        return _as_match(CheckersMatch.from_snapshot(dict(data)))
+        return CheckersMatch.from_snapshot(dict(data))
     from engines.match import DiceMatch
 
     return DiceMatch.from_snapshot(_dice_variant(game), data)

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from engines.actions import Action
+from engines.cube import Cube
 from engines.spec import GameSpec
 from engines.values import GameKind, GameResult, MatchRules, Phase, ResignLevel, ResultKind
 
@@ -52,8 +53,15 @@ class ActionResult:
     opening_dice: tuple[int, int] | None = None
 
 
+@runtime_checkable
 class GameMatch(Protocol):
-    """The protocol all three games' match objects implement."""
+    """The protocol all three games' match objects implement, every member on every game.
+
+    A member a game has no use for still answers, with its neutral value: checkers has no dice
+    (``dice`` None), cube (``cube`` None, ``can_double`` False) or resignation offers
+    (``resign_offer`` None); the dice games have no draw offers (``draw_offered_by`` None).
+    ``isinstance(match, GameMatch)`` checks that every member is there.
+    """
 
     kind: GameKind
     rules: MatchRules
@@ -82,11 +90,63 @@ class GameMatch(Protocol):
         """1 for the first game of the match."""
 
     @property
+    def position(self) -> Any:
+        """The current position: a Nannon or backgammon ``Position`` seen from :attr:`turn`, or a
+        checkers ``Board`` (whose ``turn`` is a colour)."""
+
+    @property
     def position_id(self) -> str:
         """Nannon ``012-012``, a gnubg Position ID, or a PDN FEN."""
 
     @property
     def games(self) -> Sequence[GameResult]: ...
+
+    @property
+    def dice(self) -> tuple[int, ...] | None:
+        """The roll to play (one die in Nannon, two in backgammon), or None: not rolled yet,
+        or checkers."""
+
+    @property
+    def opening_dice(self) -> tuple[int, int] | None:
+        """This game's latest opening roll (seat 0's die, seat 1's), or None (checkers)."""
+
+    @property
+    def cube(self) -> Cube | None:
+        """The doubling cube, or None for a game without one (checkers). A dice match played
+        without the cube (``rules.cube`` off) still has one, that nobody may turn."""
+
+    @property
+    def cube_offered_by(self) -> int | None:
+        """The seat whose double waits for an answer, or None."""
+
+    @property
+    def crawford_game(self) -> bool:
+        """This game is the Crawford game: nobody may double."""
+
+    @property
+    def post_crawford(self) -> bool:
+        """The Crawford game has been played in this match."""
+
+    @property
+    def resign_offer(self) -> tuple[int, ResignLevel] | None:
+        """(seat, level) of a resignation waiting for an answer, or None. In checkers a
+        resignation ends the game at once, so there is never one."""
+
+    @property
+    def draw_offered_by(self) -> int | None:
+        """The seat whose draw offer waits for an answer (checkers), or None."""
+
+    @property
+    def last_move(self) -> tuple[int, Any] | None:
+        """(seat, move) of this game's latest move, for highlighting; None before one."""
+
+    def can_double(self, seat: int) -> bool:
+        """True when ``Double(seat)`` would be accepted now (always False in checkers)."""
+
+    def colours(self) -> tuple[str, str]:
+        """Seat 0's and seat 1's colour names in the current game: ``("white", "black")`` in
+        the dice games; in checkers the seat playing Black is "black", swapping every game
+        (``spec.seat_colours(game_number)``)."""
 
     def legal_moves(self) -> tuple[Any, ...]:
         """Legal moves for the current roll (empty outside :attr:`Phase.MOVE`)."""

@@ -753,6 +753,11 @@ class CheckersMatch:
         return self.game.board
 
     @property
+    def position(self) -> Board:
+        """The current board (the same as :attr:`board`: the protocol's name)."""
+        return self.game.board
+
+    @property
     def phase(self) -> Phase:
         if self._over:
             return Phase.MATCH_OVER
@@ -794,6 +799,48 @@ class CheckersMatch:
     @property
     def games(self) -> tuple[GameResult, ...]:
         return tuple(self._games)
+
+    # -- protocol members a game without dice, cube or resignation offers answers neutrally --
+
+    @property
+    def dice(self) -> None:
+        """Always None: checkers has no dice."""
+        return None
+
+    @property
+    def opening_dice(self) -> None:
+        """Always None: checkers has no opening roll."""
+        return None
+
+    @property
+    def cube(self) -> None:
+        """Always None: checkers has no doubling cube."""
+        return None
+
+    @property
+    def cube_offered_by(self) -> None:
+        return None
+
+    @property
+    def crawford_game(self) -> bool:
+        return False
+
+    @property
+    def post_crawford(self) -> bool:
+        return False
+
+    @property
+    def resign_offer(self) -> None:
+        """Always None: a resignation ends the game at once."""
+        return None
+
+    def can_double(self, seat: int) -> bool:
+        """Always False: checkers has no doubling cube."""
+        return False
+
+    def colours(self) -> tuple[str, str]:
+        """Seat 0's and seat 1's colours in the current game ("black" or "white")."""
+        return (self.color_of(0).name.lower(), self.color_of(1).name.lower())
 
     def seat_of(self, color: Color) -> int:
         """The seat playing ``color`` in the current game."""

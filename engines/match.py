@@ -152,10 +152,11 @@ def validate_rules(kind: GameKind, rules: MatchRules) -> None:
 class DiceMatch:
     """A Nannon or backgammon match (or a backgammon money game): see the module doc.
 
-    Attributes other layers read (see docs/architecture.md): ``position`` (seen from
-    :attr:`turn`), ``dice`` (the roll to play, or None), ``cube``, ``cube_offered_by``,
-    ``crawford_game``, ``post_crawford``, ``resign_offer`` (seat, level), ``opening_dice``
-    (this game's latest opening roll: seat 0's die, seat 1's) and ``last_move`` (seat, move).
+    It implements every member of :class:`~engines.base.GameMatch`; these are plain
+    attributes here: ``position`` (seen from :attr:`turn`), ``dice`` (the roll to play, or
+    None), ``cube``, ``cube_offered_by``, ``crawford_game``, ``post_crawford``,
+    ``resign_offer`` (seat, level), ``opening_dice`` (this game's latest opening roll: seat 0's
+    die, seat 1's) and ``last_move`` (seat, move). ``spec`` is the variant's game's spec.
     """
 
     def __init__(self, variant: DiceVariant, rules: MatchRules) -> None:
@@ -271,6 +272,15 @@ class DiceMatch:
     def can_double(self, seat: int) -> bool:
         """True when ``Double(seat)`` would be accepted now."""
         return self._double_refusal(seat) is None
+
+    @property
+    def draw_offered_by(self) -> None:
+        """Always None: the dice games have no draw offers."""
+        return None
+
+    def colours(self) -> tuple[str, str]:
+        """Seat 0's and seat 1's colours: the same every game (``spec.colours``)."""
+        return self.spec.seat_colours(self._game_number)
 
     # -- applying actions --------------------------------------------------------------------
 
