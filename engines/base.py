@@ -20,6 +20,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from engines.actions import Action
 from engines.cube import Cube
+from engines.legal_moves import LegalMoves
 from engines.spec import GameSpec
 from engines.values import GameKind, GameResult, MatchRules, Phase, ResignLevel, ResultKind
 
@@ -148,8 +149,9 @@ class GameMatch(Protocol):
         the dice games; in checkers the seat playing Black is "black", swapping every game
         (``spec.seat_colours(game_number)``)."""
 
-    def legal_moves(self) -> tuple[Any, ...]:
-        """Legal moves for the current roll (empty outside :attr:`Phase.MOVE`)."""
+    def legal_moves(self) -> LegalMoves[Any]:
+        """The legal moves now (none outside :attr:`Phase.MOVE`), generated when first read;
+        ``.notation`` writes them in notation as far as it is read."""
 
     def parse_move(self, text: str) -> Any:
         """The legal move that ``text`` names; raises InvalidNotation/IllegalMove/AmbiguousMove."""

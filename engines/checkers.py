@@ -50,6 +50,7 @@ from engines.errors import (
     NotYourTurnError,
     PhaseError,
 )
+from engines.legal_moves import LegalMoves
 from engines.spec import CHECKERS, GameSpec
 
 __all__ = [
@@ -849,8 +850,12 @@ class CheckersMatch:
     def color_of(self, seat: int) -> Color:
         return Color.BLACK if seat == self.black_seat else Color.WHITE
 
-    def legal_moves(self) -> tuple[Move, ...]:
-        return self.board.legal_moves() if self.phase is Phase.MOVE else ()
+    def legal_moves(self) -> LegalMoves[Move]:
+        """The legal moves of the side to move (none while a draw offer waits or once over),
+        generated when first read."""
+        if self.phase is not Phase.MOVE:
+            return LegalMoves((), str)
+        return LegalMoves(self.board.legal_moves, str)
 
     def parse_move(self, text: str) -> Move:
         return Move.parse(text, self.board)

@@ -86,6 +86,7 @@ from engines.errors import (
     NotYourTurnError,
     PhaseError,
 )
+from engines.legal_moves import LegalMoves
 from engines.spec import GameSpec, spec_of
 
 # The notation of passing a roll that can't be played (``auto_pass`` off). Accepted in any case
@@ -224,12 +225,25 @@ class DiceMatch:
     def position_id(self) -> str:
         return self.variant.position_id(self.position)
 
-    def legal_moves(self) -> tuple[Any, ...]:
-        """The plays of the current roll; ``(NoMove(),)`` for a roll that can't be played."""
+    def legal_moves(self) -> LegalMoves[Any]:
+        """The plays of the current roll; ``(NoMove(),)`` for a roll that can't be played.
+
+        Generated when first read, from this moment's position and roll.
+        """
+        variant = self.variant
+
+        def format_move(move: Any) -> str:
+            return NO_MOVE if isinstance(move, NoMove) else variant.format_move(move)
+
         if self._phase is not Phase.MOVE or self.dice is None:
-            return ()
-        # Only reachable with auto_pass off: otherwise such a roll passes the turn at once.
-        return self.variant.legal_moves(self.position, self.dice) or (NoMove(),)
+            return LegalMoves((), format_move)
+        position, dice = self.position, self.dice
+
+        def generate() -> tuple[Any, ...]:
+            # (NoMove(),) only with auto_pass off: otherwise such a roll passes the turn at once.
+            return variant.legal_moves(position, dice) or (NoMove(),)
+
+        return LegalMoves(generate, format_move)
 
     def parse_move(self, text: str) -> Any:
         if self._phase is not Phase.MOVE or self.dice is None:
