@@ -23,8 +23,9 @@ from typing import Any, cast
 
 from engines.actions import Action, action_from_dict
 from engines.base import DiceVariant, GameKind, GameMatch, MatchRules
+from engines.spec import spec_of
 
-__all__ = ["match_from_snapshot", "new_match", "replay"]
+__all__ = ["match_from_snapshot", "new_match", "replay", "spec_of"]
 
 
 def _dice_variant(kind: GameKind) -> DiceVariant:
@@ -36,12 +37,6 @@ def _dice_variant(kind: GameKind) -> DiceVariant:
     # By name: engines.backgammon lands separately, and mypy must not require it here.
     backgammon = importlib.import_module("engines.backgammon")
     return cast(DiceVariant, backgammon.VARIANT)
-
-
-def _as_match(match: object) -> GameMatch:
-    # CheckersMatch declares ``kind`` as a ClassVar, which mypy won't match to the protocol's
-    # instance attribute; the value is the same at run time.
-    return cast(GameMatch, match)
 
 
 def _kind(kind: GameKind | str) -> GameKind:
@@ -57,7 +52,7 @@ def new_match(kind: GameKind | str, rules: MatchRules) -> GameMatch:
     if game is GameKind.CHECKERS:
         from engines.checkers import CheckersMatch
 
-        return _as_match(CheckersMatch(rules))
+        return CheckersMatch(rules)
     from engines.match import DiceMatch
 
     return DiceMatch(_dice_variant(game), rules)
@@ -74,7 +69,7 @@ def replay(
     if game is GameKind.CHECKERS:
         from engines.checkers import CheckersMatch
 
-        return _as_match(CheckersMatch.replay(rules, values))
+        return CheckersMatch.replay(rules, values)
     from engines.match import DiceMatch
 
     return DiceMatch.replay(_dice_variant(game), rules, values)
@@ -88,7 +83,7 @@ def match_from_snapshot(data: Mapping[str, Any]) -> GameMatch:
     if game is GameKind.CHECKERS:
         from engines.checkers import CheckersMatch
 
-        return _as_match(CheckersMatch.from_snapshot(dict(data)))
+        return CheckersMatch.from_snapshot(dict(data))
     from engines.match import DiceMatch
 
     return DiceMatch.from_snapshot(_dice_variant(game), data)

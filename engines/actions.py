@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
-from engines.base import ResignLevel
+from engines.values import ResignLevel
 
 
 @dataclass(frozen=True)

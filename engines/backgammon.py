@@ -31,9 +31,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
-from engines.base import GameKind, ResignLevel, ResultKind
+from engines.base import GameKind, ResultKind
 from engines.errors import AmbiguousMoveError, IllegalMoveError, InvalidNotationError
 from engines.gnubg import decode_position_id, encode_position_id
+from engines.spec import BACKGAMMON as SPEC
 
 OFF = 0
 BAR = 25
@@ -600,8 +601,8 @@ class BackgammonVariant:
     """Backgammon for :class:`engines.match.DiceMatch`."""
 
     kind = GameKind.BACKGAMMON
-    dice_count = 2
-    resign_levels = (ResignLevel.SINGLE, ResignLevel.GAMMON, ResignLevel.BACKGAMMON)
+    dice_count = SPEC.dice_count  # the game's traits are its spec's (engines/spec.py)
+    resign_levels = SPEC.resign_levels
 
     def initial(self) -> Position:
         return Position.initial()

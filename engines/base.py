@@ -1,4 +1,8 @@
-"""Values and the one protocol that all three games share, so the service treats them alike.
+"""The one protocol that all three games share, so the service treats them alike.
+
+The plain values it speaks of (``GameKind``, ``Phase``, ``ResignLevel``, ``ResultKind``,
+``MatchRules``, ``GameResult``) live in :mod:`engines.values`, a leaf module that
+:mod:`engines.actions` uses too; they are re-exported here.
 
 A *match* is a mutable object driven only by :class:`~engines.actions.Action` values; it can be
 rebuilt exactly by replaying its list of actions (the event log is the source of truth), and
@@ -10,128 +14,27 @@ the match maps them to seats.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
-if TYPE_CHECKING:
-    from engines.actions import Action
+from engines.actions import Action
+from engines.cube import Cube
+from engines.legal_moves import LegalMoves
+from engines.spec import GameSpec
+from engines.values import GameKind, GameResult, MatchRules, Phase, ResignLevel, ResultKind
 
-
-class GameKind(enum.StrEnum):
-    NANNON = "nannon"
-    BACKGAMMON = "backgammon"
-    CHECKERS = "checkers"
-
-
-class Phase(enum.StrEnum):
-    """What the match waits for."""
-
-    OPENING = "opening"  # a game's opening roll is due (dice games)
-    OPENING_TIE = "opening_tie"  # Nannon: opening roll tied; a double may be offered, or roll again
-    ROLL = "roll"  # the player on turn may double, or roll
-    MOVE = "move"  # the player on turn must choose a move (dice rolled, or a checkers turn)
-    CUBE_OFFERED = "cube_offered"  # the doubled player must take or drop
-    RESIGN_OFFERED = "resign_offered"  # the opponent of the resigner must accept or decline
-    DRAW_OFFERED = "draw_offered"  # checkers: the opponent must accept or decline a draw
-    MATCH_OVER = "match_over"
-
-
-class ResignLevel(enum.IntEnum):
-    """How much a resignation offers, before the cube: Nannon uses SINGLE and GAMMON (a NANNON)."""
-
-    SINGLE = 1
-    GAMMON = 2
-    BACKGAMMON = 3
-
-
-class ResultKind(enum.StrEnum):
-    """How a game ended."""
-
-    SINGLE = "single"
-    GAMMON = "gammon"
-    BACKGAMMON = "backgammon"
-    NANNON = "nannon"  # a Nannon shutout: the loser has no checker in SAFETY
-    DROP = "drop"  # a double was passed
-    RESIGN = "resign"  # a resignation was accepted
-    DRAW = "draw"  # checkers: agreed, threefold repetition or the 40-move rule
-    FORFEIT = "forfeit"  # the match was conceded, left or claimed on time
-
-
-@dataclass(frozen=True)
-class MatchRules:
-    """The options a match is played under.
-
-    ``length`` is the match length in points (dice games) or games (checkers); 0 is money play,
-    a single game (backgammon only). ``auto_doubles`` is the most automatic doubles per game
-    (money only; 0 turns them off). ``auto_pass`` off leaves a roll with no legal move on the
-    board until its player plays ``no move`` (dice games); on, the turn passes at once. It is a
-    rule of the match, not a service option, so that replaying the actions is deterministic.
-    """
-
-    length: int
-    cube: bool = True
-    crawford: bool = True
-    jacoby: bool = False
-    auto_doubles: int = 0
-    auto_pass: bool = True
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "length": self.length,
-            "cube": self.cube,
-            "crawford": self.crawford,
-            "jacoby": self.jacoby,
-            "auto_doubles": self.auto_doubles,
-            "auto_pass": self.auto_pass,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> MatchRules:
-        return cls(
-            length=int(data["length"]),
-            cube=bool(data.get("cube", True)),
-            crawford=bool(data.get("crawford", True)),
-            jacoby=bool(data.get("jacoby", False)),
-            auto_doubles=int(data.get("auto_doubles", 0)),
-            auto_pass=bool(data.get("auto_pass", True)),  # absent before the option existed
-        )
-
-
-@dataclass(frozen=True)
-class GameResult:
-    """One finished game. ``winner`` is a seat, or None for a checkers draw.
-
-    ``points`` is what the winner scores (result multiplier times cube, after Jacoby); a
-    checkers win scores 1 and a draw ½ to each seat.
-    """
-
-    game_number: int
-    winner: int | None
-    kind: ResultKind
-    points: float
-    cube: int = 1
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "game_number": self.game_number,
-            "winner": self.winner,
-            "kind": self.kind.value,
-            "points": self.points,
-            "cube": self.cube,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> GameResult:
-        winner = data["winner"]
-        return cls(
-            game_number=int(data["game_number"]),
-            winner=None if winner is None else int(winner),
-            kind=ResultKind(data["kind"]),
-            points=data["points"],
-            cube=int(data.get("cube", 1)),
-        )
+__all__ = [
+    "ActionResult",
+    "DiceVariant",
+    "GameKind",
+    "GameMatch",
+    "GameResult",
+    "MatchRules",
+    "Phase",
+    "ResignLevel",
+    "ResultKind",
+]
 
 
 @dataclass(frozen=True)
@@ -151,12 +54,23 @@ class ActionResult:
     opening_dice: tuple[int, int] | None = None
 
 
+@runtime_checkable
 class GameMatch(Protocol):
-    """The protocol all three games' match objects implement."""
+    """The protocol all three games' match objects implement, every member on every game.
+
+    A member a game has no use for still answers, with its neutral value: checkers has no dice
+    (``dice`` None), cube (``cube`` None, ``can_double`` False) or resignation offers
+    (``resign_offer`` None); the dice games have no draw offers (``draw_offered_by`` None).
+    ``isinstance(match, GameMatch)`` checks that every member is there.
+    """
 
     kind: GameKind
     rules: MatchRules
     actions: list[Action]
+
+    @property
+    def spec(self) -> GameSpec:
+        """The game's traits (:mod:`engines.spec`): ``spec_of(self.kind)``."""
 
     @property
     def phase(self) -> Phase: ...
@@ -177,14 +91,67 @@ class GameMatch(Protocol):
         """1 for the first game of the match."""
 
     @property
+    def position(self) -> Any:
+        """The current position: a Nannon or backgammon ``Position`` seen from :attr:`turn`, or a
+        checkers ``Board`` (whose ``turn`` is a colour)."""
+
+    @property
     def position_id(self) -> str:
         """Nannon ``012-012``, a gnubg Position ID, or a PDN FEN."""
 
     @property
     def games(self) -> Sequence[GameResult]: ...
 
-    def legal_moves(self) -> tuple[Any, ...]:
-        """Legal moves for the current roll (empty outside :attr:`Phase.MOVE`)."""
+    @property
+    def dice(self) -> tuple[int, ...] | None:
+        """The roll to play (one die in Nannon, two in backgammon), or None: not rolled yet,
+        or checkers."""
+
+    @property
+    def opening_dice(self) -> tuple[int, int] | None:
+        """This game's latest opening roll (seat 0's die, seat 1's), or None (checkers)."""
+
+    @property
+    def cube(self) -> Cube | None:
+        """The doubling cube, or None for a game without one (checkers). A dice match played
+        without the cube (``rules.cube`` off) still has one, that nobody may turn."""
+
+    @property
+    def cube_offered_by(self) -> int | None:
+        """The seat whose double waits for an answer, or None."""
+
+    @property
+    def crawford_game(self) -> bool:
+        """This game is the Crawford game: nobody may double."""
+
+    @property
+    def post_crawford(self) -> bool:
+        """The Crawford game has been played in this match."""
+
+    @property
+    def resign_offer(self) -> tuple[int, ResignLevel] | None:
+        """(seat, level) of a resignation waiting for an answer, or None. In checkers a
+        resignation ends the game at once, so there is never one."""
+
+    @property
+    def draw_offered_by(self) -> int | None:
+        """The seat whose draw offer waits for an answer (checkers), or None."""
+
+    @property
+    def last_move(self) -> tuple[int, Any] | None:
+        """(seat, move) of this game's latest move, for highlighting; None before one."""
+
+    def can_double(self, seat: int) -> bool:
+        """True when ``Double(seat)`` would be accepted now (always False in checkers)."""
+
+    def colours(self) -> tuple[str, str]:
+        """Seat 0's and seat 1's colour names in the current game: ``("white", "black")`` in
+        the dice games; in checkers the seat playing Black is "black", swapping every game
+        (``spec.seat_colours(game_number)``)."""
+
+    def legal_moves(self) -> LegalMoves[Any]:
+        """The legal moves now (none outside :attr:`Phase.MOVE`), generated when first read;
+        ``.notation`` writes them in notation as far as it is read."""
 
     def parse_move(self, text: str) -> Any:
         """The legal move that ``text`` names; raises InvalidNotation/IllegalMove/AmbiguousMove."""

@@ -29,7 +29,7 @@ import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from engines import actions as act
 from engines.base import (
@@ -38,7 +38,6 @@ from engines.base import (
     GameResult,
     MatchRules,
     Phase,
-    ResignLevel,
     ResultKind,
 )
 from engines.errors import (
@@ -51,6 +50,8 @@ from engines.errors import (
     NotYourTurnError,
     PhaseError,
 )
+from engines.legal_moves import LegalMoves
+from engines.spec import CHECKERS, GameSpec
 
 __all__ = [
     "Board",
@@ -706,6 +707,7 @@ class CheckersMatch:
     anything else but a resignation or a concession. A :class:`~engines.actions.Resign` ends the
     game at once, won by the opponent: unlike backgammon, checkers needs no acceptance. Only
     ``ResignLevel.SINGLE`` exists here. Cube actions are refused with a CubeError.
+    ``spec`` (a class-level trait) is :data:`engines.spec.CHECKERS`.
 
     >>> from engines.actions import Move as Play, OfferDraw, AcceptDraw
     >>> match = CheckersMatch(MatchRules(length=1))
@@ -720,9 +722,11 @@ class CheckersMatch:
     ((0.5, 0.5), 2, 1, False)
     """
 
+    spec: ClassVar[GameSpec] = CHECKERS
+
     def __init__(self, rules: MatchRules | None = None) -> None:
         rules = MatchRules(length=1) if rules is None else rules
-        if rules.length < 1:
+        if rules.length < self.spec.min_length:
             raise GameError(f"A checkers match is at least 1 game long, not {rules.length}.")
         self.kind: GameKind = GameKind.CHECKERS
         self.rules: MatchRules = rules
@@ -747,6 +751,11 @@ class CheckersMatch:
 
     @property
     def board(self) -> Board:
+        return self.game.board
+
+    @property
+    def position(self) -> Board:
+        """The current board (the same as :attr:`board`: the protocol's name)."""
         return self.game.board
 
     @property
@@ -792,6 +801,48 @@ class CheckersMatch:
     def games(self) -> tuple[GameResult, ...]:
         return tuple(self._games)
 
+    # -- protocol members a game without dice, cube or resignation offers answers neutrally --
+
+    @property
+    def dice(self) -> None:
+        """Always None: checkers has no dice."""
+        return None
+
+    @property
+    def opening_dice(self) -> None:
+        """Always None: checkers has no opening roll."""
+        return None
+
+    @property
+    def cube(self) -> None:
+        """Always None: checkers has no doubling cube."""
+        return None
+
+    @property
+    def cube_offered_by(self) -> None:
+        return None
+
+    @property
+    def crawford_game(self) -> bool:
+        return False
+
+    @property
+    def post_crawford(self) -> bool:
+        return False
+
+    @property
+    def resign_offer(self) -> None:
+        """Always None: a resignation ends the game at once."""
+        return None
+
+    def can_double(self, seat: int) -> bool:
+        """Always False: checkers has no doubling cube."""
+        return False
+
+    def colours(self) -> tuple[str, str]:
+        """Seat 0's and seat 1's colours in the current game ("black" or "white")."""
+        return (self.color_of(0).name.lower(), self.color_of(1).name.lower())
+
     def seat_of(self, color: Color) -> int:
         """The seat playing ``color`` in the current game."""
         return self.black_seat if color is Color.BLACK else 1 - self.black_seat
@@ -799,8 +850,12 @@ class CheckersMatch:
     def color_of(self, seat: int) -> Color:
         return Color.BLACK if seat == self.black_seat else Color.WHITE
 
-    def legal_moves(self) -> tuple[Move, ...]:
-        return self.board.legal_moves() if self.phase is Phase.MOVE else ()
+    def legal_moves(self) -> LegalMoves[Move]:
+        """The legal moves of the side to move (none while a draw offer waits or once over),
+        generated when first read."""
+        if self.phase is not Phase.MOVE:
+            return LegalMoves((), str)
+        return LegalMoves(self.board.legal_moves, str)
 
     def parse_move(self, text: str) -> Move:
         return Move.parse(text, self.board)
@@ -831,7 +886,7 @@ class CheckersMatch:
         if isinstance(action, act.ConcedeMatch):
             return self._end_game(action, 1 - player, ResultKind.FORFEIT, concede=True)
         if isinstance(action, act.Resign):
-            if action.level is not ResignLevel.SINGLE:
+            if action.level not in self.spec.resign_levels:
                 raise GameError("In checkers a resignation simply loses the game (level 1).")
             return self._end_game(action, 1 - player, ResultKind.RESIGN)
         if isinstance(action, act.Double | act.Take | act.Drop):

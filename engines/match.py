@@ -86,6 +86,8 @@ from engines.errors import (
     NotYourTurnError,
     PhaseError,
 )
+from engines.legal_moves import LegalMoves
+from engines.spec import GameSpec, spec_of
 
 # The notation of passing a roll that can't be played (``auto_pass`` off). Accepted in any case
 # and spacing; a word, not a symbol, so that it reads plainly in the move menu and in /move.
@@ -123,11 +125,11 @@ def validate_rules(kind: GameKind, rules: MatchRules) -> None:
     Traceback (most recent call last):
     engines.errors.CubeError: The Jacoby rule is for money play only, not a 5-point match.
     """
-    if kind not in (GameKind.NANNON, GameKind.BACKGAMMON):
+    if not spec_of(kind).has_dice:
         raise GameError(f"A dice match plays Nannon or backgammon, not {kind}.")
     if type(rules.length) is not int or rules.length < 0:
         raise GameError(f"A match length is 0 (money) or more points, not {rules.length!r}.")
-    if rules.length == 0 and kind is not GameKind.BACKGAMMON:
+    if rules.length == 0 and not spec_of(kind).money_play:
         raise GameError("Money play (match length 0) is for backgammon only.")
     if type(rules.auto_doubles) is not int or rules.auto_doubles < 0:
         raise GameError(f"Automatic doubles are a count >= 0, not {rules.auto_doubles!r}.")
@@ -151,16 +153,18 @@ def validate_rules(kind: GameKind, rules: MatchRules) -> None:
 class DiceMatch:
     """A Nannon or backgammon match (or a backgammon money game): see the module doc.
 
-    Attributes other layers read (see docs/architecture.md): ``position`` (seen from
-    :attr:`turn`), ``dice`` (the roll to play, or None), ``cube``, ``cube_offered_by``,
-    ``crawford_game``, ``post_crawford``, ``resign_offer`` (seat, level), ``opening_dice``
-    (this game's latest opening roll: seat 0's die, seat 1's) and ``last_move`` (seat, move).
+    It implements every member of :class:`~engines.base.GameMatch`; these are plain
+    attributes here: ``position`` (seen from :attr:`turn`), ``dice`` (the roll to play, or
+    None), ``cube``, ``cube_offered_by``, ``crawford_game``, ``post_crawford``,
+    ``resign_offer`` (seat, level), ``opening_dice`` (this game's latest opening roll: seat 0's
+    die, seat 1's) and ``last_move`` (seat, move). ``spec`` is the variant's game's spec.
     """
 
     def __init__(self, variant: DiceVariant, rules: MatchRules) -> None:
         validate_rules(variant.kind, rules)
         self.variant = variant
         self.kind: GameKind = variant.kind
+        self.spec: GameSpec = spec_of(variant.kind)  # the game's traits
         self.rules = rules
         self.actions: list[Action] = []
         self._games: list[GameResult] = []
@@ -221,12 +225,25 @@ class DiceMatch:
     def position_id(self) -> str:
         return self.variant.position_id(self.position)
 
-    def legal_moves(self) -> tuple[Any, ...]:
-        """The plays of the current roll; ``(NoMove(),)`` for a roll that can't be played."""
+    def legal_moves(self) -> LegalMoves[Any]:
+        """The plays of the current roll; ``(NoMove(),)`` for a roll that can't be played.
+
+        Generated when first read, from this moment's position and roll.
+        """
+        variant = self.variant
+
+        def format_move(move: Any) -> str:
+            return NO_MOVE if isinstance(move, NoMove) else variant.format_move(move)
+
         if self._phase is not Phase.MOVE or self.dice is None:
-            return ()
-        # Only reachable with auto_pass off: otherwise such a roll passes the turn at once.
-        return self.variant.legal_moves(self.position, self.dice) or (NoMove(),)
+            return LegalMoves((), format_move)
+        position, dice = self.position, self.dice
+
+        def generate() -> tuple[Any, ...]:
+            # (NoMove(),) only with auto_pass off: otherwise such a roll passes the turn at once.
+            return variant.legal_moves(position, dice) or (NoMove(),)
+
+        return LegalMoves(generate, format_move)
 
     def parse_move(self, text: str) -> Any:
         if self._phase is not Phase.MOVE or self.dice is None:
@@ -269,6 +286,15 @@ class DiceMatch:
     def can_double(self, seat: int) -> bool:
         """True when ``Double(seat)`` would be accepted now."""
         return self._double_refusal(seat) is None
+
+    @property
+    def draw_offered_by(self) -> None:
+        """Always None: the dice games have no draw offers."""
+        return None
+
+    def colours(self) -> tuple[str, str]:
+        """Seat 0's and seat 1's colours: the same every game (``spec.colours``)."""
+        return self.spec.seat_colours(self._game_number)
 
     # -- applying actions --------------------------------------------------------------------
 
@@ -453,8 +479,8 @@ class DiceMatch:
         if self._phase not in _RESIGN_PHASES:
             raise PhaseError(f"You can't resign now: it is {self._phase_hint()}.")
         level = action.level
-        if level not in self.variant.resign_levels:
-            names = ", ".join(lv.name.lower() for lv in self.variant.resign_levels)
+        if level not in self.spec.resign_levels:
+            names = ", ".join(lv.name.lower() for lv in self.spec.resign_levels)
             raise IllegalMoveError(f"In {self.kind} you may resign {names}, not {level!r}.")
         self._resume_phase = self._phase
         self.resign_offer = (seat, ResignLevel(level))

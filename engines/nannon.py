@@ -27,6 +27,7 @@ from typing import Any
 
 from engines.base import GameKind, ResignLevel, ResultKind
 from engines.errors import IllegalMoveError, InvalidNotationError
+from engines.spec import NANNON as SPEC
 
 HOME = 0
 SAFETY = 7
@@ -360,8 +361,8 @@ class NannonVariant:
     """
 
     kind = GameKind.NANNON
-    dice_count = 1
-    resign_levels: tuple[ResignLevel, ...] = (ResignLevel.SINGLE, ResignLevel.GAMMON)
+    dice_count = SPEC.dice_count  # the game's traits are its spec's (engines/spec.py)
+    resign_levels: tuple[ResignLevel, ...] = SPEC.resign_levels
 
     def initial(self) -> Position:
         return Position.initial()

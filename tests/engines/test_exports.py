@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from bot.exports import mat_export, pdn_export
 from engines.actions import Action, ConcedeMatch, Double, Drop, Move, OpeningRoll, Roll, Take
 from engines.base import GameKind, MatchRules
+from engines.exports import mat_export, pdn_export
 
 
 def test_mat_layout_follows_gnubg() -> None:
@@ -52,8 +52,8 @@ def test_mat_layout_follows_gnubg() -> None:
 
 
 def test_mat_marks_hits_bar_and_off_in_plain_style() -> None:
-    from bot.exports import _plain_play
     from engines.backgammon import Play, Position
+    from engines.exports import _plain_play
 
     position = Position.initial()
     play = Play.parse("24/18 13/9", position, (6, 4))
@@ -95,3 +95,32 @@ def test_a_confirmed_pass_exports_like_the_automatic_one() -> None:
     assert confirmed == automatic
     rows = f"  1) {'':<27} 3: H/3\n  2) {'4: ':<27} 1: 3/4\n"  # gnubg's empty move: "4: "
     assert rows in automatic
+
+
+def test_export_match_writes_the_format_the_spec_names() -> None:
+    import pytest
+
+    from engines.exports import export_match
+    from engines.spec import spec_of
+
+    dice = [OpeningRoll(None, (3, 1)), Move(0, "8/5 6/5")]
+    for kind in (GameKind.NANNON, GameKind.BACKGAMMON):
+        actions = dice if kind is GameKind.BACKGAMMON else [OpeningRoll(None, (5, 2))]
+        rules = MatchRules(length=1)
+        text = export_match(kind, rules, actions, ("ann", "ben"), 1, "2024.05.01")
+        assert text == mat_export(kind, rules, actions, ("ann", "ben"), 1, "2024.05.01")
+        assert spec_of(kind).export_suffix == ".mat"
+    moves = [Move(0, "11-15")]
+    text = export_match("checkers", MatchRules(length=1), moves, ("ann", "ben"), 4, "2024.05.01")
+    assert text == pdn_export(MatchRules(length=1), moves, ("ann", "ben"), 4, "2024.05.01")
+    assert spec_of(GameKind.CHECKERS).export_suffix == ".pdn"
+    with pytest.raises(ValueError, match=r"Checkers is exported as pdn, not \.mat"):
+        mat_export(GameKind.CHECKERS, MatchRules(length=1), moves, ("a", "b"), 4, "2024.05.01")
+
+
+def test_the_bot_module_re_exports_the_engine_writers() -> None:
+    import bot.exports
+    import engines.exports
+
+    for name in ("mat_export", "pdn_export", "export_match", "_plain_play"):
+        assert getattr(bot.exports, name) is getattr(engines.exports, name)

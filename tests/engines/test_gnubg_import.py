@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.exports import mat_export
 from engines import new_match
 from engines.actions import AcceptResign, Double, Drop, Move, OpeningRoll, Resign, Roll, Take
 from engines.base import GameKind, MatchRules, Phase, ResignLevel
+from engines.exports import mat_export
 
 GNUBG = shutil.which("gnubg") or shutil.which("gnubg", path="/usr/games")
 pytestmark = pytest.mark.skipif(GNUBG is None, reason="GNU Backgammon is not installed")

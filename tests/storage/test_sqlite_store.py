@@ -98,7 +98,9 @@ async def test_a_failing_migration_step_rolls_back_and_the_store_refuses_to_open
         "CREATE TABLE half_done (x INTEGER); INSERT INTO step_a (x) VALUES (99); "
         "INSERT INTO no_such_table VALUES (1)"
     )
-    monkeypatch.setattr("bot.storage.sqlite.MIGRATIONS", (*MIGRATIONS, COUNTED_STEP, broken, SECOND_STEP))
+    monkeypatch.setattr(
+        "bot.storage.sqlite.MIGRATIONS", (*MIGRATIONS, COUNTED_STEP, broken, SECOND_STEP)
+    )
     for _ in range(2):  # every attempt refuses the same way, and changes nothing more
         with pytest.raises(StoreError) as refused:
             await Store.open(path)
@@ -115,7 +117,9 @@ async def test_a_failing_migration_step_rolls_back_and_the_store_refuses_to_open
             assert conn.execute("SELECT x FROM step_a").fetchall() == [(1,)]
     # Once the step is fixed, the next start migrates from where the last good step left it.
     fixed = "CREATE TABLE half_done (x INTEGER)"
-    monkeypatch.setattr("bot.storage.sqlite.MIGRATIONS", (*MIGRATIONS, COUNTED_STEP, fixed, SECOND_STEP))
+    monkeypatch.setattr(
+        "bot.storage.sqlite.MIGRATIONS", (*MIGRATIONS, COUNTED_STEP, fixed, SECOND_STEP)
+    )
     store = await Store.open(path)
     try:
         assert await store.user_version() == good + 2
