@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from bot.storage.migrations import MIGRATIONS
 from bot.storage.sqlite import (
-    MIGRATIONS,
     Finisher,
     NewEvent,
     StatUpdate,
@@ -56,6 +56,9 @@ def plain_user_version(path: Path) -> int:
         return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
+# Where the store reads its steps: a test adds some there.
+MIGRATIONS_PATH = "bot.storage.migrations.MIGRATIONS"
+
 # Steps that fail if run twice: CREATE TABLE without IF NOT EXISTS, and a row that counts runs.
 COUNTED_STEP = "CREATE TABLE step_a (x INTEGER); INSERT INTO step_a (x) VALUES (1)"
 SECOND_STEP = "CREATE TABLE step_b (x INTEGER); INSERT INTO step_b (x) VALUES (2)"
@@ -66,7 +69,7 @@ async def test_a_migrated_database_runs_no_step_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "t.db"
-    monkeypatch.setattr("bot.storage.sqlite.MIGRATIONS", (*MIGRATIONS, COUNTED_STEP))
+    monkeypatch.setattr(MIGRATIONS_PATH, (*MIGRATIONS, COUNTED_STEP))
     store = await Store.open(path)
     await store.close()
     for _ in range(2):  # reopening at the same version: nothing runs (a rerun would raise)
@@ -77,7 +80,7 @@ async def test_a_migrated_database_runs_no_step_again(
         finally:
             await store.close()
     # A newer tablebot with one more step runs that step only.
-    monkeypatch.setattr("bot.storage.sqlite.MIGRATIONS", (*MIGRATIONS, COUNTED_STEP, SECOND_STEP))
+    monkeypatch.setattr(MIGRATIONS_PATH, (*MIGRATIONS, COUNTED_STEP, SECOND_STEP))
     store = await Store.open(path)
     try:
         assert await store.user_version() == len(MIGRATIONS) + 2
@@ -98,7 +101,7 @@ async def test_a_failing_migration_step_rolls_back_and_the_store_refuses_to_open
         "CREATE TABLE half_done (x INTEGER); INSERT INTO step_a (x) VALUES (99); "
         "INSERT INTO no_such_table VALUES (1)"
     )
-    monkeypatch.setattr("bot.storage.sqlite.MIGRATIONS", (*MIGRATIONS, COUNTED_STEP, broken, SECOND_STEP))
+    monkeypatch.setattr(MIGRATIONS_PATH, (*MIGRATIONS, COUNTED_STEP, broken, SECOND_STEP))
     for _ in range(2):  # every attempt refuses the same way, and changes nothing more
         with pytest.raises(StoreError) as refused:
             await Store.open(path)
@@ -115,7 +118,7 @@ async def test_a_failing_migration_step_rolls_back_and_the_store_refuses_to_open
             assert conn.execute("SELECT x FROM step_a").fetchall() == [(1,)]
     # Once the step is fixed, the next start migrates from where the last good step left it.
     fixed = "CREATE TABLE half_done (x INTEGER)"
-    monkeypatch.setattr("bot.storage.sqlite.MIGRATIONS", (*MIGRATIONS, COUNTED_STEP, fixed, SECOND_STEP))
+    monkeypatch.setattr(MIGRATIONS_PATH, (*MIGRATIONS, COUNTED_STEP, fixed, SECOND_STEP))
     store = await Store.open(path)
     try:
         assert await store.user_version() == good + 2
