@@ -12,9 +12,8 @@ import asyncio
 import json
 import logging
 import math
-import sqlite3
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from enum import StrEnum
 from pathlib import Path
@@ -22,8 +21,8 @@ from typing import Any, NamedTuple, Protocol
 
 from bot.exports import mat_export, pdn_export
 from bot.move_list import MoveList
-from bot.service.ratings import INITIAL_RATING, elo_changes, fibs_changes
-from bot.storage import STAT_COLUMNS, NewEvent, StatUpdate, Store, VersionConflict
+from bot.service.ratings import INITIAL_RATING, rate_match
+from bot.storage import STAT_COLUMNS, NewEvent, Row, StatUpdate, Store, VersionConflict
 from engines import match_from_snapshot, new_match
 from engines.actions import (
     AcceptDraw,
@@ -1207,9 +1206,17 @@ class MatchService:
 
         winner = match.winner()
 
-        def finish(db: sqlite3.Connection) -> tuple[list[StatUpdate], dict[str, Any]]:
-            # Inside the action's transaction, on the store's thread.
-            updates, rating_changes[:] = self._rate(db, record, winner)
+        def finish(rows: Mapping[int, Row]) -> tuple[list[StatUpdate], dict[str, Any]]:
+            # Pure: the store calls it inside the action's transaction with the players' rows.
+            updates, ratings = rate_match(
+                record.players, record.guild_id, record.game, record.rules.length, winner, rows
+            )
+            rating_changes[:] = [
+                RatingChange(seat, player.user_id, before, after)
+                for seat, (player, (before, after)) in enumerate(
+                    zip(record.players, ratings, strict=True)
+                )
+            ]
             return updates, {"rating_changes": json.dumps([asdict(c) for c in rating_changes])}
 
         await self.store.commit_action(
@@ -1261,60 +1268,6 @@ class MatchService:
                     )
                 )
         return updates
-
-    @staticmethod
-    def _rate(
-        db: sqlite3.Connection, record: _Record, winner: int | None
-    ) -> tuple[list[StatUpdate], list[RatingChange]]:
-        """Match-end stats and ratings, read and written inside the commit's transaction (on
-        the store's thread: it only reads ``db`` and computes)."""
-        ids = [p.user_id for p in record.players]
-        rows = Store.rating_rows(db, record.guild_id, record.game.value, ids)
-        rating = [float(rows[i]["rating"]) if i in rows else INITIAL_RATING for i in ids]
-        experience = [int(rows[i]["experience"]) if i in rows else 0 for i in ids]
-        streak = [int(rows[i]["streak"]) if i in rows else 0 for i in ids]
-        length = record.rules.length
-        delta = [0.0, 0.0]
-        rated = length > 0  # money games count in the stats, not in the ratings
-        if rated and winner is not None and record.game is not GameKind.CHECKERS:
-            won, lost = fibs_changes(
-                rating[winner],
-                rating[1 - winner],
-                experience[winner],
-                experience[1 - winner],
-                length,
-            )
-            delta[winner], delta[1 - winner] = won, lost
-        elif rated and record.game is GameKind.CHECKERS:
-            score0 = 0.5 if winner is None else float(winner == 0)
-            delta[0], delta[1] = elo_changes(rating[0], rating[1], score0)
-        updates, changes = [], []
-        for seat, player in enumerate(record.players):
-            outcome = "drawn" if winner is None else ("won" if winner == seat else "lost")
-            if outcome == "won":
-                new_streak = streak[seat] + 1 if streak[seat] > 0 else 1
-            elif outcome == "lost":
-                new_streak = streak[seat] - 1 if streak[seat] < 0 else -1
-            else:
-                new_streak = 0
-            after = rating[seat] + delta[seat]
-            gained = (length if record.game is not GameKind.CHECKERS else 1) if rated else 0
-            updates.append(
-                StatUpdate(
-                    record.guild_id,
-                    record.game.value,
-                    player.user_id,
-                    player.name,
-                    {"played": 1, outcome: 1},
-                    {
-                        "rating": after,
-                        "experience": experience[seat] + gained,
-                        "streak": new_streak,
-                    },
-                )
-            )
-            changes.append(RatingChange(seat, player.user_id, rating[seat], after))
-        return updates, changes
 
     def _evict(self, match_id: int) -> None:
         live = self._live.pop(match_id, None)

@@ -29,8 +29,7 @@ import asyncio
 import json
 import logging
 import sqlite3
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
 from itertools import groupby
 from pathlib import Path
@@ -39,6 +38,16 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from bot.storage import migrations
+from bot.storage.types import (
+    CheckpointResult,
+    EventRow,
+    Finisher,
+    NewEvent,
+    Row,
+    StatUpdate,
+    StoreError,
+    VersionConflict,
+)
 
 log = logging.getLogger(__name__)
 
@@ -49,67 +58,10 @@ CHECKPOINT_INTERVAL_S = 1.0
 # Once a checkpoint resets the log, SQLite truncates a WAL file left bigger than this.
 JOURNAL_SIZE_LIMIT = 16 * 1024 * 1024
 
-# The counters of a ratings row that game and match results add to.
-STAT_COLUMNS = (
-    "played",
-    "won",
-    "lost",
-    "drawn",
-    "points_won",
-    "points_lost",
-    "gammons_for",
-    "gammons_against",
-    "backgammons_for",
-    "backgammons_against",
-    "nannons_for",
-    "nannons_against",
-    "nannons_shouted",
-)
-
 
 def _probe(path: str | Path) -> None:
     """Open and close the database file (creating it if missing), raising what SQLite says."""
     sqlite3.connect(str(path)).close()
-
-
-class StoreError(Exception):
-    """The database can't be used (e.g. it was written by a newer tablebot)."""
-
-
-class VersionConflict(Exception):
-    """The match's version changed under a write: someone else committed first."""
-
-
-@dataclass(frozen=True)
-class EventRow:
-    match_id: int
-    seq: int
-    at: float
-    actor: int | None
-    kind: str
-    payload: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class NewEvent:
-    at: float
-    actor: int | None  # the Discord user, or None for the bot (auto-roll, forced move)
-    kind: str
-    payload: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class CheckpointResult:
-    """What ``PRAGMA wal_checkpoint`` reports: whether it was blocked, the frames in the WAL,
-    and how many of them are now copied into the database."""
-
-    busy: bool
-    wal_frames: int
-    checkpointed_frames: int
-
-    @property
-    def complete(self) -> bool:
-        return not self.busy and self.checkpointed_frames == self.wal_frames
 
 
 # One encoder for all: json.dumps with options builds a new encoder per call.
@@ -404,10 +356,11 @@ class Store:
         """The one transaction of an action: append events, replace the snapshot, update the
         match row (``changes``), record finished games and stats, bump the version.
 
-        One call on the connection's thread (see :meth:`transaction`). ``finish`` runs first
-        inside the transaction, on that thread (it reads ratings there, so two matches ending
-        at once can't lose an update) and returns more stat updates and match columns.
-        Raises :class:`VersionConflict` (and writes nothing) if the version moved.
+        One call on the connection's thread (see :meth:`transaction`). With ``finish``, the
+        transaction first reads the players' ratings rows and calls ``finish(rows)`` there, on
+        that thread (so two matches ending at once can't lose an update); it returns more stat
+        updates and match columns. Raises :class:`VersionConflict` (and writes nothing) if the
+        version moved.
         """
         encoded = _encode_events(events)
         snapshot_text = _dumps(snapshot)
@@ -418,7 +371,7 @@ class Store:
             columns = changes
             all_stats = stats
             if finish is not None:
-                extra_stats, extra_changes = finish(db)
+                extra_stats, extra_changes = finish(_player_ratings(db, match_id))
                 all_stats = [*stats, *extra_stats]
                 columns = {**changes, **extra_changes}
             sets = "".join(f"{column} = ?, " for column in columns)
@@ -454,18 +407,6 @@ class Store:
         )
 
     # --- ratings and stats --------------------------------------------------------------------
-
-    @staticmethod
-    def rating_rows(
-        db: sqlite3.Connection, guild_id: int, game: str, user_ids: Sequence[int]
-    ) -> Mapping[int, sqlite3.Row]:
-        """The ratings rows of ``user_ids``; for a :data:`Finisher`, inside its transaction."""
-        marks = ", ".join("?" for _ in user_ids)
-        rows = db.execute(
-            f"SELECT * FROM ratings WHERE guild_id = ? AND game = ? AND user_id IN ({marks})",
-            (guild_id, game, *user_ids),
-        ).fetchall()
-        return {row["user_id"]: row for row in rows}
 
     async def length_board(
         self, guild_id: int, game: str, length: int, limit: int
@@ -551,6 +492,21 @@ def _in_transaction(db: sqlite3.Connection, work: Callable[[sqlite3.Connection],
 # --- statements run inside a transaction ------------------------------------------------------
 
 
+def _player_ratings(db: sqlite3.Connection, match_id: int) -> dict[int, Row]:
+    """The current ratings rows of the match's players, by user id (a player without one is
+    absent), in the match's guild and game; for a :data:`Finisher`, inside its transaction."""
+    match = db.execute(
+        "SELECT guild_id, game, player0_id, player1_id FROM matches WHERE id = ?", (match_id,)
+    ).fetchone()
+    if match is None:
+        raise VersionConflict(match_id)  # as the version-checked UPDATE would
+    rows = db.execute(
+        "SELECT * FROM ratings WHERE guild_id = ? AND game = ? AND user_id IN (?, ?)",
+        (match["guild_id"], match["game"], match["player0_id"], match["player1_id"]),
+    ).fetchall()
+    return {row["user_id"]: row for row in rows}
+
+
 def _insert_sql(table: str, values: dict[str, Any]) -> str:
     # Column names come from the service's own dicts, never from users.
     return f"INSERT INTO {table} ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})"
@@ -629,21 +585,3 @@ def _apply_stats(db: sqlite3.Connection, updates: Sequence[StatUpdate]) -> None:
                 for u in batch
             ],
         )
-
-
-# Runs first inside an action's transaction, on the connection's thread:
-# (extra stats, extra match columns).
-Finisher = Callable[[sqlite3.Connection], tuple[list["StatUpdate"], dict[str, Any]]]
-
-
-@dataclass(frozen=True)
-class StatUpdate:
-    """Counter increments (``add``) and absolute values (``set``: rating, experience, streak)
-    for one player's ratings row."""
-
-    guild_id: int
-    game: str
-    user_id: int
-    name: str
-    add: dict[str, float]
-    set: dict[str, float]

@@ -5,19 +5,21 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
-from bot.storage.migrations import MIGRATIONS
-from bot.storage.sqlite import (
+from bot.storage import (
     Finisher,
     NewEvent,
+    Row,
     StatUpdate,
     Store,
     StoreError,
     VersionConflict,
 )
+from bot.storage.migrations import MIGRATIONS
 
 
 @pytest.mark.asyncio
@@ -217,8 +219,8 @@ async def test_a_failing_finisher_writes_nothing_and_a_closed_store_refuses(
     match_id = await make_match(store)
     event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
 
-    def finish(db: sqlite3.Connection) -> tuple[list[StatUpdate], dict[str, object]]:
-        Store.rating_rows(db, 1, "nannon", [3, 4])  # reads inside the transaction work
+    def finish(rows: Mapping[int, Row]) -> tuple[list[StatUpdate], dict[str, object]]:
+        assert rows == {}  # the store read them inside the transaction: no row yet
         raise RuntimeError("rating failed")
 
     update = StatUpdate(1, "nannon", 3, "a", {"played": 1}, {})
@@ -249,8 +251,7 @@ async def test_stat_upserts_create_rows_add_in_order_and_set_last(tmp_path: Path
             StatUpdate(1, "nannon", 4, "b", {"points_lost": 2}, {}),
         ]
 
-        def finish(db: sqlite3.Connection) -> tuple[list[StatUpdate], dict[str, object]]:
-            rows = Store.rating_rows(db, 1, "nannon", [3, 4])
+        def finish(rows: Mapping[int, Row]) -> tuple[list[StatUpdate], dict[str, object]]:
             assert rows == {}  # the game stats are written after the finisher reads
             late = [
                 StatUpdate(1, "nannon", 3, "a2", {"played": 1, "won": 1}, {"rating": 1510.0}),
@@ -294,7 +295,7 @@ async def test_a_write_waits_for_the_transaction_in_flight_and_survives_its_roll
         inside = threading.Event()
         release = threading.Event()
 
-        def finish(db: sqlite3.Connection) -> tuple[list[StatUpdate], dict[str, object]]:
+        def finish(rows: Mapping[int, Row]) -> tuple[list[StatUpdate], dict[str, object]]:
             inside.set()
             release.wait(10)  # the transaction stays open while the others queue
             raise RuntimeError("rating failed")
@@ -338,7 +339,7 @@ async def test_a_cancelled_action_commits_or_rolls_back_whole_and_the_store_goes
         outcomes: dict[str, list[int]] = {"finish": [], "fail": []}
 
         def finisher(kind: str) -> Finisher:
-            def finish(db: sqlite3.Connection) -> tuple[list[StatUpdate], dict[str, object]]:
+            def finish(rows: Mapping[int, Row]) -> tuple[list[StatUpdate], dict[str, object]]:
                 inside.set()
                 release.wait(10)  # the caller is cancelled while its transaction runs
                 outcomes[kind].append(1)
