@@ -1591,37 +1591,28 @@ class MatchService:
         match: GameMatch = live.match
         return match
 
-    async def _views(self, sql: str, params: Sequence[int]) -> list[MatchView]:
-        if not _storable(*params):
-            return []  # no match has a guild, user, channel or thread id SQLite can't store
-        rows = await self.store.fetchall(sql, params)
-        return [await self.get_view(row["id"]) for row in rows]
+    async def _views(self, match_ids: Sequence[int]) -> list[MatchView]:
+        return [await self.get_view(match_id) for match_id in match_ids]
 
     async def active_matches(self, guild_id: int, user_id: int) -> list[MatchView]:
-        return await self._views(
-            "SELECT id FROM matches WHERE guild_id = ? AND status = 'active' "
-            "AND (player0_id = ? OR player1_id = ?) ORDER BY id",
-            (guild_id, user_id, user_id),
-        )
+        if not _storable(guild_id, user_id):
+            return []  # no match has a guild, user, channel or thread id SQLite can't store
+        return await self._views(await self.store.active_match_ids(guild_id, user_id))
 
     async def match_in_thread(self, thread_id: int) -> MatchView | None:
-        views = await self._views(
-            "SELECT id FROM matches WHERE thread_id = ? "
-            "ORDER BY status = 'active' DESC, id DESC LIMIT 1",
-            (thread_id,),
-        )
-        return views[0] if views else None
+        if not _storable(thread_id):
+            return None  # no match has a guild, user, channel or thread id SQLite can't store
+        match_id = await self.store.match_id_in_thread(thread_id)
+        return None if match_id is None else await self.get_view(match_id)
 
     async def candidate_matches(
         self, guild_id: int, channel_id: int, user_id: int
     ) -> list[MatchView]:
         """The user's active matches in this channel or thread (the bot acts when exactly one)."""
-        return await self._views(
-            "SELECT id FROM matches WHERE guild_id = ? AND status = 'active' "
-            "AND (player0_id = ? OR player1_id = ?) AND (channel_id = ? OR thread_id = ?) "
-            "ORDER BY id",
-            (guild_id, user_id, user_id, channel_id, channel_id),
-        )
+        if not _storable(guild_id, channel_id, user_id):
+            return []  # no match has a guild, user, channel or thread id SQLite can't store
+        ids = await self.store.candidate_match_ids(guild_id, channel_id, user_id)
+        return await self._views(ids)
 
     async def legal_moves(
         self, match_id: int, guild_id: int, user_id: int, prefix: str = "", limit: int = 25
@@ -1647,12 +1638,7 @@ class MatchService:
         kind = _game_kind(game)
         limit = max(1, min(int(limit), 100))
         if match_length is None:
-            rows = await self.store.fetchall(
-                "SELECT user_id, name, rating, played, won, lost, drawn, points_won, points_lost "
-                "FROM ratings WHERE guild_id = ? AND game = ? AND played > 0 "
-                "ORDER BY rating DESC, won DESC, user_id LIMIT ?",
-                (guild_id, kind.value, limit),
-            )
+            rows = await self.store.rating_board(guild_id, kind.value, limit)
         else:
             rows = await self.store.length_board(guild_id, kind.value, match_length, limit)
         return [
@@ -1672,11 +1658,7 @@ class MatchService:
         ]
 
     async def history(self, guild_id: int, user_id: int, limit: int = 20) -> list[HistoryEntry]:
-        rows = await self.store.fetchall(
-            "SELECT * FROM matches WHERE guild_id = ? AND (player0_id = ? OR player1_id = ?) "
-            "ORDER BY id DESC LIMIT ?",
-            (guild_id, user_id, user_id, max(1, min(int(limit), 100))),
-        )
+        rows = await self.store.history_rows(guild_id, user_id, max(1, min(int(limit), 100)))
         entries = []
         for row in rows:
             seat = 0 if row["player0_id"] == user_id else 1

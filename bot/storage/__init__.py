@@ -1,7 +1,16 @@
-"""The storage room: all SQL lives here, behind the :class:`Store` API; its plain values are in
-``bot/storage/types.py``. SQLite (aiosqlite) is the embedded default."""
+"""The storage room: all SQL lives here, behind the :class:`Store` protocol
+(``bot/storage/protocol.py``) and its plain values (``bot/storage/types.py``).
 
-from bot.storage.sqlite import Store
+:func:`open_store` picks the implementation for a target: today SQLite
+(:class:`bot.storage.sqlite.SqliteStore`, aiosqlite) for a file path. This package imports no
+database driver itself: the service imports it freely, and the driver loads when a store is made.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.storage.protocol import Store
 from bot.storage.types import (
     STAT_COLUMNS,
     CheckpointResult,
@@ -14,6 +23,23 @@ from bot.storage.types import (
     VersionConflict,
 )
 
+_POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+
+
+def open_store(target: str | Path) -> Store:
+    """A store for ``target``, not yet open (``await store.connect()``): a SQLite database at a
+    file path. A ``postgresql://`` URL raises :class:`StoreError`: PostgreSQL is not supported
+    yet."""
+    if isinstance(target, str) and target.lower().startswith(_POSTGRES_SCHEMES):
+        raise StoreError(
+            "PostgreSQL is not supported yet: TABLEBOT_DB must be the path of a SQLite "
+            "database file."
+        )
+    from bot.storage.sqlite import SqliteStore  # the driver loads here, not with the package
+
+    return SqliteStore(target)
+
+
 __all__ = [
     "STAT_COLUMNS",
     "CheckpointResult",
@@ -25,4 +51,5 @@ __all__ = [
     "Store",
     "StoreError",
     "VersionConflict",
+    "open_store",
 ]

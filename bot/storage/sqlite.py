@@ -1,6 +1,10 @@
-"""The SQLite store: challenges, matches, the append-only event log, snapshots, ratings and
-stats. All SQL lives here (the schema's steps in ``bot/storage/migrations.py``); the service
-decides what to write.
+"""The SQLite store, :class:`SqliteStore`: challenges, matches, the append-only event log,
+snapshots, ratings and stats. All its SQL lives here (the schema's steps in
+``bot/storage/migrations.py``); the service decides what to write.
+
+``SqliteStore(path)`` opens nothing; ``await store.connect()`` opens the file, creating and
+migrating it as needed, and starts the checkpoints; ``await store.close()`` ends both.
+``await SqliteStore.open(path)`` does the first two at once.
 
 One aiosqlite connection in autocommit mode (``isolation_level=None``). aiosqlite runs every
 call on its own thread, one at a time and in order. Every write is exactly one such call: a
@@ -72,82 +76,106 @@ def _dumps(data: Any) -> str:
     return _ENCODER.encode(data)
 
 
-class Store:
-    """The database. Use ``await Store.open(path)``; ``close()`` when done."""
+class SqliteStore:
+    """The :class:`~bot.storage.protocol.Store` on a SQLite file: ``SqliteStore(path)``, then
+    ``await connect()``; or ``await SqliteStore.open(path)``. ``close()`` when done."""
 
     def __init__(
-        self,
-        conn: aiosqlite.Connection,
-        checkpoint_conn: aiosqlite.Connection | None = None,
-        checkpoint_interval: float = CHECKPOINT_INTERVAL_S,
+        self, path: str | Path, *, checkpoint_interval: float = CHECKPOINT_INTERVAL_S
     ) -> None:
-        self.conn = conn
-        self._closed = False
-        self._checkpoint_conn = checkpoint_conn
+        """Nothing is opened yet. Background checkpoints run every ``checkpoint_interval``
+        seconds once connected."""
+        if checkpoint_interval <= 0:
+            raise ValueError(f"checkpoint_interval must be positive, not {checkpoint_interval!r}")
+        self._path = path
         self._checkpoint_interval = checkpoint_interval
+        self._conn: aiosqlite.Connection | None = None
+        self._checkpoint_conn: aiosqlite.Connection | None = None
         self._checkpointer: asyncio.Task[None] | None = None
+        self._closed = False
+        # Held while connecting, so two connects open once and a close waits for a connect.
+        self._lifecycle = asyncio.Lock()
         self.checkpoints_run = 0
+
+    @property
+    def path(self) -> str | Path:
+        return self._path
 
     @classmethod
     async def open(
         cls, path: str | Path, *, checkpoint_interval: float = CHECKPOINT_INTERVAL_S
-    ) -> Store:
-        """Open (creating and migrating as needed) the database at ``path`` and start its
-        background checkpoints, one every ``checkpoint_interval`` seconds."""
-        if checkpoint_interval <= 0:
-            raise ValueError(f"checkpoint_interval must be positive, not {checkpoint_interval!r}")
-        # aiosqlite does not wait for its worker thread when connecting fails: the thread then
-        # reports to a loop that may be closed by then (a traceback after the CLI's one-line
-        # error). A plain open first makes an unusable path fail before any thread starts.
-        await asyncio.to_thread(_probe, path)
-        conn = await aiosqlite.connect(str(path), isolation_level=None)
-        checkpoint_conn: aiosqlite.Connection | None = None
-        try:
-            conn.row_factory = sqlite3.Row
-            await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            await conn.execute("PRAGMA journal_mode = WAL")
-            await conn.execute("PRAGMA synchronous = NORMAL")
-            await conn.execute("PRAGMA foreign_keys = ON")
-            await conn.execute("PRAGMA wal_autocheckpoint = 0")
-            await conn.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")
-            store = cls(conn)
-            await store._migrate()
-            checkpoint_conn = await aiosqlite.connect(str(path), isolation_level=None)
-            await checkpoint_conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            await checkpoint_conn.execute("PRAGMA synchronous = NORMAL")
-        except BaseException:
-            if checkpoint_conn is not None:
-                await checkpoint_conn.close()
-            await conn.close()
-            raise
-        store._checkpoint_conn = checkpoint_conn
-        store._checkpoint_interval = checkpoint_interval
-        store._checkpointer = asyncio.create_task(
-            store._checkpoint_loop(), name=f"tablebot checkpoints {path}"
-        )
+    ) -> SqliteStore:
+        """A connected store on the database at ``path`` (created and migrated as needed),
+        with a background checkpoint every ``checkpoint_interval`` seconds."""
+        store = cls(path, checkpoint_interval=checkpoint_interval)
+        await store.connect()
         return store
+
+    async def connect(self) -> None:
+        """Open the database, creating and migrating it as needed, and start the background
+        checkpoints. Does nothing when already connected; raises :class:`StoreError` once
+        closed, or when the file was written by a newer tablebot. After a failed connect
+        nothing is left open, and connecting may be tried again."""
+        async with self._lifecycle:
+            if self._closed:
+                raise StoreError("The database is closed.")
+            if self._conn is not None:
+                return
+            path = self._path
+            # aiosqlite does not wait for its worker thread when connecting fails: the thread
+            # then reports to a loop that may be closed by then (a traceback after the CLI's
+            # one-line error). A plain open first makes an unusable path fail before any
+            # thread starts.
+            await asyncio.to_thread(_probe, path)
+            conn = await aiosqlite.connect(str(path), isolation_level=None)
+            checkpoint_conn: aiosqlite.Connection | None = None
+            try:
+                conn.row_factory = sqlite3.Row
+                await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                await conn.execute("PRAGMA journal_mode = WAL")
+                await conn.execute("PRAGMA synchronous = NORMAL")
+                await conn.execute("PRAGMA foreign_keys = ON")
+                await conn.execute("PRAGMA wal_autocheckpoint = 0")
+                await conn.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")
+                await _migrate(conn)
+                checkpoint_conn = await aiosqlite.connect(str(path), isolation_level=None)
+                await checkpoint_conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                await checkpoint_conn.execute("PRAGMA synchronous = NORMAL")
+            except BaseException:
+                if checkpoint_conn is not None:
+                    await checkpoint_conn.close()
+                await conn.close()
+                raise
+            self._conn = conn
+            self._checkpoint_conn = checkpoint_conn
+            self._checkpointer = asyncio.create_task(
+                self._checkpoint_loop(), name=f"tablebot checkpoints {path}"
+            )
 
     async def close(self) -> None:
         """Refuse new work, let the writes already waiting for the lock (and the reads already
-        queued) finish, then close the connection. Closing twice is harmless."""
+        queued) finish, then close the connection. Closing twice, or a store never connected,
+        is harmless."""
         if self._closed:
             return
         self._closed = True
-        if self._checkpointer is not None:
-            self._checkpointer.cancel()
-            # wait, not await: the task's CancelledError must not look like ours.
-            await asyncio.wait([self._checkpointer])
-        if self._checkpoint_conn is not None:
-            await self._checkpoint_conn.close()
-        # aiosqlite's queue runs the writes and reads already queued, then closes. The last
-        # connection to close checkpoints the WAL and removes it.
-        await self.conn.close()
+        async with self._lifecycle:  # a connect under way finishes first
+            if self._checkpointer is not None:
+                self._checkpointer.cancel()
+                # wait, not await: the task's CancelledError must not look like ours.
+                await asyncio.wait([self._checkpointer])
+            if self._checkpoint_conn is not None:
+                await self._checkpoint_conn.close()
+            # aiosqlite's queue runs the writes and reads already queued, then closes. The last
+            # connection to close checkpoints the WAL and removes it.
+            if self._conn is not None:
+                await self._conn.close()
 
     async def checkpoint(self) -> CheckpointResult:
         """One ``PASSIVE`` checkpoint on the checkpoint connection: copies what it can of the
         WAL into the database without waiting for (or blocking) the writer."""
-        self._check_open()
-        conn = self._checkpoint_conn or self.conn
+        main = self._open_conn()
+        conn = self._checkpoint_conn or main
         rows = list(await conn.execute_fetchall("PRAGMA wal_checkpoint(PASSIVE)"))
         busy, frames, done = rows[0]
         self.checkpoints_run += 1
@@ -165,62 +193,50 @@ class Store:
             if not result.complete:
                 log.debug("WAL checkpoint partial: %s", result)
 
-    def _check_open(self) -> None:
+    def _open_conn(self) -> aiosqlite.Connection:
+        """The connection, or :class:`StoreError` when the store is closed or not connected."""
         if self._closed:
             raise StoreError("The database is closed.")
+        if self._conn is None:
+            raise StoreError("The database is not connected yet (await connect() first).")
+        return self._conn
 
-    async def transaction(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+    async def _transaction(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
         """``work(db)`` as one ``BEGIN IMMEDIATE`` ... ``COMMIT`` transaction, rolled back if it
         raises, in one call on the connection's thread: nothing else runs on the connection
         meanwhile. ``work`` runs on that thread, so it must only compute and use ``db``.
 
         Once queued the call runs to its end even if the caller is cancelled: the transaction
         then commits or rolls back whole, and the caller just doesn't hear which."""
-        self._check_open()
-        return await _on_thread(self.conn, lambda db: _in_transaction(db, work))
+        conn = self._open_conn()
+        return await _on_thread(conn, lambda db: _in_transaction(db, work))
 
     async def _write_one(self, sql: str, params: Sequence[Any] = ()) -> aiosqlite.Cursor:
         """One statement, its own (autocommit) transaction: one call on the thread."""
-        self._check_open()
-        return await self.conn.execute(sql, params)
+        return await self._open_conn().execute(sql, params)
+
+    async def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        """Every row of one query: one call on the thread, in order with the writes queued."""
+        rows: list[Row] = list(await self._open_conn().execute_fetchall(sql, params))
+        return rows
+
+    async def _fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        """The first row (one trip: every caller asks for at most one row)."""
+        rows = await self._fetchall(sql, params)
+        return rows[0] if rows else None
 
     async def user_version(self) -> int:
-        row = await self.fetchone("PRAGMA user_version")
+        """The schema version: how many migration steps the database has."""
+        row = await self._fetchone("PRAGMA user_version")
         assert row is not None
-        return int(row[0])
-
-    async def _migrate(self) -> None:
-        steps = migrations.MIGRATIONS
-        current = await self.user_version()
-        if current > len(steps):
-            raise StoreError(
-                f"The database is at schema version {current}, newer than this tablebot "
-                f"understands ({len(steps)}). Upgrade tablebot, or use another TABLEBOT_DB."
-            )
-        for step in range(current, len(steps)):
-            try:
-                await self.transaction(partial(migrations.apply_step, step))
-            except sqlite3.Error as exc:
-                # The step's transaction rolled back: the database is as the last good step left it.
-                raise StoreError(
-                    f"Migrating the database to schema version {step + 1} failed ({exc}); "
-                    f"it was left at version {step}."
-                ) from exc
-            log.info("database migrated to schema version %d", step + 1)
-
-    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
-        self._check_open()
-        return list(await self.conn.execute_fetchall(sql, params))
-
-    async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Row | None:
-        """The first row (one trip: every caller asks for at most one row)."""
-        rows = await self.fetchall(sql, params)
-        return rows[0] if rows else None
+        return int(row["user_version"])
 
     # --- guild settings -----------------------------------------------------------------------
 
     async def guild_settings(self, guild_id: int) -> dict[str, Any]:
-        row = await self.fetchone("SELECT data FROM guild_settings WHERE guild_id = ?", (guild_id,))
+        row = await self._fetchone(
+            "SELECT data FROM guild_settings WHERE guild_id = ?", (guild_id,)
+        )
         return {} if row is None else dict(json.loads(row["data"]))
 
     async def save_guild_settings(self, guild_id: int, data: dict[str, Any], at: float) -> None:
@@ -238,8 +254,8 @@ class Store:
         assert cursor.lastrowid is not None
         return cursor.lastrowid
 
-    async def challenge(self, challenge_id: int) -> sqlite3.Row | None:
-        return await self.fetchone("SELECT * FROM challenges WHERE id = ?", (challenge_id,))
+    async def challenge(self, challenge_id: int) -> Row | None:
+        return await self._fetchone("SELECT * FROM challenges WHERE id = ?", (challenge_id,))
 
     async def set_challenge_status(
         self, challenge_id: int, status: str, *, only_if: str = "open"
@@ -256,8 +272,8 @@ class Store:
             "UPDATE challenges SET message_id = ? WHERE id = ?", (message_id, challenge_id)
         )
 
-    async def expire_challenges(self, now: float) -> list[sqlite3.Row]:
-        def expire(db: sqlite3.Connection) -> list[sqlite3.Row]:
+    async def expire_challenges(self, now: float) -> list[Row]:
+        def expire(db: sqlite3.Connection) -> list[Row]:
             rows = db.execute(
                 "SELECT * FROM challenges WHERE status = 'open' AND expires_at <= ?", (now,)
             ).fetchall()
@@ -269,7 +285,7 @@ class Store:
                 )
             return rows
 
-        return await self.transaction(expire)
+        return await self._transaction(expire)
 
     # --- matches ------------------------------------------------------------------------------
 
@@ -311,17 +327,17 @@ class Store:
             _insert_results(db, match_id, results)
             return match_id
 
-        return await self.transaction(create)
+        return await self._transaction(create)
 
-    async def match_row(self, match_id: int) -> sqlite3.Row | None:
-        return await self.fetchone("SELECT * FROM matches WHERE id = ?", (match_id,))
+    async def match_row(self, match_id: int) -> Row | None:
+        return await self._fetchone("SELECT * FROM matches WHERE id = ?", (match_id,))
 
     async def snapshot(self, match_id: int) -> dict[str, Any] | None:
-        row = await self.fetchone("SELECT data FROM snapshots WHERE match_id = ?", (match_id,))
+        row = await self._fetchone("SELECT data FROM snapshots WHERE match_id = ?", (match_id,))
         return None if row is None else dict(json.loads(row["data"]))
 
     async def events(self, match_id: int) -> list[EventRow]:
-        rows = await self.fetchall(
+        rows = await self._fetchall(
             "SELECT * FROM events WHERE match_id = ? ORDER BY seq", (match_id,)
         )
         return [
@@ -337,9 +353,11 @@ class Store:
         ]
 
     async def event_count(self, match_id: int) -> int:
-        row = await self.fetchone("SELECT COUNT(*) FROM events WHERE match_id = ?", (match_id,))
+        row = await self._fetchone(
+            "SELECT COUNT(*) AS n FROM events WHERE match_id = ?", (match_id,)
+        )
         assert row is not None
-        return int(row[0])
+        return int(row["n"])
 
     async def commit_action(
         self,
@@ -356,7 +374,7 @@ class Store:
         """The one transaction of an action: append events, replace the snapshot, update the
         match row (``changes``), record finished games and stats, bump the version.
 
-        One call on the connection's thread (see :meth:`transaction`). With ``finish``, the
+        One call on the connection's thread (see :meth:`_transaction`). With ``finish``, the
         transaction first reads the players' ratings rows and calls ``finish(rows)`` there, on
         that thread (so two matches ending at once can't lose an update); it returns more stat
         updates and match columns. Raises :class:`VersionConflict` (and writes nothing) if the
@@ -389,7 +407,7 @@ class Store:
             _insert_results(db, match_id, results)
             _apply_stats(db, all_stats)
 
-        await self.transaction(commit)
+        await self._transaction(commit)
 
     async def update_match(self, match_id: int, **changes: Any) -> None:
         """Set bookkeeping columns (thread, board message, reminder) without a new version."""
@@ -398,21 +416,60 @@ class Store:
             f"UPDATE matches SET {sets} WHERE id = ?", (*changes.values(), match_id)
         )
 
-    async def active_match_rows(self) -> list[sqlite3.Row]:
-        return await self.fetchall("SELECT * FROM matches WHERE status = 'active' ORDER BY id")
+    async def active_match_rows(self) -> list[Row]:
+        return await self._fetchall("SELECT * FROM matches WHERE status = 'active' ORDER BY id")
 
-    async def game_results(self, match_id: int) -> list[sqlite3.Row]:
-        return await self.fetchall(
+    async def game_results(self, match_id: int) -> list[Row]:
+        return await self._fetchall(
             "SELECT * FROM game_results WHERE match_id = ? ORDER BY game_number", (match_id,)
+        )
+
+    async def active_match_ids(self, guild_id: int, user_id: int) -> list[int]:
+        rows = await self._fetchall(
+            "SELECT id FROM matches WHERE guild_id = ? AND status = 'active' "
+            "AND (player0_id = ? OR player1_id = ?) ORDER BY id",
+            (guild_id, user_id, user_id),
+        )
+        return [row["id"] for row in rows]
+
+    async def match_id_in_thread(self, thread_id: int) -> int | None:
+        row = await self._fetchone(
+            "SELECT id FROM matches WHERE thread_id = ? "
+            "ORDER BY status = 'active' DESC, id DESC LIMIT 1",
+            (thread_id,),
+        )
+        return None if row is None else int(row["id"])
+
+    async def candidate_match_ids(self, guild_id: int, channel_id: int, user_id: int) -> list[int]:
+        rows = await self._fetchall(
+            "SELECT id FROM matches WHERE guild_id = ? AND status = 'active' "
+            "AND (player0_id = ? OR player1_id = ?) AND (channel_id = ? OR thread_id = ?) "
+            "ORDER BY id",
+            (guild_id, user_id, user_id, channel_id, channel_id),
+        )
+        return [row["id"] for row in rows]
+
+    async def history_rows(self, guild_id: int, user_id: int, limit: int) -> list[Row]:
+        return await self._fetchall(
+            "SELECT * FROM matches WHERE guild_id = ? AND (player0_id = ? OR player1_id = ?) "
+            "ORDER BY id DESC LIMIT ?",
+            (guild_id, user_id, user_id, limit),
         )
 
     # --- ratings and stats --------------------------------------------------------------------
 
-    async def length_board(
-        self, guild_id: int, game: str, length: int, limit: int
-    ) -> list[sqlite3.Row]:
+    async def rating_board(self, guild_id: int, game: str, limit: int) -> list[Row]:
+        """Leaderboard rows by rating, of the players with a played match."""
+        return await self._fetchall(
+            "SELECT user_id, name, rating, played, won, lost, drawn, points_won, points_lost "
+            "FROM ratings WHERE guild_id = ? AND game = ? AND played > 0 "
+            "ORDER BY rating DESC, won DESC, user_id LIMIT ?",
+            (guild_id, game, limit),
+        )
+
+    async def length_board(self, guild_id: int, game: str, length: int, limit: int) -> list[Row]:
         """Leaderboard rows over finished matches of one length, with the overall rating."""
-        return await self.fetchall(
+        return await self._fetchall(
             """
             WITH seats AS (
                 SELECT player0_id AS user_id, winner_seat = 0 AS won, winner_seat = 1 AS lost,
@@ -437,8 +494,8 @@ class Store:
             (guild_id, game, length, limit),
         )
 
-    async def stats_row(self, guild_id: int, game: str, user_id: int) -> sqlite3.Row | None:
-        return await self.fetchone(
+    async def stats_row(self, guild_id: int, game: str, user_id: int) -> Row | None:
+        return await self._fetchone(
             "SELECT * FROM ratings WHERE guild_id = ? AND game = ? AND user_id = ?",
             (guild_id, game, user_id),
         )
@@ -463,7 +520,7 @@ class Store:
             )
             return True
 
-        return await self.transaction(shout)
+        return await self._transaction(shout)
 
 
 # --- running on the connection's thread -----------------------------------------------------
@@ -487,6 +544,30 @@ def _in_transaction(db: sqlite3.Connection, work: Callable[[sqlite3.Connection],
             db.execute("ROLLBACK")
         raise
     return result
+
+
+async def _migrate(conn: aiosqlite.Connection) -> None:
+    """Bring the database to the last step of :data:`migrations.MIGRATIONS`, one transaction
+    per step; refuse a database from a newer tablebot."""
+    steps = migrations.MIGRATIONS
+    [row] = await conn.execute_fetchall("PRAGMA user_version")
+    current = int(row[0])
+    if current > len(steps):
+        raise StoreError(
+            f"The database is at schema version {current}, newer than this tablebot "
+            f"understands ({len(steps)}). Upgrade tablebot, or use another TABLEBOT_DB."
+        )
+    for step in range(current, len(steps)):
+        apply = partial(migrations.apply_step, step)
+        try:
+            await _on_thread(conn, partial(_in_transaction, work=apply))
+        except sqlite3.Error as exc:
+            # The step's transaction rolled back: the database is as the last good step left it.
+            raise StoreError(
+                f"Migrating the database to schema version {step + 1} failed ({exc}); "
+                f"it was left at version {step}."
+            ) from exc
+        log.info("database migrated to schema version %d", step + 1)
 
 
 # --- statements run inside a transaction ------------------------------------------------------

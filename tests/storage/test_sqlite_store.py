@@ -15,25 +15,25 @@ from bot.storage import (
     NewEvent,
     Row,
     StatUpdate,
-    Store,
     StoreError,
     VersionConflict,
 )
 from bot.storage.migrations import MIGRATIONS
+from bot.storage.sqlite import SqliteStore
 
 
 @pytest.mark.asyncio
 async def test_fresh_database_is_migrated_with_pragmas(tmp_path: Path) -> None:
-    store = await Store.open(tmp_path / "t.db")
+    store = await SqliteStore.open(tmp_path / "t.db")
     try:
         assert await store.user_version() == len(MIGRATIONS)
-        assert (await store.fetchone("PRAGMA journal_mode"))[0] == "wal"  # type: ignore[index]
-        assert (await store.fetchone("PRAGMA foreign_keys"))[0] == 1  # type: ignore[index]
-        assert (await store.fetchone("PRAGMA synchronous"))[0] == 1  # type: ignore[index]  # NORMAL
-        assert (await store.fetchone("PRAGMA busy_timeout"))[0] > 0  # type: ignore[index]
+        assert (await store._fetchone("PRAGMA journal_mode"))[0] == "wal"  # type: ignore[index]
+        assert (await store._fetchone("PRAGMA foreign_keys"))[0] == 1  # type: ignore[index]
+        assert (await store._fetchone("PRAGMA synchronous"))[0] == 1  # type: ignore[index]  # NORMAL
+        assert (await store._fetchone("PRAGMA busy_timeout"))[0] > 0  # type: ignore[index]
     finally:
         await store.close()
-    store = await Store.open(tmp_path / "t.db")  # reopening runs no step twice
+    store = await SqliteStore.open(tmp_path / "t.db")  # reopening runs no step twice
     assert await store.user_version() == len(MIGRATIONS)
     await store.close()
 
@@ -44,7 +44,7 @@ async def test_a_newer_database_is_refused(tmp_path: Path) -> None:
     with sqlite3.connect(path) as conn:
         conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
     with pytest.raises(StoreError, match="newer than this tablebot"):
-        await Store.open(path)
+        await SqliteStore.open(path)
 
 
 def table_names(path: Path) -> set[str]:
@@ -72,22 +72,22 @@ async def test_a_migrated_database_runs_no_step_again(
 ) -> None:
     path = tmp_path / "t.db"
     monkeypatch.setattr(MIGRATIONS_PATH, (*MIGRATIONS, COUNTED_STEP))
-    store = await Store.open(path)
+    store = await SqliteStore.open(path)
     await store.close()
     for _ in range(2):  # reopening at the same version: nothing runs (a rerun would raise)
-        store = await Store.open(path)
+        store = await SqliteStore.open(path)
         try:
             assert await store.user_version() == len(MIGRATIONS) + 1
-            assert [tuple(r) for r in await store.fetchall("SELECT x FROM step_a")] == [(1,)]
+            assert [tuple(r) for r in await store._fetchall("SELECT x FROM step_a")] == [(1,)]
         finally:
             await store.close()
     # A newer tablebot with one more step runs that step only.
     monkeypatch.setattr(MIGRATIONS_PATH, (*MIGRATIONS, COUNTED_STEP, SECOND_STEP))
-    store = await Store.open(path)
+    store = await SqliteStore.open(path)
     try:
         assert await store.user_version() == len(MIGRATIONS) + 2
-        assert [tuple(r) for r in await store.fetchall("SELECT x FROM step_a")] == [(1,)]
-        assert [tuple(r) for r in await store.fetchall("SELECT x FROM step_b")] == [(2,)]
+        assert [tuple(r) for r in await store._fetchall("SELECT x FROM step_a")] == [(1,)]
+        assert [tuple(r) for r in await store._fetchall("SELECT x FROM step_b")] == [(2,)]
     finally:
         await store.close()
 
@@ -106,7 +106,7 @@ async def test_a_failing_migration_step_rolls_back_and_the_store_refuses_to_open
     monkeypatch.setattr(MIGRATIONS_PATH, (*MIGRATIONS, COUNTED_STEP, broken, SECOND_STEP))
     for _ in range(2):  # every attempt refuses the same way, and changes nothing more
         with pytest.raises(StoreError) as refused:
-            await Store.open(path)
+            await SqliteStore.open(path)
         message = str(refused.value)
         assert f"schema version {good + 1} failed" in message
         assert "no such table: no_such_table" in message
@@ -121,16 +121,16 @@ async def test_a_failing_migration_step_rolls_back_and_the_store_refuses_to_open
     # Once the step is fixed, the next start migrates from where the last good step left it.
     fixed = "CREATE TABLE half_done (x INTEGER)"
     monkeypatch.setattr(MIGRATIONS_PATH, (*MIGRATIONS, COUNTED_STEP, fixed, SECOND_STEP))
-    store = await Store.open(path)
+    store = await SqliteStore.open(path)
     try:
         assert await store.user_version() == good + 2
-        assert [tuple(r) for r in await store.fetchall("SELECT x FROM step_a")] == [(1,)]
+        assert [tuple(r) for r in await store._fetchall("SELECT x FROM step_a")] == [(1,)]
     finally:
         await store.close()
     assert {"half_done", "step_b"} <= table_names(path)
 
 
-async def make_match(store: Store) -> int:
+async def make_match(store: SqliteStore) -> int:
     challenge = await store.insert_challenge(
         {
             "guild_id": 1,
@@ -170,7 +170,7 @@ async def make_match(store: Store) -> int:
 
 @pytest.mark.asyncio
 async def test_commit_action_checks_the_version_and_writes_all_or_nothing(tmp_path: Path) -> None:
-    store = await Store.open(tmp_path / "t.db")
+    store = await SqliteStore.open(tmp_path / "t.db")
     try:
         match_id = await make_match(store)
         event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
@@ -189,7 +189,7 @@ async def test_commit_action_checks_the_version_and_writes_all_or_nothing(tmp_pa
 
 @pytest.mark.asyncio
 async def test_concurrent_commits_on_one_version_apply_once(tmp_path: Path) -> None:
-    store = await Store.open(tmp_path / "t.db")
+    store = await SqliteStore.open(tmp_path / "t.db")
     try:
         match_id = await make_match(store)
         event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
@@ -215,7 +215,7 @@ async def test_concurrent_commits_on_one_version_apply_once(tmp_path: Path) -> N
 async def test_a_failing_finisher_writes_nothing_and_a_closed_store_refuses(
     tmp_path: Path,
 ) -> None:
-    store = await Store.open(tmp_path / "t.db")
+    store = await SqliteStore.open(tmp_path / "t.db")
     match_id = await make_match(store)
     event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
 
@@ -240,7 +240,7 @@ async def test_a_failing_finisher_writes_nothing_and_a_closed_store_refuses(
 
 @pytest.mark.asyncio
 async def test_stat_upserts_create_rows_add_in_order_and_set_last(tmp_path: Path) -> None:
-    store = await Store.open(tmp_path / "t.db")
+    store = await SqliteStore.open(tmp_path / "t.db")
     try:
         match_id = await make_match(store)
         event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
@@ -288,7 +288,7 @@ async def test_stat_upserts_create_rows_add_in_order_and_set_last(tmp_path: Path
 async def test_a_write_waits_for_the_transaction_in_flight_and_survives_its_rollback(
     tmp_path: Path,
 ) -> None:
-    store = await Store.open(tmp_path / "t.db")
+    store = await SqliteStore.open(tmp_path / "t.db")
     try:
         match_id = await make_match(store)
         event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
@@ -330,7 +330,7 @@ async def test_a_write_waits_for_the_transaction_in_flight_and_survives_its_roll
 async def test_a_cancelled_action_commits_or_rolls_back_whole_and_the_store_goes_on(
     tmp_path: Path,
 ) -> None:
-    store = await Store.open(tmp_path / "t.db")
+    store = await SqliteStore.open(tmp_path / "t.db")
     try:
         match_id = await make_match(store)
         event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
@@ -382,7 +382,7 @@ async def test_a_cancelled_action_commits_or_rolls_back_whole_and_the_store_goes
 
 @pytest.mark.asyncio
 async def test_close_lets_the_admitted_writes_finish(tmp_path: Path) -> None:
-    store = await Store.open(tmp_path / "t.db")
+    store = await SqliteStore.open(tmp_path / "t.db")
     match_id = await make_match(store)
     event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
     writes = [
@@ -392,7 +392,7 @@ async def test_close_lets_the_admitted_writes_finish(tmp_path: Path) -> None:
     await asyncio.sleep(0)  # both queued on the connection
     await store.close()
     await asyncio.gather(*writes)
-    store = await Store.open(tmp_path / "t.db")
+    store = await SqliteStore.open(tmp_path / "t.db")
     try:
         row = await store.match_row(match_id)
         assert row is not None and (row["version"], row["thread_id"]) == (1, 5)
@@ -400,7 +400,7 @@ async def test_close_lets_the_admitted_writes_finish(tmp_path: Path) -> None:
         await store.close()
 
 
-async def commit_rolls(store: Store, match_id: int, first_seq: int, count: int) -> None:
+async def commit_rolls(store: SqliteStore, match_id: int, first_seq: int, count: int) -> None:
     for seq in range(first_seq, first_seq + count):
         event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [seq % 6 + 1]})
         await store.commit_action(match_id, seq, seq, [event], {"n": seq}, {})
@@ -410,9 +410,9 @@ async def commit_rolls(store: Store, match_id: int, first_seq: int, count: int) 
 async def test_checkpoints_run_off_the_write_path_and_copy_the_whole_wal(tmp_path: Path) -> None:
     # The writer never checkpoints (that fsync stalled one action in a few hundred); the
     # background loop does, on its own connection.
-    store = await Store.open(tmp_path / "t.db", checkpoint_interval=3600)
+    store = await SqliteStore.open(tmp_path / "t.db", checkpoint_interval=3600)
     try:
-        assert (await store.fetchone("PRAGMA wal_autocheckpoint"))[0] == 0  # type: ignore[index]
+        assert (await store._fetchone("PRAGMA wal_autocheckpoint"))[0] == 0  # type: ignore[index]
         match_id = await make_match(store)
         await commit_rolls(store, match_id, 0, 50)
         result = await store.checkpoint()
@@ -429,7 +429,7 @@ async def test_checkpoints_run_off_the_write_path_and_copy_the_whole_wal(tmp_pat
 async def test_the_background_loop_checkpoints_and_keeps_the_wal_small(tmp_path: Path) -> None:
     path = tmp_path / "t.db"
     wal = Path(f"{path}-wal")
-    store = await Store.open(path, checkpoint_interval=0.01)
+    store = await SqliteStore.open(path, checkpoint_interval=0.01)
     try:
         match_id = await make_match(store)
         sizes = []
@@ -446,4 +446,4 @@ async def test_the_background_loop_checkpoints_and_keeps_the_wal_small(tmp_path:
         await store.close()
     assert not wal.exists()  # the last connection to close checkpointed and removed it
     with pytest.raises(ValueError, match="checkpoint_interval"):
-        await Store.open(path, checkpoint_interval=0)
+        await SqliteStore.open(path, checkpoint_interval=0)
