@@ -25,7 +25,7 @@ from bot.config import Settings
 from bot.discord import components as views
 from bot.discord.replies import NO_MENTIONS, admit, refuse_closing, report_error
 from bot.service import DiceFactory, MatchService
-from bot.storage import Store, StoreError
+from bot.storage import StoreError, connect_store
 
 log = logging.getLogger(__name__)
 
@@ -247,7 +247,7 @@ async def _check_database(path: Path) -> str | None:
     """Open (and migrate) the database once before connecting to Discord, so a wrong
     TABLEBOT_DB is reported plainly at start-up: what is wrong, or None when it is usable."""
     try:
-        store = await Store.open(path)
+        store = await connect_store(path)
     except (StoreError, sqlite3.Error, OSError) as exc:
         return f"Can't use the database at {str(path)!r} (TABLEBOT_DB): {exc}"
     await store.close()

@@ -12,9 +12,8 @@ import asyncio
 import json
 import logging
 import math
-import sqlite3
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from enum import StrEnum
 from pathlib import Path
@@ -22,8 +21,16 @@ from typing import Any, NamedTuple, Protocol
 
 from bot.exports import mat_export, pdn_export
 from bot.move_list import MoveList
-from bot.service.ratings import INITIAL_RATING, elo_changes, fibs_changes
-from bot.storage import STAT_COLUMNS, NewEvent, StatUpdate, Store, VersionConflict
+from bot.service.ratings import INITIAL_RATING, rate_match
+from bot.storage import (
+    STAT_COLUMNS,
+    NewEvent,
+    Row,
+    StatUpdate,
+    Store,
+    VersionConflict,
+    connect_store,
+)
 from engines import match_from_snapshot, new_match
 from engines.actions import (
     AcceptDraw,
@@ -591,7 +598,7 @@ class MatchService:
         clock: Callable[[], float] = time.time,
     ) -> MatchService:
         """Open (and migrate) the database at ``path`` and return a service on it."""
-        store = await Store.open(path)
+        store = await connect_store(path)
         return cls(store, dice_factory=dice_factory, clock=clock)
 
     async def close(self) -> None:
@@ -1207,9 +1214,17 @@ class MatchService:
 
         winner = match.winner()
 
-        def finish(db: sqlite3.Connection) -> tuple[list[StatUpdate], dict[str, Any]]:
-            # Inside the action's transaction, on the store's thread.
-            updates, rating_changes[:] = self._rate(db, record, winner)
+        def finish(rows: Mapping[int, Row]) -> tuple[list[StatUpdate], dict[str, Any]]:
+            # Pure: the store calls it inside the action's transaction with the players' rows.
+            updates, ratings = rate_match(
+                record.players, record.guild_id, record.game, record.rules.length, winner, rows
+            )
+            rating_changes[:] = [
+                RatingChange(seat, player.user_id, before, after)
+                for seat, (player, (before, after)) in enumerate(
+                    zip(record.players, ratings, strict=True)
+                )
+            ]
             return updates, {"rating_changes": json.dumps([asdict(c) for c in rating_changes])}
 
         await self.store.commit_action(
@@ -1261,60 +1276,6 @@ class MatchService:
                     )
                 )
         return updates
-
-    @staticmethod
-    def _rate(
-        db: sqlite3.Connection, record: _Record, winner: int | None
-    ) -> tuple[list[StatUpdate], list[RatingChange]]:
-        """Match-end stats and ratings, read and written inside the commit's transaction (on
-        the store's thread: it only reads ``db`` and computes)."""
-        ids = [p.user_id for p in record.players]
-        rows = Store.rating_rows(db, record.guild_id, record.game.value, ids)
-        rating = [float(rows[i]["rating"]) if i in rows else INITIAL_RATING for i in ids]
-        experience = [int(rows[i]["experience"]) if i in rows else 0 for i in ids]
-        streak = [int(rows[i]["streak"]) if i in rows else 0 for i in ids]
-        length = record.rules.length
-        delta = [0.0, 0.0]
-        rated = length > 0  # money games count in the stats, not in the ratings
-        if rated and winner is not None and record.game is not GameKind.CHECKERS:
-            won, lost = fibs_changes(
-                rating[winner],
-                rating[1 - winner],
-                experience[winner],
-                experience[1 - winner],
-                length,
-            )
-            delta[winner], delta[1 - winner] = won, lost
-        elif rated and record.game is GameKind.CHECKERS:
-            score0 = 0.5 if winner is None else float(winner == 0)
-            delta[0], delta[1] = elo_changes(rating[0], rating[1], score0)
-        updates, changes = [], []
-        for seat, player in enumerate(record.players):
-            outcome = "drawn" if winner is None else ("won" if winner == seat else "lost")
-            if outcome == "won":
-                new_streak = streak[seat] + 1 if streak[seat] > 0 else 1
-            elif outcome == "lost":
-                new_streak = streak[seat] - 1 if streak[seat] < 0 else -1
-            else:
-                new_streak = 0
-            after = rating[seat] + delta[seat]
-            gained = (length if record.game is not GameKind.CHECKERS else 1) if rated else 0
-            updates.append(
-                StatUpdate(
-                    record.guild_id,
-                    record.game.value,
-                    player.user_id,
-                    player.name,
-                    {"played": 1, outcome: 1},
-                    {
-                        "rating": after,
-                        "experience": experience[seat] + gained,
-                        "streak": new_streak,
-                    },
-                )
-            )
-            changes.append(RatingChange(seat, player.user_id, rating[seat], after))
-        return updates, changes
 
     def _evict(self, match_id: int) -> None:
         live = self._live.pop(match_id, None)
@@ -1638,37 +1599,28 @@ class MatchService:
         match: GameMatch = live.match
         return match
 
-    async def _views(self, sql: str, params: Sequence[int]) -> list[MatchView]:
-        if not _storable(*params):
-            return []  # no match has a guild, user, channel or thread id SQLite can't store
-        rows = await self.store.fetchall(sql, params)
-        return [await self.get_view(row["id"]) for row in rows]
+    async def _views(self, match_ids: Sequence[int]) -> list[MatchView]:
+        return [await self.get_view(match_id) for match_id in match_ids]
 
     async def active_matches(self, guild_id: int, user_id: int) -> list[MatchView]:
-        return await self._views(
-            "SELECT id FROM matches WHERE guild_id = ? AND status = 'active' "
-            "AND (player0_id = ? OR player1_id = ?) ORDER BY id",
-            (guild_id, user_id, user_id),
-        )
+        if not _storable(guild_id, user_id):
+            return []  # no match has a guild, user, channel or thread id SQLite can't store
+        return await self._views(await self.store.active_match_ids(guild_id, user_id))
 
     async def match_in_thread(self, thread_id: int) -> MatchView | None:
-        views = await self._views(
-            "SELECT id FROM matches WHERE thread_id = ? "
-            "ORDER BY status = 'active' DESC, id DESC LIMIT 1",
-            (thread_id,),
-        )
-        return views[0] if views else None
+        if not _storable(thread_id):
+            return None  # no match has a guild, user, channel or thread id SQLite can't store
+        match_id = await self.store.match_id_in_thread(thread_id)
+        return None if match_id is None else await self.get_view(match_id)
 
     async def candidate_matches(
         self, guild_id: int, channel_id: int, user_id: int
     ) -> list[MatchView]:
         """The user's active matches in this channel or thread (the bot acts when exactly one)."""
-        return await self._views(
-            "SELECT id FROM matches WHERE guild_id = ? AND status = 'active' "
-            "AND (player0_id = ? OR player1_id = ?) AND (channel_id = ? OR thread_id = ?) "
-            "ORDER BY id",
-            (guild_id, user_id, user_id, channel_id, channel_id),
-        )
+        if not _storable(guild_id, channel_id, user_id):
+            return []  # no match has a guild, user, channel or thread id SQLite can't store
+        ids = await self.store.candidate_match_ids(guild_id, channel_id, user_id)
+        return await self._views(ids)
 
     async def legal_moves(
         self, match_id: int, guild_id: int, user_id: int, prefix: str = "", limit: int = 25
@@ -1694,12 +1646,7 @@ class MatchService:
         kind = _game_kind(game)
         limit = max(1, min(int(limit), 100))
         if match_length is None:
-            rows = await self.store.fetchall(
-                "SELECT user_id, name, rating, played, won, lost, drawn, points_won, points_lost "
-                "FROM ratings WHERE guild_id = ? AND game = ? AND played > 0 "
-                "ORDER BY rating DESC, won DESC, user_id LIMIT ?",
-                (guild_id, kind.value, limit),
-            )
+            rows = await self.store.rating_board(guild_id, kind.value, limit)
         else:
             rows = await self.store.length_board(guild_id, kind.value, match_length, limit)
         return [
@@ -1719,11 +1666,7 @@ class MatchService:
         ]
 
     async def history(self, guild_id: int, user_id: int, limit: int = 20) -> list[HistoryEntry]:
-        rows = await self.store.fetchall(
-            "SELECT * FROM matches WHERE guild_id = ? AND (player0_id = ? OR player1_id = ?) "
-            "ORDER BY id DESC LIMIT ?",
-            (guild_id, user_id, user_id, max(1, min(int(limit), 100))),
-        )
+        rows = await self.store.history_rows(guild_id, user_id, max(1, min(int(limit), 100)))
         entries = []
         for row in rows:
             seat = 0 if row["player0_id"] == user_id else 1

@@ -1,4 +1,6 @@
-"""Rating formulas: FIBS for Nannon and backgammon matches, Elo for checkers.
+"""Rating formulas: FIBS for Nannon and backgammon matches, Elo for checkers; and
+:func:`rate_match`, a finished match's stats and ratings, computed purely from the players'
+current ratings rows.
 
 FIBS (from its ``help formula`` page): with D = |r1 - r2| and n the match length, the underdog
 wins with P_upset = 1 / (10^(D * sqrt(n) / 2000) + 1). P is P_upset when the favourite wins,
@@ -18,6 +20,11 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+from bot.storage.types import Row, StatUpdate
+from engines.base import GameKind
 
 log = logging.getLogger(__name__)
 
@@ -61,3 +68,87 @@ def elo_changes(rating_a: float, rating_b: float, score_a: float) -> tuple[float
     """(a's change, b's change) when a scores ``score_a`` (1 win, 0.5 draw, 0 loss) against b."""
     change = ELO_K * (score_a - elo_expected(rating_a, rating_b))
     return change, -change
+
+
+class RatedPlayer(Protocol):
+    """A seat's player: the service's ``Player``."""
+
+    @property
+    def user_id(self) -> int: ...
+
+    @property
+    def name(self) -> str: ...
+
+
+def rate_match(
+    players: Sequence[RatedPlayer],
+    guild_id: int,
+    game: GameKind,
+    length: int,
+    winner: int | None,
+    rows: Mapping[int, Row],
+    initial: float = INITIAL_RATING,
+) -> tuple[list[StatUpdate], list[tuple[float, float]]]:
+    """A finished match's stats and ratings: the ratings-row updates of both seats (played,
+    won/lost/drawn, new rating, experience and streak) and each seat's (rating before, rating
+    after), from ``rows``, the players' current ratings rows by user id (a player without one
+    starts at ``initial``). ``winner`` is the winning seat, None for a draw; ``length`` 0 is a
+    money game, which counts in the stats and not in the ratings.
+
+    Pure: the store calls it (through the service's finisher) inside the match's last
+    transaction, with the rows it read there.
+
+    >>> from types import SimpleNamespace as P
+    >>> updates, ratings = rate_match(
+    ...     [P(user_id=1, name="a"), P(user_id=2, name="b")], 9, GameKind.CHECKERS, 1, 0, {}
+    ... )
+    >>> ratings
+    [(1500.0, 1516.0), (1500.0, 1484.0)]
+    >>> updates[1].add, updates[1].set
+    ({'played': 1, 'lost': 1}, {'rating': 1484.0, 'experience': 1, 'streak': -1})
+    """
+    ids = [p.user_id for p in players]
+    rating = [float(rows[i]["rating"]) if i in rows else initial for i in ids]
+    experience = [int(rows[i]["experience"]) if i in rows else 0 for i in ids]
+    streak = [int(rows[i]["streak"]) if i in rows else 0 for i in ids]
+    delta = [0.0, 0.0]
+    rated = length > 0  # money games count in the stats, not in the ratings
+    if rated and winner is not None and game is not GameKind.CHECKERS:
+        won, lost = fibs_changes(
+            rating[winner],
+            rating[1 - winner],
+            experience[winner],
+            experience[1 - winner],
+            length,
+        )
+        delta[winner], delta[1 - winner] = won, lost
+    elif rated and game is GameKind.CHECKERS:
+        score0 = 0.5 if winner is None else float(winner == 0)
+        delta[0], delta[1] = elo_changes(rating[0], rating[1], score0)
+    updates, ratings = [], []
+    for seat, player in enumerate(players):
+        outcome = "drawn" if winner is None else ("won" if winner == seat else "lost")
+        if outcome == "won":
+            new_streak = streak[seat] + 1 if streak[seat] > 0 else 1
+        elif outcome == "lost":
+            new_streak = streak[seat] - 1 if streak[seat] < 0 else -1
+        else:
+            new_streak = 0
+        after = rating[seat] + delta[seat]
+        gained = (length if game is not GameKind.CHECKERS else 1) if rated else 0
+        updates.append(
+            StatUpdate(
+                guild_id,
+                game.value,
+                player.user_id,
+                player.name,
+                {"played": 1, outcome: 1},
+                {
+                    "rating": after,
+                    "experience": experience[seat] + gained,
+                    "streak": new_streak,
+                },
+            )
+        )
+        ratings.append((rating[seat], after))
+    return updates, ratings

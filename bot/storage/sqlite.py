@@ -1,5 +1,10 @@
-"""The SQLite store: migrations, challenges, matches, the append-only event log, snapshots,
-ratings and stats. All SQL lives here; the service decides what to write.
+"""The SQLite store, :class:`SqliteStore`: challenges, matches, the append-only event log,
+snapshots, ratings and stats. All its SQL lives here (the schema's steps in
+``bot/storage/migrations.py``); the service decides what to write.
+
+``SqliteStore(path)`` opens nothing; ``await store.connect()`` opens the file, creating and
+migrating it as needed, and starts the checkpoints; ``await store.close()`` ends both.
+``await SqliteStore.open(path)`` does the first two at once.
 
 One aiosqlite connection in autocommit mode (``isolation_level=None``). aiosqlite runs every
 call on its own thread, one at a time and in order. Every write is exactly one such call: a
@@ -28,14 +33,25 @@ import asyncio
 import json
 import logging
 import sqlite3
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
 from itertools import groupby
 from pathlib import Path
 from typing import Any, TypeVar
 
 import aiosqlite
+
+from bot.storage import migrations
+from bot.storage.types import (
+    CheckpointResult,
+    EventRow,
+    Finisher,
+    NewEvent,
+    Row,
+    StatUpdate,
+    StoreError,
+    VersionConflict,
+)
 
 log = logging.getLogger(__name__)
 
@@ -46,183 +62,10 @@ CHECKPOINT_INTERVAL_S = 1.0
 # Once a checkpoint resets the log, SQLite truncates a WAL file left bigger than this.
 JOURNAL_SIZE_LIMIT = 16 * 1024 * 1024
 
-# Append-only: never edit a released step; add a new one. Step i brings user_version to i + 1.
-MIGRATIONS: tuple[str, ...] = (
-    """
-    CREATE TABLE guild_settings (
-        guild_id INTEGER PRIMARY KEY,
-        data TEXT NOT NULL,
-        updated_at REAL NOT NULL
-    );
-    CREATE TABLE challenges (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guild_id INTEGER NOT NULL,
-        channel_id INTEGER NOT NULL,
-        game TEXT NOT NULL,
-        rules TEXT NOT NULL,
-        challenger_id INTEGER NOT NULL,
-        challenger_name TEXT NOT NULL,
-        opponent_id INTEGER,
-        opponent_name TEXT,
-        status TEXT NOT NULL,
-        created_at REAL NOT NULL,
-        expires_at REAL NOT NULL,
-        match_id INTEGER,
-        message_id INTEGER
-    );
-    CREATE INDEX challenges_open ON challenges (status, expires_at);
-    CREATE TABLE matches (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guild_id INTEGER NOT NULL,
-        channel_id INTEGER NOT NULL,
-        thread_id INTEGER,
-        board_message_id INTEGER,
-        challenge_id INTEGER REFERENCES challenges (id),
-        game TEXT NOT NULL,
-        length INTEGER NOT NULL,
-        rules TEXT NOT NULL,
-        player0_id INTEGER NOT NULL,
-        player0_name TEXT NOT NULL,
-        player1_id INTEGER NOT NULL,
-        player1_name TEXT NOT NULL,
-        colour0 TEXT NOT NULL,
-        colour1 TEXT NOT NULL,
-        status TEXT NOT NULL,
-        score0 REAL NOT NULL DEFAULT 0,
-        score1 REAL NOT NULL DEFAULT 0,
-        winner_seat INTEGER,
-        dice_commitment TEXT NOT NULL,
-        dice_seed BLOB NOT NULL,
-        seed_revealed INTEGER NOT NULL DEFAULT 0,
-        dice_counter INTEGER NOT NULL DEFAULT 0,
-        rating_changes TEXT,
-        created_at REAL NOT NULL,
-        last_action_at REAL NOT NULL,
-        finished_at REAL,
-        reminded_version INTEGER,
-        version INTEGER NOT NULL DEFAULT 0
-    );
-    CREATE INDEX matches_status ON matches (status);
-    CREATE INDEX matches_guild_players ON matches (guild_id, player0_id, player1_id);
-    CREATE INDEX matches_thread ON matches (thread_id);
-    CREATE TABLE events (
-        match_id INTEGER NOT NULL REFERENCES matches (id),
-        seq INTEGER NOT NULL,
-        at REAL NOT NULL,
-        actor INTEGER,
-        kind TEXT NOT NULL,
-        payload TEXT NOT NULL,
-        PRIMARY KEY (match_id, seq)
-    ) WITHOUT ROWID;
-    CREATE TABLE snapshots (
-        match_id INTEGER PRIMARY KEY REFERENCES matches (id),
-        version INTEGER NOT NULL,
-        data TEXT NOT NULL
-    );
-    CREATE TABLE game_results (
-        match_id INTEGER NOT NULL REFERENCES matches (id),
-        game_number INTEGER NOT NULL,
-        winner_seat INTEGER,
-        kind TEXT NOT NULL,
-        points REAL NOT NULL,
-        cube INTEGER NOT NULL,
-        at REAL NOT NULL,
-        PRIMARY KEY (match_id, game_number)
-    ) WITHOUT ROWID;
-    CREATE TABLE ratings (
-        guild_id INTEGER NOT NULL,
-        game TEXT NOT NULL,
-        user_id INTEGER NOT NULL,
-        name TEXT NOT NULL,
-        rating REAL NOT NULL DEFAULT 1500,
-        experience INTEGER NOT NULL DEFAULT 0,
-        played INTEGER NOT NULL DEFAULT 0,
-        won INTEGER NOT NULL DEFAULT 0,
-        lost INTEGER NOT NULL DEFAULT 0,
-        drawn INTEGER NOT NULL DEFAULT 0,
-        points_won REAL NOT NULL DEFAULT 0,
-        points_lost REAL NOT NULL DEFAULT 0,
-        gammons_for INTEGER NOT NULL DEFAULT 0,
-        gammons_against INTEGER NOT NULL DEFAULT 0,
-        backgammons_for INTEGER NOT NULL DEFAULT 0,
-        backgammons_against INTEGER NOT NULL DEFAULT 0,
-        nannons_for INTEGER NOT NULL DEFAULT 0,
-        nannons_against INTEGER NOT NULL DEFAULT 0,
-        nannons_shouted INTEGER NOT NULL DEFAULT 0,
-        streak INTEGER NOT NULL DEFAULT 0,
-        PRIMARY KEY (guild_id, game, user_id)
-    ) WITHOUT ROWID;
-    CREATE TABLE shouts (
-        match_id INTEGER NOT NULL REFERENCES matches (id),
-        game_number INTEGER NOT NULL,
-        user_id INTEGER NOT NULL,
-        at REAL NOT NULL,
-        PRIMARY KEY (match_id, game_number)
-    ) WITHOUT ROWID;
-    """,
-)
-
-# The counters of a ratings row that game and match results add to.
-STAT_COLUMNS = (
-    "played",
-    "won",
-    "lost",
-    "drawn",
-    "points_won",
-    "points_lost",
-    "gammons_for",
-    "gammons_against",
-    "backgammons_for",
-    "backgammons_against",
-    "nannons_for",
-    "nannons_against",
-    "nannons_shouted",
-)
-
 
 def _probe(path: str | Path) -> None:
     """Open and close the database file (creating it if missing), raising what SQLite says."""
     sqlite3.connect(str(path)).close()
-
-
-class StoreError(Exception):
-    """The database can't be used (e.g. it was written by a newer tablebot)."""
-
-
-class VersionConflict(Exception):
-    """The match's version changed under a write: someone else committed first."""
-
-
-@dataclass(frozen=True)
-class EventRow:
-    match_id: int
-    seq: int
-    at: float
-    actor: int | None
-    kind: str
-    payload: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class NewEvent:
-    at: float
-    actor: int | None  # the Discord user, or None for the bot (auto-roll, forced move)
-    kind: str
-    payload: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class CheckpointResult:
-    """What ``PRAGMA wal_checkpoint`` reports: whether it was blocked, the frames in the WAL,
-    and how many of them are now copied into the database."""
-
-    busy: bool
-    wal_frames: int
-    checkpointed_frames: int
-
-    @property
-    def complete(self) -> bool:
-        return not self.busy and self.checkpointed_frames == self.wal_frames
 
 
 # One encoder for all: json.dumps with options builds a new encoder per call.
@@ -233,82 +76,106 @@ def _dumps(data: Any) -> str:
     return _ENCODER.encode(data)
 
 
-class Store:
-    """The database. Use ``await Store.open(path)``; ``close()`` when done."""
+class SqliteStore:
+    """The :class:`~bot.storage.protocol.Store` on a SQLite file: ``SqliteStore(path)``, then
+    ``await connect()``; or ``await SqliteStore.open(path)``. ``close()`` when done."""
 
     def __init__(
-        self,
-        conn: aiosqlite.Connection,
-        checkpoint_conn: aiosqlite.Connection | None = None,
-        checkpoint_interval: float = CHECKPOINT_INTERVAL_S,
+        self, path: str | Path, *, checkpoint_interval: float = CHECKPOINT_INTERVAL_S
     ) -> None:
-        self.conn = conn
-        self._closed = False
-        self._checkpoint_conn = checkpoint_conn
+        """Nothing is opened yet. Background checkpoints run every ``checkpoint_interval``
+        seconds once connected."""
+        if checkpoint_interval <= 0:
+            raise ValueError(f"checkpoint_interval must be positive, not {checkpoint_interval!r}")
+        self._path = path
         self._checkpoint_interval = checkpoint_interval
+        self._conn: aiosqlite.Connection | None = None
+        self._checkpoint_conn: aiosqlite.Connection | None = None
         self._checkpointer: asyncio.Task[None] | None = None
+        self._closed = False
+        # Held while connecting, so two connects open once and a close waits for a connect.
+        self._lifecycle = asyncio.Lock()
         self.checkpoints_run = 0
+
+    @property
+    def path(self) -> str | Path:
+        return self._path
 
     @classmethod
     async def open(
         cls, path: str | Path, *, checkpoint_interval: float = CHECKPOINT_INTERVAL_S
-    ) -> Store:
-        """Open (creating and migrating as needed) the database at ``path`` and start its
-        background checkpoints, one every ``checkpoint_interval`` seconds."""
-        if checkpoint_interval <= 0:
-            raise ValueError(f"checkpoint_interval must be positive, not {checkpoint_interval!r}")
-        # aiosqlite does not wait for its worker thread when connecting fails: the thread then
-        # reports to a loop that may be closed by then (a traceback after the CLI's one-line
-        # error). A plain open first makes an unusable path fail before any thread starts.
-        await asyncio.to_thread(_probe, path)
-        conn = await aiosqlite.connect(str(path), isolation_level=None)
-        checkpoint_conn: aiosqlite.Connection | None = None
-        try:
-            conn.row_factory = sqlite3.Row
-            await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            await conn.execute("PRAGMA journal_mode = WAL")
-            await conn.execute("PRAGMA synchronous = NORMAL")
-            await conn.execute("PRAGMA foreign_keys = ON")
-            await conn.execute("PRAGMA wal_autocheckpoint = 0")
-            await conn.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")
-            store = cls(conn)
-            await store._migrate()
-            checkpoint_conn = await aiosqlite.connect(str(path), isolation_level=None)
-            await checkpoint_conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            await checkpoint_conn.execute("PRAGMA synchronous = NORMAL")
-        except BaseException:
-            if checkpoint_conn is not None:
-                await checkpoint_conn.close()
-            await conn.close()
-            raise
-        store._checkpoint_conn = checkpoint_conn
-        store._checkpoint_interval = checkpoint_interval
-        store._checkpointer = asyncio.create_task(
-            store._checkpoint_loop(), name=f"tablebot checkpoints {path}"
-        )
+    ) -> SqliteStore:
+        """A connected store on the database at ``path`` (created and migrated as needed),
+        with a background checkpoint every ``checkpoint_interval`` seconds."""
+        store = cls(path, checkpoint_interval=checkpoint_interval)
+        await store.connect()
         return store
+
+    async def connect(self) -> None:
+        """Open the database, creating and migrating it as needed, and start the background
+        checkpoints. Does nothing when already connected; raises :class:`StoreError` once
+        closed, or when the file was written by a newer tablebot. After a failed connect
+        nothing is left open, and connecting may be tried again."""
+        async with self._lifecycle:
+            if self._closed:
+                raise StoreError("The database is closed.")
+            if self._conn is not None:
+                return
+            path = self._path
+            # aiosqlite does not wait for its worker thread when connecting fails: the thread
+            # then reports to a loop that may be closed by then (a traceback after the CLI's
+            # one-line error). A plain open first makes an unusable path fail before any
+            # thread starts.
+            await asyncio.to_thread(_probe, path)
+            conn = await aiosqlite.connect(str(path), isolation_level=None)
+            checkpoint_conn: aiosqlite.Connection | None = None
+            try:
+                conn.row_factory = sqlite3.Row
+                await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                await conn.execute("PRAGMA journal_mode = WAL")
+                await conn.execute("PRAGMA synchronous = NORMAL")
+                await conn.execute("PRAGMA foreign_keys = ON")
+                await conn.execute("PRAGMA wal_autocheckpoint = 0")
+                await conn.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")
+                await _migrate(conn)
+                checkpoint_conn = await aiosqlite.connect(str(path), isolation_level=None)
+                await checkpoint_conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                await checkpoint_conn.execute("PRAGMA synchronous = NORMAL")
+            except BaseException:
+                if checkpoint_conn is not None:
+                    await checkpoint_conn.close()
+                await conn.close()
+                raise
+            self._conn = conn
+            self._checkpoint_conn = checkpoint_conn
+            self._checkpointer = asyncio.create_task(
+                self._checkpoint_loop(), name=f"tablebot checkpoints {path}"
+            )
 
     async def close(self) -> None:
         """Refuse new work, let the writes already waiting for the lock (and the reads already
-        queued) finish, then close the connection. Closing twice is harmless."""
+        queued) finish, then close the connection. Closing twice, or a store never connected,
+        is harmless."""
         if self._closed:
             return
         self._closed = True
-        if self._checkpointer is not None:
-            self._checkpointer.cancel()
-            # wait, not await: the task's CancelledError must not look like ours.
-            await asyncio.wait([self._checkpointer])
-        if self._checkpoint_conn is not None:
-            await self._checkpoint_conn.close()
-        # aiosqlite's queue runs the writes and reads already queued, then closes. The last
-        # connection to close checkpoints the WAL and removes it.
-        await self.conn.close()
+        async with self._lifecycle:  # a connect under way finishes first
+            if self._checkpointer is not None:
+                self._checkpointer.cancel()
+                # wait, not await: the task's CancelledError must not look like ours.
+                await asyncio.wait([self._checkpointer])
+            if self._checkpoint_conn is not None:
+                await self._checkpoint_conn.close()
+            # aiosqlite's queue runs the writes and reads already queued, then closes. The last
+            # connection to close checkpoints the WAL and removes it.
+            if self._conn is not None:
+                await self._conn.close()
 
     async def checkpoint(self) -> CheckpointResult:
         """One ``PASSIVE`` checkpoint on the checkpoint connection: copies what it can of the
         WAL into the database without waiting for (or blocking) the writer."""
-        self._check_open()
-        conn = self._checkpoint_conn or self.conn
+        main = self._open_conn()
+        conn = self._checkpoint_conn or main
         rows = list(await conn.execute_fetchall("PRAGMA wal_checkpoint(PASSIVE)"))
         busy, frames, done = rows[0]
         self.checkpoints_run += 1
@@ -326,61 +193,50 @@ class Store:
             if not result.complete:
                 log.debug("WAL checkpoint partial: %s", result)
 
-    def _check_open(self) -> None:
+    def _open_conn(self) -> aiosqlite.Connection:
+        """The connection, or :class:`StoreError` when the store is closed or not connected."""
         if self._closed:
             raise StoreError("The database is closed.")
+        if self._conn is None:
+            raise StoreError("The database is not connected yet (await connect() first).")
+        return self._conn
 
-    async def transaction(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+    async def _transaction(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
         """``work(db)`` as one ``BEGIN IMMEDIATE`` ... ``COMMIT`` transaction, rolled back if it
         raises, in one call on the connection's thread: nothing else runs on the connection
         meanwhile. ``work`` runs on that thread, so it must only compute and use ``db``.
 
         Once queued the call runs to its end even if the caller is cancelled: the transaction
         then commits or rolls back whole, and the caller just doesn't hear which."""
-        self._check_open()
-        return await _on_thread(self.conn, lambda db: _in_transaction(db, work))
+        conn = self._open_conn()
+        return await _on_thread(conn, lambda db: _in_transaction(db, work))
 
     async def _write_one(self, sql: str, params: Sequence[Any] = ()) -> aiosqlite.Cursor:
         """One statement, its own (autocommit) transaction: one call on the thread."""
-        self._check_open()
-        return await self.conn.execute(sql, params)
+        return await self._open_conn().execute(sql, params)
+
+    async def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        """Every row of one query: one call on the thread, in order with the writes queued."""
+        rows: list[Row] = list(await self._open_conn().execute_fetchall(sql, params))
+        return rows
+
+    async def _fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        """The first row (one trip: every caller asks for at most one row)."""
+        rows = await self._fetchall(sql, params)
+        return rows[0] if rows else None
 
     async def user_version(self) -> int:
-        row = await self.fetchone("PRAGMA user_version")
+        """The schema version: how many migration steps the database has."""
+        row = await self._fetchone("PRAGMA user_version")
         assert row is not None
-        return int(row[0])
-
-    async def _migrate(self) -> None:
-        current = await self.user_version()
-        if current > len(MIGRATIONS):
-            raise StoreError(
-                f"The database is at schema version {current}, newer than this tablebot "
-                f"understands ({len(MIGRATIONS)}). Upgrade tablebot, or use another TABLEBOT_DB."
-            )
-        for step in range(current, len(MIGRATIONS)):
-            try:
-                await self.transaction(partial(_migrate_step, step))
-            except sqlite3.Error as exc:
-                # The step's transaction rolled back: the database is as the last good step left it.
-                raise StoreError(
-                    f"Migrating the database to schema version {step + 1} failed ({exc}); "
-                    f"it was left at version {step}."
-                ) from exc
-            log.info("database migrated to schema version %d", step + 1)
-
-    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
-        self._check_open()
-        return list(await self.conn.execute_fetchall(sql, params))
-
-    async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Row | None:
-        """The first row (one trip: every caller asks for at most one row)."""
-        rows = await self.fetchall(sql, params)
-        return rows[0] if rows else None
+        return int(row["user_version"])
 
     # --- guild settings -----------------------------------------------------------------------
 
     async def guild_settings(self, guild_id: int) -> dict[str, Any]:
-        row = await self.fetchone("SELECT data FROM guild_settings WHERE guild_id = ?", (guild_id,))
+        row = await self._fetchone(
+            "SELECT data FROM guild_settings WHERE guild_id = ?", (guild_id,)
+        )
         return {} if row is None else dict(json.loads(row["data"]))
 
     async def save_guild_settings(self, guild_id: int, data: dict[str, Any], at: float) -> None:
@@ -398,8 +254,8 @@ class Store:
         assert cursor.lastrowid is not None
         return cursor.lastrowid
 
-    async def challenge(self, challenge_id: int) -> sqlite3.Row | None:
-        return await self.fetchone("SELECT * FROM challenges WHERE id = ?", (challenge_id,))
+    async def challenge(self, challenge_id: int) -> Row | None:
+        return await self._fetchone("SELECT * FROM challenges WHERE id = ?", (challenge_id,))
 
     async def set_challenge_status(
         self, challenge_id: int, status: str, *, only_if: str = "open"
@@ -416,8 +272,8 @@ class Store:
             "UPDATE challenges SET message_id = ? WHERE id = ?", (message_id, challenge_id)
         )
 
-    async def expire_challenges(self, now: float) -> list[sqlite3.Row]:
-        def expire(db: sqlite3.Connection) -> list[sqlite3.Row]:
+    async def expire_challenges(self, now: float) -> list[Row]:
+        def expire(db: sqlite3.Connection) -> list[Row]:
             rows = db.execute(
                 "SELECT * FROM challenges WHERE status = 'open' AND expires_at <= ?", (now,)
             ).fetchall()
@@ -429,7 +285,7 @@ class Store:
                 )
             return rows
 
-        return await self.transaction(expire)
+        return await self._transaction(expire)
 
     # --- matches ------------------------------------------------------------------------------
 
@@ -471,17 +327,17 @@ class Store:
             _insert_results(db, match_id, results)
             return match_id
 
-        return await self.transaction(create)
+        return await self._transaction(create)
 
-    async def match_row(self, match_id: int) -> sqlite3.Row | None:
-        return await self.fetchone("SELECT * FROM matches WHERE id = ?", (match_id,))
+    async def match_row(self, match_id: int) -> Row | None:
+        return await self._fetchone("SELECT * FROM matches WHERE id = ?", (match_id,))
 
     async def snapshot(self, match_id: int) -> dict[str, Any] | None:
-        row = await self.fetchone("SELECT data FROM snapshots WHERE match_id = ?", (match_id,))
+        row = await self._fetchone("SELECT data FROM snapshots WHERE match_id = ?", (match_id,))
         return None if row is None else dict(json.loads(row["data"]))
 
     async def events(self, match_id: int) -> list[EventRow]:
-        rows = await self.fetchall(
+        rows = await self._fetchall(
             "SELECT * FROM events WHERE match_id = ? ORDER BY seq", (match_id,)
         )
         return [
@@ -497,9 +353,11 @@ class Store:
         ]
 
     async def event_count(self, match_id: int) -> int:
-        row = await self.fetchone("SELECT COUNT(*) FROM events WHERE match_id = ?", (match_id,))
+        row = await self._fetchone(
+            "SELECT COUNT(*) AS n FROM events WHERE match_id = ?", (match_id,)
+        )
         assert row is not None
-        return int(row[0])
+        return int(row["n"])
 
     async def commit_action(
         self,
@@ -516,10 +374,11 @@ class Store:
         """The one transaction of an action: append events, replace the snapshot, update the
         match row (``changes``), record finished games and stats, bump the version.
 
-        One call on the connection's thread (see :meth:`transaction`). ``finish`` runs first
-        inside the transaction, on that thread (it reads ratings there, so two matches ending
-        at once can't lose an update) and returns more stat updates and match columns.
-        Raises :class:`VersionConflict` (and writes nothing) if the version moved.
+        One call on the connection's thread (see :meth:`_transaction`). With ``finish``, the
+        transaction first reads the players' ratings rows and calls ``finish(rows)`` there, on
+        that thread (so two matches ending at once can't lose an update); it returns more stat
+        updates and match columns. Raises :class:`VersionConflict` (and writes nothing) if the
+        version moved.
         """
         encoded = _encode_events(events)
         snapshot_text = _dumps(snapshot)
@@ -530,7 +389,7 @@ class Store:
             columns = changes
             all_stats = stats
             if finish is not None:
-                extra_stats, extra_changes = finish(db)
+                extra_stats, extra_changes = finish(_player_ratings(db, match_id))
                 all_stats = [*stats, *extra_stats]
                 columns = {**changes, **extra_changes}
             sets = "".join(f"{column} = ?, " for column in columns)
@@ -548,7 +407,7 @@ class Store:
             _insert_results(db, match_id, results)
             _apply_stats(db, all_stats)
 
-        await self.transaction(commit)
+        await self._transaction(commit)
 
     async def update_match(self, match_id: int, **changes: Any) -> None:
         """Set bookkeeping columns (thread, board message, reminder) without a new version."""
@@ -557,33 +416,60 @@ class Store:
             f"UPDATE matches SET {sets} WHERE id = ?", (*changes.values(), match_id)
         )
 
-    async def active_match_rows(self) -> list[sqlite3.Row]:
-        return await self.fetchall("SELECT * FROM matches WHERE status = 'active' ORDER BY id")
+    async def active_match_rows(self) -> list[Row]:
+        return await self._fetchall("SELECT * FROM matches WHERE status = 'active' ORDER BY id")
 
-    async def game_results(self, match_id: int) -> list[sqlite3.Row]:
-        return await self.fetchall(
+    async def game_results(self, match_id: int) -> list[Row]:
+        return await self._fetchall(
             "SELECT * FROM game_results WHERE match_id = ? ORDER BY game_number", (match_id,)
+        )
+
+    async def active_match_ids(self, guild_id: int, user_id: int) -> list[int]:
+        rows = await self._fetchall(
+            "SELECT id FROM matches WHERE guild_id = ? AND status = 'active' "
+            "AND (player0_id = ? OR player1_id = ?) ORDER BY id",
+            (guild_id, user_id, user_id),
+        )
+        return [row["id"] for row in rows]
+
+    async def match_id_in_thread(self, thread_id: int) -> int | None:
+        row = await self._fetchone(
+            "SELECT id FROM matches WHERE thread_id = ? "
+            "ORDER BY status = 'active' DESC, id DESC LIMIT 1",
+            (thread_id,),
+        )
+        return None if row is None else int(row["id"])
+
+    async def candidate_match_ids(self, guild_id: int, channel_id: int, user_id: int) -> list[int]:
+        rows = await self._fetchall(
+            "SELECT id FROM matches WHERE guild_id = ? AND status = 'active' "
+            "AND (player0_id = ? OR player1_id = ?) AND (channel_id = ? OR thread_id = ?) "
+            "ORDER BY id",
+            (guild_id, user_id, user_id, channel_id, channel_id),
+        )
+        return [row["id"] for row in rows]
+
+    async def history_rows(self, guild_id: int, user_id: int, limit: int) -> list[Row]:
+        return await self._fetchall(
+            "SELECT * FROM matches WHERE guild_id = ? AND (player0_id = ? OR player1_id = ?) "
+            "ORDER BY id DESC LIMIT ?",
+            (guild_id, user_id, user_id, limit),
         )
 
     # --- ratings and stats --------------------------------------------------------------------
 
-    @staticmethod
-    def rating_rows(
-        db: sqlite3.Connection, guild_id: int, game: str, user_ids: Sequence[int]
-    ) -> Mapping[int, sqlite3.Row]:
-        """The ratings rows of ``user_ids``; for a :data:`Finisher`, inside its transaction."""
-        marks = ", ".join("?" for _ in user_ids)
-        rows = db.execute(
-            f"SELECT * FROM ratings WHERE guild_id = ? AND game = ? AND user_id IN ({marks})",
-            (guild_id, game, *user_ids),
-        ).fetchall()
-        return {row["user_id"]: row for row in rows}
+    async def rating_board(self, guild_id: int, game: str, limit: int) -> list[Row]:
+        """Leaderboard rows by rating, of the players with a played match."""
+        return await self._fetchall(
+            "SELECT user_id, name, rating, played, won, lost, drawn, points_won, points_lost "
+            "FROM ratings WHERE guild_id = ? AND game = ? AND played > 0 "
+            "ORDER BY rating DESC, won DESC, user_id LIMIT ?",
+            (guild_id, game, limit),
+        )
 
-    async def length_board(
-        self, guild_id: int, game: str, length: int, limit: int
-    ) -> list[sqlite3.Row]:
+    async def length_board(self, guild_id: int, game: str, length: int, limit: int) -> list[Row]:
         """Leaderboard rows over finished matches of one length, with the overall rating."""
-        return await self.fetchall(
+        return await self._fetchall(
             """
             WITH seats AS (
                 SELECT player0_id AS user_id, winner_seat = 0 AS won, winner_seat = 1 AS lost,
@@ -608,8 +494,8 @@ class Store:
             (guild_id, game, length, limit),
         )
 
-    async def stats_row(self, guild_id: int, game: str, user_id: int) -> sqlite3.Row | None:
-        return await self.fetchone(
+    async def stats_row(self, guild_id: int, game: str, user_id: int) -> Row | None:
+        return await self._fetchone(
             "SELECT * FROM ratings WHERE guild_id = ? AND game = ? AND user_id = ?",
             (guild_id, game, user_id),
         )
@@ -634,7 +520,7 @@ class Store:
             )
             return True
 
-        return await self.transaction(shout)
+        return await self._transaction(shout)
 
 
 # --- running on the connection's thread -----------------------------------------------------
@@ -660,15 +546,46 @@ def _in_transaction(db: sqlite3.Connection, work: Callable[[sqlite3.Connection],
     return result
 
 
-def _migrate_step(step: int, db: sqlite3.Connection) -> None:
-    for statement in MIGRATIONS[step].split(";"):
-        if statement.strip():
-            db.execute(statement)
-    # PRAGMA takes no parameters; step is an int we control.
-    db.execute(f"PRAGMA user_version = {step + 1}")
+async def _migrate(conn: aiosqlite.Connection) -> None:
+    """Bring the database to the last step of :data:`migrations.MIGRATIONS`, one transaction
+    per step; refuse a database from a newer tablebot."""
+    steps = migrations.MIGRATIONS
+    [row] = await conn.execute_fetchall("PRAGMA user_version")
+    current = int(row[0])
+    if current > len(steps):
+        raise StoreError(
+            f"The database is at schema version {current}, newer than this tablebot "
+            f"understands ({len(steps)}). Upgrade tablebot, or use another TABLEBOT_DB."
+        )
+    for step in range(current, len(steps)):
+        apply = partial(migrations.apply_step, step)
+        try:
+            await _on_thread(conn, partial(_in_transaction, work=apply))
+        except sqlite3.Error as exc:
+            # The step's transaction rolled back: the database is as the last good step left it.
+            raise StoreError(
+                f"Migrating the database to schema version {step + 1} failed ({exc}); "
+                f"it was left at version {step}."
+            ) from exc
+        log.info("database migrated to schema version %d", step + 1)
 
 
 # --- statements run inside a transaction ------------------------------------------------------
+
+
+def _player_ratings(db: sqlite3.Connection, match_id: int) -> dict[int, Row]:
+    """The current ratings rows of the match's players, by user id (a player without one is
+    absent), in the match's guild and game; for a :data:`Finisher`, inside its transaction."""
+    match = db.execute(
+        "SELECT guild_id, game, player0_id, player1_id FROM matches WHERE id = ?", (match_id,)
+    ).fetchone()
+    if match is None:
+        raise VersionConflict(match_id)  # as the version-checked UPDATE would
+    rows = db.execute(
+        "SELECT * FROM ratings WHERE guild_id = ? AND game = ? AND user_id IN (?, ?)",
+        (match["guild_id"], match["game"], match["player0_id"], match["player1_id"]),
+    ).fetchall()
+    return {row["user_id"]: row for row in rows}
 
 
 def _insert_sql(table: str, values: dict[str, Any]) -> str:
@@ -749,21 +666,3 @@ def _apply_stats(db: sqlite3.Connection, updates: Sequence[StatUpdate]) -> None:
                 for u in batch
             ],
         )
-
-
-# Runs first inside an action's transaction, on the connection's thread:
-# (extra stats, extra match columns).
-Finisher = Callable[[sqlite3.Connection], tuple[list["StatUpdate"], dict[str, Any]]]
-
-
-@dataclass(frozen=True)
-class StatUpdate:
-    """Counter increments (``add``) and absolute values (``set``: rating, experience, streak)
-    for one player's ratings row."""
-
-    guild_id: int
-    game: str
-    user_id: int
-    name: str
-    add: dict[str, float]
-    set: dict[str, float]

@@ -40,6 +40,7 @@ from typing import Any
 
 import pytest
 from fakediscord import Channel, FakeDiscord, Guild, InteractionHandle, Member, Message
+from support.db import sql_rows
 from support.discord_driver import (
     DiceScript,
     footer,
@@ -205,7 +206,7 @@ class Scene:
             status = (await svc.get_challenge(self.challenge_id, self.fake.guild.id)).status
         return State(
             {g.id: await svc.guild_settings(g.id) for g in (self.fake.guild, self.w.other)},
-            len(await svc.store.fetchall("SELECT id FROM matches", ())),
+            len(await sql_rows(svc.store, "SELECT id FROM matches", ())),
             public_messages(self.fake),
             version,
             events,

@@ -9,6 +9,7 @@ import copy
 
 import pytest
 from fakediscord import FakeDiscord, Member, Message
+from support.db import sql_rows
 from support.discord_driver import service_of
 
 from bot.discord.cogs.reminders import Reminders
@@ -87,7 +88,7 @@ async def test_expired_invitation_is_closed_and_its_old_buttons_refused(
         assert refusal.ephemeral, refusal
         assert refusal.content.startswith("This challenge expired"), refusal.content
     await fake.wait_bot_idle()
-    assert await svc.store.fetchall("SELECT id FROM matches") == []
+    assert await sql_rows(svc.store, "SELECT id FROM matches") == []
     assert await svc.active_matches(guild, bob.id) == []
     assert not fake.threads(fake.channel)
     assert (await svc.get_challenge(1, guild)).status is ChallengeStatus.EXPIRED

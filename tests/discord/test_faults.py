@@ -35,6 +35,7 @@ import discord.http
 import discord.webhook.async_
 import pytest
 from fakediscord import FakeDiscord, FakeDiscordError, InteractionHandle, Message
+from support.db import sql_rows
 from support.discord_driver import DiceScript, footer, lift_rate_limit, service_of
 from support.nannon_driver import (
     MATCH_ID,
@@ -702,7 +703,7 @@ async def test_first_board_refused_at_accept_is_said_and_board_recovers(
     it = await fake.click(stale, label="Accept", by=bob)
     [refusal] = await fake.wait_until(lambda: ephemeral_texts(it), what="a refusal")
     assert refusal == "This challenge was already accepted."
-    assert [tuple(r) for r in await svc.store.fetchall("SELECT id FROM matches")] == [(MATCH_ID,)]
+    assert [tuple(r) for r in await sql_rows(svc.store, "SELECT id FROM matches")] == [(MATCH_ID,)]
 
     fake.faults.remove(outage)
     it = await fake.slash("board", {}, by=bob, channel=thread)

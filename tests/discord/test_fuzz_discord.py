@@ -38,6 +38,7 @@ import pytest_asyncio
 from fakediscord import Channel, FakeDiscord, InteractionHandle, Member, Message
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from support.db import sql_rows
 from support.discord_driver import DiceScript, footer, lift_rate_limit, reply_to, service_of
 
 from bot.discord.replies import APOLOGY
@@ -227,7 +228,7 @@ async def db_state(svc: MatchService) -> list[Any]:
     """Every table an action or a setting may write."""
     state = []
     for table in ("matches", "events", "snapshots", "game_results", "guild_settings", "ratings"):
-        state.append([tuple(r) for r in await svc.store.fetchall(f"SELECT * FROM {table}")])
+        state.append([tuple(r) for r in await sql_rows(svc.store, f"SELECT * FROM {table}")])
     return state
 
 
@@ -555,8 +556,8 @@ async def test_match_ids_export_the_right_match_or_are_refused(
     else:
         match_id = pick
     within = 1 <= match_id <= MAX_INTEGER
-    ours = {r["id"] for r in await svc.store.fetchall(
-        "SELECT id FROM matches WHERE guild_id = ?", (fake.guild.id,)
+    ours = {r["id"] for r in await sql_rows(
+        svc.store, "SELECT id FROM matches WHERE guild_id = ?", (fake.guild.id,)
     )}  # fmt: skip
     member = world.tables[GameKind.NANNON].players[0] if who == "player" else world.carol
     before_db, before_public = await db_state(svc), public(fake, fake.channel)

@@ -18,6 +18,7 @@ import pytest
 import pytest_asyncio
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from support.db import sql_rows
 
 from bot.service import GuildSettings, MatchService, MatchView, NotFoundError
 from engines import replay
@@ -89,13 +90,13 @@ async def match_state(svc: MatchService, match_id: int) -> list[Any]:
         "SELECT * FROM snapshots WHERE match_id = ?",
         "SELECT * FROM game_results WHERE match_id = ?",
     ):
-        state.append([tuple(r) for r in await svc.store.fetchall(sql, (match_id,))])
+        state.append([tuple(r) for r in await sql_rows(svc.store, sql, (match_id,))])
     for sql in (
         "SELECT * FROM ratings",
         "SELECT * FROM guild_settings",
         "SELECT * FROM challenges",
     ):
-        state.append([tuple(r) for r in await svc.store.fetchall(sql)])
+        state.append([tuple(r) for r in await sql_rows(svc.store, sql)])
     return state
 
 
@@ -277,13 +278,13 @@ async def test_config_values_are_validated_or_refused_without_a_change(
     svc: MatchService, changes: dict[str, Any]
 ) -> None:
     before_settings = await svc.guild_settings(G1)
-    before = [tuple(r) for r in await svc.store.fetchall("SELECT * FROM guild_settings")]
+    before = [tuple(r) for r in await sql_rows(svc.store, "SELECT * FROM guild_settings")]
     try:
         after = await svc.update_guild_settings(G1, **changes)
     except Exception as exc:
         assert_clear_refusal(exc)
         assert await svc.guild_settings(G1) == before_settings
-        assert [tuple(r) for r in await svc.store.fetchall("SELECT * FROM guild_settings")] == (
+        assert [tuple(r) for r in await sql_rows(svc.store, "SELECT * FROM guild_settings")] == (
             before
         )
         return
@@ -305,11 +306,11 @@ async def test_config_values_are_validated_or_refused_without_a_change(
 async def test_unknown_match_and_challenge_ids_are_refused(
     svc: MatchService, match_id: int, guild: int, user: int
 ) -> None:
-    existing = (await svc.store.fetchall("SELECT id FROM matches"))[:]
+    existing = (await sql_rows(svc.store, "SELECT id FROM matches"))[:]
     if not existing:
         await match_at_move(svc, "nannon")
-    known = {r["id"] for r in await svc.store.fetchall("SELECT id FROM matches")}
-    known_challenges = {r["id"] for r in await svc.store.fetchall("SELECT id FROM challenges")}
+    known = {r["id"] for r in await sql_rows(svc.store, "SELECT id FROM matches")}
+    known_challenges = {r["id"] for r in await sql_rows(svc.store, "SELECT id FROM challenges")}
     calls = [
         lambda: svc.get_view(match_id, guild),
         lambda: svc.export(match_id, guild),

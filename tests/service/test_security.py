@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from support.db import sql_rows
 
 from bot.service import MatchService, MatchView, NotFoundError, StaleActionError
 from engines.base import GameKind, Phase
@@ -60,12 +61,13 @@ async def db_state(svc: MatchService) -> dict[str, list[tuple[Any, ...]]]:
     """Every row of every table: a refusal must leave all of them as they were."""
     tables = [
         row["name"]
-        for row in await svc.store.fetchall(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        for row in await sql_rows(
+            svc.store,
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
         )
     ]
     return {
-        table: [tuple(row) for row in await svc.store.fetchall(f"SELECT * FROM {table}")]
+        table: [tuple(row) for row in await sql_rows(svc.store, f"SELECT * FROM {table}")]
         for table in sorted(tables)
     }
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from support.db import sql_rows
 
 from bot.service import (
     ChallengeStatus,
@@ -151,7 +152,7 @@ async def test_challenges_expire(tmp_path: Path) -> None:
                 with pytest.raises(GameError, match=r"^This challenge expired") as refused:
                     await attempt()
                 assert type(refused.value) is GameError
-            assert await svc.store.fetchall("SELECT id FROM matches") == []
+            assert await sql_rows(svc.store, "SELECT id FROM matches") == []
 
         clock.now = named.expires_at  # expired from that second on
         # Before the sweep has recorded it: refused, and still 'open' in the database (only the
@@ -387,7 +388,7 @@ async def test_random_matches_with_offers_and_leaving_replay_to_their_snapshots(
         assert [r["kind"] for r in results] == [g.kind.value for g in view.games]
     # The run covered every kind of offer and answer, and leaving.
     assert kinds >= OFFER_KINDS
-    results = await service.store.fetchall("SELECT kind, COUNT(*) FROM game_results GROUP BY kind")
+    results = await sql_rows(service.store, "SELECT kind, COUNT(*) FROM game_results GROUP BY kind")
     by_kind = {row[0]: row[1] for row in results}
     assert by_kind.get("resign", 0) > 0 and by_kind.get("draw", 0) > 0
     assert by_kind.get("forfeit", 0) > 0

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import Store
+from bot.storage.sqlite import SqliteStore
 from engines import replay
 from engines.actions import action_from_dict
 from engines.base import MatchRules
@@ -98,11 +98,11 @@ asyncio.run(main(sys.argv[1], int(sys.argv[2])))
 
 async def check_database(path: Path, acked: dict[int, int]) -> int:
     """All the invariants after a kill; returns the number of matches checked."""
-    store = await Store.open(path)
+    store = await SqliteStore.open(path)
     try:
-        [row] = await store.fetchall("PRAGMA integrity_check")
+        [row] = await store._fetchall("PRAGMA integrity_check")
         assert row[0] == "ok"
-        matches = {row["id"]: row for row in await store.fetchall("SELECT * FROM matches")}
+        matches = {row["id"]: row for row in await store._fetchall("SELECT * FROM matches")}
         for match_id, version in acked.items():
             assert match_id in matches, f"acknowledged match {match_id} is missing"
             assert matches[match_id]["version"] >= version, (

@@ -5,33 +5,35 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
-from bot.storage.sqlite import (
-    MIGRATIONS,
+from bot.storage import (
     Finisher,
     NewEvent,
+    Row,
     StatUpdate,
-    Store,
     StoreError,
     VersionConflict,
 )
+from bot.storage.migrations import MIGRATIONS
+from bot.storage.sqlite import SqliteStore
 
 
 @pytest.mark.asyncio
 async def test_fresh_database_is_migrated_with_pragmas(tmp_path: Path) -> None:
-    store = await Store.open(tmp_path / "t.db")
+    store = await SqliteStore.open(tmp_path / "t.db")
     try:
         assert await store.user_version() == len(MIGRATIONS)
-        assert (await store.fetchone("PRAGMA journal_mode"))[0] == "wal"  # type: ignore[index]
-        assert (await store.fetchone("PRAGMA foreign_keys"))[0] == 1  # type: ignore[index]
-        assert (await store.fetchone("PRAGMA synchronous"))[0] == 1  # type: ignore[index]  # NORMAL
-        assert (await store.fetchone("PRAGMA busy_timeout"))[0] > 0  # type: ignore[index]
+        assert (await store._fetchone("PRAGMA journal_mode"))[0] == "wal"  # type: ignore[index]
+        assert (await store._fetchone("PRAGMA foreign_keys"))[0] == 1  # type: ignore[index]
+        assert (await store._fetchone("PRAGMA synchronous"))[0] == 1  # type: ignore[index]  # NORMAL
+        assert (await store._fetchone("PRAGMA busy_timeout"))[0] > 0  # type: ignore[index]
     finally:
         await store.close()
-    store = await Store.open(tmp_path / "t.db")  # reopening runs no step twice
+    store = await SqliteStore.open(tmp_path / "t.db")  # reopening runs no step twice
     assert await store.user_version() == len(MIGRATIONS)
     await store.close()
 
@@ -42,7 +44,7 @@ async def test_a_newer_database_is_refused(tmp_path: Path) -> None:
     with sqlite3.connect(path) as conn:
         conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
     with pytest.raises(StoreError, match="newer than this tablebot"):
-        await Store.open(path)
+        await SqliteStore.open(path)
 
 
 def table_names(path: Path) -> set[str]:
@@ -56,6 +58,9 @@ def plain_user_version(path: Path) -> int:
         return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
+# Where the store reads its steps: a test adds some there.
+MIGRATIONS_PATH = "bot.storage.migrations.MIGRATIONS"
+
 # Steps that fail if run twice: CREATE TABLE without IF NOT EXISTS, and a row that counts runs.
 COUNTED_STEP = "CREATE TABLE step_a (x INTEGER); INSERT INTO step_a (x) VALUES (1)"
 SECOND_STEP = "CREATE TABLE step_b (x INTEGER); INSERT INTO step_b (x) VALUES (2)"
@@ -66,23 +71,23 @@ async def test_a_migrated_database_runs_no_step_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "t.db"
-    monkeypatch.setattr("bot.storage.sqlite.MIGRATIONS", (*MIGRATIONS, COUNTED_STEP))
-    store = await Store.open(path)
+    monkeypatch.setattr(MIGRATIONS_PATH, (*MIGRATIONS, COUNTED_STEP))
+    store = await SqliteStore.open(path)
     await store.close()
     for _ in range(2):  # reopening at the same version: nothing runs (a rerun would raise)
-        store = await Store.open(path)
+        store = await SqliteStore.open(path)
         try:
             assert await store.user_version() == len(MIGRATIONS) + 1
-            assert [tuple(r) for r in await store.fetchall("SELECT x FROM step_a")] == [(1,)]
+            assert [tuple(r) for r in await store._fetchall("SELECT x FROM step_a")] == [(1,)]
         finally:
             await store.close()
     # A newer tablebot with one more step runs that step only.
-    monkeypatch.setattr("bot.storage.sqlite.MIGRATIONS", (*MIGRATIONS, COUNTED_STEP, SECOND_STEP))
-    store = await Store.open(path)
+    monkeypatch.setattr(MIGRATIONS_PATH, (*MIGRATIONS, COUNTED_STEP, SECOND_STEP))
+    store = await SqliteStore.open(path)
     try:
         assert await store.user_version() == len(MIGRATIONS) + 2
-        assert [tuple(r) for r in await store.fetchall("SELECT x FROM step_a")] == [(1,)]
-        assert [tuple(r) for r in await store.fetchall("SELECT x FROM step_b")] == [(2,)]
+        assert [tuple(r) for r in await store._fetchall("SELECT x FROM step_a")] == [(1,)]
+        assert [tuple(r) for r in await store._fetchall("SELECT x FROM step_b")] == [(2,)]
     finally:
         await store.close()
 
@@ -98,12 +103,10 @@ async def test_a_failing_migration_step_rolls_back_and_the_store_refuses_to_open
         "CREATE TABLE half_done (x INTEGER); INSERT INTO step_a (x) VALUES (99); "
         "INSERT INTO no_such_table VALUES (1)"
     )
-    monkeypatch.setattr(
-        "bot.storage.sqlite.MIGRATIONS", (*MIGRATIONS, COUNTED_STEP, broken, SECOND_STEP)
-    )
+    monkeypatch.setattr(MIGRATIONS_PATH, (*MIGRATIONS, COUNTED_STEP, broken, SECOND_STEP))
     for _ in range(2):  # every attempt refuses the same way, and changes nothing more
         with pytest.raises(StoreError) as refused:
-            await Store.open(path)
+            await SqliteStore.open(path)
         message = str(refused.value)
         assert f"schema version {good + 1} failed" in message
         assert "no such table: no_such_table" in message
@@ -117,19 +120,17 @@ async def test_a_failing_migration_step_rolls_back_and_the_store_refuses_to_open
             assert conn.execute("SELECT x FROM step_a").fetchall() == [(1,)]
     # Once the step is fixed, the next start migrates from where the last good step left it.
     fixed = "CREATE TABLE half_done (x INTEGER)"
-    monkeypatch.setattr(
-        "bot.storage.sqlite.MIGRATIONS", (*MIGRATIONS, COUNTED_STEP, fixed, SECOND_STEP)
-    )
-    store = await Store.open(path)
+    monkeypatch.setattr(MIGRATIONS_PATH, (*MIGRATIONS, COUNTED_STEP, fixed, SECOND_STEP))
+    store = await SqliteStore.open(path)
     try:
         assert await store.user_version() == good + 2
-        assert [tuple(r) for r in await store.fetchall("SELECT x FROM step_a")] == [(1,)]
+        assert [tuple(r) for r in await store._fetchall("SELECT x FROM step_a")] == [(1,)]
     finally:
         await store.close()
     assert {"half_done", "step_b"} <= table_names(path)
 
 
-async def make_match(store: Store) -> int:
+async def make_match(store: SqliteStore) -> int:
     challenge = await store.insert_challenge(
         {
             "guild_id": 1,
@@ -169,7 +170,7 @@ async def make_match(store: Store) -> int:
 
 @pytest.mark.asyncio
 async def test_commit_action_checks_the_version_and_writes_all_or_nothing(tmp_path: Path) -> None:
-    store = await Store.open(tmp_path / "t.db")
+    store = await SqliteStore.open(tmp_path / "t.db")
     try:
         match_id = await make_match(store)
         event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
@@ -188,7 +189,7 @@ async def test_commit_action_checks_the_version_and_writes_all_or_nothing(tmp_pa
 
 @pytest.mark.asyncio
 async def test_concurrent_commits_on_one_version_apply_once(tmp_path: Path) -> None:
-    store = await Store.open(tmp_path / "t.db")
+    store = await SqliteStore.open(tmp_path / "t.db")
     try:
         match_id = await make_match(store)
         event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
@@ -214,12 +215,12 @@ async def test_concurrent_commits_on_one_version_apply_once(tmp_path: Path) -> N
 async def test_a_failing_finisher_writes_nothing_and_a_closed_store_refuses(
     tmp_path: Path,
 ) -> None:
-    store = await Store.open(tmp_path / "t.db")
+    store = await SqliteStore.open(tmp_path / "t.db")
     match_id = await make_match(store)
     event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
 
-    def finish(db: sqlite3.Connection) -> tuple[list[StatUpdate], dict[str, object]]:
-        Store.rating_rows(db, 1, "nannon", [3, 4])  # reads inside the transaction work
+    def finish(rows: Mapping[int, Row]) -> tuple[list[StatUpdate], dict[str, object]]:
+        assert rows == {}  # the store read them inside the transaction: no row yet
         raise RuntimeError("rating failed")
 
     update = StatUpdate(1, "nannon", 3, "a", {"played": 1}, {})
@@ -239,7 +240,7 @@ async def test_a_failing_finisher_writes_nothing_and_a_closed_store_refuses(
 
 @pytest.mark.asyncio
 async def test_stat_upserts_create_rows_add_in_order_and_set_last(tmp_path: Path) -> None:
-    store = await Store.open(tmp_path / "t.db")
+    store = await SqliteStore.open(tmp_path / "t.db")
     try:
         match_id = await make_match(store)
         event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
@@ -250,8 +251,7 @@ async def test_stat_upserts_create_rows_add_in_order_and_set_last(tmp_path: Path
             StatUpdate(1, "nannon", 4, "b", {"points_lost": 2}, {}),
         ]
 
-        def finish(db: sqlite3.Connection) -> tuple[list[StatUpdate], dict[str, object]]:
-            rows = Store.rating_rows(db, 1, "nannon", [3, 4])
+        def finish(rows: Mapping[int, Row]) -> tuple[list[StatUpdate], dict[str, object]]:
             assert rows == {}  # the game stats are written after the finisher reads
             late = [
                 StatUpdate(1, "nannon", 3, "a2", {"played": 1, "won": 1}, {"rating": 1510.0}),
@@ -288,14 +288,14 @@ async def test_stat_upserts_create_rows_add_in_order_and_set_last(tmp_path: Path
 async def test_a_write_waits_for_the_transaction_in_flight_and_survives_its_rollback(
     tmp_path: Path,
 ) -> None:
-    store = await Store.open(tmp_path / "t.db")
+    store = await SqliteStore.open(tmp_path / "t.db")
     try:
         match_id = await make_match(store)
         event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
         inside = threading.Event()
         release = threading.Event()
 
-        def finish(db: sqlite3.Connection) -> tuple[list[StatUpdate], dict[str, object]]:
+        def finish(rows: Mapping[int, Row]) -> tuple[list[StatUpdate], dict[str, object]]:
             inside.set()
             release.wait(10)  # the transaction stays open while the others queue
             raise RuntimeError("rating failed")
@@ -330,7 +330,7 @@ async def test_a_write_waits_for_the_transaction_in_flight_and_survives_its_roll
 async def test_a_cancelled_action_commits_or_rolls_back_whole_and_the_store_goes_on(
     tmp_path: Path,
 ) -> None:
-    store = await Store.open(tmp_path / "t.db")
+    store = await SqliteStore.open(tmp_path / "t.db")
     try:
         match_id = await make_match(store)
         event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
@@ -339,7 +339,7 @@ async def test_a_cancelled_action_commits_or_rolls_back_whole_and_the_store_goes
         outcomes: dict[str, list[int]] = {"finish": [], "fail": []}
 
         def finisher(kind: str) -> Finisher:
-            def finish(db: sqlite3.Connection) -> tuple[list[StatUpdate], dict[str, object]]:
+            def finish(rows: Mapping[int, Row]) -> tuple[list[StatUpdate], dict[str, object]]:
                 inside.set()
                 release.wait(10)  # the caller is cancelled while its transaction runs
                 outcomes[kind].append(1)
@@ -382,7 +382,7 @@ async def test_a_cancelled_action_commits_or_rolls_back_whole_and_the_store_goes
 
 @pytest.mark.asyncio
 async def test_close_lets_the_admitted_writes_finish(tmp_path: Path) -> None:
-    store = await Store.open(tmp_path / "t.db")
+    store = await SqliteStore.open(tmp_path / "t.db")
     match_id = await make_match(store)
     event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
     writes = [
@@ -392,7 +392,7 @@ async def test_close_lets_the_admitted_writes_finish(tmp_path: Path) -> None:
     await asyncio.sleep(0)  # both queued on the connection
     await store.close()
     await asyncio.gather(*writes)
-    store = await Store.open(tmp_path / "t.db")
+    store = await SqliteStore.open(tmp_path / "t.db")
     try:
         row = await store.match_row(match_id)
         assert row is not None and (row["version"], row["thread_id"]) == (1, 5)
@@ -400,7 +400,7 @@ async def test_close_lets_the_admitted_writes_finish(tmp_path: Path) -> None:
         await store.close()
 
 
-async def commit_rolls(store: Store, match_id: int, first_seq: int, count: int) -> None:
+async def commit_rolls(store: SqliteStore, match_id: int, first_seq: int, count: int) -> None:
     for seq in range(first_seq, first_seq + count):
         event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [seq % 6 + 1]})
         await store.commit_action(match_id, seq, seq, [event], {"n": seq}, {})
@@ -410,9 +410,9 @@ async def commit_rolls(store: Store, match_id: int, first_seq: int, count: int) 
 async def test_checkpoints_run_off_the_write_path_and_copy_the_whole_wal(tmp_path: Path) -> None:
     # The writer never checkpoints (that fsync stalled one action in a few hundred); the
     # background loop does, on its own connection.
-    store = await Store.open(tmp_path / "t.db", checkpoint_interval=3600)
+    store = await SqliteStore.open(tmp_path / "t.db", checkpoint_interval=3600)
     try:
-        assert (await store.fetchone("PRAGMA wal_autocheckpoint"))[0] == 0  # type: ignore[index]
+        assert (await store._fetchone("PRAGMA wal_autocheckpoint"))[0] == 0  # type: ignore[index]
         match_id = await make_match(store)
         await commit_rolls(store, match_id, 0, 50)
         result = await store.checkpoint()
@@ -429,7 +429,7 @@ async def test_checkpoints_run_off_the_write_path_and_copy_the_whole_wal(tmp_pat
 async def test_the_background_loop_checkpoints_and_keeps_the_wal_small(tmp_path: Path) -> None:
     path = tmp_path / "t.db"
     wal = Path(f"{path}-wal")
-    store = await Store.open(path, checkpoint_interval=0.01)
+    store = await SqliteStore.open(path, checkpoint_interval=0.01)
     try:
         match_id = await make_match(store)
         sizes = []
@@ -446,4 +446,4 @@ async def test_the_background_loop_checkpoints_and_keeps_the_wal_small(tmp_path:
         await store.close()
     assert not wal.exists()  # the last connection to close checkpointed and removed it
     with pytest.raises(ValueError, match="checkpoint_interval"):
-        await Store.open(path, checkpoint_interval=0)
+        await SqliteStore.open(path, checkpoint_interval=0)

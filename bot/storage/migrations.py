@@ -1,0 +1,136 @@
+"""The SQLite schema's migrations: the steps, in order, and how one is applied.
+
+The database's ``PRAGMA user_version`` is the number of steps applied. :class:`SqliteStore`
+(``bot/storage/sqlite.py``) applies the missing ones when it connects, each in its own
+transaction, and refuses a database from a newer tablebot (a version above ``len(MIGRATIONS)``).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+# Append-only: never edit a released step; add a new one. Step i brings user_version to i + 1.
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE guild_settings (
+        guild_id INTEGER PRIMARY KEY,
+        data TEXT NOT NULL,
+        updated_at REAL NOT NULL
+    );
+    CREATE TABLE challenges (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guild_id INTEGER NOT NULL,
+        channel_id INTEGER NOT NULL,
+        game TEXT NOT NULL,
+        rules TEXT NOT NULL,
+        challenger_id INTEGER NOT NULL,
+        challenger_name TEXT NOT NULL,
+        opponent_id INTEGER,
+        opponent_name TEXT,
+        status TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        expires_at REAL NOT NULL,
+        match_id INTEGER,
+        message_id INTEGER
+    );
+    CREATE INDEX challenges_open ON challenges (status, expires_at);
+    CREATE TABLE matches (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guild_id INTEGER NOT NULL,
+        channel_id INTEGER NOT NULL,
+        thread_id INTEGER,
+        board_message_id INTEGER,
+        challenge_id INTEGER REFERENCES challenges (id),
+        game TEXT NOT NULL,
+        length INTEGER NOT NULL,
+        rules TEXT NOT NULL,
+        player0_id INTEGER NOT NULL,
+        player0_name TEXT NOT NULL,
+        player1_id INTEGER NOT NULL,
+        player1_name TEXT NOT NULL,
+        colour0 TEXT NOT NULL,
+        colour1 TEXT NOT NULL,
+        status TEXT NOT NULL,
+        score0 REAL NOT NULL DEFAULT 0,
+        score1 REAL NOT NULL DEFAULT 0,
+        winner_seat INTEGER,
+        dice_commitment TEXT NOT NULL,
+        dice_seed BLOB NOT NULL,
+        seed_revealed INTEGER NOT NULL DEFAULT 0,
+        dice_counter INTEGER NOT NULL DEFAULT 0,
+        rating_changes TEXT,
+        created_at REAL NOT NULL,
+        last_action_at REAL NOT NULL,
+        finished_at REAL,
+        reminded_version INTEGER,
+        version INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX matches_status ON matches (status);
+    CREATE INDEX matches_guild_players ON matches (guild_id, player0_id, player1_id);
+    CREATE INDEX matches_thread ON matches (thread_id);
+    CREATE TABLE events (
+        match_id INTEGER NOT NULL REFERENCES matches (id),
+        seq INTEGER NOT NULL,
+        at REAL NOT NULL,
+        actor INTEGER,
+        kind TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        PRIMARY KEY (match_id, seq)
+    ) WITHOUT ROWID;
+    CREATE TABLE snapshots (
+        match_id INTEGER PRIMARY KEY REFERENCES matches (id),
+        version INTEGER NOT NULL,
+        data TEXT NOT NULL
+    );
+    CREATE TABLE game_results (
+        match_id INTEGER NOT NULL REFERENCES matches (id),
+        game_number INTEGER NOT NULL,
+        winner_seat INTEGER,
+        kind TEXT NOT NULL,
+        points REAL NOT NULL,
+        cube INTEGER NOT NULL,
+        at REAL NOT NULL,
+        PRIMARY KEY (match_id, game_number)
+    ) WITHOUT ROWID;
+    CREATE TABLE ratings (
+        guild_id INTEGER NOT NULL,
+        game TEXT NOT NULL,
+        user_id INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        rating REAL NOT NULL DEFAULT 1500,
+        experience INTEGER NOT NULL DEFAULT 0,
+        played INTEGER NOT NULL DEFAULT 0,
+        won INTEGER NOT NULL DEFAULT 0,
+        lost INTEGER NOT NULL DEFAULT 0,
+        drawn INTEGER NOT NULL DEFAULT 0,
+        points_won REAL NOT NULL DEFAULT 0,
+        points_lost REAL NOT NULL DEFAULT 0,
+        gammons_for INTEGER NOT NULL DEFAULT 0,
+        gammons_against INTEGER NOT NULL DEFAULT 0,
+        backgammons_for INTEGER NOT NULL DEFAULT 0,
+        backgammons_against INTEGER NOT NULL DEFAULT 0,
+        nannons_for INTEGER NOT NULL DEFAULT 0,
+        nannons_against INTEGER NOT NULL DEFAULT 0,
+        nannons_shouted INTEGER NOT NULL DEFAULT 0,
+        streak INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (guild_id, game, user_id)
+    ) WITHOUT ROWID;
+    CREATE TABLE shouts (
+        match_id INTEGER NOT NULL REFERENCES matches (id),
+        game_number INTEGER NOT NULL,
+        user_id INTEGER NOT NULL,
+        at REAL NOT NULL,
+        PRIMARY KEY (match_id, game_number)
+    ) WITHOUT ROWID;
+    """,
+)
+
+
+def apply_step(step: int, db: sqlite3.Connection) -> None:
+    """Run step ``step`` (0-based) and set ``user_version`` to ``step + 1``; inside a
+    transaction the caller opened, which rolls the whole step back if a statement fails."""
+    for statement in MIGRATIONS[step].split(";"):
+        if statement.strip():
+            db.execute(statement)
+    # PRAGMA takes no parameters; step is an int we control.
+    db.execute(f"PRAGMA user_version = {step + 1}")

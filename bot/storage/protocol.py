@@ -1,0 +1,189 @@
+"""The :class:`Store` protocol: everything the service and the app ask of a database, as named
+methods. No SQL and no driver type crosses it; rows come back as :class:`~bot.storage.types.Row`
+(read by column name), the rest as the plain values of :mod:`bot.storage.types`.
+
+One implementation today, :class:`bot.storage.sqlite.SqliteStore`; a PostgreSQL one can follow
+with the same methods. Every write the service makes is one method, and every such method is one
+transaction (or one autocommitted statement), so a backend never has a transaction open across
+an ``await`` of the caller's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol
+
+from bot.storage.types import EventRow, Finisher, NewEvent, Row, StatUpdate
+
+
+class Store(Protocol):
+    """A tablebot database. ``open_store(target)`` (in :mod:`bot.storage`) makes one, unopened;
+    ``await store.connect()`` opens it, ``await store.close()`` closes it.
+
+    Methods raise :class:`~bot.storage.types.StoreError` when the store is not open; the
+    driver's own errors (``sqlite3.Error`` ...) pass through.
+    """
+
+    # --- lifecycle ----------------------------------------------------------------------------
+
+    async def connect(self) -> None:
+        """Open the database, creating and migrating it as needed. Connecting a store that is
+        already open does nothing; one that was closed raises ``StoreError``."""
+        ...
+
+    async def close(self) -> None:
+        """Refuse new work, let the work already admitted finish, then close. Closing twice,
+        or a store never connected, is harmless."""
+        ...
+
+    # --- guild settings -----------------------------------------------------------------------
+
+    async def guild_settings(self, guild_id: int) -> dict[str, Any]:
+        """The guild's saved settings, ``{}`` when none were saved."""
+        ...
+
+    async def save_guild_settings(self, guild_id: int, data: dict[str, Any], at: float) -> None:
+        """Replace the guild's settings with ``data`` (saved at time ``at``)."""
+        ...
+
+    # --- challenges ---------------------------------------------------------------------------
+
+    async def insert_challenge(self, values: dict[str, Any]) -> int:
+        """Insert a challenge (``values`` by column); its new id."""
+        ...
+
+    async def challenge(self, challenge_id: int) -> Row | None:
+        """The challenge's row, or None."""
+        ...
+
+    async def set_challenge_status(
+        self, challenge_id: int, status: str, *, only_if: str = "open"
+    ) -> bool:
+        """Move a challenge out of ``only_if``; False when it had already left that status."""
+        ...
+
+    async def set_challenge_message(self, challenge_id: int, message_id: int | None) -> None:
+        """Record the message that shows the challenge."""
+        ...
+
+    async def expire_challenges(self, now: float) -> list[Row]:
+        """Mark every open challenge that expired by ``now`` as expired, in one transaction;
+        their rows as they were before (status still ``open``)."""
+        ...
+
+    # --- matches ------------------------------------------------------------------------------
+
+    async def create_match(
+        self,
+        challenge_id: int,
+        values: dict[str, Any],
+        events: Sequence[NewEvent],
+        snapshot: dict[str, Any],
+        game_results: Iterable[dict[str, Any]] = (),
+    ) -> int | None:
+        """Accept the open challenge and insert its match (``values`` by column) with its first
+        events (seq 0 on), snapshot and finished games, atomically.
+
+        Returns the match id, or None when the challenge was no longer open (a double click).
+        """
+        ...
+
+    async def match_row(self, match_id: int) -> Row | None:
+        """The match's row, or None."""
+        ...
+
+    async def snapshot(self, match_id: int) -> dict[str, Any] | None:
+        """The match's stored snapshot, or None."""
+        ...
+
+    async def events(self, match_id: int) -> list[EventRow]:
+        """The match's event log, in order."""
+        ...
+
+    async def event_count(self, match_id: int) -> int:
+        """How many events the match has."""
+        ...
+
+    async def commit_action(
+        self,
+        match_id: int,
+        expected_version: int,
+        first_seq: int,
+        events: Sequence[NewEvent],
+        snapshot: dict[str, Any],
+        changes: dict[str, Any],
+        game_results: Iterable[dict[str, Any]] = (),
+        stat_updates: Iterable[StatUpdate] = (),
+        finish: Finisher | None = None,
+    ) -> None:
+        """The one transaction of an action: append ``events`` from ``first_seq``, replace the
+        snapshot, update the match row (``changes`` by column) and bump its version, record
+        finished games (``game_results``) and stats (``stat_updates``, applied in order).
+
+        With ``finish`` (a match's last action): first, inside the same transaction, read the
+        current ratings rows of the match's two players (by user id, in the match's guild and
+        game), call ``finish(rows)`` (pure) and apply the stat updates and match columns it
+        returns after the others. Reading there means two matches ending at once can't lose an
+        update.
+
+        Raises :class:`~bot.storage.types.VersionConflict`, and writes nothing, when the match's
+        version is not ``expected_version``; any error writes nothing. Once started it runs to
+        its end even if the caller is cancelled (committed or rolled back whole).
+        """
+        ...
+
+    async def update_match(self, match_id: int, **changes: Any) -> None:
+        """Set bookkeeping columns (thread, board message, reminder) without a new version."""
+        ...
+
+    async def active_match_rows(self) -> list[Row]:
+        """Every active match's row, by id."""
+        ...
+
+    async def game_results(self, match_id: int) -> list[Row]:
+        """The match's finished games, by game number."""
+        ...
+
+    async def active_match_ids(self, guild_id: int, user_id: int) -> list[int]:
+        """The ids of the user's active matches in the guild, ascending."""
+        ...
+
+    async def match_id_in_thread(self, thread_id: int) -> int | None:
+        """The match played in the thread: its active one if any, else the newest; or None."""
+        ...
+
+    async def candidate_match_ids(self, guild_id: int, channel_id: int, user_id: int) -> list[int]:
+        """The ids of the user's active matches in the guild whose channel or thread is
+        ``channel_id``, ascending."""
+        ...
+
+    async def history_rows(self, guild_id: int, user_id: int, limit: int) -> list[Row]:
+        """The rows of the user's matches in the guild (any status), newest first, at most
+        ``limit``."""
+        ...
+
+    # --- ratings and stats --------------------------------------------------------------------
+
+    async def rating_board(self, guild_id: int, game: str, limit: int) -> list[Row]:
+        """The leaderboard by rating: ratings rows of players with a played match (columns
+        user_id, name, rating, played, won, lost, drawn, points_won, points_lost), by rating
+        descending, then wins descending, then user id; at most ``limit``."""
+        ...
+
+    async def length_board(self, guild_id: int, game: str, length: int, limit: int) -> list[Row]:
+        """The leaderboard over finished matches of one length (the same columns as
+        :meth:`rating_board`, counted over those matches, with the overall rating), in the same
+        order; at most ``limit``."""
+        ...
+
+    async def stats_row(self, guild_id: int, game: str, user_id: int) -> Row | None:
+        """The player's ratings row (rating, experience, streak and every ``STAT_COLUMNS``
+        counter), or None before their first game."""
+        ...
+
+    async def record_shout(
+        self, match_id: int, game_number: int, user_id: int, guild_id: int, game: str, at: float
+    ) -> bool:
+        """Record the shout once per game and count it for the user; False if already
+        shouted."""
+        ...

@@ -1,0 +1,244 @@
+"""The store's API: its lifecycle (construct, connect, close), :func:`open_store`, the named
+queries that replaced the service's SQL, and what a finisher is given."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.storage import Row, StatUpdate, StoreError, connect_store, open_store
+from bot.storage.sqlite import SqliteStore
+
+pytestmark = pytest.mark.asyncio
+
+GUILD = 1
+
+
+async def test_a_store_opens_nothing_until_connected_and_connects_once(tmp_path: Path) -> None:
+    path = tmp_path / "t.db"
+    store = SqliteStore(path)
+    assert store.path == path and not path.exists()
+    with pytest.raises(StoreError, match="not connected"):
+        await store.match_row(1)
+    await store.connect()
+    try:
+        assert path.exists()
+        await store.connect()  # already open: nothing happens
+        assert await store.match_row(1) is None
+        assert await store.user_version() > 0
+    finally:
+        await store.close()
+    with pytest.raises(StoreError, match="closed"):
+        await store.connect()
+    with pytest.raises(StoreError, match="closed"):
+        await store.match_row(1)
+    never = SqliteStore(tmp_path / "never.db")
+    await never.close()  # closing a store never connected is harmless
+    assert not (tmp_path / "never.db").exists()
+
+
+async def test_a_failed_connect_leaves_nothing_open_and_may_be_tried_again(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "later"
+    store = SqliteStore(folder / "t.db")
+    with pytest.raises(sqlite3.OperationalError, match="unable to open"):
+        await store.connect()
+    with pytest.raises(StoreError, match="not connected"):
+        await store.match_row(1)
+    folder.mkdir()
+    await store.connect()
+    try:
+        assert await store.match_row(1) is None
+    finally:
+        await store.close()
+
+
+async def test_open_store_picks_sqlite_for_a_path_and_refuses_postgresql(tmp_path: Path) -> None:
+    for target in (tmp_path / "a.db", str(tmp_path / "b.db")):
+        store = open_store(target)
+        assert isinstance(store, SqliteStore) and store.path == target
+        assert not Path(target).exists()  # not opened
+    for url in ("postgresql://bot@localhost/tablebot", "postgres://localhost/tablebot"):
+        with pytest.raises(StoreError, match="PostgreSQL is not supported yet"):
+            open_store(url)
+    store = await connect_store(tmp_path / "c.db")  # open_store, then connect
+    try:
+        assert isinstance(store, SqliteStore) and await store.match_row(1) is None
+    finally:
+        await store.close()
+
+
+async def add_match(
+    store: SqliteStore,
+    players: tuple[int, int],
+    *,
+    channel: int = 10,
+    thread: int | None = None,
+    status: str = "active",
+    guild: int = GUILD,
+    game: str = "nannon",
+    length: int = 3,
+    winner: int | None = None,
+    scores: tuple[float, float] = (0, 0),
+) -> int:
+    challenge = await store.insert_challenge(
+        {
+            "guild_id": guild,
+            "channel_id": channel,
+            "game": game,
+            "rules": "{}",
+            "challenger_id": players[0],
+            "challenger_name": f"p{players[0]}",
+            "status": "open",
+            "created_at": 0.0,
+            "expires_at": 9.0,
+        }
+    )
+    values: dict[str, Any] = {
+        "guild_id": guild,
+        "channel_id": channel,
+        "thread_id": thread,
+        "game": game,
+        "length": length,
+        "rules": "{}",
+        "player0_id": players[0],
+        "player0_name": f"p{players[0]}",
+        "player1_id": players[1],
+        "player1_name": f"p{players[1]}",
+        "colour0": "white",
+        "colour1": "black",
+        "status": status,
+        "winner_seat": winner,
+        "score0": scores[0],
+        "score1": scores[1],
+        "dice_commitment": "c",
+        "dice_seed": bytes(32),
+        "created_at": 0.0,
+        "last_action_at": 0.0,
+    }
+    match_id = await store.create_match(challenge, values, [], {})
+    assert match_id is not None
+    return match_id
+
+
+async def test_the_match_queries(tmp_path: Path) -> None:
+    store = await SqliteStore.open(tmp_path / "t.db")
+    try:
+        a = await add_match(store, (3, 4), channel=10, thread=50, status="finished")
+        b = await add_match(store, (5, 3), channel=11, thread=50)
+        c = await add_match(store, (3, 6), channel=12, thread=10)
+        d = await add_match(store, (4, 5), channel=10)
+        other_guild = await add_match(store, (3, 4), guild=2, channel=10)
+        assert await store.active_match_ids(GUILD, 3) == [b, c]
+        assert await store.active_match_ids(GUILD, 4) == [d]
+        assert await store.active_match_ids(2, 3) == [other_guild]
+        assert await store.active_match_ids(GUILD, 99) == []
+        # The channel or the thread; active only; either seat.
+        assert await store.candidate_match_ids(GUILD, 10, 3) == [c]
+        assert await store.candidate_match_ids(GUILD, 10, 4) == [d]
+        assert await store.candidate_match_ids(GUILD, 11, 3) == [b]
+        assert await store.candidate_match_ids(GUILD, 50, 3) == [b]
+        assert await store.candidate_match_ids(GUILD, 12, 5) == []
+        # A thread's active match before its newest finished one; else the newest.
+        assert await store.match_id_in_thread(50) == b
+        assert await store.match_id_in_thread(10) == c
+        assert await store.match_id_in_thread(77) is None
+        newer = await add_match(store, (7, 8), thread=77, status="finished")
+        older_active = await add_match(store, (7, 8), thread=78)
+        newest = await add_match(store, (7, 8), thread=78, status="finished")
+        assert await store.match_id_in_thread(77) == newer
+        assert await store.match_id_in_thread(78) == older_active != newest
+        # History: every status, newest first, at most limit, this guild only.
+        assert [r["id"] for r in await store.history_rows(GUILD, 3, 10)] == [c, b, a]
+        assert [r["id"] for r in await store.history_rows(GUILD, 3, 2)] == [c, b]
+        assert [r["id"] for r in await store.history_rows(2, 3, 10)] == [other_guild]
+    finally:
+        await store.close()
+
+
+def update(user: int, rating: float, won: int, played: int = 1) -> StatUpdate:
+    return StatUpdate(
+        GUILD,
+        "nannon",
+        user,
+        f"p{user}",
+        {"played": played, "won": won, "lost": played - won, "points_won": 2 * won},
+        {"rating": rating},
+    )
+
+
+async def test_the_boards(tmp_path: Path) -> None:
+    store = await SqliteStore.open(tmp_path / "t.db")
+    try:
+        m = await add_match(store, (3, 4), status="finished", winner=0, scores=(3, 1))
+        await add_match(store, (4, 5), status="finished", winner=1, length=5, scores=(2, 5))
+        stats = [
+            update(3, 1510, won=1),
+            update(4, 1490, won=1, played=2),
+            update(5, 1510, won=2, played=2),  # ties 3 on rating, more wins: first
+            update(6, 1600, won=0, played=0),  # never played: not on the board
+            update(7, 1510, won=1),  # ties 3 on both: the lower user id first
+        ]
+        await store.commit_action(m, 0, 0, [], {}, {}, stat_updates=stats)
+        board = await store.rating_board(GUILD, "nannon", 10)
+        assert [r["user_id"] for r in board] == [5, 3, 7, 4]
+        assert (board[0]["name"], board[0]["rating"], board[0]["played"]) == ("p5", 1510, 2)
+        assert (board[0]["won"], board[0]["lost"], board[0]["drawn"]) == (2, 0, 0)
+        assert (board[0]["points_won"], board[0]["points_lost"]) == (4, 0)
+        assert [r["user_id"] for r in await store.rating_board(GUILD, "nannon", 2)] == [5, 3]
+        assert await store.rating_board(GUILD, "backgammon", 10) == []
+        assert await store.rating_board(2, "nannon", 10) == []
+        # The length board counts the finished matches of that length only.
+        board = await store.length_board(GUILD, "nannon", 3, 10)
+        assert [(r["user_id"], r["won"], r["lost"], r["points_won"]) for r in board] == [
+            (3, 1, 0, 3),
+            (4, 0, 1, 1),
+        ]
+    finally:
+        await store.close()
+
+
+async def test_a_finisher_gets_the_players_rows_of_the_match_guild_and_game(
+    tmp_path: Path,
+) -> None:
+    store = await SqliteStore.open(tmp_path / "t.db")
+    try:
+        m = await add_match(store, (3, 4))
+        setup = await add_match(store, (5, 6))
+        await store.commit_action(
+            setup,
+            0,
+            0,
+            [],
+            {},
+            {},
+            stat_updates=[
+                update(3, 1520, won=1),
+                update(5, 1480, won=0),  # another player
+                StatUpdate(2, "nannon", 4, "p4", {"played": 1}, {"rating": 1700}),  # guild
+                StatUpdate(GUILD, "checkers", 4, "p4", {"played": 1}, {"rating": 1800}),  # game
+            ],
+        )
+        seen: list[dict[int, float]] = []
+
+        def finish(rows: Mapping[int, Row]) -> tuple[list[StatUpdate], dict[str, object]]:
+            seen.append({user: float(row["rating"]) for user, row in rows.items()})
+            return [update(4, 1400, won=0)], {"status": "finished"}
+
+        await store.commit_action(m, 0, 0, [], {}, {"score0": 3}, finish=finish)
+        assert seen == [{3: 1520.0}]  # player 4 has no row in this guild and game yet
+        row = await store.match_row(m)
+        assert row is not None and (row["status"], row["score0"], row["version"]) == (
+            "finished",
+            3,
+            1,
+        )
+        four = await store.stats_row(GUILD, "nannon", 4)
+        assert four is not None and (four["rating"], four["played"]) == (1400, 1)
+    finally:
+        await store.close()
