@@ -229,6 +229,14 @@ that is 14 characters of A-Z, a-z, 0-9, + and /
 # by an exact integer key: the sum over moves of 16**dst - 16**src, plus 16**(26 + p) for a hit on
 # p. Each point changes by at most 4, so the base-16 digits never carry and equal keys mean equal
 # boards, without building a board per candidate.
+#
+# The rules the search follows: every way of playing the dice in order is tried, higher die first
+# then lower die first (doubles in non-increasing source order, which reaches every result once
+# per move set instead of once per permutation); the first way to reach a result names its moves,
+# unless it used fewer dice than a later way (bearing off); the dict keeps first-found order, the
+# order of the move list players see. A point the opponent holds with two or more checkers stays
+# held all turn (a hit only empties a blot), so each die's possible sources are listed once per
+# call; and a move is only made on the board when a deeper die needs it or a new result is kept.
 _K = [16**p for p in range(26)]
 _H = [16 ** (26 + p) for p in range(26)]
 
@@ -236,73 +244,257 @@ _H = [16 ** (26 + p) for p in range(26)]
 _Found = dict[int, tuple[int, int, tuple[CheckerMove, ...], tuple[int, ...], tuple[int, ...]]]
 
 
-def _search(
+def _bear_off_source(board: list[int], d: int, top: int) -> int:
+    """The point a die ``d`` bears off from, at most ``top``, or 0; only called with every
+    checker home: the point ``d`` itself, or the highest point when it is below ``d``."""
+    if board[d]:
+        return d if d <= top else 0
+    for s in range(6, 0, -1):
+        if board[s]:
+            return s if s < d and s <= top else 0
+    return 0
+
+
+def _pair(
     board: list[int],
-    dice: tuple[int, ...],
-    i: int,
-    top: int,
-    key: int,
-    path: list[CheckerMove],
+    a: int,
+    b: int,
+    sources_a: list[int],
+    sources_b: list[int],
     outside: int,
+    theirs: tuple[int, ...],
+    found: _Found,
+) -> bool:
+    """Play die ``a`` then die ``b`` (not a double) in every way on ``board`` (undoing as it
+    goes) and record the results; True if both dice could be played somehow.
+
+    ``sources_x`` are the points from which die x lands on a point the opponent does not hold;
+    ``outside`` counts my checkers outside the home board (bar included), for the bear-off rule;
+    ``theirs`` is the opponent's side, which only a hit changes.
+    """
+    both = False
+    if board[BAR]:
+        firsts: Sequence[int] = (BAR,) if board[26 + BAR - a] < 2 else ()
+    elif outside:
+        firsts = sources_a
+    else:
+        off = _bear_off_source(board, a, BAR)
+        firsts = [*sources_a, off] if off else sources_a
+    for s in firsts:
+        if not board[s]:
+            continue
+        t = s - a
+        if t > 0:
+            opp = board[26 + t]
+            board[s] -= 1
+            board[t] += 1
+            key = _K[t] - _K[s]
+            if opp:
+                board[26 + t] = 0
+                board[26] += 1
+                key += _H[t]
+            out = outside - 1 if s > 6 >= t else outside
+        else:
+            t = opp = 0
+            board[s] -= 1
+            board[0] += 1
+            key = 1 - _K[s]
+            out = 0
+        first = _MOVES[s, t, opp]
+        if board[BAR]:
+            seconds: Sequence[int] = (BAR,) if board[26 + BAR - b] < 2 else ()
+        elif out:
+            seconds = sources_b
+        else:
+            off = _bear_off_source(board, b, BAR)
+            seconds = [*sources_b, off] if off else sources_b
+        moved = False
+        for s2 in seconds:
+            if not board[s2]:
+                continue
+            t2 = s2 - b
+            if t2 > 0:
+                opp2 = board[26 + t2]
+                k = key + _K[t2] - _K[s2]
+                if opp2:
+                    k += _H[t2]
+            else:
+                t2 = opp2 = 0
+                k = key + 1 - _K[s2]
+            moved = True
+            seen = found.get(k)
+            if seen is None or seen[0] == 1:
+                # A new result: make the second move only now, to copy the board.
+                board[s2] -= 1
+                board[t2] += 1
+                if opp2:
+                    board[26 + t2] = 0
+                    board[26] += 1
+                found[k] = (
+                    2,
+                    a,
+                    (first, _MOVES[s2, t2, opp2]),
+                    tuple(board[:26]),
+                    tuple(board[51:25:-1]) if opp or opp2 else theirs,
+                )
+                board[s2] += 1
+                board[t2] -= 1
+                if opp2:
+                    board[26 + t2] = 1
+                    board[26] -= 1
+        if moved:
+            both = True
+        elif key not in found:
+            found[key] = (
+                1,
+                a,
+                (first,),
+                tuple(board[:26]),
+                tuple(board[51:25:-1]) if opp else theirs,
+            )
+        board[s] += 1
+        board[t] -= 1
+        if opp:
+            board[26 + t] = 1
+            board[26] -= 1
+    return both
+
+
+def _runs_on(
+    board: list[int],
+    low: int,
+    high: int,
+    sources_low: list[int],
+    theirs: tuple[int, ...],
     found: _Found,
 ) -> None:
-    """Play ``dice[i:]`` in every way on ``board`` (undoing as it goes) and record the results.
+    """The lower die first, when the higher die first played both dice, nothing is on the bar and
+    nothing can be borne off this turn: moving two different checkers, or a checker from a point
+    that already had one, reaches a result the higher die first reached already, so only a
+    checker that moves on from an empty point can find a new one."""
+    for s in sources_low:
+        if not board[s]:
+            continue
+        t = s - low
+        t2 = t - high
+        if board[t] or t2 <= 0 or board[26 + t2] > 1:
+            continue
+        opp = board[26 + t]
+        opp2 = board[26 + t2]
+        k = _K[t2] - _K[s]
+        if opp:
+            k += _H[t]
+        if opp2:
+            k += _H[t2]
+        seen = found.get(k)
+        if seen is None or seen[0] == 1:
+            board[s] -= 1
+            board[t2] += 1
+            if opp or opp2:
+                board[26 + t] = board[26 + t2] = 0
+                board[26] += (opp > 0) + (opp2 > 0)
+                after = tuple(board[51:25:-1])
+                board[26 + t] = opp
+                board[26 + t2] = opp2
+                board[26] -= (opp > 0) + (opp2 > 0)
+            else:
+                after = theirs
+            found[k] = (2, low, (_MOVES[s, t, opp], _MOVES[t, t2, opp2]), tuple(board[:26]), after)
+            board[s] += 1
+            board[t2] -= 1
 
-    ``top`` caps the source point: doubles move in non-increasing source order, which reaches
-    every result once per move set instead of once per permutation. ``outside`` counts my
-    checkers outside the home board (bar included), for the bear-off rule.
-    """
-    d = dice[i]
-    last = i + 1 == len(dice)
+
+def _doubles(
+    board: list[int],
+    d: int,
+    i: int,
+    start: int,
+    top: int,
+    key: int,
+    moves: tuple[CheckerMove, ...],
+    hit: bool,
+    sources: list[int],
+    outside: int,
+    theirs: tuple[int, ...],
+    found: _Found,
+) -> None:
+    """Play the ``i``-th of four dice ``d`` and the rest in every way on ``board`` (undoing as it
+    goes) and record the results. Sources never rise (``top``, and ``start`` in ``sources``,
+    the points from which ``d`` lands on a point the opponent does not hold), so each set of
+    moves is made in one order only. Two sets never give one board (counting down from the bar,
+    the board fixes how many checkers left each point), so no result is found twice."""
     moved = False
-    sources: Sequence[int] = (BAR,) if board[BAR] else range(min(top, 24), 0, -1)
-    for s in sources:
+    bar = board[BAR]
+    if bar:
+        points: Sequence[int] = (BAR,) if board[26 + BAR - d] < 2 else ()
+    else:
+        points = sources[start:] if start else sources
+        if not outside:
+            off = _bear_off_source(board, d, top)
+            if off:
+                points = [*points, off]
+    last = i == 3
+    for s in points:
         if not board[s]:
             continue
         t = s - d
         if t > 0:
             opp = board[26 + t]
-            if opp > 1:
-                continue
-            board[s] -= 1
-            board[t] += 1
             k = key + _K[t] - _K[s]
             if opp:
-                board[26 + t] = 0
-                board[26] += 1
                 k += _H[t]
-            now_outside = outside - 1 if s > 6 >= t else outside
         else:
-            if outside:
-                continue
-            if t < 0 and any(board[s + 1 : 7]):
-                continue  # a higher die bears off from the highest point only
             t = opp = 0
-            board[s] -= 1
-            board[0] += 1
-            k = key + _K[0] - _K[s]
-            now_outside = 0
+            k = key + 1 - _K[s]
         moved = True
-        path.append(_MOVES[s, t, opp])
+        move = _MOVES[s, t, opp]
+        board[s] -= 1
+        board[t] += 1
+        if opp:
+            board[26 + t] = 0
+            board[26] += 1
         if last:
-            # A result reached with fewer dice (bearing off) must count as using them all.
-            seen = found.get(k)
-            if seen is None or seen[0] <= i:
-                found[k] = (i + 1, dice[0], tuple(path), tuple(board[:26]), tuple(board[51:25:-1]))
-        else:
-            _search(
-                board, dice, i + 1, s if dice[0] == dice[-1] else BAR, k, path, now_outside, found
+            found[k] = (
+                4,
+                d,
+                (*moves, move),
+                tuple(board[:26]),
+                tuple(board[51:25:-1]) if hit or opp else theirs,
             )
-        path.pop()
+        else:
+            if bar:
+                nxt = 0
+            elif t > 0:
+                nxt = sources.index(s, start)
+            else:  # borne off: every listed source is above s
+                nxt = len(sources)
+            _doubles(
+                board,
+                d,
+                i + 1,
+                nxt,
+                s,
+                k,
+                (*moves, move),
+                hit or opp > 0,
+                sources,
+                outside - 1 if s > 6 >= t else outside,
+                theirs,
+                found,
+            )
         board[s] += 1
         board[t] -= 1
         if opp:
             board[26 + t] = 1
             board[26] -= 1
     if not moved and i:
-        seen = found.get(key)
-        if seen is None or seen[0] < i:
-            found[key] = (i, dice[0], tuple(path), tuple(board[:26]), tuple(board[51:25:-1]))
+        found[key] = (
+            i,
+            d,
+            moves,
+            tuple(board[:26]),
+            tuple(board[51:25:-1]) if hit else theirs,
+        )
 
 
 def _generate(mine: tuple[int, ...], theirs: tuple[int, ...], d1: int, d2: int) -> tuple[Play, ...]:
@@ -310,11 +502,17 @@ def _generate(mine: tuple[int, ...], theirs: tuple[int, ...], d1: int, d2: int) 
     outside = sum(mine[7:26])
     found: _Found = {}
     if d1 == d2:
-        _search(board, (d1,) * 4, 0, BAR, 0, [], outside, found)
+        sources = [s for s in range(24, d1, -1) if board[26 + s - d1] < 2]
+        _doubles(board, d1, 0, 0, BAR, 0, (), False, sources, outside, theirs, found)
     else:
-        high, low = max(d1, d2), min(d1, d2)
-        _search(board, (high, low), 0, BAR, 0, [], outside, found)
-        _search(board, (low, high), 0, BAR, 0, [], outside, found)
+        high, low = (d1, d2) if d1 > d2 else (d2, d1)
+        sources_high = [s for s in range(24, high, -1) if board[26 + s - high] < 2]
+        sources_low = [s for s in range(24, low, -1) if board[26 + s - low] < 2]
+        both = _pair(board, high, low, sources_high, sources_low, outside, theirs, found)
+        if both and outside > 1 and not board[BAR]:
+            _runs_on(board, low, high, sources_low, theirs, found)
+        else:
+            _pair(board, low, high, sources_low, sources_high, outside, theirs, found)
     if not found:
         return ()
     most = max(entry[0] for entry in found.values())
@@ -338,9 +536,13 @@ def clear_play_cache() -> None:
 
 
 def _play(moves: tuple[CheckerMove, ...], mine: tuple[int, ...], theirs: tuple[int, ...]) -> Play:
-    play = object.__new__(Play)
-    object.__setattr__(play, "moves", moves)
-    object.__setattr__(play, "position", Position._make(theirs, mine))
+    # The slots' own descriptors fill the frozen objects, a third faster than object.__setattr__.
+    position = _new(Position)
+    _set_mine(position, theirs)
+    _set_theirs(position, mine)
+    play = _new(Play)
+    _set_moves(play, moves)
+    _set_position(play, position)
     return play
 
 
@@ -595,6 +797,13 @@ class Play:
     @classmethod
     def parse(cls, text: str, position: Position, dice: Sequence[int]) -> Play:
         return parse_play(text, position, dice)
+
+
+_new = object.__new__
+_set_mine = Position.__dict__["mine"].__set__
+_set_theirs = Position.__dict__["theirs"].__set__
+_set_moves = Play.__dict__["moves"].__set__
+_set_position = Play.__dict__["position"].__set__
 
 
 class BackgammonVariant:
