@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from engines.backgammon import BAR, CheckerMove, Play, Position, clear_play_cache
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 ROLLS = [(d1, d2) for d1 in range(1, 7) for d2 in range(1, d1 + 1)]
 
 _K = [16**p for p in range(26)]
