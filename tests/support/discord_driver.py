@@ -24,6 +24,7 @@ from fakediscord import TOKEN, Channel, FakeDiscord, InteractionHandle, Member, 
 from bot.config import Settings
 from bot.discord.app import TableBot, create_bot
 from bot.service import MatchService
+from engines.base import GameMatch
 from engines.dice import SEED_BYTES, FairDice
 
 log = logging.getLogger(__name__)
@@ -32,8 +33,10 @@ log = logging.getLogger(__name__)
 class ScriptedDice(FairDice):
     """FairDice whose faces come from the test's script; without one, the real HMAC dice.
 
-    The seed is still stored, so after a restart the match goes on with real dice (the service
-    rebuilds FairDice from the database), which a test must allow for."""
+    The service shows these dice the match each die is rolled for
+    (:class:`bot.service.MatchAwareDice`), which a steering script reads. The seed is still
+    stored, so after a restart the match goes on with real dice (the service rebuilds FairDice
+    from the database), which a test must allow for."""
 
     def __init__(self, script: DiceScript) -> None:
         super().__init__(bytes(SEED_BYTES))
@@ -46,12 +49,22 @@ class ScriptedDice(FairDice):
         self.counter += 1
         return face()
 
+    def roll_die_for(self, match: GameMatch) -> int:
+        steer = self.script.steer
+        if steer is None:
+            return self.roll_die()
+        self.counter += 1
+        return steer(match)
+
 
 class DiceScript:
-    """What the next die shows: ``face`` is a callable the test sets (None: real dice)."""
+    """What the next die shows. ``face`` is a callable the test sets (None: real dice);
+    ``steer``, when set, wins: it is given the match (the engine object, read only) each die is
+    rolled for, and picks the face from its phase, turn and position."""
 
     def __init__(self) -> None:
         self.face: Callable[[], int] | None = None
+        self.steer: Callable[[GameMatch], int] | None = None
 
     def new(self) -> FairDice:
         return ScriptedDice(self)
