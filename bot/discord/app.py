@@ -1,18 +1,22 @@
-"""The discord.py application: :func:`create_bot` (what tests use) and :func:`run` (the CLI).
+"""The discord.py application: :func:`create_bot`, the one way to build a ready-to-start bot
+(the CLI, the benchmarks and the tests use it), and :func:`run` (the CLI).
 
-``create_bot`` opens nothing: the store, the cogs, the persistent buttons, the resumed matches and
-the dev-guild command sync all happen in ``setup_hook``, so a test can build a bot, run it against
-the fake Discord, close it and build another on the same database.
+Dependencies are passed in, not built inside (discord.py's ``examples/advanced_startup.py``):
+``create_bot`` builds the store (unopened) and the match service and hands the service to
+:class:`TableBot`. Nothing opens before the bot starts: the store connects, the cogs load, the
+matches resume and the dev-guild commands sync in ``setup_hook``, so a test can build a bot, run
+it against the fake Discord, close it and build another on the same database. A test that needs
+scripted dice or a clock builds ``TableBot(settings, service=MatchService(store, ...))`` itself
+(tests/support/discord_driver.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
-import importlib.util
 import logging
 import sqlite3
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,21 +27,20 @@ from discord.ext import commands
 from bot import rendering
 from bot.config import Settings
 from bot.discord import components as views
+from bot.discord.pending_store import connect, open_store
 from bot.discord.replies import NO_MENTIONS, admit, refuse_closing, report_error
-from bot.service import DiceFactory, MatchService
-from bot.storage import Store, StoreError
+from bot.service import MatchService
+from bot.storage import StoreError
 
 log = logging.getLogger(__name__)
 
-# Loaded in order when the module exists (helpers add theirs as they land).
+# Loaded in order by setup_hook; a missing one stops the start-up.
 EXTENSIONS = (
     "bot.discord.cogs.play",
     "bot.discord.cogs.info",
     "bot.discord.cogs.admin",
     "bot.discord.cogs.reminders",
 )
-
-ServiceFactory = Callable[[Path], Awaitable[MatchService]]
 
 # How long close() waits for the interactions already being handled before it cancels them.
 CLOSE_GRACE_SECONDS = 15.0
@@ -80,7 +83,8 @@ def freeze_startup_objects() -> None:
 
 
 class TableBot(commands.Bot):
-    """The bot. Cogs reach the match service as ``bot.service``.
+    """The bot, on the match ``service`` it is given (cogs reach it as ``bot.service``): it
+    connects the service's store in ``setup_hook`` and closes the service in :meth:`close`.
 
     Shutdown: every interaction handler (command, autocomplete, button, menu) and event
     listener that touches the service registers its task with :meth:`begin_work` before its
@@ -94,8 +98,7 @@ class TableBot(commands.Bot):
         self,
         settings: Settings,
         *,
-        service_factory: ServiceFactory | None = None,
-        dice_factory: DiceFactory | None = None,
+        service: MatchService,
         sync_only: bool = False,
         **client_options: Any,
     ) -> None:
@@ -114,9 +117,7 @@ class TableBot(commands.Bot):
         )
         self.settings = settings
         self.sync_only = sync_only
-        self._service_factory = service_factory
-        self._dice_factory = dice_factory
-        self._service: MatchService | None = None
+        self.service = service
         # NANNON announcements posted by this process: message id -> (match id, game number).
         # After a restart the handler reads the same from the message's embed footer.
         self.shout_messages: dict[int, tuple[int, int]] = {}
@@ -126,25 +127,9 @@ class TableBot(commands.Bot):
         self.closing_started = asyncio.Event()
         self._in_flight: set[asyncio.Task[Any]] = set()
 
-    @property
-    def service(self) -> MatchService:
-        if self._service is None:
-            raise RuntimeError("the match service opens in setup_hook")
-        return self._service
-
-    async def _open_service(self) -> MatchService:
-        if self._service_factory is not None:
-            return await self._service_factory(self.settings.db_path)
-        if self._dice_factory is not None:
-            return await MatchService.open(self.settings.db_path, dice_factory=self._dice_factory)
-        return await MatchService.open(self.settings.db_path)
-
     async def setup_hook(self) -> None:
-        self._service = await self._open_service()
+        await connect(self.service.store)
         for name in EXTENSIONS:
-            if importlib.util.find_spec(name) is None:
-                log.info("extension %s is not there yet: skipped", name)
-                continue
             await self.load_extension(name)
         self.add_dynamic_items(*views.DYNAMIC_ITEMS)
         if self.sync_only:
@@ -221,33 +206,23 @@ class TableBot(commands.Bot):
         self.closing_started.set()
         await self._drain()
         await super().close()
-        service, self._service = self._service, None
-        if service is not None:
-            await service.close()
+        await self.service.close()
 
 
-def create_bot(
-    settings: Settings,
-    *,
-    service_factory: ServiceFactory | None = None,
-    dice_factory: DiceFactory | None = None,
-    **client_options: Any,
-) -> TableBot:
-    """A new bot; ``client_options`` go to the discord.py constructor (``guild_ready_timeout``,
-    ``http_trace`` ...). Tests inject ``dice_factory`` or a whole ``service_factory``."""
-    return TableBot(
-        settings,
-        service_factory=service_factory,
-        dice_factory=dice_factory,
-        **client_options,
-    )
+def create_bot(settings: Settings, *, sync_only: bool = False, **client_options: Any) -> TableBot:
+    """A new bot on the database ``settings.db_path``, opened when the bot starts.
+    ``client_options`` go to the discord.py constructor (``guild_ready_timeout``,
+    ``http_trace`` ...); ``sync_only`` loads the commands and nothing else (``tablebot sync``)."""
+    service = MatchService(open_store(settings.db_path))
+    return TableBot(settings, service=service, sync_only=sync_only, **client_options)
 
 
 async def _check_database(path: Path) -> str | None:
     """Open (and migrate) the database once before connecting to Discord, so a wrong
     TABLEBOT_DB is reported plainly at start-up: what is wrong, or None when it is usable."""
+    store = open_store(path)
     try:
-        store = await Store.open(path)
+        await connect(store)
     except (StoreError, sqlite3.Error, OSError) as exc:
         return f"Can't use the database at {str(path)!r} (TABLEBOT_DB): {exc}"
     await store.close()
@@ -259,7 +234,7 @@ async def _main(settings: Settings, sync_only: bool) -> int:
     if problem is not None:
         log.error("%s", problem)
         return 1
-    bot = TableBot(settings, sync_only=sync_only)
+    bot = create_bot(settings, sync_only=sync_only)
     async with bot:
         try:
             if sync_only:

@@ -1,5 +1,5 @@
-"""Fixtures for end-to-end tests: the real ``create_bot`` logged into the fake Discord, on a fresh
-temporary database, with dice the test may steer.
+"""Fixtures for end-to-end tests: the real bot logged into the fake Discord, on a fresh temporary
+database, with dice the test may steer.
 
     async def test_x(tablebot: FakeDiscord, dice: DiceScript) -> None:
         alice = await tablebot.add_member("alice")
@@ -8,6 +8,10 @@ temporary database, with dice the test may steer.
 ``tablebot.bot`` is the running :class:`bot.discord.app.TableBot` (``.service`` is its
 MatchService); ``await tablebot.restart_bot()`` builds a new bot on the same database. Other bot
 tests reuse ``tablebot_factory`` with their own options.
+
+A bot with scripted dice (or a chosen clock) is built as ``create_bot`` builds one, with the
+service made here: ``TableBot(settings, service=MatchService(store, dice_factory=...))``
+(:func:`build_bot`).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from fakediscord import TOKEN, Channel, FakeDiscord, InteractionHandle, Member, 
 
 from bot.config import Settings
 from bot.discord.app import TableBot, create_bot
+from bot.discord.pending_store import open_store
 from bot.service import MatchService
 from engines.base import GameMatch
 from engines.dice import SEED_BYTES, FairDice
@@ -70,10 +75,20 @@ class DiceScript:
         return ScriptedDice(self)
 
 
+def build_bot(
+    settings: Settings, service_options: dict[str, Any], **client_options: Any
+) -> TableBot:
+    """The bot ``create_bot(settings, **client_options)`` builds, with its service made with
+    ``service_options`` (``dice_factory``, ``clock``: see :class:`MatchService`)."""
+    service = MatchService(open_store(settings.db_path), **service_options)
+    return TableBot(settings, service=service, **client_options)
+
+
 def tablebot_factory(
-    fake: FakeDiscord, tmp_path: Path, **bot_options: Any
+    fake: FakeDiscord, tmp_path: Path, **service_options: Any
 ) -> Callable[..., TableBot]:
-    """The bot factory the fake calls (again on each restart): same settings, same database."""
+    """The bot factory the fake calls (again on each restart): same settings, same database, a
+    new service made with ``service_options`` (none: the bot ``create_bot`` builds)."""
     settings = Settings(
         token=TOKEN,
         db_path=tmp_path / "tablebot.db",
@@ -82,7 +97,9 @@ def tablebot_factory(
     )
 
     def factory(**client_options: Any) -> TableBot:
-        return create_bot(settings, **bot_options, **client_options)
+        if not service_options:
+            return create_bot(settings, **client_options)
+        return build_bot(settings, service_options, **client_options)
 
     return factory
 
