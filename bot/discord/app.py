@@ -28,6 +28,7 @@ from bot import rendering
 from bot.config import Settings
 from bot.discord import components as views
 from bot.discord.pending_store import connect, open_store
+from bot.discord.ratelimit import CommandRateLimit, allow_interaction, guild_limits
 from bot.discord.replies import NO_MENTIONS, admit, refuse_closing, report_error
 from bot.service import MatchService
 from bot.storage import StoreError
@@ -48,7 +49,11 @@ CLOSE_GRACE_SECONDS = 15.0
 
 class TableTree(app_commands.CommandTree["TableBot"]):
     async def interaction_check(self, interaction: discord.Interaction[TableBot], /) -> bool:
-        """Every command and autocomplete runs as tracked work; none starts once closing."""
+        """Every command counts against the member's rate limit (over it: an ephemeral "slow
+        down", and nothing runs; autocomplete is not counted). Then every command and
+        autocomplete runs as tracked work; none starts once closing."""
+        if not await allow_interaction(self.client.rate_limit, interaction):
+            return False
         if admit(interaction):
             return True
         await refuse_closing(interaction)
@@ -57,7 +62,8 @@ class TableTree(app_commands.CommandTree["TableBot"]):
     async def on_error(
         self, interaction: discord.Interaction[TableBot], error: app_commands.AppCommandError
     ) -> None:
-        """Service refusals become polite ephemeral replies; the rest is logged, with an
+        """The one error path of every command (and, through :func:`report_error`, of every
+        click): service refusals become polite ephemeral replies; the rest is logged, with an
         apology to the user."""
         original: BaseException = error
         if isinstance(error, app_commands.CommandInvokeError):
@@ -118,6 +124,9 @@ class TableBot(commands.Bot):
         self.settings = settings
         self.sync_only = sync_only
         self.service = service
+        # One budget per member for commands and clicks (bot.discord.ratelimit); /config
+        # invalidates a server's cached limit when it changes.
+        self.rate_limit = CommandRateLimit(guild_limits(service))
         # NANNON announcements posted by this process: message id -> (match id, game number).
         # After a restart the handler reads the same from the message's embed footer.
         self.shout_messages: dict[int, tuple[int, int]] = {}

@@ -28,7 +28,6 @@ from bot.discord.replies import (
     admit,
     display_name,
     escape_name,
-    guarded,
     refuse_closing,
     report_error,
 )
@@ -163,7 +162,7 @@ async def apply_and_publish(
     action: Callable[[], Awaitable[MatchUpdate]],
 ) -> MatchUpdate:
     """Defer (rendering can be slow), apply the action, post the result. Errors propagate to
-    :func:`guarded`, which answers ephemerally with a followup."""
+    the one error path, which answers ephemerally with a followup."""
     if not interaction.response.is_done():
         await interaction.response.defer()
     update = await action()
@@ -174,8 +173,9 @@ async def apply_and_publish(
 class Persistent:
     """What every persistent component shares (mixed in before ``DynamicItem``): it is rebuilt
     from its ``custom_id``'s named groups (ids and versions as ints), its first check is
-    :func:`check_click`, and its handler, ``_run``, runs under :func:`guarded`, so every error
-    becomes a polite reply."""
+    :func:`check_click`, and its handler, ``_run``, ends in the one error path
+    (:func:`~bot.discord.replies.report_error`, as the command tree's ``on_error``), so every
+    error becomes a polite reply."""
 
     INT_GROUPS = frozenset({"match_id", "challenge_id", "version"})
 
@@ -194,7 +194,10 @@ class Persistent:
         return await check_click(interaction)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await guarded(interaction, lambda: self._run(interaction))
+        try:
+            await self._run(interaction)
+        except Exception as exc:
+            await report_error(interaction, exc)
 
     async def _run(self, interaction: discord.Interaction[Any]) -> None:
         raise NotImplementedError

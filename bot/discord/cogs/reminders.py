@@ -212,8 +212,7 @@ class Reminders(commands.Cog, name="Reminders"):
 
 async def setup(bot: commands.Bot) -> None:
     bot.add_dynamic_items(ClaimWinButton)
-    interval = getattr(bot, "reminder_interval", DEFAULT_INTERVAL)
-    await bot.add_cog(Reminders(bot, interval))
+    await bot.add_cog(Reminders(bot))
 
 
 async def teardown(bot: commands.Bot) -> None:
