@@ -16,9 +16,9 @@ import asyncio
 import gc
 import logging
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import discord
 from discord import app_commands
@@ -26,7 +26,6 @@ from discord.ext import commands
 
 from bot import rendering
 from bot.config import Settings
-from bot.discord import components as views
 from bot.discord.pending_store import connect, open_store
 from bot.discord.ratelimit import CommandRateLimit, allow_interaction, guild_limits
 from bot.discord.replies import NO_MENTIONS, admit, refuse_closing, report_error
@@ -42,6 +41,9 @@ EXTENSIONS = (
     "bot.discord.cogs.admin",
     "bot.discord.cogs.reminders",
 )
+
+Item = TypeVar("Item", bound=discord.ui.DynamicItem[Any])
+ClickHandler = Callable[[Item, discord.Interaction["TableBot"]], Awaitable[None]]
 
 # How long close() waits for the interactions already being handled before it cancels them.
 CLOSE_GRACE_SECONDS = 15.0
@@ -135,12 +137,13 @@ class TableBot(commands.Bot):
         # Set when close() begins (before it waits for the work in flight).
         self.closing_started = asyncio.Event()
         self._in_flight: set[asyncio.Task[Any]] = set()
+        # Persistent component class -> the handler its cog answers its clicks with.
+        self._click_handlers: dict[type[Any], ClickHandler[Any]] = {}
 
     async def setup_hook(self) -> None:
         await connect(self.service.store)
         for name in EXTENSIONS:
             await self.load_extension(name)
-        self.add_dynamic_items(*views.DYNAMIC_ITEMS)
         if self.sync_only:
             return
         resumed = await self.service.resume_active()
@@ -161,6 +164,32 @@ class TableBot(commands.Bot):
             else:
                 log.info("synced %d commands to guild %s", len(synced), guild.id)
         freeze_startup_objects()
+
+    def route_clicks(self, item: type[Item], handler: ClickHandler[Item]) -> None:
+        """Answer clicks on the persistent component class ``item`` with ``handler``: each cog
+        routes its components as it loads, so click handlers sit with their commands. The class
+        is registered with discord.py too, so a message posted before a restart still works."""
+        self.add_dynamic_items(item)
+        self._click_handlers[item] = handler
+
+    def unroute_clicks(self, *items: type[discord.ui.DynamicItem[Any]]) -> None:
+        self.remove_dynamic_items(*items)
+        for item in items:
+            self._click_handlers.pop(item, None)
+
+    async def handle_click(
+        self, item: discord.ui.DynamicItem[Any], interaction: discord.Interaction[TableBot]
+    ) -> None:
+        """Run the handler routed for ``item``'s class (every persistent component's callback
+        comes here, once its ``interaction_check`` passed). Errors end in the one error path
+        the command tree's ``on_error`` uses."""
+        try:
+            handler = self._click_handlers.get(type(item))
+            if handler is None:
+                raise LookupError(f"no handler for {type(item).__name__} (is its cog loaded?)")
+            await handler(item, interaction)
+        except Exception as exc:
+            await report_error(interaction, exc)
 
     async def on_ready(self) -> None:
         log.info(
