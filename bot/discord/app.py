@@ -16,6 +16,7 @@ import asyncio
 import gc
 import logging
 import sqlite3
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -108,6 +109,7 @@ class TableBot(commands.Bot):
         *,
         service: MatchService,
         sync_only: bool = False,
+        clock: Callable[[], float] = time.monotonic,
         **client_options: Any,
     ) -> None:
         intents = discord.Intents.none()
@@ -126,9 +128,9 @@ class TableBot(commands.Bot):
         self.settings = settings
         self.sync_only = sync_only
         self.service = service
-        # One budget per member for commands and clicks (bot.discord.ratelimit); /config
-        # invalidates a server's cached limit when it changes.
-        self.rate_limit = CommandRateLimit(guild_limits(service))
+        # One budget per member for commands and clicks (bot.discord.ratelimit), timed by
+        # ``clock`` (seconds); /config invalidates a server's cached limit when it changes.
+        self.rate_limit = CommandRateLimit(guild_limits(service), clock=clock)
         # NANNON announcements posted by this process: message id -> (match id, game number).
         # After a restart the handler reads the same from the message's embed footer.
         self.shout_messages: dict[int, tuple[int, int]] = {}

@@ -17,6 +17,7 @@ service made here: ``TableBot(settings, service=MatchService(store, dice_factory
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from fakediscord import TOKEN, Channel, FakeDiscord, InteractionHandle, Member, 
 from bot.config import Settings
 from bot.discord.app import TableBot, create_bot
 from bot.discord.pending_store import open_store
-from bot.service import MatchService
+from bot.service import DiceFactory, MatchService
 from engines.base import GameMatch
 from engines.dice import SEED_BYTES, FairDice
 
@@ -75,20 +76,45 @@ class DiceScript:
         return ScriptedDice(self)
 
 
+class Clock:
+    """The clock of a bot under test: the real time plus ``offset`` seconds, which the test
+    moves on (past a claim time, past a rate limit's window) instead of waiting. The service
+    times matches by it, the bot its rate limit."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.offset
+
+    def advance(self, seconds: float) -> None:
+        self.offset += seconds
+
+
 def build_bot(
-    settings: Settings, service_options: dict[str, Any], **client_options: Any
+    settings: Settings,
+    *,
+    dice_factory: DiceFactory = FairDice.new,
+    clock: Clock | None = None,
+    **client_options: Any,
 ) -> TableBot:
-    """The bot ``create_bot(settings, **client_options)`` builds, with its service made with
-    ``service_options`` (``dice_factory``, ``clock``: see :class:`MatchService`)."""
-    service = MatchService(open_store(settings.db_path), **service_options)
-    return TableBot(settings, service=service, **client_options)
+    """The bot ``create_bot(settings, **client_options)`` builds, with the service's dice and
+    the clock of both the service and the bot chosen by the test."""
+    store = open_store(settings.db_path)
+    if clock is None:
+        return TableBot(
+            settings, service=MatchService(store, dice_factory=dice_factory), **client_options
+        )
+    service = MatchService(store, dice_factory=dice_factory, clock=clock)
+    return TableBot(settings, service=service, clock=clock, **client_options)
 
 
 def tablebot_factory(
-    fake: FakeDiscord, tmp_path: Path, **service_options: Any
+    fake: FakeDiscord, tmp_path: Path, **bot_options: Any
 ) -> Callable[..., TableBot]:
     """The bot factory the fake calls (again on each restart): same settings, same database, a
-    new service made with ``service_options`` (none: the bot ``create_bot`` builds)."""
+    new service. With ``bot_options`` (``dice_factory``, ``clock``: :func:`build_bot`), else
+    the bot ``create_bot`` builds."""
     settings = Settings(
         token=TOKEN,
         db_path=tmp_path / "tablebot.db",
@@ -97,9 +123,9 @@ def tablebot_factory(
     )
 
     def factory(**client_options: Any) -> TableBot:
-        if not service_options:
+        if not bot_options:
             return create_bot(settings, **client_options)
-        return build_bot(settings, service_options, **client_options)
+        return build_bot(settings, **bot_options, **client_options)
 
     return factory
 
@@ -109,11 +135,19 @@ def dice() -> DiceScript:
     return DiceScript()
 
 
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
 @pytest_asyncio.fixture
-async def tablebot(start_fake_discord: Callable[..., Any], dice: DiceScript) -> FakeDiscord:
-    """The fake Discord running the real bot, commands synced to its guild."""
+async def tablebot(
+    start_fake_discord: Callable[..., Any], dice: DiceScript, clock: Clock
+) -> FakeDiscord:
+    """The fake Discord running the real bot, commands synced to its guild, with the test's
+    ``dice`` and ``clock``."""
     fake: FakeDiscord = await start_fake_discord(
-        lambda fake, tmp_path: tablebot_factory(fake, tmp_path, dice_factory=dice.new)
+        lambda fake, tmp_path: tablebot_factory(fake, tmp_path, dice_factory=dice.new, clock=clock)
     )
     await fake.wait_for_commands()
     return fake
@@ -125,9 +159,9 @@ async def lift_rate_limit(fake: FakeDiscord) -> None:
     tests/discord/test_rate_limit.py covers. Stored in the guild's settings, so it holds across
     restarts."""
     await service_of(fake).update_guild_settings(fake.guild.id, rate_limit_actions=1000)
-    limits = getattr(fake.bot, "rate_limit", None)
-    if limits is not None:
-        limits.invalidate(fake.guild.id)
+    bot = fake.bot
+    assert isinstance(bot, TableBot)
+    bot.rate_limit.invalidate(fake.guild.id)
 
 
 def service_of(fake: FakeDiscord) -> MatchService:
