@@ -94,6 +94,8 @@ def freeze_startup_objects() -> None:
 class TableBot(commands.Bot):
     """The bot, on the match ``service`` it is given (cogs reach it as ``bot.service``): it
     connects the service's store in ``setup_hook`` and closes the service in :meth:`close`.
+    ``sync_only`` loads the commands and nothing else (``tablebot sync``); ``clock`` times the
+    rate limit (monotonic seconds); ``client_options`` go to discord.py.
 
     Shutdown: every interaction handler (command, autocomplete, button, menu) and event
     listener that touches the service registers its task with :meth:`begin_work` before its
