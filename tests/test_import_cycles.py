@@ -20,15 +20,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("engines", "render", "bot")
 
-# Cycles in bot/ today, each as the set of modules it joins (a strongly connected component).
-# The bot restructure (bot/service/, bot/storage/, bot/discord/) removes them: it must then empty
-# this list, and test_known_bot_cycles_are_still_there tells it to. engines/ and render/ have none.
-KNOWN_BOT_CYCLES: frozenset[frozenset[str]] = frozenset(
-    {
-        frozenset({"bot.discord.app", "bot.discord.presenter", "bot.discord.components"}),
-    }
-)
-
 Graph = dict[str, set[str]]
 
 
@@ -165,22 +156,9 @@ def describe(graph: Mapping[str, set[str]], cycles: Iterable[frozenset[str]]) ->
     ]
 
 
-def test_engines_and_render_have_no_import_cycle() -> None:
+def test_no_module_imports_another_in_a_circle() -> None:
     graph = module_graph(ROOT)
-    cycles = [c for c in import_cycles(graph) if not all(m.startswith("bot.") for m in c)]
-    assert describe(graph, cycles) == []
-
-
-def test_bot_has_no_import_cycle_but_the_known_ones() -> None:
-    graph = module_graph(ROOT)
-    bot = [c for c in import_cycles(graph) if all(m.startswith("bot.") for m in c)]
-    new = [c for c in bot if c not in KNOWN_BOT_CYCLES]
-    assert describe(graph, new) == []
-
-
-def test_known_bot_cycles_are_still_there() -> None:
-    # Once a known cycle is gone, drop it from KNOWN_BOT_CYCLES so that it can't come back.
-    assert set(KNOWN_BOT_CYCLES) <= set(import_cycles(module_graph(ROOT)))
+    assert describe(graph, import_cycles(graph)) == []
 
 
 def test_the_checker_finds_a_cycle_however_it_is_imported(tmp_path: Path) -> None:

@@ -1,20 +1,25 @@
-"""The discord.py application: :func:`create_bot` (what tests use) and :func:`run` (the CLI).
+"""The discord.py application: :func:`create_bot`, the one way to build a ready-to-start bot
+(the CLI, the benchmarks and the tests use it), and :func:`run` (the CLI).
 
-``create_bot`` opens nothing: the store, the cogs, the persistent buttons, the resumed matches and
-the dev-guild command sync all happen in ``setup_hook``, so a test can build a bot, run it against
-the fake Discord, close it and build another on the same database.
+Dependencies are passed in, not built inside (discord.py's ``examples/advanced_startup.py``):
+``create_bot`` builds the store (unopened) and the match service and hands the service to
+:class:`TableBot`. Nothing opens before the bot starts: the store connects, the cogs load, the
+matches resume and the dev-guild commands sync in ``setup_hook``, so a test can build a bot, run
+it against the fake Discord, close it and build another on the same database. A test that needs
+scripted dice or a clock builds ``TableBot(settings, service=MatchService(store, ...))`` itself
+(tests/support/discord_driver.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
-import importlib.util
 import logging
 import sqlite3
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import discord
 from discord import app_commands
@@ -22,14 +27,14 @@ from discord.ext import commands
 
 from bot import rendering
 from bot.config import Settings
-from bot.discord import components as views
+from bot.discord.ratelimit import CommandRateLimit, allow_interaction, guild_limits
 from bot.discord.replies import NO_MENTIONS, admit, refuse_closing, report_error
-from bot.service import DiceFactory, MatchService
-from bot.storage import StoreError, connect_store
+from bot.service import MatchService
+from bot.storage import StoreError, open_store
 
 log = logging.getLogger(__name__)
 
-# Loaded in order when the module exists (helpers add theirs as they land).
+# Loaded in order by setup_hook; a missing one stops the start-up.
 EXTENSIONS = (
     "bot.discord.cogs.play",
     "bot.discord.cogs.info",
@@ -37,7 +42,8 @@ EXTENSIONS = (
     "bot.discord.cogs.reminders",
 )
 
-ServiceFactory = Callable[[Path], Awaitable[MatchService]]
+Item = TypeVar("Item", bound=discord.ui.DynamicItem[Any])
+ClickHandler = Callable[[Item, discord.Interaction["TableBot"]], Awaitable[None]]
 
 # How long close() waits for the interactions already being handled before it cancels them.
 CLOSE_GRACE_SECONDS = 15.0
@@ -45,7 +51,11 @@ CLOSE_GRACE_SECONDS = 15.0
 
 class TableTree(app_commands.CommandTree["TableBot"]):
     async def interaction_check(self, interaction: discord.Interaction[TableBot], /) -> bool:
-        """Every command and autocomplete runs as tracked work; none starts once closing."""
+        """Every command counts against the member's rate limit (over it: an ephemeral "slow
+        down", and nothing runs; autocomplete is not counted). Then every command and
+        autocomplete runs as tracked work; none starts once closing."""
+        if not await allow_interaction(self.client.rate_limit, interaction):
+            return False
         if admit(interaction):
             return True
         await refuse_closing(interaction)
@@ -54,7 +64,8 @@ class TableTree(app_commands.CommandTree["TableBot"]):
     async def on_error(
         self, interaction: discord.Interaction[TableBot], error: app_commands.AppCommandError
     ) -> None:
-        """Service refusals become polite ephemeral replies; the rest is logged, with an
+        """The one error path of every command (and, through :func:`report_error`, of every
+        click): service refusals become polite ephemeral replies; the rest is logged, with an
         apology to the user."""
         original: BaseException = error
         if isinstance(error, app_commands.CommandInvokeError):
@@ -80,7 +91,10 @@ def freeze_startup_objects() -> None:
 
 
 class TableBot(commands.Bot):
-    """The bot. Cogs reach the match service as ``bot.service``.
+    """The bot, on the match ``service`` it is given (cogs reach it as ``bot.service``): it
+    connects the service's store in ``setup_hook`` and closes the service in :meth:`close`.
+    ``sync_only`` loads the commands and nothing else (``tablebot sync``); ``clock`` times the
+    rate limit (monotonic seconds); ``client_options`` go to discord.py.
 
     Shutdown: every interaction handler (command, autocomplete, button, menu) and event
     listener that touches the service registers its task with :meth:`begin_work` before its
@@ -94,9 +108,9 @@ class TableBot(commands.Bot):
         self,
         settings: Settings,
         *,
-        service_factory: ServiceFactory | None = None,
-        dice_factory: DiceFactory | None = None,
+        service: MatchService,
         sync_only: bool = False,
+        clock: Callable[[], float] = time.monotonic,
         **client_options: Any,
     ) -> None:
         intents = discord.Intents.none()
@@ -114,9 +128,10 @@ class TableBot(commands.Bot):
         )
         self.settings = settings
         self.sync_only = sync_only
-        self._service_factory = service_factory
-        self._dice_factory = dice_factory
-        self._service: MatchService | None = None
+        self.service = service
+        # One budget per member for commands and clicks (bot.discord.ratelimit), timed by
+        # ``clock`` (seconds); /config invalidates a server's cached limit when it changes.
+        self.rate_limit = CommandRateLimit(guild_limits(service), clock=clock)
         # NANNON announcements posted by this process: message id -> (match id, game number).
         # After a restart the handler reads the same from the message's embed footer.
         self.shout_messages: dict[int, tuple[int, int]] = {}
@@ -125,28 +140,13 @@ class TableBot(commands.Bot):
         # Set when close() begins (before it waits for the work in flight).
         self.closing_started = asyncio.Event()
         self._in_flight: set[asyncio.Task[Any]] = set()
-
-    @property
-    def service(self) -> MatchService:
-        if self._service is None:
-            raise RuntimeError("the match service opens in setup_hook")
-        return self._service
-
-    async def _open_service(self) -> MatchService:
-        if self._service_factory is not None:
-            return await self._service_factory(self.settings.db_path)
-        if self._dice_factory is not None:
-            return await MatchService.open(self.settings.db_path, dice_factory=self._dice_factory)
-        return await MatchService.open(self.settings.db_path)
+        # Persistent component class -> the handler its cog answers its clicks with.
+        self._click_handlers: dict[type[Any], ClickHandler[Any]] = {}
 
     async def setup_hook(self) -> None:
-        self._service = await self._open_service()
+        await self.service.store.connect()
         for name in EXTENSIONS:
-            if importlib.util.find_spec(name) is None:
-                log.info("extension %s is not there yet: skipped", name)
-                continue
             await self.load_extension(name)
-        self.add_dynamic_items(*views.DYNAMIC_ITEMS)
         if self.sync_only:
             return
         resumed = await self.service.resume_active()
@@ -167,6 +167,32 @@ class TableBot(commands.Bot):
             else:
                 log.info("synced %d commands to guild %s", len(synced), guild.id)
         freeze_startup_objects()
+
+    def route_clicks(self, item: type[Item], handler: ClickHandler[Item]) -> None:
+        """Answer clicks on the persistent component class ``item`` with ``handler``: each cog
+        routes its components as it loads, so click handlers sit with their commands. The class
+        is registered with discord.py too, so a message posted before a restart still works."""
+        self.add_dynamic_items(item)
+        self._click_handlers[item] = handler
+
+    def unroute_clicks(self, *items: type[discord.ui.DynamicItem[Any]]) -> None:
+        self.remove_dynamic_items(*items)
+        for item in items:
+            self._click_handlers.pop(item, None)
+
+    async def handle_click(
+        self, item: discord.ui.DynamicItem[Any], interaction: discord.Interaction[TableBot]
+    ) -> None:
+        """Run the handler routed for ``item``'s class (every persistent component's callback
+        comes here, once its ``interaction_check`` passed). Errors end in the one error path
+        the command tree's ``on_error`` uses."""
+        try:
+            handler = self._click_handlers.get(type(item))
+            if handler is None:
+                raise LookupError(f"no handler for {type(item).__name__} (is its cog loaded?)")
+            await handler(item, interaction)
+        except Exception as exc:
+            await report_error(interaction, exc)
 
     async def on_ready(self) -> None:
         log.info(
@@ -221,33 +247,23 @@ class TableBot(commands.Bot):
         self.closing_started.set()
         await self._drain()
         await super().close()
-        service, self._service = self._service, None
-        if service is not None:
-            await service.close()
+        await self.service.close()
 
 
-def create_bot(
-    settings: Settings,
-    *,
-    service_factory: ServiceFactory | None = None,
-    dice_factory: DiceFactory | None = None,
-    **client_options: Any,
-) -> TableBot:
-    """A new bot; ``client_options`` go to the discord.py constructor (``guild_ready_timeout``,
-    ``http_trace`` ...). Tests inject ``dice_factory`` or a whole ``service_factory``."""
-    return TableBot(
-        settings,
-        service_factory=service_factory,
-        dice_factory=dice_factory,
-        **client_options,
-    )
+def create_bot(settings: Settings, *, sync_only: bool = False, **client_options: Any) -> TableBot:
+    """A new bot on the database ``settings.db_path``, opened when the bot starts.
+    ``client_options`` go to the discord.py constructor (``guild_ready_timeout``,
+    ``http_trace`` ...); ``sync_only`` loads the commands and nothing else (``tablebot sync``)."""
+    service = MatchService(open_store(settings.db_path))
+    return TableBot(settings, service=service, sync_only=sync_only, **client_options)
 
 
 async def _check_database(path: Path) -> str | None:
     """Open (and migrate) the database once before connecting to Discord, so a wrong
     TABLEBOT_DB is reported plainly at start-up: what is wrong, or None when it is usable."""
+    store = open_store(path)
     try:
-        store = await connect_store(path)
+        await store.connect()
     except (StoreError, sqlite3.Error, OSError) as exc:
         return f"Can't use the database at {str(path)!r} (TABLEBOT_DB): {exc}"
     await store.close()
@@ -259,7 +275,7 @@ async def _main(settings: Settings, sync_only: bool) -> int:
     if problem is not None:
         log.error("%s", problem)
         return 1
-    bot = TableBot(settings, sync_only=sync_only)
+    bot = create_bot(settings, sync_only=sync_only)
     async with bot:
         try:
             if sync_only:

@@ -1,10 +1,14 @@
 """Persistent components: :class:`discord.ui.DynamicItem` buttons and selects whose ``custom_id``
-carries the match (or challenge) id and the match version the board showed.
+carries the match (or challenge) id and the match version the board showed, and the builders
+that lay them out. The click handlers are not here: they sit with their commands in the cogs
+(:mod:`bot.discord.cogs.play`, :mod:`bot.discord.cogs.reminders`), which route each item class
+to its handler with ``bot.route_clicks`` as they load.
 
-They survive a restart: ``setup_hook`` registers the classes, and discord.py rebuilds the item from
+They survive a restart: the cogs register the classes, and discord.py rebuilds the item from
 the ``custom_id`` of whatever message was clicked. A click on a board from an earlier turn sends
 its old version as ``expected_version``, so the service refuses it politely as stale; a double
-click is the same case. Views hold no rules: every decision comes from the service, and the
+click is the same case. Components hold no rules: every decision comes from the service or the
+engines (which resignations and draws a game has: :mod:`engines.spec`), and the
 ``interaction_check`` below only saves a round trip for the obvious "not your turn".
 
 Every component's ``interaction_check`` starts with :func:`check_click`, which counts the click
@@ -18,25 +22,17 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, Self, cast
+from typing import TYPE_CHECKING, Any, Protocol, Self, cast
 
 import discord
 
-from bot.discord import presenter, ratelimit
-from bot.discord.replies import (
-    NO_MENTIONS,
-    admit,
-    display_name,
-    escape_name,
-    guarded,
-    refuse_closing,
-    report_error,
-)
-from engines.base import GameKind, Phase, ResignLevel
+from bot.discord import ratelimit
+from bot.discord.replies import admit, escape_name, refuse_closing, reply, report_error
+from engines.base import Phase, ResignLevel
 from engines.match import NO_MOVE
+from engines.spec import spec_of
 
 if TYPE_CHECKING:
-    from bot.discord.app import TableBot
     from bot.service import MatchService, MatchUpdate, MatchView
 
 log = logging.getLogger(__name__)
@@ -68,6 +64,9 @@ BUTTONS: dict[str, tuple[str, discord.ButtonStyle]] = {
 ACTOR_ACTIONS = frozenset(
     {"roll", "double", "take", "pass", "passok", "resyes", "resno", "drawyes", "drawno", "move"}
 )
+# The resignation buttons of the ephemeral resign menu, by level.
+RESIGN_ACTIONS = {level: f"rs{level.value}" for level in ResignLevel}
+CLAIM_TEMPLATE = r"tb:claim:(?P<match_id>[0-9]+):(?P<version>[0-9]+)"
 
 Act = Callable[["MatchService", int, int, int, int], Awaitable["MatchUpdate"]]
 
@@ -104,25 +103,25 @@ def _service_action(action: str) -> Act:
     return call
 
 
-def _bot(interaction: discord.Interaction[Any]) -> TableBot:
-    return cast("TableBot", interaction.client)
+class Host(Protocol):
+    """What a persistent component needs of the client it is clicked on (the
+    :class:`~bot.discord.app.TableBot`): the match service for :func:`check_player`, and the
+    bot's routing of a click to the handler its cog registered."""
+
+    service: MatchService
+
+    async def handle_click(self, item: Any, interaction: discord.Interaction[Any]) -> None: ...
 
 
-async def _say(interaction: discord.Interaction[Any], content: str) -> None:
-    """An ephemeral answer, whether or not the interaction was answered already."""
-    if interaction.response.is_done():
-        await interaction.followup.send(content, ephemeral=True, allowed_mentions=NO_MENTIONS)
-    else:
-        await interaction.response.send_message(
-            content, ephemeral=True, allowed_mentions=NO_MENTIONS
-        )
+def _host(interaction: discord.Interaction[Any]) -> Host:
+    return cast(Host, interaction.client)
 
 
 async def check_click(interaction: discord.Interaction[Any]) -> bool:
     """The first check of every persistent component (the ``interaction_check`` of each
-    DynamicItem here and in :mod:`bot.discord.cogs.reminders`): refuse once the bot is closing,
-    then count the click against the member's rate limit, refusing it ephemerally when over. The
-    handler becomes tracked work here, before any service call. Never raises."""
+    DynamicItem here): refuse once the bot is closing, then count the click against the
+    member's rate limit, refusing it ephemerally when over. The handler becomes tracked work
+    here, before any service call. Never raises."""
     if not admit(interaction):
         await refuse_closing(interaction)
         return False
@@ -143,14 +142,14 @@ async def check_player(
     if not await check_click(interaction):
         return False
     try:
-        view = await _bot(interaction).service.get_view(match_id, interaction.guild_id)
+        view = await _host(interaction).service.get_view(match_id, interaction.guild_id)
         seat = view.seat_of(interaction.user.id)
         if seat is None:
-            await _say(interaction, "This is not your match: only its two players can use it.")
+            await reply(interaction, "This is not your match: only its two players can use it.")
             return False
         if needs_turn and view.actor is not None and view.actor != seat:
             other = escape_name(view.players[view.actor].name)
-            await _say(interaction, f"It's not your turn: the match waits for {other}.")
+            await reply(interaction, f"It's not your turn: the match waits for {other}.")
             return False
         return True
     except Exception as exc:
@@ -158,24 +157,11 @@ async def check_player(
         return False
 
 
-async def apply_and_publish(
-    interaction: discord.Interaction[Any],
-    action: Callable[[], Awaitable[MatchUpdate]],
-) -> MatchUpdate:
-    """Defer (rendering can be slow), apply the action, post the result. Errors propagate to
-    :func:`guarded`, which answers ephemerally with a followup."""
-    if not interaction.response.is_done():
-        await interaction.response.defer()
-    update = await action()
-    await presenter.publish(_bot(interaction), update)
-    return update
-
-
 class Persistent:
     """What every persistent component shares (mixed in before ``DynamicItem``): it is rebuilt
     from its ``custom_id``'s named groups (ids and versions as ints), its first check is
-    :func:`check_click`, and its handler, ``_run``, runs under :func:`guarded`, so every error
-    becomes a polite reply."""
+    :func:`check_click`, and a click goes to the handler its cog routed the class to
+    (``TableBot.handle_click``, which ends in the one error path)."""
 
     INT_GROUPS = frozenset({"match_id", "challenge_id", "version"})
 
@@ -194,10 +180,7 @@ class Persistent:
         return await check_click(interaction)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await guarded(interaction, lambda: self._run(interaction))
-
-    async def _run(self, interaction: discord.Interaction[Any]) -> None:
-        raise NotImplementedError
+        await _host(interaction).handle_click(self, interaction)
 
 
 # --- match buttons -------------------------------------------------------------------------
@@ -223,42 +206,6 @@ class MatchButton(
         return await check_player(
             interaction, self.match_id, needs_turn=self.action in ACTOR_ACTIONS
         )
-
-    async def _run(self, interaction: discord.Interaction[Any]) -> None:
-        bot = _bot(interaction)
-        guild_id = interaction.guild_id or 0
-        if self.action == "pass":
-            # Misclicked passes are a classic complaint: confirm with one more click.
-            confirm = discord.ui.View(timeout=None)
-            confirm.add_item(MatchButton("passok", self.match_id, self.version))
-            await interaction.response.send_message(
-                "Pass the double and lose this game at the current stake?",
-                view=confirm,
-                ephemeral=True,
-                allowed_mentions=NO_MENTIONS,
-            )
-            return
-        if self.action == "resign":
-            view = await bot.service.get_view(self.match_id, guild_id)
-            await interaction.response.send_message(
-                "Resign how much? The opponent accepts or declines a game resignation; "
-                "conceding the match ends it at once.",
-                view=resign_menu(view),
-                ephemeral=True,
-                allowed_mentions=NO_MENTIONS,
-            )
-            return
-        call = _service_action(self.action)
-        await apply_and_publish(
-            interaction,
-            lambda: call(bot.service, self.match_id, guild_id, interaction.user.id, self.version),
-        )
-        if self.action in ("passok", "rs1", "rs2", "rs3", "leave"):
-            # Those came from an ephemeral menu: close it so it cannot be clicked again.
-            try:
-                await interaction.edit_original_response(content="Done.", view=None)
-            except discord.HTTPException:
-                log.debug("could not close the ephemeral menu", exc_info=True)
 
 
 class MoveSelect(
@@ -286,24 +233,6 @@ class MoveSelect(
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
         return await check_player(interaction, self.match_id, needs_turn=True)
 
-    async def _run(self, interaction: discord.Interaction[Any]) -> None:
-        bot = _bot(interaction)
-        values = self.item.values
-        if not values:
-            await _say(interaction, "Pick a move from the menu.")
-            return
-        move = values[0]
-        await apply_and_publish(
-            interaction,
-            lambda: bot.service.play(
-                self.match_id,
-                interaction.guild_id or 0,
-                interaction.user.id,
-                move,
-                expected_version=self.version,
-            ),
-        )
-
 
 # --- challenges ----------------------------------------------------------------------------
 
@@ -326,26 +255,6 @@ class ChallengeButton(
         )
         self.action = action
         self.challenge_id = challenge_id
-
-    async def _run(self, interaction: discord.Interaction[Any]) -> None:
-        bot = _bot(interaction)
-        svc = bot.service
-        guild_id = interaction.guild_id or 0
-        user = interaction.user
-        if self.action == "accept":
-            await interaction.response.defer()
-            update = await svc.accept(self.challenge_id, guild_id, user.id, display_name(user))
-            await presenter.start_match(bot, update, interaction.message)
-            return
-        await interaction.response.defer()
-        if self.action == "decline":
-            challenge = await svc.decline(self.challenge_id, guild_id, user.id)
-            text = f"{escape_name(display_name(user))} declined the challenge."
-        else:
-            challenge = await svc.cancel(self.challenge_id, guild_id, user.id)
-            text = f"{escape_name(challenge.challenger.name)} withdrew the challenge."
-        if interaction.message is not None:
-            await interaction.message.edit(content=text, view=None, allowed_mentions=NO_MENTIONS)
 
 
 def invitation_view(challenge_id: int) -> discord.ui.View:
@@ -372,26 +281,6 @@ class FinishedButton(
         self.action = action
         self.match_id = match_id
 
-    async def _run(self, interaction: discord.Interaction[Any]) -> None:
-        bot = _bot(interaction)
-        guild_id = interaction.guild_id or 0
-        if self.action == "export":
-            await interaction.response.defer(ephemeral=True, thinking=True)
-            export = await bot.service.export(self.match_id, guild_id)
-            await interaction.followup.send(
-                f"Match #{self.match_id}:",
-                file=presenter.text_file(export.filename, export.text),
-                ephemeral=True,
-                allowed_mentions=NO_MENTIONS,
-            )
-            return
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        challenge = await bot.service.rematch(self.match_id, guild_id, interaction.user.id)
-        await presenter.post_invitation(bot, challenge)
-        await interaction.followup.send(
-            "Rematch offered.", ephemeral=True, allowed_mentions=NO_MENTIONS
-        )
-
 
 def finished_view(match_id: int) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
@@ -400,20 +289,50 @@ def finished_view(match_id: int) -> discord.ui.View:
     return view
 
 
+# --- idle matches --------------------------------------------------------------------------
+
+
+class ClaimWinButton(
+    Persistent,
+    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
+    template=CLAIM_TEMPLATE,
+):
+    """Ends an idle match as a forfeit in favour of the clicker, if the service agrees."""
+
+    def __init__(self, match_id: int, version: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Claim win",
+                style=discord.ButtonStyle.danger,
+                custom_id=f"tb:claim:{match_id}:{version}",
+            )
+        )
+        self.match_id = match_id
+        self.version = version
+
+
+def claim_view(match_id: int, version: int) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(ClaimWinButton(match_id, version))
+    return view
+
+
 # --- per turn ------------------------------------------------------------------------------
 
 
+def pass_confirmation(match_id: int, version: int) -> discord.ui.View:
+    """The one more click a pass of the double takes (an ephemeral menu)."""
+    confirm = discord.ui.View(timeout=None)
+    confirm.add_item(MatchButton("passok", match_id, version))
+    return confirm
+
+
 def resign_menu(view: MatchView) -> discord.ui.View:
-    """The resignation choices for this game (an ephemeral menu: a deliberate second click)."""
+    """The resignation choices for this game, as the engine allows them (an ephemeral menu: a
+    deliberate second click)."""
     menu = discord.ui.View(timeout=None)
-    if view.kind is GameKind.CHECKERS:
-        levels = ["rs1"]
-    elif view.kind is GameKind.NANNON:
-        levels = ["rs1", "rs2"]
-    else:
-        levels = ["rs1", "rs2", "rs3"]
-    for action in levels:
-        menu.add_item(MatchButton(action, view.match_id, view.version))
+    for level in spec_of(view.kind).resign_levels:
+        menu.add_item(MatchButton(RESIGN_ACTIONS[level], view.match_id, view.version))
     menu.add_item(MatchButton("leave", view.match_id, view.version))
     return menu
 
@@ -432,7 +351,7 @@ def turn_view(view: MatchView) -> discord.ui.View | None:
     elif phase is Phase.MOVE:
         if view.legal_moves:
             items.append(MoveSelect(mid, ver, view.legal_moves[:MAX_SELECT_OPTIONS]))
-        if view.kind is GameKind.CHECKERS:
+        if spec_of(view.kind).draw_offers:
             items.append(MatchButton("draw", mid, ver))
     elif phase is Phase.CUBE_OFFERED:
         items += [MatchButton("take", mid, ver), MatchButton("pass", mid, ver)]
@@ -445,11 +364,3 @@ def turn_view(view: MatchView) -> discord.ui.View | None:
     for item in items:
         ui.add_item(item)
     return ui
-
-
-DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
-    MatchButton,
-    MoveSelect,
-    ChallengeButton,
-    FinishedButton,
-)

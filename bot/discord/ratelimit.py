@@ -6,11 +6,11 @@ A member may send ``rate_limit_actions`` commands or clicks in any ``rate_limit_
 an ephemeral "slow down" and never reaches the service. Autocomplete requests are not counted:
 Discord sends one per keystroke, they only read, and they cannot carry a refusal message.
 
-:func:`install` wraps the bot's ``tree.interaction_check`` (keeping any check already there), so
-every slash command is counted; components are not routed through the tree, so every persistent
-component's ``interaction_check`` calls :func:`allow_component` (via
-:func:`bot.discord.components.check_click`), which uses the limiter :func:`install` left on the
-client.
+:class:`bot.discord.app.TableBot` holds one :class:`CommandRateLimit` as ``bot.rate_limit``. Its
+command tree counts every slash command in its ``interaction_check``; components are not routed
+through the tree, so every persistent component's ``interaction_check`` calls
+:func:`allow_component` (via :func:`bot.discord.components.check_click`), which counts the click
+in the same buckets.
 """
 
 from __future__ import annotations
@@ -20,9 +20,12 @@ import math
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
+
+if TYPE_CHECKING:
+    from bot.service import MatchService
 
 log = logging.getLogger(__name__)
 
@@ -166,17 +169,19 @@ async def allow_interaction(
 
 
 async def allow_component(interaction: discord.Interaction[Any]) -> bool:
-    """:func:`allow_interaction` for a button click or menu choice, with the limiter the admin
-    cog installed on the client (the same buckets as commands); True when none is installed."""
+    """:func:`allow_interaction` for a button click or menu choice, with the client's limiter
+    (``bot.rate_limit``: the same buckets as commands); True for a client without one."""
     limits: CommandRateLimit | None = getattr(interaction.client, "rate_limit", None)
     if limits is None:
         return True
     return await allow_interaction(limits, interaction)
 
 
-def _limit_loader(bot: Any) -> SettingsLoader:
+def guild_limits(service: MatchService) -> SettingsLoader:
+    """The loader of each server's limit: its ``rate_limit_*`` settings (defaults if unusable)."""
+
     async def load(guild_id: int) -> Limit:
-        settings = await bot.service.guild_settings(guild_id)
+        settings = await service.guild_settings(guild_id)
         actions = int(settings.rate_limit_actions)
         seconds = float(settings.rate_limit_seconds)
         if actions <= 0 or seconds <= 0:
@@ -184,38 +189,3 @@ def _limit_loader(bot: Any) -> SettingsLoader:
         return Limit(actions, seconds)
 
     return load
-
-
-def install(bot: Any, *, clock: Callable[[], float] = time.monotonic) -> CommandRateLimit:
-    """Put the per-user limit in front of every slash command of ``bot`` (idempotent).
-
-    The previous ``tree.interaction_check`` still runs, after ours. The limiter is kept as
-    ``bot.rate_limit`` so /config can invalidate it and :func:`allow_component` can count
-    clicks in the same buckets.
-    """
-    existing: CommandRateLimit | None = getattr(bot, "rate_limit", None)
-    if existing is not None:
-        return existing
-    limits = CommandRateLimit(_limit_loader(bot), clock=clock)
-    tree = bot.tree
-    previous = tree.interaction_check
-
-    async def interaction_check(interaction: discord.Interaction[Any], /) -> bool:
-        if not await allow_interaction(limits, interaction):
-            return False
-        return bool(await previous(interaction))
-
-    # An instance attribute shadows the method; uninstall() restores the original.
-    tree.interaction_check = interaction_check
-    bot.rate_limit = limits
-    bot._rate_limit_previous_check = previous
-    return limits
-
-
-def uninstall(bot: Any) -> None:
-    previous = getattr(bot, "_rate_limit_previous_check", None)
-    if previous is None:
-        return
-    bot.tree.interaction_check = previous
-    bot.rate_limit = None
-    bot._rate_limit_previous_check = None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -98,8 +98,10 @@ async def reply(
 
 
 async def report_error(interaction: discord.Interaction[Any], error: BaseException) -> None:
-    """A service refusal becomes a polite ephemeral reply; anything else is logged with the
-    interaction's context and the user gets a short apology. Never raises."""
+    """The adapter's one error path: the command tree's ``on_error`` and every persistent
+    component's callback end here. A service refusal becomes a polite ephemeral reply; anything
+    else is logged with the interaction's context and the user gets a short apology. Never
+    raises."""
     if isinstance(error, FormattedGameError):
         message = str(error)
     elif isinstance(error, GameError):
@@ -131,20 +133,6 @@ async def refuse_closing(interaction: discord.Interaction[Any]) -> None:
         await reply(interaction, RESTARTING)
     except (discord.HTTPException, discord.ClientException, RuntimeError, OSError):
         log.info("could not refuse %s while closing", interaction_context(interaction))
-
-
-async def guarded(
-    interaction: discord.Interaction[Any], body: Callable[[], Awaitable[None]]
-) -> None:
-    """Run a component callback with the same error treatment as the slash commands, as work
-    the bot waits for when it closes (refused once it is closing)."""
-    if not admit(interaction):
-        await refuse_closing(interaction)
-        return
-    try:
-        await body()
-    except Exception as exc:
-        await report_error(interaction, exc)
 
 
 def candidates_message(views: Sequence[MatchView], user_id: int) -> str:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from bot.exports import mat_export, pdn_export
 from bot.move_list import MoveList
@@ -377,6 +377,16 @@ class MatchDice(Protocol):
     counter: int
 
     def roll_die(self) -> int: ...
+
+
+@runtime_checkable
+class MatchAwareDice(MatchDice, Protocol):
+    """Dice shown the match each die is rolled for: the engine object, mid-action (the lock
+    held, nothing committed yet). Read it, never change it. Scripted dice in tests pick their
+    faces by it; fair dice have no use for it and don't implement it. Steered dice are not the
+    committed seed's, so :meth:`MatchService.verify_match` fails their match."""
+
+    def roll_die_for(self, match: GameMatch) -> int: ...
 
 
 DiceFactory = Callable[[], MatchDice]
@@ -895,7 +905,7 @@ class MatchService:
                 raise PhaseError("Checkers has no dice: pick a move.")
             phase = match.phase
             if phase in (Phase.OPENING, Phase.OPENING_TIE):
-                return OpeningRoll(seat, (live.dice.roll_die(), live.dice.roll_die()))
+                return OpeningRoll(seat, (self._die(live), self._die(live)))
             self._refuse_offers(live, seat)
             if seat != match.turn:
                 raise NotYourTurnError(f"It's {self._name(live, match.turn)}'s turn.")
@@ -1143,7 +1153,15 @@ class MatchService:
 
     def _draw(self, live: _Live) -> tuple[int, ...]:
         count = 1 if live.record.game is GameKind.NANNON else 2
-        return tuple(live.dice.roll_die() for _ in range(count))
+        return tuple(self._die(live) for _ in range(count))
+
+    @staticmethod
+    def _die(live: _Live) -> int:
+        """One die, for the state ``live.match`` is in (:class:`MatchAwareDice` are shown it)."""
+        dice = live.dice
+        if isinstance(dice, MatchAwareDice):
+            return dice.roll_die_for(live.match)
+        return dice.roll_die()
 
     def _advance(self, live: _Live, settings: GuildSettings, steps: list[_Step]) -> None:
         """Make the automatic steps: opening rolls, rolls when doubling is impossible, the only
@@ -1158,7 +1176,7 @@ class MatchService:
                 and settings.auto_roll
                 and not (match.can_double(0) or match.can_double(1))
             ):
-                action = OpeningRoll(None, (live.dice.roll_die(), live.dice.roll_die()))
+                action = OpeningRoll(None, (self._die(live), self._die(live)))
             elif (
                 phase is Phase.ROLL
                 and dice_game
@@ -1572,32 +1590,6 @@ class MatchService:
         live = await self._live_match(match_id, guild_id)
         async with live.lock:  # never show state that is not committed yet
             return self._view(live)
-
-    def live_match_for_testing(self, match_id: int) -> GameMatch:
-        """TEST ONLY: the engine object of a loaded, active match, for scripted dice to peek at.
-
-        The bot never calls this. It exists for tests (and tools) that replace the fair dice
-        through the ``dice_factory`` constructor argument and must pick each face from the state
-        it is rolled for: which phase, whose turn, which moves a face would allow. Such dice are
-        asked for a face from inside an action, with the match's lock held and the state not yet
-        committed, so :meth:`get_view` (which waits for the lock and shows committed state) can't
-        serve them; this method is synchronous, takes no lock and never loads from the store.
-
-        Fair dice are :class:`~engines.dice.FairDice` drawn from the secret seed whose SHA-256
-        commitment the players are shown when the match starts. Dice that are steered instead do
-        not come from that seed, so :meth:`verify_match` reports such a match as failed
-        (``ok=False``): steer only throwaway matches.
-
-        The returned object is the live one the service applies actions to: read it, never change
-        it. Raises :class:`NotFoundError` when no active match ``match_id`` is loaded in this
-        service: unknown, finished (finished matches are not kept), not loaded since a restart,
-        or still being created (``accept`` rolls the first opening before the match has an id).
-        """
-        live = self._live.get(match_id)
-        if live is None or not live.valid or live.record.status is not MatchStatus.ACTIVE:
-            raise NotFoundError(f"No active match #{match_id} is loaded in this service.")
-        match: GameMatch = live.match
-        return match
 
     async def _views(self, match_ids: Sequence[int]) -> list[MatchView]:
         return [await self.get_view(match_id) for match_id in match_ids]

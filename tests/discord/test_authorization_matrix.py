@@ -33,7 +33,6 @@ double, so he is not rolled for. Checkers to one game: alice plays Black and mov
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -42,6 +41,7 @@ import pytest
 from fakediscord import Channel, FakeDiscord, Guild, InteractionHandle, Member, Message
 from support.db import sql_rows
 from support.discord_driver import (
+    Clock,
     DiceScript,
     footer,
     forge_component,
@@ -94,6 +94,7 @@ class World:
 
     fake: FakeDiscord
     dice: DiceScript
+    clock: Clock
     monkeypatch: pytest.MonkeyPatch
     alice: Member
     bob: Member
@@ -109,7 +110,9 @@ class World:
         return service_of(self.fake)
 
 
-async def world(fake: FakeDiscord, dice: DiceScript, monkeypatch: pytest.MonkeyPatch) -> World:
+async def world(
+    fake: FakeDiscord, dice: DiceScript, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> World:
     alice = await fake.add_member("alice")
     bob = await fake.add_member("bob")
     carol = await fake.add_member("carol")
@@ -123,10 +126,10 @@ async def world(fake: FakeDiscord, dice: DiceScript, monkeypatch: pytest.MonkeyP
     await bot.tree.sync()  # global commands, so the other server has them too
     await lift_rate_limit(fake)
     await bot.service.update_guild_settings(other.id, rate_limit_actions=1000)
-    limits = getattr(bot, "rate_limit", None)  # installed by the admin extension
-    if limits is not None:
-        limits.invalidate(other.id)
-    return World(fake, dice, monkeypatch, alice, bob, carol, mod, other, dave, mod2, elsewhere)
+    bot.rate_limit.invalidate(other.id)
+    return World(
+        fake, dice, clock, monkeypatch, alice, bob, carol, mod, other, dave, mod2, elsewhere
+    )
 
 
 @dataclass
@@ -374,8 +377,8 @@ async def scene_idle(w: World) -> Scene:
     )
     assert scene.message.buttons[0]["label"] == "Claim win"
     await w.fake.wait_bot_idle()
-    # The service checks the idle time on its own clock.
-    w.monkeypatch.setattr(svc, "_clock", lambda: time.time() + claim + 10)
+    # The service checks the idle time on its own clock: move it past the claim time.
+    w.clock.advance(claim + 10)
     return scene
 
 
@@ -754,9 +757,13 @@ def member(w: World, scene: Scene, row: Row, role: str) -> Member:
 @pytest.mark.asyncio
 @pytest.mark.parametrize("row", ROWS, ids=[row.id for row in ROWS])
 async def test_authorization_matrix(
-    tablebot: FakeDiscord, dice: DiceScript, monkeypatch: pytest.MonkeyPatch, row: Row
+    tablebot: FakeDiscord,
+    dice: DiceScript,
+    clock: Clock,
+    monkeypatch: pytest.MonkeyPatch,
+    row: Row,
 ) -> None:
-    w = await world(tablebot, dice, monkeypatch)
+    w = await world(tablebot, dice, clock, monkeypatch)
     scene = await row.scene(w)
     # Refusals first, all on the same set-up; an allowed cell that changed it leaves a fresh
     # set-up to the next one.

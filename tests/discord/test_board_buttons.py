@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
@@ -21,6 +20,7 @@ import pytest
 import pytest_asyncio
 from fakediscord import FakeDiscord, Member, Message
 from support.discord_driver import (
+    Clock,
     DiceScript,
     embed_text,
     footer,
@@ -403,7 +403,7 @@ def reminders_of(fake: FakeDiscord) -> Reminders:
 
 
 async def test_claim_win_refused_to_a_bystander_then_a_forfeit(
-    tablebot: FakeDiscord, dice: DiceScript
+    tablebot: FakeDiscord, dice: DiceScript, clock: Clock
 ) -> None:
     fake = tablebot
     svc: MatchService = service_of(fake)
@@ -432,7 +432,7 @@ async def test_claim_win_refused_to_a_bystander_then_a_forfeit(
         "You may claim the win."
     )
     # The service checks the idle time on its own clock: move it past the claim time.
-    svc._clock = lambda: time.time() + settings.claim_minutes * 60 + 10
+    clock.advance(settings.claim_minutes * 60 + 10)
 
     # carol is not playing: refused, only she sees it, nothing changes.
     it = await fake.click(claim, label="Claim win", by=carol)

@@ -507,7 +507,7 @@ async def test_nannon_match_played_out_then_stats_and_leaderboard(
     fake = tablebot
     svc = service_of(fake)
     await lift_rate_limit(fake)
-    dice.face = NannonForBob(svc).face
+    dice.steer = NannonForBob().face
     alice = await fake.add_member("alice")
     bob = await fake.add_member("bob")
     table, board = await start_match(fake, dice, alice, bob, 1)

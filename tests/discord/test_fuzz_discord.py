@@ -41,6 +41,7 @@ from hypothesis import strategies as st
 from support.db import sql_rows
 from support.discord_driver import DiceScript, footer, lift_rate_limit, reply_to, service_of
 
+from bot.discord.app import TableBot
 from bot.discord.replies import APOLOGY
 from bot.service import MatchService, MatchView
 from engines import replay
@@ -521,9 +522,9 @@ async def test_config_values_are_saved_as_given_or_refused_without_a_change(
         assert public(fake, fake.channel) == before_public
     # Back to where the test started (the lifted rate limit included), for the next example.
     await svc.update_guild_settings(guild, **baseline)
-    limits = getattr(world.fake.bot, "rate_limit", None)
-    if limits is not None:
-        limits.invalidate(guild)
+    bot = world.fake.bot
+    assert isinstance(bot, TableBot)
+    bot.rate_limit.invalidate(guild)
 
 
 # --- match ids -------------------------------------------------------------------------------

@@ -7,12 +7,11 @@ Matches are set up through the service (fast); every command is a real interacti
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
 from fakediscord import FakeDiscord, Member, Message
-from support.discord_driver import service_of
+from support.discord_driver import Clock, service_of
 
 from bot.discord.cogs.admin import NOT_MANAGER
 from bot.discord.cogs.reminders import Reminders
@@ -241,7 +240,7 @@ async def test_rate_limit_refuses_a_flood_ephemerally(tablebot: FakeDiscord) -> 
     assert "Nannon" in text_of(await answer(fake, "rules", {"game": "nannon"}, by=calm))
 
 
-async def test_reminder_then_claim_win(tablebot: FakeDiscord) -> None:
+async def test_reminder_then_claim_win(tablebot: FakeDiscord, clock: Clock) -> None:
     fake = tablebot
     svc = service_of(fake)
     alice = await fake.add_member("alice")
@@ -282,7 +281,7 @@ async def test_reminder_then_claim_win(tablebot: FakeDiscord) -> None:
     )
     assert f"<@{waiting.id}>" in message.content
     # The service checks the idle time on its own clock: move it past the claim time.
-    svc._clock = lambda: time.time() + settings.claim_minutes * 60 + 10  # type: ignore[method-assign]
+    clock.advance(settings.claim_minutes * 60 + 10)
 
     it = await fake.click(message, label="Claim win", by=idle)
     refusal = await it.followup()

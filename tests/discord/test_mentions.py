@@ -16,12 +16,12 @@ from typing import Any
 import discord
 import pytest
 from fakediscord import Call, FakeDiscord, Member, Message
-from support.discord_driver import DiceScript, service_of
-from support.nannon_driver import MATCH_ID, Table
+from support.discord_driver import DiceScript
+from support.nannon_driver import Table
 
 from bot.discord.presenter import SHOUT
 from bot.discord.replies import escape_name
-from bot.service import MatchService, MatchView, NotFoundError
+from bot.service import MatchView
 from engines.base import GameMatch, Phase
 from engines.match import DiceMatch
 from engines.nannon import SAFETY, Move, Position
@@ -37,17 +37,13 @@ LIVE_ROLE = re.compile(r"<@&\d+>")
 
 class Steer:
     """Dice that favour one seat: it wins openings 6-1 and then rolls the biggest die it can
-    use; the other rolls 1s. Peeks at the live match through the service's test-only API."""
+    use; the other rolls 1s. The service shows the dice the match each die is rolled for."""
 
-    def __init__(self, service: MatchService, favour: int) -> None:
-        self.service, self.favour, self._opening_die = service, favour, 0
+    def __init__(self, favour: int) -> None:
+        self.favour, self._opening_die = favour, 0
 
-    def face(self) -> int:
-        try:
-            match: GameMatch | None = self.service.live_match_for_testing(MATCH_ID)
-        except NotFoundError:
-            match = None  # no match yet: the accept is rolling the first opening
-        if match is None or match.phase in (Phase.OPENING, Phase.OPENING_TIE):
+    def face(self, match: GameMatch) -> int:
+        if match.phase in (Phase.OPENING, Phase.OPENING_TIE):
             seat, self._opening_die = self._opening_die, 1 - self._opening_die
             return 6 if seat == self.favour else 1
         assert isinstance(match, DiceMatch)
@@ -89,8 +85,8 @@ class Played:
 async def play_match_with_hostile_name(fake: FakeDiscord, dice: DiceScript) -> Played:
     """alice challenges the hostile player (who wins with NANNONs and shouts); carol, who is
     not invited, tries to accept first."""
-    steer = Steer(service_of(fake), favour=1)
-    dice.face = steer.face
+    steer = Steer(favour=1)
+    dice.steer = steer.face
     alice = await fake.add_member("alice")
     hostile = await fake.add_member("mallory", nick=HOSTILE)
     carol = await fake.add_member("carol")

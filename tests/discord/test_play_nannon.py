@@ -19,7 +19,7 @@ from support.discord_driver import (
 )
 
 from bot.discord.presenter import SHOUT
-from bot.service import MatchService, MatchView, NotFoundError
+from bot.service import MatchView
 from engines import new_match
 from engines.actions import Roll, action_from_dict
 from engines.base import GameKind, GameMatch, Phase, ResultKind
@@ -29,20 +29,15 @@ pytestmark = pytest.mark.asyncio
 
 
 class Steer:
-    """Dice that favour one seat: it rolls 6s (and wins openings 6-1), the other rolls 1s."""
+    """Dice that favour one seat: it rolls 6s (and wins openings 6-1), the other rolls 1s.
+    The service shows the dice the match each die is rolled for: that says whose die it is."""
 
-    def __init__(self, service: MatchService, match_id: int = 1) -> None:
-        self.service, self.match_id = service, match_id  # match #1: a fresh database
+    def __init__(self) -> None:
         self.favour = 0
         self._opening_die = 0
 
-    def face(self) -> int:
-        # Peek at the live match (test-only API) to know whose die this is.
-        try:
-            match: GameMatch | None = self.service.live_match_for_testing(self.match_id)
-        except NotFoundError:
-            match = None  # no match yet: the accept is rolling the first opening
-        if match is None or match.phase in (Phase.OPENING, Phase.OPENING_TIE):
+    def face(self, match: GameMatch) -> int:
+        if match.phase in (Phase.OPENING, Phase.OPENING_TIE):
             seat, self._opening_die = self._opening_die, 1 - self._opening_die
         else:
             seat = match.turn
@@ -122,8 +117,8 @@ def _match_id(board: Message) -> str:
 async def test_nannon_match_to_3(tablebot: FakeDiscord, dice: DiceScript) -> None:
     fake = tablebot
     svc = service_of(fake)
-    steer = Steer(svc)
-    dice.face = steer.face
+    steer = Steer()
+    dice.steer = steer.face
     alice = await fake.add_member("alice")
     bob = await fake.add_member("bob")
     carol = await fake.add_member("carol")

@@ -13,12 +13,11 @@ every die is a 3, so bob is on roll with the first board.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable
 
 import pytest
 from fakediscord import FakeDiscord, InteractionHandle, Member, Message
-from support.discord_driver import DiceScript, service_of
+from support.discord_driver import Clock, DiceScript, service_of
 from support.nannon_driver import Table, answered, faces, start_match
 
 from bot.discord.ratelimit import refusal_text
@@ -86,7 +85,7 @@ async def assert_unchanged(table: Table, version: int, events: int, posts: int) 
 
 
 async def test_clicks_and_commands_share_one_budget(
-    tablebot: FakeDiscord, dice: DiceScript, monkeypatch: pytest.MonkeyPatch
+    tablebot: FakeDiscord, dice: DiceScript, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fake = tablebot
     mod = await fake.add_member("mod", manage_guild=True)
@@ -136,7 +135,7 @@ async def test_clicks_and_commands_share_one_budget(
 
     # A looser limit lets bob's refused click through: the board was left intact.
     await configure(fake, mod, actions=1000, seconds=1)
-    await asyncio.sleep(0.05)  # 1000 a second: his bucket has refilled
+    clock.advance(1.0)  # 1000 a second: his bucket has refilled
     mark = fake.mark()
     it = await fake.click(board, label="Roll", by=bob)
     assert (await it.response()).type == 6

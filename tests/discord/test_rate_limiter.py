@@ -13,9 +13,9 @@ import discord
 import pytest
 
 from bot.discord import ratelimit
-from bot.discord.cogs.reminders import ClaimWinButton
 from bot.discord.components import (
     ChallengeButton,
+    ClaimWinButton,
     FinishedButton,
     MatchButton,
     MoveSelect,

@@ -37,7 +37,7 @@ async def test_only_the_winner_can_shout(tablebot: FakeDiscord, dice: DiceScript
     fake = tablebot
     svc = service_of(fake)
     await lift_rate_limit(fake)
-    dice.face = NannonForBob(svc).face
+    dice.steer = NannonForBob().face
     alice = await fake.add_member("alice")
     bob = await fake.add_member("bob")
     carol = await fake.add_member("carol")

@@ -461,8 +461,21 @@ class StubInteraction:
 
 class _Bot:
     def __init__(self, service: MatchService) -> None:
+        from bot.discord.ratelimit import CommandRateLimit, guild_limits
+
         self.service = service
-        self.rate_limit = None
+        self.rate_limit = CommandRateLimit(guild_limits(service))
+
+
+async def run_command(command: Any, cog: Any, interaction: Any, **options: Any) -> None:
+    """Run an app command's callback as the bot's command tree does: an error it raises ends
+    in the tree's one error path (TableTree.on_error -> report_error), which answers it."""
+    from bot.discord.replies import report_error
+
+    try:
+        await command.callback(cog, interaction, **options)
+    except Exception as exc:
+        await report_error(interaction, exc)
 
 
 @pytest.mark.parametrize(
@@ -479,7 +492,7 @@ async def test_config_needs_manage_server_at_run_time(
     interaction = StubInteraction(G1, CAROL, manage_guild=manage_guild)
     interaction.permissions.administrator = administrator
     before = await db_state(svc)
-    await AdminCog.lengths.callback(cog, interaction, nannon=5)  # type: ignore[arg-type]
+    await run_command(AdminCog.lengths, cog, interaction, nannon=5)
     [(content, kwargs)] = interaction.response.sent
     assert kwargs["ephemeral"] is True
     if allowed:
@@ -508,7 +521,7 @@ async def test_config_bad_values_are_refused_and_change_nothing(
     cog = AdminCog(_Bot(svc))  # type: ignore[arg-type]
     interaction = StubInteraction(G1, CAROL, manage_guild=True)
     before = await db_state(svc)
-    await AdminCog.lengths.callback(cog, interaction, **changes)  # type: ignore[arg-type]
+    await run_command(AdminCog.lengths, cog, interaction, **changes)
     [(content, kwargs)] = interaction.response.sent
     assert kwargs["ephemeral"] is True
     assert "must be between" in content or "not" in content
@@ -522,7 +535,7 @@ async def test_config_claim_shorter_than_reminder_is_refused(svc: MatchService) 
     cog = AdminCog(_Bot(svc))  # type: ignore[arg-type]
     interaction = StubInteraction(G1, CAROL, manage_guild=True)
     before = await db_state(svc)
-    await AdminCog.times.callback(cog, interaction, reminder=120, claim=60)  # type: ignore[arg-type]
+    await run_command(AdminCog.times, cog, interaction, reminder=120, claim=60)
     [(content, _)] = interaction.response.sent
     assert "claim time must be at least the reminder time" in content
     assert await db_state(svc) == before

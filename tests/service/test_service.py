@@ -14,13 +14,14 @@ from support.db import sql_rows
 
 from bot.service import (
     ChallengeStatus,
+    MatchAwareDice,
     MatchService,
     MatchUpdate,
     NotFoundError,
     StaleActionError,
 )
 from engines import match_from_snapshot, replay
-from engines.base import GameKind, Phase
+from engines.base import GameKind, GameMatch, Phase
 from engines.dice import FairDice, die_at
 from engines.errors import CubeError, GameError, IllegalMoveError, NotYourTurnError, PhaseError
 
@@ -526,40 +527,35 @@ async def test_the_seed_commitment_is_shown_at_accept_and_matches_the_seed_revea
 
 
 class PeekingDice(ScriptedDice):
-    """Scripted dice that note, at each die, what live_match_for_testing shows (None: refused)."""
+    """Scripted dice that note, at each die, the match the service shows them (MatchAwareDice):
+    the live engine object, its phase and turn."""
 
     def __init__(self, script: list[int]) -> None:
         super().__init__(script)
-        self.svc: MatchService | None = None
-        self.seen: list[tuple[Phase, int] | None] = []
+        self.matches: list[GameMatch] = []
+        self.seen: list[tuple[Phase, int]] = []
 
-    def roll_die(self) -> int:
-        assert self.svc is not None
-        try:
-            match = self.svc.live_match_for_testing(1)
-        except NotFoundError:
-            self.seen.append(None)
-        else:
-            self.seen.append((match.phase, match.turn))
-        return super().roll_die()
+    def roll_die_for(self, match: GameMatch) -> int:
+        self.matches.append(match)
+        self.seen.append((match.phase, match.turn))
+        return self.roll_die()
 
 
 @pytest.mark.asyncio
-async def test_live_match_for_testing_shows_the_state_dice_are_rolled_for(
+async def test_match_aware_dice_are_shown_the_state_each_die_is_rolled_for(
     tmp_path: Path,
 ) -> None:
     dice = PeekingDice([6, 1])
+    assert isinstance(dice, MatchAwareDice)
+    assert not isinstance(FairDice(bytes(32)), MatchAwareDice)  # fair dice need no match
     svc = await MatchService.open(tmp_path / "t.db", dice_factory=lambda: dice)
-    dice.svc = svc
     try:
-        with pytest.raises(NotFoundError, match="No active match #1"):
-            svc.live_match_for_testing(1)
         update = await start(svc, "nannon", length=1)
         assert update.match_id == 1
-        # The accept rolls the opening before the match exists: refused, not a stale match.
-        assert dice.seen[:2] == [None, None]
-        match = svc.live_match_for_testing(1)
-        assert match is svc.live_match_for_testing(1)  # the live object, not a copy
+        # The accept rolls the opening before the match has an id: the dice see its opening.
+        assert dice.seen[:2] == [(Phase.OPENING, 0), (Phase.OPENING, 0)]
+        match = dice.matches[0]
+        assert all(m is match for m in dice.matches)  # the live object, not a copy
         view = update.view
         assert (match.phase, match.turn, match.position_id) == (
             view.phase,
@@ -574,12 +570,9 @@ async def test_live_match_for_testing_shows_the_state_dice_are_rolled_for(
         turn, rolled = update.view.turn, len(dice.seen)
         update = await svc.roll(1, GUILD, user_on(update))
         assert dice.seen[rolled:] == [(Phase.ROLL, turn)]
-        with pytest.raises(NotFoundError):
-            svc.live_match_for_testing(2)
+        assert dice.matches[-1] is match
         update = await svc.leave_match(1, GUILD, BOB)
         assert update.match_over
-        with pytest.raises(NotFoundError, match="No active match #1"):
-            svc.live_match_for_testing(1)  # finished
         # Steered dice are not the committed ones.
         assert (await svc.verify_match(1, GUILD)).ok is False
     finally:

@@ -1,5 +1,5 @@
-"""Fixtures for end-to-end tests: the real ``create_bot`` logged into the fake Discord, on a fresh
-temporary database, with dice the test may steer.
+"""Fixtures for end-to-end tests: the real bot logged into the fake Discord, on a fresh temporary
+database, with dice the test may steer.
 
     async def test_x(tablebot: FakeDiscord, dice: DiceScript) -> None:
         alice = await tablebot.add_member("alice")
@@ -8,11 +8,16 @@ temporary database, with dice the test may steer.
 ``tablebot.bot`` is the running :class:`bot.discord.app.TableBot` (``.service`` is its
 MatchService); ``await tablebot.restart_bot()`` builds a new bot on the same database. Other bot
 tests reuse ``tablebot_factory`` with their own options.
+
+A bot with scripted dice (or a chosen clock) is built as ``create_bot`` builds one, with the
+service made here: ``TableBot(settings, service=MatchService(store, dice_factory=...))``
+(:func:`build_bot`).
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,7 +28,9 @@ from fakediscord import TOKEN, Channel, FakeDiscord, InteractionHandle, Member, 
 
 from bot.config import Settings
 from bot.discord.app import TableBot, create_bot
-from bot.service import MatchService
+from bot.service import DiceFactory, MatchService
+from bot.storage import open_store
+from engines.base import GameMatch
 from engines.dice import SEED_BYTES, FairDice
 
 log = logging.getLogger(__name__)
@@ -32,8 +39,10 @@ log = logging.getLogger(__name__)
 class ScriptedDice(FairDice):
     """FairDice whose faces come from the test's script; without one, the real HMAC dice.
 
-    The seed is still stored, so after a restart the match goes on with real dice (the service
-    rebuilds FairDice from the database), which a test must allow for."""
+    The service shows these dice the match each die is rolled for
+    (:class:`bot.service.MatchAwareDice`), which a steering script reads. The seed is still
+    stored, so after a restart the match goes on with real dice (the service rebuilds FairDice
+    from the database), which a test must allow for."""
 
     def __init__(self, script: DiceScript) -> None:
         super().__init__(bytes(SEED_BYTES))
@@ -46,21 +55,66 @@ class ScriptedDice(FairDice):
         self.counter += 1
         return face()
 
+    def roll_die_for(self, match: GameMatch) -> int:
+        steer = self.script.steer
+        if steer is None:
+            return self.roll_die()
+        self.counter += 1
+        return steer(match)
+
 
 class DiceScript:
-    """What the next die shows: ``face`` is a callable the test sets (None: real dice)."""
+    """What the next die shows. ``face`` is a callable the test sets (None: real dice);
+    ``steer``, when set, wins: it is given the match (the engine object, read only) each die is
+    rolled for, and picks the face from its phase, turn and position."""
 
     def __init__(self) -> None:
         self.face: Callable[[], int] | None = None
+        self.steer: Callable[[GameMatch], int] | None = None
 
     def new(self) -> FairDice:
         return ScriptedDice(self)
 
 
+class Clock:
+    """The clock of a bot under test: the real time plus ``offset`` seconds, which the test
+    moves on (past a claim time, past a rate limit's window) instead of waiting. The service
+    times matches by it, the bot its rate limit."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.offset
+
+    def advance(self, seconds: float) -> None:
+        self.offset += seconds
+
+
+def build_bot(
+    settings: Settings,
+    *,
+    dice_factory: DiceFactory = FairDice.new,
+    clock: Clock | None = None,
+    **client_options: Any,
+) -> TableBot:
+    """The bot ``create_bot(settings, **client_options)`` builds, with the service's dice and
+    the clock of both the service and the bot chosen by the test."""
+    store = open_store(settings.db_path)
+    if clock is None:
+        return TableBot(
+            settings, service=MatchService(store, dice_factory=dice_factory), **client_options
+        )
+    service = MatchService(store, dice_factory=dice_factory, clock=clock)
+    return TableBot(settings, service=service, clock=clock, **client_options)
+
+
 def tablebot_factory(
     fake: FakeDiscord, tmp_path: Path, **bot_options: Any
 ) -> Callable[..., TableBot]:
-    """The bot factory the fake calls (again on each restart): same settings, same database."""
+    """The bot factory the fake calls (again on each restart): same settings, same database, a
+    new service. With ``bot_options`` (``dice_factory``, ``clock``: :func:`build_bot`), else
+    the bot ``create_bot`` builds."""
     settings = Settings(
         token=TOKEN,
         db_path=tmp_path / "tablebot.db",
@@ -69,7 +123,9 @@ def tablebot_factory(
     )
 
     def factory(**client_options: Any) -> TableBot:
-        return create_bot(settings, **bot_options, **client_options)
+        if not bot_options:
+            return create_bot(settings, **client_options)
+        return build_bot(settings, **bot_options, **client_options)
 
     return factory
 
@@ -79,11 +135,19 @@ def dice() -> DiceScript:
     return DiceScript()
 
 
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
 @pytest_asyncio.fixture
-async def tablebot(start_fake_discord: Callable[..., Any], dice: DiceScript) -> FakeDiscord:
-    """The fake Discord running the real bot, commands synced to its guild."""
+async def tablebot(
+    start_fake_discord: Callable[..., Any], dice: DiceScript, clock: Clock
+) -> FakeDiscord:
+    """The fake Discord running the real bot, commands synced to its guild, with the test's
+    ``dice`` and ``clock``."""
     fake: FakeDiscord = await start_fake_discord(
-        lambda fake, tmp_path: tablebot_factory(fake, tmp_path, dice_factory=dice.new)
+        lambda fake, tmp_path: tablebot_factory(fake, tmp_path, dice_factory=dice.new, clock=clock)
     )
     await fake.wait_for_commands()
     return fake
@@ -95,9 +159,9 @@ async def lift_rate_limit(fake: FakeDiscord) -> None:
     tests/discord/test_rate_limit.py covers. Stored in the guild's settings, so it holds across
     restarts."""
     await service_of(fake).update_guild_settings(fake.guild.id, rate_limit_actions=1000)
-    limits = getattr(fake.bot, "rate_limit", None)
-    if limits is not None:
-        limits.invalidate(fake.guild.id)
+    bot = fake.bot
+    assert isinstance(bot, TableBot)
+    bot.rate_limit.invalidate(fake.guild.id)
 
 
 def service_of(fake: FakeDiscord) -> MatchService:

@@ -12,7 +12,7 @@ from itertools import cycle
 
 from fakediscord import Channel, FakeDiscord, InteractionHandle, Member, Message
 
-from bot.service import MatchService, MatchView, NotFoundError
+from bot.service import MatchView
 from engines import replay
 from engines.base import GameMatch, Phase
 from engines.nannon import SAFETY, Move, Position
@@ -165,17 +165,13 @@ async def answered(fake: FakeDiscord, it: InteractionHandle) -> list[str]:
 
 class NannonForBob:
     """Dice for a NANNON by bob (seat 1): he wins the opening 6-1 and then rolls 6s; alice
-    rolls 1s. Use ``dice.face = NannonForBob(service).face`` with :func:`nannon_for_bob_move`."""
+    rolls 1s. Use ``dice.steer = NannonForBob().face`` with :func:`nannon_for_bob_move`."""
 
-    def __init__(self, service: MatchService) -> None:
-        self.service, self._opening_die = service, 0
+    def __init__(self) -> None:
+        self._opening_die = 0
 
-    def face(self) -> int:
-        try:
-            match: GameMatch | None = self.service.live_match_for_testing(MATCH_ID)
-        except NotFoundError:
-            match = None  # the accept rolls the opening before the match is loaded
-        if match is None or match.phase in (Phase.OPENING, Phase.OPENING_TIE):
+    def face(self, match: GameMatch) -> int:
+        if match.phase in (Phase.OPENING, Phase.OPENING_TIE):
             seat, self._opening_die = self._opening_die, 1 - self._opening_die
         else:
             seat = match.turn

@@ -2,27 +2,27 @@
 
 Every /config subcommand checks Manage Server at run time as well: ``default_permissions`` only
 hides the command, and server admins may grant it to anyone. Values are validated by the
-service (``update_guild_settings``); a refusal changes nothing and is shown ephemerally.
+service (``update_guild_settings``); a refusal changes nothing and is shown ephemerally (by the
+command tree's one error path, ``TableTree.on_error``).
 
-Loading this extension also installs the per-user rate limit of commands and clicks
-(:mod:`bot.discord.ratelimit`), whose numbers are part of the settings here.
+The per-member rate limit of commands and clicks (:mod:`bot.discord.ratelimit`) reads its
+numbers from the settings here: a change invalidates the bot's cached limit for the server.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.discord import ratelimit
-from bot.discord.replies import NO_MENTIONS, report_error
+from bot.discord.replies import NO_MENTIONS
 from engines.errors import GameError
 
 if TYPE_CHECKING:
+    from bot.discord.app import TableBot
     from bot.service import GuildSettings, MatchService
 
 log = logging.getLogger(__name__)
@@ -83,49 +83,33 @@ class AdminCog(commands.Cog, name="Admin"):
         default_permissions=discord.Permissions(manage_guild=True),
     )
 
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: TableBot) -> None:
         self.bot = bot
 
     @property
     def service(self) -> MatchService:
-        return cast("MatchService", self.bot.service)  # type: ignore[attr-defined]
-
-    async def _run(
-        self, interaction: discord.Interaction[Any], body: Callable[[], Awaitable[None]]
-    ) -> None:
-        try:
-            await body()
-        except Exception as exc:
-            await report_error(interaction, exc)
+        return self.bot.service
 
     async def _update(self, interaction: discord.Interaction[Any], **changes: Any) -> None:
         """Check the caller, apply ``changes`` (None values dropped), answer with the result."""
-
-        async def body() -> None:
-            if not is_manager(interaction):
-                raise GameError(NOT_MANAGER)
-            assert interaction.guild_id is not None
-            wanted = {key: value for key, value in changes.items() if value is not None}
-            if wanted:
-                settings = await self.service.update_guild_settings(interaction.guild_id, **wanted)
-                log.info(
-                    "guild %s settings changed by %s: %s",
-                    interaction.guild_id,
-                    interaction.user.id,
-                    sorted(wanted),
-                )
-                limits = getattr(self.bot, "rate_limit", None)
-                if limits is not None:
-                    limits.invalidate(interaction.guild_id)
-                text = "Saved.\n" + describe_settings(settings)
-            else:
-                settings = await self.service.guild_settings(interaction.guild_id)
-                text = describe_settings(settings)
-            await interaction.response.send_message(
-                text, ephemeral=True, allowed_mentions=NO_MENTIONS
+        if not is_manager(interaction):
+            raise GameError(NOT_MANAGER)
+        assert interaction.guild_id is not None
+        wanted = {key: value for key, value in changes.items() if value is not None}
+        if wanted:
+            settings = await self.service.update_guild_settings(interaction.guild_id, **wanted)
+            log.info(
+                "guild %s settings changed by %s: %s",
+                interaction.guild_id,
+                interaction.user.id,
+                sorted(wanted),
             )
-
-        await self._run(interaction, body)
+            self.bot.rate_limit.invalidate(interaction.guild_id)
+            text = "Saved.\n" + describe_settings(settings)
+        else:
+            settings = await self.service.guild_settings(interaction.guild_id)
+            text = describe_settings(settings)
+        await interaction.response.send_message(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
 
     @config.command(name="show", description="Show this server's settings.")
     async def show(self, interaction: discord.Interaction[Any]) -> None:
@@ -222,27 +206,24 @@ class AdminCog(commands.Cog, name="Admin"):
         action: Literal["add", "remove", "only", "anywhere"],
         channel: discord.TextChannel | None = None,
     ) -> None:
-        async def body() -> None:
-            if not is_manager(interaction):
-                raise GameError(NOT_MANAGER)
-            assert interaction.guild_id is not None
-            if action == "anywhere":
-                await self._update(interaction, challenge_channels=())
-                return
-            if channel is None:
-                raise GameError(f"Say which channel to {action}.")
-            current = (await self.service.guild_settings(interaction.guild_id)).challenge_channels
-            if action == "add":
-                wanted = (*[c for c in current if c != channel.id], channel.id)
-            elif action == "remove":
-                if channel.id not in current:
-                    raise GameError(f"{channel.mention} is not in the list of challenge channels.")
-                wanted = tuple(c for c in current if c != channel.id)
-            else:
-                wanted = (channel.id,)
-            await self._update(interaction, challenge_channels=wanted)
-
-        await self._run(interaction, body)
+        if not is_manager(interaction):
+            raise GameError(NOT_MANAGER)
+        assert interaction.guild_id is not None
+        if action == "anywhere":
+            await self._update(interaction, challenge_channels=())
+            return
+        if channel is None:
+            raise GameError(f"Say which channel to {action}.")
+        current = (await self.service.guild_settings(interaction.guild_id)).challenge_channels
+        if action == "add":
+            wanted = (*[c for c in current if c != channel.id], channel.id)
+        elif action == "remove":
+            if channel.id not in current:
+                raise GameError(f"{channel.mention} is not in the list of challenge channels.")
+            wanted = tuple(c for c in current if c != channel.id)
+        else:
+            wanted = (channel.id,)
+        await self._update(interaction, challenge_channels=wanted)
 
     @config.command(name="ratelimit", description="How many commands and clicks a member may send.")
     @app_commands.describe(
@@ -260,24 +241,16 @@ class AdminCog(commands.Cog, name="Admin"):
     @app_commands.guild_only()
     @app_commands.default_permissions(administrator=True)
     async def sync(self, interaction: discord.Interaction[Any]) -> None:
-        async def body() -> None:
-            if not await self.bot.is_owner(interaction.user):
-                raise GameError(NOT_OWNER)
-            await interaction.response.defer(ephemeral=True, thinking=True)
-            synced = await self.bot.tree.sync()
-            log.info("global sync by the owner: %d commands", len(synced))
-            await interaction.followup.send(
-                f"Synced {len(synced)} commands globally (they may take up to an hour to appear).",
-                ephemeral=True,
-            )
-
-        await self._run(interaction, body)
+        if not await self.bot.is_owner(interaction.user):
+            raise GameError(NOT_OWNER)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        synced = await self.bot.tree.sync()
+        log.info("global sync by the owner: %d commands", len(synced))
+        await interaction.followup.send(
+            f"Synced {len(synced)} commands globally (they may take up to an hour to appear).",
+            ephemeral=True,
+        )
 
 
-async def setup(bot: commands.Bot) -> None:
-    ratelimit.install(bot)
+async def setup(bot: TableBot) -> None:
     await bot.add_cog(AdminCog(bot))
-
-
-async def teardown(bot: commands.Bot) -> None:
-    ratelimit.uninstall(bot)

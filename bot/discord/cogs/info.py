@@ -1,24 +1,25 @@
 """Informational commands: /games, /leaderboard, /stats, /history, /export, /verify, /rules.
 
 They only read. Every answer escapes user names and pings nobody; every refusal comes from the
-service as a GameError and is shown as an ephemeral reply.
+service as a GameError and is shown as an ephemeral reply by the command tree's one error path
+(``TableTree.on_error``).
 """
 
 from __future__ import annotations
 
 import io
 import logging
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.discord.replies import NO_MENTIONS, escape_name, report_error
+from bot.discord.replies import NO_MENTIONS, escape_name
 from engines.base import GameKind
 
 if TYPE_CHECKING:
+    from bot.discord.app import TableBot
     from bot.service import HistoryEntry, LeaderboardRow, MatchService, MatchView, StatLine
 
 log = logging.getLogger(__name__)
@@ -208,21 +209,12 @@ def format_games(views: list[MatchView], user_id: int) -> str:
 class InfoCog(commands.Cog, name="Info"):
     """Read-only commands about matches, players and rules."""
 
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: TableBot) -> None:
         self.bot = bot
 
     @property
     def service(self) -> MatchService:
-        return cast("MatchService", self.bot.service)  # type: ignore[attr-defined]
-
-    async def _run(
-        self, interaction: discord.Interaction[Any], body: Callable[[], Awaitable[None]]
-    ) -> None:
-        # Refusals and surprises are answered here, so a command never fails silently.
-        try:
-            await body()
-        except Exception as exc:
-            await report_error(interaction, exc)
+        return self.bot.service
 
     async def _match_id_choices(
         self, interaction: discord.Interaction[Any], current: str
@@ -250,17 +242,14 @@ class InfoCog(commands.Cog, name="Info"):
     @app_commands.command(name="games", description="Your active matches here, with links.")
     @app_commands.guild_only()
     async def games(self, interaction: discord.Interaction[Any]) -> None:
-        async def body() -> None:
-            assert interaction.guild_id is not None
-            views = await self.service.active_matches(interaction.guild_id, interaction.user.id)
-            await interaction.response.send_message(
-                format_games(views, interaction.user.id),
-                ephemeral=True,
-                allowed_mentions=NO_MENTIONS,
-                suppress_embeds=True,
-            )
-
-        await self._run(interaction, body)
+        assert interaction.guild_id is not None
+        views = await self.service.active_matches(interaction.guild_id, interaction.user.id)
+        await interaction.response.send_message(
+            format_games(views, interaction.user.id),
+            ephemeral=True,
+            allowed_mentions=NO_MENTIONS,
+            suppress_embeds=True,
+        )
 
     @app_commands.command(name="leaderboard", description="The server's best players of a game.")
     @app_commands.guild_only()
@@ -273,15 +262,12 @@ class InfoCog(commands.Cog, name="Info"):
         game: GameName,
         points: app_commands.Range[int, 0, 64] | None = None,
     ) -> None:
-        async def body() -> None:
-            assert interaction.guild_id is not None
-            kind = GameKind(game)
-            rows = await self.service.leaderboard(interaction.guild_id, kind, points)
-            await interaction.response.send_message(
-                embed=format_leaderboard(kind, rows, points), allowed_mentions=NO_MENTIONS
-            )
-
-        await self._run(interaction, body)
+        assert interaction.guild_id is not None
+        kind = GameKind(game)
+        rows = await self.service.leaderboard(interaction.guild_id, kind, points)
+        await interaction.response.send_message(
+            embed=format_leaderboard(kind, rows, points), allowed_mentions=NO_MENTIONS
+        )
 
     @app_commands.command(name="stats", description="A player's record, rating and NANNONs.")
     @app_commands.guild_only()
@@ -292,18 +278,15 @@ class InfoCog(commands.Cog, name="Info"):
         user: discord.Member | discord.User | None = None,
         game: GameName | None = None,
     ) -> None:
-        async def body() -> None:
-            assert interaction.guild_id is not None
-            who = user or interaction.user
-            kinds = [GameKind(game)] if game else list(GameKind)
-            lines = [await self.service.stats(interaction.guild_id, who.id, k) for k in kinds]
-            await interaction.response.send_message(
-                embed=format_stats(who.display_name, lines),
-                ephemeral=True,
-                allowed_mentions=NO_MENTIONS,
-            )
-
-        await self._run(interaction, body)
+        assert interaction.guild_id is not None
+        who = user or interaction.user
+        kinds = [GameKind(game)] if game else list(GameKind)
+        lines = [await self.service.stats(interaction.guild_id, who.id, k) for k in kinds]
+        await interaction.response.send_message(
+            embed=format_stats(who.display_name, lines),
+            ephemeral=True,
+            allowed_mentions=NO_MENTIONS,
+        )
 
     @app_commands.command(name="history", description="A player's recent matches here.")
     @app_commands.guild_only()
@@ -313,79 +296,67 @@ class InfoCog(commands.Cog, name="Info"):
         interaction: discord.Interaction[Any],
         user: discord.Member | discord.User | None = None,
     ) -> None:
-        async def body() -> None:
-            assert interaction.guild_id is not None
-            who = user or interaction.user
-            entries = await self.service.history(interaction.guild_id, who.id)
-            await interaction.response.send_message(
-                embed=format_history(who.display_name, entries),
-                ephemeral=True,
-                allowed_mentions=NO_MENTIONS,
-            )
-
-        await self._run(interaction, body)
+        assert interaction.guild_id is not None
+        who = user or interaction.user
+        entries = await self.service.history(interaction.guild_id, who.id)
+        await interaction.response.send_message(
+            embed=format_history(who.display_name, entries),
+            ephemeral=True,
+            allowed_mentions=NO_MENTIONS,
+        )
 
     @app_commands.command(name="export", description="Download a match as .mat or .pdn.")
     @app_commands.guild_only()
     @app_commands.describe(match="The match number (see /history)")
     async def export(self, interaction: discord.Interaction[Any], match: MatchId) -> None:
-        async def body() -> None:
-            assert interaction.guild_id is not None
-            # Refuse unknown ids before deferring: after a public defer, the refusal would be
-            # public too. Rebuilding from the event log may take a moment on a long match.
-            await self.service.get_view(match, interaction.guild_id)
-            await interaction.response.defer(thinking=True)
-            exported = await self.service.export(match, interaction.guild_id)
-            data = io.BytesIO(exported.text.encode("utf-8"))
-            await interaction.followup.send(
-                f"Match #{match}: `{exported.filename}`",
-                file=discord.File(data, filename=exported.filename),
-                allowed_mentions=NO_MENTIONS,
-            )
-
-        await self._run(interaction, body)
+        assert interaction.guild_id is not None
+        # Refuse unknown ids before deferring: after a public defer, the refusal would be
+        # public too. Rebuilding from the event log may take a moment on a long match.
+        await self.service.get_view(match, interaction.guild_id)
+        await interaction.response.defer(thinking=True)
+        exported = await self.service.export(match, interaction.guild_id)
+        data = io.BytesIO(exported.text.encode("utf-8"))
+        await interaction.followup.send(
+            f"Match #{match}: `{exported.filename}`",
+            file=discord.File(data, filename=exported.filename),
+            allowed_mentions=NO_MENTIONS,
+        )
 
     @app_commands.command(name="verify", description="Check a match's dice against its seed.")
     @app_commands.guild_only()
     @app_commands.describe(match="The match number (see /history)")
     async def verify(self, interaction: discord.Interaction[Any], match: MatchId) -> None:
-        async def body() -> None:
-            assert interaction.guild_id is not None
-            await self.service.get_view(match, interaction.guild_id)  # as in /export
-            await interaction.response.defer(thinking=True)
-            report = await self.service.verify_match(match, interaction.guild_id)
-            if report.ok is None:
-                colour, verdict = discord.Colour.light_grey(), "Seed still secret"
-            elif report.ok:
-                colour, verdict = discord.Colour.green(), "Every roll checks out ✅"
-            else:
-                colour, verdict = discord.Colour.red(), "The rolls do NOT match the seed ❌"
-            embed = discord.Embed(
-                title=f"Dice of match #{report.match_id}: {verdict}",
-                description=report.message,
-                colour=colour,
-            )
-            embed.add_field(name="Commitment (SHA-256)", value=f"`{report.commitment}`")
-            embed.add_field(
-                name="Seed", value=f"`{report.seed}`" if report.seed else "revealed at the end"
-            )
-            embed.add_field(name="Dice rolled", value=str(len(report.dice)))
-            await interaction.followup.send(embed=embed, allowed_mentions=NO_MENTIONS)
-
-        await self._run(interaction, body)
+        assert interaction.guild_id is not None
+        await self.service.get_view(match, interaction.guild_id)  # as in /export
+        await interaction.response.defer(thinking=True)
+        report = await self.service.verify_match(match, interaction.guild_id)
+        if report.ok is None:
+            colour, verdict = discord.Colour.light_grey(), "Seed still secret"
+        elif report.ok:
+            colour, verdict = discord.Colour.green(), "Every roll checks out ✅"
+        else:
+            colour, verdict = discord.Colour.red(), "The rolls do NOT match the seed ❌"
+        embed = discord.Embed(
+            title=f"Dice of match #{report.match_id}: {verdict}",
+            description=report.message,
+            colour=colour,
+        )
+        embed.add_field(name="Commitment (SHA-256)", value=f"`{report.commitment}`")
+        embed.add_field(
+            name="Seed", value=f"`{report.seed}`" if report.seed else "revealed at the end"
+        )
+        embed.add_field(name="Dice rolled", value=str(len(report.dice)))
+        await interaction.followup.send(embed=embed, allowed_mentions=NO_MENTIONS)
 
     @app_commands.command(name="rules", description="A short summary of a game's rules.")
     @app_commands.guild_only()
     @app_commands.describe(game="Which game")
     async def rules(self, interaction: discord.Interaction[Any], game: GameName) -> None:
-        async def body() -> None:
-            kind = GameKind(game)
-            embed = discord.Embed(description=RULES[kind], colour=EMBED_COLOUR)
-            await interaction.response.send_message(
-                embed=embed, ephemeral=True, allowed_mentions=NO_MENTIONS
-            )
-
-        await self._run(interaction, body)
+        kind = GameKind(game)
+        embed = discord.Embed(description=RULES[kind], colour=EMBED_COLOUR)
+        await interaction.response.send_message(
+            embed=embed, ephemeral=True, allowed_mentions=NO_MENTIONS
+        )
 
     @export.autocomplete("match")
     async def _export_match(
@@ -400,5 +371,5 @@ class InfoCog(commands.Cog, name="Info"):
         return await self._match_id_choices(interaction, current)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: TableBot) -> None:
     await bot.add_cog(InfoCog(bot))

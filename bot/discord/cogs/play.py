@@ -1,8 +1,10 @@
 """Playing: /challenge, /move (autocompleted), /roll, /double, /take, /pass, /resign, /draw,
-/board, and the NANNON shout (a 📣 reaction by the winner).
+/board, the clicks on the boards, invitations and finished matches, and the NANNON shout (a 📣
+reaction by the winner).
 
 Commands act on the thread's match, or the user's only match in the channel
-(:func:`bot.discord.replies.resolve_match`). Every rule decision is the service's.
+(:func:`bot.discord.replies.resolve_match`); a click carries its match (or challenge) in its
+``custom_id`` (:mod:`bot.discord.components`). Every rule decision is the service's.
 """
 
 from __future__ import annotations
@@ -15,14 +17,24 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.discord import components as views
 from bot.discord import presenter
+from bot.discord.components import (
+    ChallengeButton,
+    FinishedButton,
+    MatchButton,
+    MoveSelect,
+    _service_action,
+    invitation_view,
+    pass_confirmation,
+    resign_menu,
+)
 from bot.discord.replies import (
     NO_MENTIONS,
     display_name,
     escape_name,
     interaction_context,
     mention_only,
+    reply,
     resolve_match,
 )
 from bot.service import MatchView
@@ -38,9 +50,22 @@ log = logging.getLogger(__name__)
 Action = Callable[[MatchView], Awaitable["MatchUpdate"]]
 
 
+# The persistent components whose clicks this cog answers.
+COMPONENTS = (MatchButton, MoveSelect, ChallengeButton, FinishedButton)
+
+
 class PlayCog(commands.Cog):
     def __init__(self, bot: TableBot) -> None:
         self.bot = bot
+
+    async def cog_load(self) -> None:
+        self.bot.route_clicks(MatchButton, self.match_button)
+        self.bot.route_clicks(MoveSelect, self.move_select)
+        self.bot.route_clicks(ChallengeButton, self.challenge_button)
+        self.bot.route_clicks(FinishedButton, self.finished_button)
+
+    async def cog_unload(self) -> None:
+        self.bot.unroute_clicks(*COMPONENTS)
 
     # --- helpers ----------------------------------------------------------------------------
 
@@ -117,7 +142,7 @@ class PlayCog(commands.Cog):
         await interaction.response.send_message(
             content,
             embed=embed,
-            view=views.invitation_view(challenge.id),
+            view=invitation_view(challenge.id),
             allowed_mentions=allowed,
         )
         message = await interaction.original_response()
@@ -228,6 +253,124 @@ class PlayCog(commands.Cog):
         await presenter.post_board(self.bot, view, ping=False)
         await interaction.followup.send(
             "Board posted.", ephemeral=True, allowed_mentions=NO_MENTIONS
+        )
+
+    # --- clicks -----------------------------------------------------------------------------
+
+    async def _apply_and_publish(
+        self,
+        interaction: discord.Interaction[TableBot],
+        action: Callable[[], Awaitable[MatchUpdate]],
+    ) -> MatchUpdate:
+        """Defer (rendering can be slow), apply the action, post the result. Errors propagate to
+        the one error path, which answers ephemerally with a followup."""
+        if not interaction.response.is_done():
+            await interaction.response.defer()
+        update = await action()
+        await presenter.publish(self.bot, update)
+        return update
+
+    async def match_button(
+        self, item: MatchButton, interaction: discord.Interaction[TableBot]
+    ) -> None:
+        """A board's button (or one of its ephemeral menus'): the action, by the board's
+        version."""
+        guild_id = interaction.guild_id or 0
+        if item.action == "pass":
+            # Misclicked passes are a classic complaint: confirm with one more click.
+            await interaction.response.send_message(
+                "Pass the double and lose this game at the current stake?",
+                view=pass_confirmation(item.match_id, item.version),
+                ephemeral=True,
+                allowed_mentions=NO_MENTIONS,
+            )
+            return
+        if item.action == "resign":
+            view = await self.bot.service.get_view(item.match_id, guild_id)
+            await interaction.response.send_message(
+                "Resign how much? The opponent accepts or declines a game resignation; "
+                "conceding the match ends it at once.",
+                view=resign_menu(view),
+                ephemeral=True,
+                allowed_mentions=NO_MENTIONS,
+            )
+            return
+        call = _service_action(item.action)
+        await self._apply_and_publish(
+            interaction,
+            lambda: call(
+                self.bot.service, item.match_id, guild_id, interaction.user.id, item.version
+            ),
+        )
+        if item.action in ("passok", "rs1", "rs2", "rs3", "leave"):
+            # Those came from an ephemeral menu: close it so it cannot be clicked again.
+            try:
+                await interaction.edit_original_response(content="Done.", view=None)
+            except discord.HTTPException:
+                log.debug("could not close the ephemeral menu", exc_info=True)
+
+    async def move_select(
+        self, item: MoveSelect, interaction: discord.Interaction[TableBot]
+    ) -> None:
+        """A move picked from a board's menu."""
+        values = item.item.values
+        if not values:
+            await reply(interaction, "Pick a move from the menu.")
+            return
+        move = values[0]
+        await self._apply_and_publish(
+            interaction,
+            lambda: self.bot.service.play(
+                item.match_id,
+                interaction.guild_id or 0,
+                interaction.user.id,
+                move,
+                expected_version=item.version,
+            ),
+        )
+
+    async def challenge_button(
+        self, item: ChallengeButton, interaction: discord.Interaction[TableBot]
+    ) -> None:
+        """Accept, decline or withdraw a challenge from its invitation."""
+        svc = self.bot.service
+        guild_id = interaction.guild_id or 0
+        user = interaction.user
+        if item.action == "accept":
+            await interaction.response.defer()
+            update = await svc.accept(item.challenge_id, guild_id, user.id, display_name(user))
+            await presenter.start_match(self.bot, update, interaction.message)
+            return
+        await interaction.response.defer()
+        if item.action == "decline":
+            challenge = await svc.decline(item.challenge_id, guild_id, user.id)
+            text = f"{escape_name(display_name(user))} declined the challenge."
+        else:
+            challenge = await svc.cancel(item.challenge_id, guild_id, user.id)
+            text = f"{escape_name(challenge.challenger.name)} withdrew the challenge."
+        if interaction.message is not None:
+            await interaction.message.edit(content=text, view=None, allowed_mentions=NO_MENTIONS)
+
+    async def finished_button(
+        self, item: FinishedButton, interaction: discord.Interaction[TableBot]
+    ) -> None:
+        """Export or Rematch, under a finished match's result."""
+        guild_id = interaction.guild_id or 0
+        if item.action == "export":
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            export = await self.bot.service.export(item.match_id, guild_id)
+            await interaction.followup.send(
+                f"Match #{item.match_id}:",
+                file=presenter.text_file(export.filename, export.text),
+                ephemeral=True,
+                allowed_mentions=NO_MENTIONS,
+            )
+            return
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        challenge = await self.bot.service.rematch(item.match_id, guild_id, interaction.user.id)
+        await presenter.post_invitation(self.bot, challenge)
+        await interaction.followup.send(
+            "Rematch offered.", ephemeral=True, allowed_mentions=NO_MENTIONS
         )
 
     # --- the NANNON shout -------------------------------------------------------------------

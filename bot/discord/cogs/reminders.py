@@ -8,7 +8,8 @@ the service for idle matches:
 
 - past the server's reminder time, the idle player is pinged once per turn (the service records
   it with ``mark_reminded``);
-- past the claim time, the waiting player gets a **Claim win** button. Its ``custom_id`` holds the
+- past the claim time, the waiting player gets a **Claim win** button
+  (:class:`~bot.discord.components.ClaimWinButton`, answered here). Its ``custom_id`` holds the
   match id and version, so it works after a restart and is refused as stale if the idle player
   moved in the meantime. The service decides whether the claim is allowed.
 
@@ -21,12 +22,12 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING
 
 import discord
 from discord.ext import commands
 
-from bot.discord.components import Persistent
+from bot.discord.components import ClaimWinButton, claim_view
 from bot.discord.presenter import close_expired_invitation, publish
 from bot.discord.replies import escape_name, mention_only
 
@@ -37,45 +38,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DEFAULT_INTERVAL = 60.0
-CLAIM_TEMPLATE = r"tb:claim:(?P<match_id>[0-9]+):(?P<version>[0-9]+)"
-
-
-def _service(client: Any) -> MatchService:
-    return cast("MatchService", client.service)
-
-
-class ClaimWinButton(
-    Persistent,
-    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
-    template=CLAIM_TEMPLATE,
-):
-    """Ends an idle match as a forfeit in favour of the clicker, if the service agrees."""
-
-    def __init__(self, match_id: int, version: int) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label="Claim win",
-                style=discord.ButtonStyle.danger,
-                custom_id=f"tb:claim:{match_id}:{version}",
-            )
-        )
-        self.match_id = match_id
-        self.version = version
-
-    async def _run(self, interaction: discord.Interaction[Any]) -> None:
-        # Who may claim, and when, is the service's call; a refusal becomes an ephemeral reply.
-        await interaction.response.defer()
-        update = await _service(interaction.client).claim_win(
-            self.match_id,
-            interaction.guild_id or 0,
-            interaction.user.id,
-            expected_version=self.version,
-        )
-        log.info("match %s claimed by user %s", self.match_id, interaction.user.id)
-        if interaction.message is not None:
-            with contextlib.suppress(discord.HTTPException):
-                await interaction.message.edit(view=None)
-        await publish(interaction.client, update)
 
 
 def reminder_text(item: IdleMatch, minutes: int) -> str:
@@ -95,7 +57,7 @@ def claim_text(item: IdleMatch, minutes: int) -> str:
 class Reminders(commands.Cog, name="Reminders"):
     """The idle-match loop. ``interval`` is in seconds; ``None`` runs no loop (tests)."""
 
-    def __init__(self, bot: commands.Bot, interval: float | None = DEFAULT_INTERVAL) -> None:
+    def __init__(self, bot: TableBot, interval: float | None = DEFAULT_INTERVAL) -> None:
         self.bot = bot
         self.interval = interval
         self._task: asyncio.Task[None] | None = None
@@ -104,11 +66,17 @@ class Reminders(commands.Cog, name="Reminders"):
         # still-idle match gets its button once more, which is harmless.
         self._claims_posted: set[tuple[int, int]] = set()
 
+    @property
+    def service(self) -> MatchService:
+        return self.bot.service
+
     async def cog_load(self) -> None:
+        self.bot.route_clicks(ClaimWinButton, self.claim_win)
         if self.interval is not None:
             self._task = asyncio.create_task(self._loop(self.interval), name="tablebot-reminders")
 
     async def cog_unload(self) -> None:
+        self.bot.unroute_clicks(ClaimWinButton)
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -136,8 +104,7 @@ class Reminders(commands.Cog, name="Reminders"):
             except Exception:
                 # The reminders below must not wait for the next pass because of it.
                 log.exception("expiring challenges failed")
-            service = _service(self.bot)
-            for item in await service.idle_matches(now):
+            for item in await self.service.idle_matches(now):
                 try:
                     if item.claimable:
                         if await self._post_claim(item, now):
@@ -153,11 +120,11 @@ class Reminders(commands.Cog, name="Reminders"):
         expired once, in the database, before its invitation is edited: an edit that fails is
         logged and not retried (the service refuses the old buttons anyway)."""
         done: list[tuple[str, int]] = []
-        for challenge in await _service(self.bot).expire_challenges(now):
+        for challenge in await self.service.expire_challenges(now):
             done.append(("expire", challenge.id))
             log.info("challenge %s expired", challenge.id)
             try:
-                await close_expired_invitation(cast("TableBot", self.bot), challenge)
+                await close_expired_invitation(self.bot, challenge)
             except Exception:
                 log.exception("could not close the invitation of challenge %s", challenge.id)
         return done
@@ -187,7 +154,7 @@ class Reminders(commands.Cog, name="Reminders"):
                 allowed_mentions=mention_only(item.idle.user_id),
             )
         # Marked even when the channel is gone, so a deleted thread isn't retried forever.
-        await _service(self.bot).mark_reminded(item.match_id, item.version)
+        await self.service.mark_reminded(item.match_id, item.version)
         return channel is not None
 
     async def _post_claim(self, item: IdleMatch, now: float | None) -> bool:
@@ -198,23 +165,33 @@ class Reminders(commands.Cog, name="Reminders"):
         channel = await self._channel(item)
         if channel is None:
             return False
-        view = discord.ui.View(timeout=None)
-        view.add_item(ClaimWinButton(item.match_id, item.version))
         await channel.send(
             claim_text(item, self._minutes(item, now)),
-            view=view,
+            view=claim_view(item.match_id, item.version),
             allowed_mentions=mention_only(item.waiting.user_id),
         )
         if item.reminder_due:
-            await _service(self.bot).mark_reminded(item.match_id, item.version)
+            await self.service.mark_reminded(item.match_id, item.version)
         return True
 
+    async def claim_win(
+        self, item: ClaimWinButton, interaction: discord.Interaction[TableBot]
+    ) -> None:
+        """A click on Claim win. Who may claim, and when, is the service's call; a refusal
+        becomes an ephemeral reply."""
+        await interaction.response.defer()
+        update = await self.service.claim_win(
+            item.match_id,
+            interaction.guild_id or 0,
+            interaction.user.id,
+            expected_version=item.version,
+        )
+        log.info("match %s claimed by user %s", item.match_id, interaction.user.id)
+        if interaction.message is not None:
+            with contextlib.suppress(discord.HTTPException):
+                await interaction.message.edit(view=None)
+        await publish(self.bot, update)
 
-async def setup(bot: commands.Bot) -> None:
-    bot.add_dynamic_items(ClaimWinButton)
-    interval = getattr(bot, "reminder_interval", DEFAULT_INTERVAL)
-    await bot.add_cog(Reminders(bot, interval))
 
-
-async def teardown(bot: commands.Bot) -> None:
-    bot.remove_dynamic_items(ClaimWinButton)
+async def setup(bot: TableBot) -> None:
+    await bot.add_cog(Reminders(bot))
