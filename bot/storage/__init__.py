@@ -1,9 +1,11 @@
 """The storage room: all SQL lives here, behind the :class:`Store` protocol
 (``bot/storage/protocol.py``) and its plain values (``bot/storage/types.py``).
 
-:func:`open_store` picks the implementation for a target: today SQLite
-(:class:`bot.storage.sqlite.SqliteStore`, aiosqlite) for a file path. This package imports no
-database driver itself: the service imports it freely, and the driver loads when a store is made.
+:func:`open_store` picks the implementation for a target: SQLite
+(:class:`bot.storage.sqlite.SqliteStore`, aiosqlite) for a file path, PostgreSQL
+(:class:`bot.storage.postgres.PostgresStore`, asyncpg) for a ``postgresql://`` URL. This package
+imports no database driver itself: the service imports it freely, and the driver loads when a
+store is made.
 """
 
 from __future__ import annotations
@@ -26,16 +28,21 @@ from bot.storage.types import (
 _POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 
+def is_postgres_url(target: str | Path) -> bool:
+    """Whether ``target`` names a PostgreSQL database (a ``postgresql://`` or ``postgres://``
+    URL) rather than a SQLite file."""
+    return isinstance(target, str) and target.lower().startswith(_POSTGRES_SCHEMES)
+
+
 def open_store(target: str | Path) -> Store:
-    """A store for ``target``, not yet open (``await store.connect()``): a SQLite database at a
-    file path. A ``postgresql://`` URL raises :class:`StoreError`: PostgreSQL is not supported
-    yet."""
-    if isinstance(target, str) and target.lower().startswith(_POSTGRES_SCHEMES):
-        raise StoreError(
-            "PostgreSQL is not supported yet: TABLEBOT_DB must be the path of a SQLite "
-            "database file."
-        )
-    from bot.storage.sqlite import SqliteStore  # the driver loads here, not with the package
+    """A store for ``target``, not yet open (``await store.connect()``): a PostgreSQL database
+    for a ``postgresql://`` (or ``postgres://``) URL, else a SQLite database at a file path."""
+    # The drivers load here, not with the package.
+    if is_postgres_url(target):
+        from bot.storage.postgres import PostgresStore
+
+        return PostgresStore(str(target))
+    from bot.storage.sqlite import SqliteStore
 
     return SqliteStore(target)
 
@@ -59,5 +66,6 @@ __all__ = [
     "StoreError",
     "VersionConflict",
     "connect_store",
+    "is_postgres_url",
     "open_store",
 ]

@@ -1,0 +1,730 @@
+"""The PostgreSQL store, :class:`PostgresStore`: the same :class:`~bot.storage.protocol.Store`
+as :class:`~bot.storage.sqlite.SqliteStore`, with the same semantics, on asyncpg with a pool of
+connections (the schema's steps in ``bot/storage/postgres_migrations.py``).
+
+``PostgresStore(url)`` opens nothing; ``await store.connect()`` makes the pool and migrates the
+database (under an advisory lock, one transaction per step); ``await store.close()`` lets the
+work already admitted finish and closes the pool.
+
+Every write is one transaction on one pooled connection (or one autocommitted statement).
+Several processes (and the pool's connections) write at once, so what SQLite gets from its one
+writer, PostgreSQL gets from locks:
+
+- An action keeps the optimistic version check: the match's row is updated only ``WHERE version
+  = expected``; a concurrent action on the same match waits for the row, then finds the version
+  moved and raises :class:`~bot.storage.types.VersionConflict`.
+- A match's last action locks its players' ratings rows (``SELECT ... FOR UPDATE``, in user id
+  order, so two such actions can't deadlock) before it reads them for the finisher: two matches
+  of one player ending at once in two processes then rate one after the other. (A plain read
+  lost about a quarter of the rating updates with 4 processes in a prototype.) A player without
+  a row gets an empty one first, to have something to lock; the finisher doesn't see it, and it
+  is removed again if nothing was written to it.
+- Stat upserts run in user id order too, and add in SQL (``played = ratings.played +
+  excluded.played``), so concurrent counters never lose a game.
+
+An operation runs as its own task: once admitted, it runs to its end even if the caller is
+cancelled (a transaction then commits or rolls back whole), and :meth:`PostgresStore.close`
+waits for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from itertools import groupby
+from typing import Any, TypeVar
+
+import asyncpg
+
+from bot.storage import postgres_migrations as migrations
+from bot.storage.types import (
+    EventRow,
+    Finisher,
+    NewEvent,
+    Row,
+    StatUpdate,
+    StoreError,
+    VersionConflict,
+)
+
+log = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
+
+# An asyncpg connection (asyncpg ships no type information).
+Connection = Any
+
+POOL_MIN_SIZE = 1
+POOL_MAX_SIZE = 10
+
+# One encoder for all, the same as the SQLite store's: the stored text is identical.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), sort_keys=True)
+
+
+def _dumps(data: Any) -> str:
+    return _ENCODER.encode(data)
+
+
+def redact(url: str) -> str:
+    """The URL without its password, fit for a log or an error message."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    authority, slash, tail = rest.partition("/")
+    credentials, at, host = authority.rpartition("@")
+    if at and ":" in credentials:
+        user = credentials.split(":", 1)[0]
+        authority = f"{user}:***@{host}"
+    return f"{scheme}://{authority}{slash}{tail}"
+
+
+class PostgresStore:
+    """The :class:`~bot.storage.protocol.Store` on a PostgreSQL database:
+    ``PostgresStore(url)``, then ``await connect()``; or ``await PostgresStore.open(url)``.
+    ``close()`` when done."""
+
+    def __init__(
+        self, url: str, *, min_size: int = POOL_MIN_SIZE, max_size: int = POOL_MAX_SIZE
+    ) -> None:
+        """Nothing is opened yet. Once connected, the pool keeps ``min_size`` to ``max_size``
+        connections."""
+        if not 0 <= min_size <= max_size or max_size < 1:
+            raise ValueError(f"pool sizes must be 0 <= min <= max, max >= 1: {min_size, max_size}")
+        self._url = url
+        self._min_size = min_size
+        self._max_size = max_size
+        self._pool: Any = None  # asyncpg.Pool
+        self._closed = False
+        self._lifecycle = asyncio.Lock()
+        self._inflight: set[asyncio.Task[Any]] = set()
+
+    @property
+    def url(self) -> str:
+        return self._url
+
+    def __repr__(self) -> str:
+        return f"PostgresStore({redact(self._url)!r})"
+
+    @classmethod
+    async def open(cls, url: str, **pool: int) -> PostgresStore:
+        """A connected store on the database at ``url`` (migrated as needed)."""
+        store = cls(url, **pool)
+        await store.connect()
+        return store
+
+    async def connect(self) -> None:
+        """Make the pool and migrate the database. Does nothing when already connected; raises
+        :class:`StoreError` once closed, or when the database was written by a newer tablebot.
+        After a failed connect nothing is left open, and connecting may be tried again."""
+        async with self._lifecycle:
+            if self._closed:
+                raise StoreError("The database is closed.")
+            if self._pool is not None:
+                return
+            pool = asyncpg.create_pool(self._url, min_size=self._min_size, max_size=self._max_size)
+            try:
+                await pool
+                await _migrate(pool)
+            except BaseException:
+                pool.terminate()
+                raise
+            self._pool = pool
+
+    async def close(self) -> None:
+        """Refuse new work, let the work already admitted finish, then close the pool. Closing
+        twice, or a store never connected, is harmless."""
+        if self._closed:
+            return
+        self._closed = True
+        async with self._lifecycle:  # a connect under way finishes first
+            if self._inflight:
+                await asyncio.wait(list(self._inflight))
+            if self._pool is not None:
+                await self._pool.close()
+
+    def _admit(self) -> Any:
+        """The pool, or :class:`StoreError` when the store is closed or not connected."""
+        if self._closed:
+            raise StoreError("The database is closed.")
+        if self._pool is None:
+            raise StoreError("The database is not connected yet (await connect() first).")
+        return self._pool
+
+    async def _run(
+        self, work: Callable[[Connection], Awaitable[_T]], *, transaction: bool = False
+    ) -> _T:
+        """``work(db)`` on a pooled connection, in one transaction when ``transaction``, as its
+        own task: a cancelled caller stops waiting, the work runs to its end (commits or rolls
+        back whole), and :meth:`close` waits for it."""
+        pool = self._admit()
+        task = asyncio.ensure_future(_on_connection(pool, work, transaction))
+        self._inflight.add(task)
+        task.add_done_callback(self._settled)
+        return await asyncio.shield(task)
+
+    def _settled(self, task: asyncio.Task[Any]) -> None:
+        self._inflight.discard(task)
+        if not task.cancelled():
+            task.exception()  # heard by its caller, if still there; never "never retrieved"
+
+    async def _transaction(self, work: Callable[[Connection], Awaitable[_T]]) -> _T:
+        """``work(db)`` as one transaction, rolled back if it raises."""
+        return await self._run(work, transaction=True)
+
+    async def _fetchall(self, sql: str, *args: Any) -> list[Row]:
+        rows: list[Row] = await self._run(lambda db: db.fetch(sql, *args))
+        return rows
+
+    async def _fetchone(self, sql: str, *args: Any) -> Row | None:
+        row: Row | None = await self._run(lambda db: db.fetchrow(sql, *args))
+        return row
+
+    async def _write_one(self, sql: str, *args: Any) -> int:
+        """One statement, its own (autocommitted) transaction; the rows it changed."""
+        status: str = await self._run(lambda db: db.execute(sql, *args))
+        return _row_count(status)
+
+    async def schema_version(self) -> int:
+        """How many migration steps the database has."""
+        row = await self._fetchone(
+            f"SELECT coalesce(max(version), 0) AS version FROM {migrations.VERSION_TABLE}"
+        )
+        assert row is not None
+        return int(row["version"])
+
+    # --- guild settings -----------------------------------------------------------------------
+
+    async def guild_settings(self, guild_id: int) -> dict[str, Any]:
+        row = await self._fetchone("SELECT data FROM guild_settings WHERE guild_id = $1", guild_id)
+        return {} if row is None else dict(json.loads(row["data"]))
+
+    async def save_guild_settings(self, guild_id: int, data: dict[str, Any], at: float) -> None:
+        await self._write_one(
+            "INSERT INTO guild_settings (guild_id, data, updated_at) VALUES ($1, $2, $3) "
+            "ON CONFLICT (guild_id) DO UPDATE SET data = excluded.data, "
+            "updated_at = excluded.updated_at",
+            guild_id,
+            _dumps(data),
+            at,
+        )
+
+    # --- challenges ---------------------------------------------------------------------------
+
+    async def insert_challenge(self, values: dict[str, Any]) -> int:
+        sql = f"{_insert_sql('challenges', values)} RETURNING id"
+        params = tuple(values.values())
+        challenge_id: int = await self._run(lambda db: db.fetchval(sql, *params))
+        return challenge_id
+
+    async def challenge(self, challenge_id: int) -> Row | None:
+        return await self._fetchone("SELECT * FROM challenges WHERE id = $1", challenge_id)
+
+    async def set_challenge_status(
+        self, challenge_id: int, status: str, *, only_if: str = "open"
+    ) -> bool:
+        """Move a challenge out of ``only_if``; False when it had already left that status."""
+        changed = await self._write_one(
+            "UPDATE challenges SET status = $1 WHERE id = $2 AND status = $3",
+            status,
+            challenge_id,
+            only_if,
+        )
+        return changed == 1
+
+    async def set_challenge_message(self, challenge_id: int, message_id: int | None) -> None:
+        await self._write_one(
+            "UPDATE challenges SET message_id = $1 WHERE id = $2", message_id, challenge_id
+        )
+
+    async def expire_challenges(self, now: float) -> list[Row]:
+        async def expire(db: Connection) -> list[Row]:
+            # Locked as read: a challenge accepted meanwhile is re-checked and left out.
+            rows: list[Row] = await db.fetch(
+                "SELECT * FROM challenges WHERE status = 'open' AND expires_at <= $1 "
+                "ORDER BY id FOR UPDATE",
+                now,
+            )
+            if rows:
+                await db.execute(
+                    "UPDATE challenges SET status = 'expired' WHERE id = ANY($1::bigint[])",
+                    [row["id"] for row in rows],
+                )
+            return rows
+
+        return await self._transaction(expire)
+
+    # --- matches ------------------------------------------------------------------------------
+
+    async def create_match(
+        self,
+        challenge_id: int,
+        values: dict[str, Any],
+        events: Sequence[NewEvent],
+        snapshot: dict[str, Any],
+        game_results: Iterable[dict[str, Any]] = (),
+    ) -> int | None:
+        """Accept the open challenge and insert its match with the first events, atomically.
+
+        Returns the match id, or None when the challenge was no longer open (a double click).
+        """
+        sql = f"{_insert_sql('matches', values)} RETURNING id"
+        params = tuple(values.values())
+        version = values.get("version", 0)
+        encoded = _encode_events(events)
+        snapshot_text = _dumps(snapshot)
+        results = list(game_results)
+
+        async def create(db: Connection) -> int | None:
+            accepted = await db.execute(
+                "UPDATE challenges SET status = 'accepted' WHERE id = $1 AND status = 'open'",
+                challenge_id,
+            )
+            if _row_count(accepted) != 1:
+                return None
+            match_id: int = await db.fetchval(sql, *params)
+            await db.execute(
+                "UPDATE challenges SET match_id = $1 WHERE id = $2", match_id, challenge_id
+            )
+            await _append(db, match_id, 0, encoded)
+            await db.execute(
+                "INSERT INTO snapshots (match_id, version, data) VALUES ($1, $2, $3)",
+                match_id,
+                version,
+                snapshot_text,
+            )
+            await _insert_results(db, match_id, results)
+            return match_id
+
+        return await self._transaction(create)
+
+    async def match_row(self, match_id: int) -> Row | None:
+        return await self._fetchone("SELECT * FROM matches WHERE id = $1", match_id)
+
+    async def snapshot(self, match_id: int) -> dict[str, Any] | None:
+        row = await self._fetchone("SELECT data FROM snapshots WHERE match_id = $1", match_id)
+        return None if row is None else dict(json.loads(row["data"]))
+
+    async def events(self, match_id: int) -> list[EventRow]:
+        rows = await self._fetchall(
+            "SELECT * FROM events WHERE match_id = $1 ORDER BY seq", match_id
+        )
+        return [
+            EventRow(
+                match_id=row["match_id"],
+                seq=row["seq"],
+                at=row["at"],
+                actor=row["actor"],
+                kind=row["kind"],
+                payload=json.loads(row["payload"]),
+            )
+            for row in rows
+        ]
+
+    async def event_count(self, match_id: int) -> int:
+        row = await self._fetchone("SELECT count(*) AS n FROM events WHERE match_id = $1", match_id)
+        assert row is not None
+        return int(row["n"])
+
+    async def commit_action(
+        self,
+        match_id: int,
+        expected_version: int,
+        first_seq: int,
+        events: Sequence[NewEvent],
+        snapshot: dict[str, Any],
+        changes: dict[str, Any],
+        game_results: Iterable[dict[str, Any]] = (),
+        stat_updates: Iterable[StatUpdate] = (),
+        finish: Finisher | None = None,
+    ) -> None:
+        """The one transaction of an action: append events, replace the snapshot, update the
+        match row (``changes``), record finished games and stats, bump the version.
+
+        With ``finish``, the transaction first locks the match's row (checking its version) and
+        its players' ratings rows, reads them and calls ``finish(rows)`` there; it returns more
+        stat updates and match columns. Raises :class:`VersionConflict` (and writes nothing) if
+        the version moved.
+        """
+        encoded = _encode_events(events)
+        snapshot_text = _dumps(snapshot)
+        results = list(game_results)
+        stats = list(stat_updates)
+
+        async def commit(db: Connection) -> None:
+            columns = changes
+            all_stats = stats
+            players: _Players | None = None
+            if finish is not None:
+                players = await _lock_players(db, match_id, expected_version)
+                extra_stats, extra_changes = finish(players.rows)
+                all_stats = [*stats, *extra_stats]
+                columns = {**changes, **extra_changes}
+            sets = "".join(f"{column} = ${i}, " for i, column in enumerate(columns, 1))
+            n = len(columns)
+            updated = await db.execute(
+                f"UPDATE matches SET {sets}version = version + 1 "
+                f"WHERE id = ${n + 1} AND version = ${n + 2}",
+                *columns.values(),
+                match_id,
+                expected_version,
+            )
+            if _row_count(updated) != 1:
+                raise VersionConflict(match_id)
+            await _append(db, match_id, first_seq, encoded)
+            await db.execute(
+                "UPDATE snapshots SET version = $1, data = $2 WHERE match_id = $3",
+                expected_version + 1,
+                snapshot_text,
+                match_id,
+            )
+            await _insert_results(db, match_id, results)
+            await _apply_stats(db, all_stats)
+            if players is not None:
+                await players.drop_unused(db, all_stats)
+
+        await self._transaction(commit)
+
+    async def update_match(self, match_id: int, **changes: Any) -> None:
+        """Set bookkeeping columns (thread, board message, reminder) without a new version."""
+        sets = ", ".join(f"{column} = ${i}" for i, column in enumerate(changes, 1))
+        await self._write_one(
+            f"UPDATE matches SET {sets} WHERE id = ${len(changes) + 1}",
+            *changes.values(),
+            match_id,
+        )
+
+    async def active_match_rows(self) -> list[Row]:
+        return await self._fetchall("SELECT * FROM matches WHERE status = 'active' ORDER BY id")
+
+    async def game_results(self, match_id: int) -> list[Row]:
+        return await self._fetchall(
+            "SELECT * FROM game_results WHERE match_id = $1 ORDER BY game_number", match_id
+        )
+
+    async def active_match_ids(self, guild_id: int, user_id: int) -> list[int]:
+        rows = await self._fetchall(
+            "SELECT id FROM matches WHERE guild_id = $1 AND status = 'active' "
+            "AND (player0_id = $2 OR player1_id = $2) ORDER BY id",
+            guild_id,
+            user_id,
+        )
+        return [row["id"] for row in rows]
+
+    async def match_id_in_thread(self, thread_id: int) -> int | None:
+        row = await self._fetchone(
+            "SELECT id FROM matches WHERE thread_id = $1 "
+            "ORDER BY status = 'active' DESC, id DESC LIMIT 1",
+            thread_id,
+        )
+        return None if row is None else int(row["id"])
+
+    async def candidate_match_ids(self, guild_id: int, channel_id: int, user_id: int) -> list[int]:
+        rows = await self._fetchall(
+            "SELECT id FROM matches WHERE guild_id = $1 AND status = 'active' "
+            "AND (player0_id = $2 OR player1_id = $2) AND (channel_id = $3 OR thread_id = $3) "
+            "ORDER BY id",
+            guild_id,
+            user_id,
+            channel_id,
+        )
+        return [row["id"] for row in rows]
+
+    async def history_rows(self, guild_id: int, user_id: int, limit: int) -> list[Row]:
+        return await self._fetchall(
+            "SELECT * FROM matches WHERE guild_id = $1 AND (player0_id = $2 OR player1_id = $2) "
+            "ORDER BY id DESC LIMIT $3",
+            guild_id,
+            user_id,
+            limit,
+        )
+
+    # --- ratings and stats --------------------------------------------------------------------
+
+    async def rating_board(self, guild_id: int, game: str, limit: int) -> list[Row]:
+        """Leaderboard rows by rating, of the players with a played match."""
+        return await self._fetchall(
+            "SELECT user_id, name, rating, played, won, lost, drawn, points_won, points_lost "
+            "FROM ratings WHERE guild_id = $1 AND game = $2 AND played > 0 "
+            "ORDER BY rating DESC, won DESC, user_id LIMIT $3",
+            guild_id,
+            game,
+            limit,
+        )
+
+    async def length_board(self, guild_id: int, game: str, length: int, limit: int) -> list[Row]:
+        """Leaderboard rows over finished matches of one length, with the overall rating."""
+        return await self._fetchall(
+            """
+            WITH seats AS (
+                SELECT player0_id AS user_id, winner_seat = 0 AS won, winner_seat = 1 AS lost,
+                       winner_seat IS NULL AS drawn, score0 AS pw, score1 AS pl
+                FROM matches
+                WHERE guild_id = $1 AND game = $2 AND length = $3 AND status = 'finished'
+                UNION ALL
+                SELECT player1_id, winner_seat = 1, winner_seat = 0,
+                       winner_seat IS NULL, score1, score0
+                FROM matches
+                WHERE guild_id = $1 AND game = $2 AND length = $3 AND status = 'finished'
+            )
+            SELECT s.user_id, r.name, r.rating, count(*) AS played,
+                   count(*) FILTER (WHERE s.won) AS won,
+                   count(*) FILTER (WHERE s.lost) AS lost,
+                   count(*) FILTER (WHERE s.drawn) AS drawn,
+                   sum(s.pw) AS points_won, sum(s.pl) AS points_lost
+            FROM seats AS s
+            JOIN ratings AS r ON r.guild_id = $1 AND r.game = $2 AND r.user_id = s.user_id
+            GROUP BY s.user_id, r.name, r.rating
+            ORDER BY r.rating DESC, won DESC, s.user_id
+            LIMIT $4
+            """,
+            guild_id,
+            game,
+            length,
+            limit,
+        )
+
+    async def stats_row(self, guild_id: int, game: str, user_id: int) -> Row | None:
+        return await self._fetchone(
+            "SELECT * FROM ratings WHERE guild_id = $1 AND game = $2 AND user_id = $3",
+            guild_id,
+            game,
+            user_id,
+        )
+
+    async def record_shout(
+        self, match_id: int, game_number: int, user_id: int, guild_id: int, game: str, at: float
+    ) -> bool:
+        """Insert the shout once per game and count it; False if already shouted."""
+
+        async def shout(db: Connection) -> bool:
+            inserted = await db.execute(
+                "INSERT INTO shouts (match_id, game_number, user_id, at) "
+                "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+                match_id,
+                game_number,
+                user_id,
+                at,
+            )
+            if _row_count(inserted) != 1:
+                return False
+            await db.execute(
+                "UPDATE ratings SET nannons_shouted = nannons_shouted + 1 "
+                "WHERE guild_id = $1 AND game = $2 AND user_id = $3",
+                guild_id,
+                game,
+                user_id,
+            )
+            return True
+
+        return await self._transaction(shout)
+
+
+# --- running on a pooled connection -----------------------------------------------------------
+
+
+async def _on_connection(
+    pool: Any, work: Callable[[Connection], Awaitable[_T]], transaction: bool
+) -> _T:
+    async with pool.acquire() as db:
+        if not transaction:
+            return await work(db)
+        async with db.transaction():
+            return await work(db)
+
+
+def _row_count(status: str) -> int:
+    """The rows a statement changed, from its status (``UPDATE 1``, ``INSERT 0 1``)."""
+    return int(status.rsplit(" ", 1)[-1])
+
+
+async def _migrate(pool: Any) -> None:
+    """Bring the database to the last step of :data:`postgres_migrations.MIGRATIONS`, one
+    transaction per step, under an advisory lock; refuse a database from a newer tablebot."""
+    steps = migrations.MIGRATIONS
+    async with pool.acquire() as db:
+        await db.execute("SELECT pg_advisory_lock($1)", migrations.MIGRATION_LOCK_KEY)
+        try:
+            await db.execute(migrations.CREATE_VERSION_TABLE)
+            current = int(
+                await db.fetchval(
+                    f"SELECT coalesce(max(version), 0) FROM {migrations.VERSION_TABLE}"
+                )
+            )
+            if current > len(steps):
+                raise StoreError(
+                    f"The database is at schema version {current}, newer than this tablebot "
+                    f"understands ({len(steps)}). Upgrade tablebot, or use another TABLEBOT_DB."
+                )
+            for step in range(current, len(steps)):
+                try:
+                    async with db.transaction():
+                        await migrations.apply_step(step, db)
+                except asyncpg.PostgresError as exc:
+                    # The step's transaction rolled back: the database is as the last good step
+                    # left it.
+                    raise StoreError(
+                        f"Migrating the database to schema version {step + 1} failed ({exc}); "
+                        f"it was left at version {step}."
+                    ) from exc
+                log.info("database migrated to schema version %d", step + 1)
+        finally:
+            if not db.is_closed():
+                await db.execute("SELECT pg_advisory_unlock($1)", migrations.MIGRATION_LOCK_KEY)
+
+
+# --- statements run inside a transaction ------------------------------------------------------
+
+
+class _Players:
+    """A finishing match's players' ratings rows, locked for its transaction: ``rows`` for the
+    finisher (by user id, without the rows made just to be locked), and the empty rows made
+    (``made``) to remove if no stat update wrote to them."""
+
+    def __init__(self, guild_id: int, game: str, rows: dict[int, Row], made: set[int]) -> None:
+        self.guild_id = guild_id
+        self.game = game
+        self.rows = rows
+        self.made = made
+
+    async def drop_unused(self, db: Connection, updates: Sequence[StatUpdate]) -> None:
+        written = {u.user_id for u in updates if (u.guild_id, u.game) == (self.guild_id, self.game)}
+        unused = sorted(self.made - written)
+        if unused:
+            await db.execute(
+                "DELETE FROM ratings WHERE guild_id = $1 AND game = $2 "
+                "AND user_id = ANY($3::bigint[])",
+                self.guild_id,
+                self.game,
+                unused,
+            )
+
+
+async def _lock_players(db: Connection, match_id: int, expected_version: int) -> _Players:
+    """Lock the match's row (raising :class:`VersionConflict` if its version moved) and its
+    players' ratings rows in its guild and game, in user id order; read them."""
+    match = await db.fetchrow(
+        "SELECT version, guild_id, game, player0_id, player0_name, player1_id, player1_name "
+        "FROM matches WHERE id = $1 FOR UPDATE",
+        match_id,
+    )
+    if match is None or match["version"] != expected_version:
+        raise VersionConflict(match_id)
+    names = {match["player0_id"]: match["player0_name"], match["player1_id"]: match["player1_name"]}
+    ids = sorted(names)
+    guild_id, game = match["guild_id"], match["game"]
+    # A row to lock for a player without one. Inserting waits for another transaction that is
+    # inserting the same row, and then finds it: two first matches can't both start from none.
+    made = await db.fetch(
+        "INSERT INTO ratings (guild_id, game, user_id, name) "
+        "SELECT $1, $2, p.user_id, p.name "
+        "FROM unnest($3::bigint[], $4::text[]) AS p(user_id, name) "
+        "ORDER BY p.user_id ON CONFLICT DO NOTHING RETURNING user_id",
+        guild_id,
+        game,
+        ids,
+        [names[i] for i in ids],
+    )
+    rows = await db.fetch(
+        "SELECT * FROM ratings WHERE guild_id = $1 AND game = $2 AND user_id = ANY($3::bigint[]) "
+        "ORDER BY user_id FOR UPDATE",
+        guild_id,
+        game,
+        ids,
+    )
+    made_ids = {row["user_id"] for row in made}
+    return _Players(
+        guild_id,
+        game,
+        {row["user_id"]: row for row in rows if row["user_id"] not in made_ids},
+        made_ids,
+    )
+
+
+def _insert_sql(table: str, values: dict[str, Any]) -> str:
+    # Column names come from the service's own dicts, never from users.
+    marks = ", ".join(f"${i}" for i in range(1, len(values) + 1))
+    return f"INSERT INTO {table} ({', '.join(values)}) VALUES ({marks})"
+
+
+# The events to append, by column: at, actor, kind, payload.
+_EventColumns = tuple[list[float], list[int | None], list[str], list[str]]
+
+
+def _encode_events(events: Sequence[NewEvent]) -> _EventColumns:
+    return (
+        [e.at for e in events],
+        [e.actor for e in events],
+        [e.kind for e in events],
+        [_dumps(e.payload) for e in events],
+    )
+
+
+async def _append(db: Connection, match_id: int, first_seq: int, events: _EventColumns) -> None:
+    if not events[0]:
+        return
+    # One statement however many events an action has.
+    await db.execute(
+        "INSERT INTO events (match_id, seq, at, actor, kind, payload) "
+        "SELECT $1, $2 + e.n - 1, e.at, e.actor, e.kind, e.payload "
+        "FROM unnest($3::double precision[], $4::bigint[], $5::text[], $6::text[]) "
+        "WITH ORDINALITY AS e(at, actor, kind, payload, n)",
+        match_id,
+        first_seq,
+        *events,
+    )
+
+
+async def _insert_results(db: Connection, match_id: int, results: Sequence[dict[str, Any]]) -> None:
+    if not results:
+        return
+    await db.executemany(
+        "INSERT INTO game_results (match_id, game_number, winner_seat, kind, points, cube, at) "
+        "VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        [
+            (match_id, r["game_number"], r["winner"], r["kind"], r["points"], r["cube"], r["at"])
+            for r in results
+        ],
+    )
+
+
+def _ratings_key(update: StatUpdate) -> tuple[int, str, int]:
+    return (update.guild_id, update.game, update.user_id)
+
+
+async def _apply_stats(db: Connection, updates: Sequence[StatUpdate]) -> None:
+    """Add counters (and set rating/experience/streak when given), creating missing rows.
+
+    As the SQLite store's, with the updates in ratings-key order first (stable: one player's
+    updates keep their order, so the result is the same), so that transactions lock the rows
+    they write in one order and never deadlock.
+    """
+    ordered = sorted(updates, key=_ratings_key)
+    for set_columns, group in groupby(ordered, key=lambda u: tuple(u.set)):
+        batch = list(group)
+        added = list(dict.fromkeys(column for u in batch for column in u.add))
+        names = ["guild_id", "game", "user_id", "name", *added, *set_columns]
+        marks = ", ".join(f"${i}" for i in range(1, len(names) + 1))
+        sets = ", ".join(
+            [
+                "name = excluded.name",
+                *(f"{c} = ratings.{c} + excluded.{c}" for c in added),
+                *(f"{c} = excluded.{c}" for c in set_columns),
+            ]
+        )
+        await db.executemany(
+            f"INSERT INTO ratings ({', '.join(names)}) VALUES ({marks}) "
+            f"ON CONFLICT (guild_id, game, user_id) DO UPDATE SET {sets}",
+            [
+                (
+                    u.guild_id,
+                    u.game,
+                    u.user_id,
+                    u.name,
+                    *(u.add.get(c, 0) for c in added),
+                    *(u.set[c] for c in set_columns),
+                )
+                for u in batch
+            ],
+        )
