@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from bot.storage import Row, StatUpdate, StoreError, connect_store, open_store
+from bot.storage.postgres import PostgresStore
 from bot.storage.sqlite import SqliteStore
 
 pytestmark = pytest.mark.asyncio
@@ -58,14 +59,23 @@ async def test_a_failed_connect_leaves_nothing_open_and_may_be_tried_again(
         await store.close()
 
 
-async def test_open_store_picks_sqlite_for_a_path_and_refuses_postgresql(tmp_path: Path) -> None:
+async def test_open_store_picks_sqlite_for_a_path_and_postgresql_for_a_url(
+    tmp_path: Path,
+) -> None:
     for target in (tmp_path / "a.db", str(tmp_path / "b.db")):
         store = open_store(target)
         assert isinstance(store, SqliteStore) and store.path == target
         assert not Path(target).exists()  # not opened
-    for url in ("postgresql://bot@localhost/tablebot", "postgres://localhost/tablebot"):
-        with pytest.raises(StoreError, match="PostgreSQL is not supported yet"):
-            open_store(url)
+    for url in (
+        "postgresql://bot@localhost/tablebot",
+        "postgres://localhost/tablebot",
+        "PostgreSQL://bot:secret@db:5432/tablebot",
+    ):
+        pg = open_store(url)  # nothing connects: no server is listening there
+        assert isinstance(pg, PostgresStore) and pg.url == url
+        assert "secret" not in repr(pg)
+        with pytest.raises(StoreError, match="not connected"):
+            await pg.match_row(1)
     store = await connect_store(tmp_path / "c.db")  # open_store, then connect
     try:
         assert isinstance(store, SqliteStore) and await store.match_row(1) is None
