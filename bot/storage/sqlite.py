@@ -231,6 +231,12 @@ class SqliteStore:
         assert row is not None
         return int(row["user_version"])
 
+    async def schema_version(self) -> int:
+        """How many migration steps the database has (its ``user_version``), as
+        :meth:`PostgresStore.schema_version <bot.storage.postgres.PostgresStore.schema_version>`
+        says."""
+        return await self.user_version()
+
     # --- guild settings -----------------------------------------------------------------------
 
     async def guild_settings(self, guild_id: int) -> dict[str, Any]:
@@ -275,7 +281,8 @@ class SqliteStore:
     async def expire_challenges(self, now: float) -> list[Row]:
         def expire(db: sqlite3.Connection) -> list[Row]:
             rows = db.execute(
-                "SELECT * FROM challenges WHERE status = 'open' AND expires_at <= ?", (now,)
+                "SELECT * FROM challenges WHERE status = 'open' AND expires_at <= ? ORDER BY id",
+                (now,),
             ).fetchall()
             if rows:
                 db.execute(

@@ -6,40 +6,51 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from bot.storage import Row, StatUpdate, StoreError, connect_store, open_store
+from bot.storage import Row, StatUpdate, Store, StoreError, connect_store, open_store
 from bot.storage.postgres import PostgresStore
 from bot.storage.sqlite import SqliteStore
+
+if TYPE_CHECKING:
+    from support.postgres_server import EmbeddedPostgres
 
 pytestmark = pytest.mark.asyncio
 
 GUILD = 1
 
 
-async def test_a_store_opens_nothing_until_connected_and_connects_once(tmp_path: Path) -> None:
-    path = tmp_path / "t.db"
-    store = SqliteStore(path)
-    assert store.path == path and not path.exists()
+async def test_a_store_opens_nothing_until_connected_and_connects_once(
+    store_target: str | Path, backend: str
+) -> None:
+    store = open_store(store_target)
+    if backend == "sqlite":
+        assert isinstance(store, SqliteStore) and store.path == store_target
+        assert not Path(store_target).exists()
+    else:
+        assert isinstance(store, PostgresStore) and store.url == store_target
     with pytest.raises(StoreError, match="not connected"):
         await store.match_row(1)
     await store.connect()
     try:
-        assert path.exists()
+        if backend == "sqlite":
+            assert Path(store_target).exists()
         await store.connect()  # already open: nothing happens
         assert await store.match_row(1) is None
-        assert await store.user_version() > 0
+        assert isinstance(store, SqliteStore | PostgresStore)
+        assert await store.schema_version() > 0
     finally:
         await store.close()
     with pytest.raises(StoreError, match="closed"):
         await store.connect()
     with pytest.raises(StoreError, match="closed"):
         await store.match_row(1)
-    never = SqliteStore(tmp_path / "never.db")
+    never = open_store(store_target)
     await never.close()  # closing a store never connected is harmless
-    assert not (tmp_path / "never.db").exists()
+    with pytest.raises(StoreError, match="closed"):
+        await never.connect()
 
 
 async def test_a_failed_connect_leaves_nothing_open_and_may_be_tried_again(
@@ -57,6 +68,29 @@ async def test_a_failed_connect_leaves_nothing_open_and_may_be_tried_again(
         assert await store.match_row(1) is None
     finally:
         await store.close()
+
+
+@pytest.mark.postgres
+async def test_a_failed_postgres_connect_leaves_nothing_open_and_may_be_tried_again(
+    postgres_server: EmbeddedPostgres,
+) -> None:
+    import asyncpg
+
+    name = "created_later"
+    store = PostgresStore(postgres_server.url(name))  # a database not created yet
+    with pytest.raises(asyncpg.InvalidCatalogNameError):
+        await store.connect()
+    with pytest.raises(StoreError, match="not connected"):
+        await store.match_row(1)
+    postgres_server.create_database(name)
+    try:
+        await store.connect()
+        try:
+            assert await store.match_row(1) is None and await store.schema_version() > 0
+        finally:
+            await store.close()
+    finally:
+        postgres_server.drop_database(name)
 
 
 async def test_open_store_picks_sqlite_for_a_path_and_postgresql_for_a_url(
@@ -83,8 +117,19 @@ async def test_open_store_picks_sqlite_for_a_path_and_postgresql_for_a_url(
         await store.close()
 
 
+async def test_connect_store_connects_what_open_store_picks(
+    store_target: str | Path, backend: str
+) -> None:
+    store = await connect_store(store_target)
+    try:
+        expected = PostgresStore if backend == "postgres" else SqliteStore
+        assert isinstance(store, expected) and await store.match_row(1) is None
+    finally:
+        await store.close()
+
+
 async def add_match(
-    store: SqliteStore,
+    store: Store,
     players: tuple[int, int],
     *,
     channel: int = 10,
@@ -136,39 +181,36 @@ async def add_match(
     return match_id
 
 
-async def test_the_match_queries(tmp_path: Path) -> None:
-    store = await SqliteStore.open(tmp_path / "t.db")
-    try:
-        a = await add_match(store, (3, 4), channel=10, thread=50, status="finished")
-        b = await add_match(store, (5, 3), channel=11, thread=50)
-        c = await add_match(store, (3, 6), channel=12, thread=10)
-        d = await add_match(store, (4, 5), channel=10)
-        other_guild = await add_match(store, (3, 4), guild=2, channel=10)
-        assert await store.active_match_ids(GUILD, 3) == [b, c]
-        assert await store.active_match_ids(GUILD, 4) == [d]
-        assert await store.active_match_ids(2, 3) == [other_guild]
-        assert await store.active_match_ids(GUILD, 99) == []
-        # The channel or the thread; active only; either seat.
-        assert await store.candidate_match_ids(GUILD, 10, 3) == [c]
-        assert await store.candidate_match_ids(GUILD, 10, 4) == [d]
-        assert await store.candidate_match_ids(GUILD, 11, 3) == [b]
-        assert await store.candidate_match_ids(GUILD, 50, 3) == [b]
-        assert await store.candidate_match_ids(GUILD, 12, 5) == []
-        # A thread's active match before its newest finished one; else the newest.
-        assert await store.match_id_in_thread(50) == b
-        assert await store.match_id_in_thread(10) == c
-        assert await store.match_id_in_thread(77) is None
-        newer = await add_match(store, (7, 8), thread=77, status="finished")
-        older_active = await add_match(store, (7, 8), thread=78)
-        newest = await add_match(store, (7, 8), thread=78, status="finished")
-        assert await store.match_id_in_thread(77) == newer
-        assert await store.match_id_in_thread(78) == older_active != newest
-        # History: every status, newest first, at most limit, this guild only.
-        assert [r["id"] for r in await store.history_rows(GUILD, 3, 10)] == [c, b, a]
-        assert [r["id"] for r in await store.history_rows(GUILD, 3, 2)] == [c, b]
-        assert [r["id"] for r in await store.history_rows(2, 3, 10)] == [other_guild]
-    finally:
-        await store.close()
+async def test_the_match_queries(any_store: Store) -> None:
+    store = any_store
+    a = await add_match(store, (3, 4), channel=10, thread=50, status="finished")
+    b = await add_match(store, (5, 3), channel=11, thread=50)
+    c = await add_match(store, (3, 6), channel=12, thread=10)
+    d = await add_match(store, (4, 5), channel=10)
+    other_guild = await add_match(store, (3, 4), guild=2, channel=10)
+    assert await store.active_match_ids(GUILD, 3) == [b, c]
+    assert await store.active_match_ids(GUILD, 4) == [d]
+    assert await store.active_match_ids(2, 3) == [other_guild]
+    assert await store.active_match_ids(GUILD, 99) == []
+    # The channel or the thread; active only; either seat.
+    assert await store.candidate_match_ids(GUILD, 10, 3) == [c]
+    assert await store.candidate_match_ids(GUILD, 10, 4) == [d]
+    assert await store.candidate_match_ids(GUILD, 11, 3) == [b]
+    assert await store.candidate_match_ids(GUILD, 50, 3) == [b]
+    assert await store.candidate_match_ids(GUILD, 12, 5) == []
+    # A thread's active match before its newest finished one; else the newest.
+    assert await store.match_id_in_thread(50) == b
+    assert await store.match_id_in_thread(10) == c
+    assert await store.match_id_in_thread(77) is None
+    newer = await add_match(store, (7, 8), thread=77, status="finished")
+    older_active = await add_match(store, (7, 8), thread=78)
+    newest = await add_match(store, (7, 8), thread=78, status="finished")
+    assert await store.match_id_in_thread(77) == newer
+    assert await store.match_id_in_thread(78) == older_active != newest
+    # History: every status, newest first, at most limit, this guild only.
+    assert [r["id"] for r in await store.history_rows(GUILD, 3, 10)] == [c, b, a]
+    assert [r["id"] for r in await store.history_rows(GUILD, 3, 2)] == [c, b]
+    assert [r["id"] for r in await store.history_rows(2, 3, 10)] == [other_guild]
 
 
 def update(user: int, rating: float, won: int, played: int = 1) -> StatUpdate:
@@ -182,73 +224,67 @@ def update(user: int, rating: float, won: int, played: int = 1) -> StatUpdate:
     )
 
 
-async def test_the_boards(tmp_path: Path) -> None:
-    store = await SqliteStore.open(tmp_path / "t.db")
-    try:
-        m = await add_match(store, (3, 4), status="finished", winner=0, scores=(3, 1))
-        await add_match(store, (4, 5), status="finished", winner=1, length=5, scores=(2, 5))
-        stats = [
-            update(3, 1510, won=1),
-            update(4, 1490, won=1, played=2),
-            update(5, 1510, won=2, played=2),  # ties 3 on rating, more wins: first
-            update(6, 1600, won=0, played=0),  # never played: not on the board
-            update(7, 1510, won=1),  # ties 3 on both: the lower user id first
-        ]
-        await store.commit_action(m, 0, 0, [], {}, {}, stat_updates=stats)
-        board = await store.rating_board(GUILD, "nannon", 10)
-        assert [r["user_id"] for r in board] == [5, 3, 7, 4]
-        assert (board[0]["name"], board[0]["rating"], board[0]["played"]) == ("p5", 1510, 2)
-        assert (board[0]["won"], board[0]["lost"], board[0]["drawn"]) == (2, 0, 0)
-        assert (board[0]["points_won"], board[0]["points_lost"]) == (4, 0)
-        assert [r["user_id"] for r in await store.rating_board(GUILD, "nannon", 2)] == [5, 3]
-        assert await store.rating_board(GUILD, "backgammon", 10) == []
-        assert await store.rating_board(2, "nannon", 10) == []
-        # The length board counts the finished matches of that length only.
-        board = await store.length_board(GUILD, "nannon", 3, 10)
-        assert [(r["user_id"], r["won"], r["lost"], r["points_won"]) for r in board] == [
-            (3, 1, 0, 3),
-            (4, 0, 1, 1),
-        ]
-    finally:
-        await store.close()
+async def test_the_boards(any_store: Store) -> None:
+    store = any_store
+    m = await add_match(store, (3, 4), status="finished", winner=0, scores=(3, 1))
+    await add_match(store, (4, 5), status="finished", winner=1, length=5, scores=(2, 5))
+    stats = [
+        update(3, 1510, won=1),
+        update(4, 1490, won=1, played=2),
+        update(5, 1510, won=2, played=2),  # ties 3 on rating, more wins: first
+        update(6, 1600, won=0, played=0),  # never played: not on the board
+        update(7, 1510, won=1),  # ties 3 on both: the lower user id first
+    ]
+    await store.commit_action(m, 0, 0, [], {}, {}, stat_updates=stats)
+    board = await store.rating_board(GUILD, "nannon", 10)
+    assert [r["user_id"] for r in board] == [5, 3, 7, 4]
+    assert (board[0]["name"], board[0]["rating"], board[0]["played"]) == ("p5", 1510, 2)
+    assert (board[0]["won"], board[0]["lost"], board[0]["drawn"]) == (2, 0, 0)
+    assert (board[0]["points_won"], board[0]["points_lost"]) == (4, 0)
+    assert [r["user_id"] for r in await store.rating_board(GUILD, "nannon", 2)] == [5, 3]
+    assert await store.rating_board(GUILD, "backgammon", 10) == []
+    assert await store.rating_board(2, "nannon", 10) == []
+    # The length board counts the finished matches of that length only.
+    board = await store.length_board(GUILD, "nannon", 3, 10)
+    assert [(r["user_id"], r["won"], r["lost"], r["points_won"]) for r in board] == [
+        (3, 1, 0, 3),
+        (4, 0, 1, 1),
+    ]
 
 
 async def test_a_finisher_gets_the_players_rows_of_the_match_guild_and_game(
-    tmp_path: Path,
+    any_store: Store,
 ) -> None:
-    store = await SqliteStore.open(tmp_path / "t.db")
-    try:
-        m = await add_match(store, (3, 4))
-        setup = await add_match(store, (5, 6))
-        await store.commit_action(
-            setup,
-            0,
-            0,
-            [],
-            {},
-            {},
-            stat_updates=[
-                update(3, 1520, won=1),
-                update(5, 1480, won=0),  # another player
-                StatUpdate(2, "nannon", 4, "p4", {"played": 1}, {"rating": 1700}),  # guild
-                StatUpdate(GUILD, "checkers", 4, "p4", {"played": 1}, {"rating": 1800}),  # game
-            ],
-        )
-        seen: list[dict[int, float]] = []
+    store = any_store
+    m = await add_match(store, (3, 4))
+    setup = await add_match(store, (5, 6))
+    await store.commit_action(
+        setup,
+        0,
+        0,
+        [],
+        {},
+        {},
+        stat_updates=[
+            update(3, 1520, won=1),
+            update(5, 1480, won=0),  # another player
+            StatUpdate(2, "nannon", 4, "p4", {"played": 1}, {"rating": 1700}),  # guild
+            StatUpdate(GUILD, "checkers", 4, "p4", {"played": 1}, {"rating": 1800}),  # game
+        ],
+    )
+    seen: list[dict[int, float]] = []
 
-        def finish(rows: Mapping[int, Row]) -> tuple[list[StatUpdate], dict[str, object]]:
-            seen.append({user: float(row["rating"]) for user, row in rows.items()})
-            return [update(4, 1400, won=0)], {"status": "finished"}
+    def finish(rows: Mapping[int, Row]) -> tuple[list[StatUpdate], dict[str, object]]:
+        seen.append({user: float(row["rating"]) for user, row in rows.items()})
+        return [update(4, 1400, won=0)], {"status": "finished"}
 
-        await store.commit_action(m, 0, 0, [], {}, {"score0": 3}, finish=finish)
-        assert seen == [{3: 1520.0}]  # player 4 has no row in this guild and game yet
-        row = await store.match_row(m)
-        assert row is not None and (row["status"], row["score0"], row["version"]) == (
-            "finished",
-            3,
-            1,
-        )
-        four = await store.stats_row(GUILD, "nannon", 4)
-        assert four is not None and (four["rating"], four["played"]) == (1400, 1)
-    finally:
-        await store.close()
+    await store.commit_action(m, 0, 0, [], {}, {"score0": 3}, finish=finish)
+    assert seen == [{3: 1520.0}]  # player 4 has no row in this guild and game yet
+    row = await store.match_row(m)
+    assert row is not None and (row["status"], row["score0"], row["version"]) == (
+        "finished",
+        3,
+        1,
+    )
+    four = await store.stats_row(GUILD, "nannon", 4)
+    assert four is not None and (four["rating"], four["played"]) == (1400, 1)
