@@ -128,6 +128,15 @@ async def test_connect_store_connects_what_open_store_picks(
         await store.close()
 
 
+async def test_a_postgresql_url_is_shown_without_its_password() -> None:
+    from bot.storage.postgres import redact
+
+    assert redact("postgresql://bot:s3cr@t@db:5432/tb") == "postgresql://bot:***@db:5432/tb"
+    assert redact("postgresql://bot@db/tablebot") == "postgresql://bot@db/tablebot"
+    assert redact("postgres://db/t?host=/run") == "postgres://db/t?host=/run"
+    assert repr(PostgresStore("postgresql://u:pw@h/d")) == "PostgresStore('postgresql://u:***@h/d')"
+
+
 async def add_match(
     store: Store,
     players: tuple[int, int],
