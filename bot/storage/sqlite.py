@@ -25,6 +25,13 @@ the disk. The main connection turns it off (``wal_autocheckpoint = 0``); a secon
 on its own thread, runs a ``PASSIVE`` checkpoint every ``checkpoint_interval`` seconds. PASSIVE
 never waits for the writer, and once the log is fully copied the next write starts it again from
 the top, so the WAL stays as small as one interval's writes.
+
+Except at saturation: a writer that never pauses keeps appending while PASSIVE copies, the log is
+never fully copied at the moment a write starts, so it never starts again from the top (60,000
+back-to-back actions grew it to 924 MB; a paced load still peaked at 167 MB). So past
+``wal_limit`` bytes (32 MB), the round follows its PASSIVE checkpoint with a ``TRUNCATE`` one,
+which waits for the write in progress, holds the writer off while it copies the rest (little,
+right after PASSIVE) and empties the log; writers wait meanwhile (their busy timeout).
 """
 
 from __future__ import annotations
@@ -61,6 +68,11 @@ BUSY_TIMEOUT_MS = 5000
 CHECKPOINT_INTERVAL_S = 1.0
 # Once a checkpoint resets the log, SQLite truncates a WAL file left bigger than this.
 JOURNAL_SIZE_LIMIT = 16 * 1024 * 1024
+# Past this much log, a checkpoint round empties it even if it holds the writer off briefly.
+WAL_LIMIT = 32 * 1024 * 1024
+# A WAL frame: a page and its 24-byte header.
+WAL_FRAME_HEADER = 24
+_CHECKPOINT_MODES = ("PASSIVE", "FULL", "RESTART", "TRUNCATE")
 
 
 def _probe(path: str | Path) -> None:
@@ -81,14 +93,22 @@ class SqliteStore:
     ``await connect()``; or ``await SqliteStore.open(path)``. ``close()`` when done."""
 
     def __init__(
-        self, path: str | Path, *, checkpoint_interval: float = CHECKPOINT_INTERVAL_S
+        self,
+        path: str | Path,
+        *,
+        checkpoint_interval: float = CHECKPOINT_INTERVAL_S,
+        wal_limit: int = WAL_LIMIT,
     ) -> None:
-        """Nothing is opened yet. Background checkpoints run every ``checkpoint_interval``
-        seconds once connected."""
+        """Nothing is opened yet. Background checkpoint rounds run every ``checkpoint_interval``
+        seconds once connected, emptying the WAL once it holds more than ``wal_limit`` bytes."""
         if checkpoint_interval <= 0:
             raise ValueError(f"checkpoint_interval must be positive, not {checkpoint_interval!r}")
+        if wal_limit <= 0:
+            raise ValueError(f"wal_limit must be positive, not {wal_limit!r}")
         self._path = path
         self._checkpoint_interval = checkpoint_interval
+        self._wal_limit = wal_limit
+        self._frame_size = 4096 + WAL_FRAME_HEADER  # read from the database when connecting
         self._conn: aiosqlite.Connection | None = None
         self._checkpoint_conn: aiosqlite.Connection | None = None
         self._checkpointer: asyncio.Task[None] | None = None
@@ -96,6 +116,7 @@ class SqliteStore:
         # Held while connecting, so two connects open once and a close waits for a connect.
         self._lifecycle = asyncio.Lock()
         self.checkpoints_run = 0
+        self.wal_resets = 0  # the rounds that emptied the log past wal_limit
 
     @property
     def path(self) -> str | Path:
@@ -103,11 +124,15 @@ class SqliteStore:
 
     @classmethod
     async def open(
-        cls, path: str | Path, *, checkpoint_interval: float = CHECKPOINT_INTERVAL_S
+        cls,
+        path: str | Path,
+        *,
+        checkpoint_interval: float = CHECKPOINT_INTERVAL_S,
+        wal_limit: int = WAL_LIMIT,
     ) -> SqliteStore:
         """A connected store on the database at ``path`` (created and migrated as needed),
-        with a background checkpoint every ``checkpoint_interval`` seconds."""
-        store = cls(path, checkpoint_interval=checkpoint_interval)
+        with a background checkpoint round every ``checkpoint_interval`` seconds."""
+        store = cls(path, checkpoint_interval=checkpoint_interval, wal_limit=wal_limit)
         await store.connect()
         return store
 
@@ -138,6 +163,8 @@ class SqliteStore:
                 await conn.execute("PRAGMA wal_autocheckpoint = 0")
                 await conn.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")
                 await _migrate(conn)
+                [page] = await conn.execute_fetchall("PRAGMA page_size")
+                self._frame_size = int(page[0]) + WAL_FRAME_HEADER
                 checkpoint_conn = await aiosqlite.connect(str(path), isolation_level=None)
                 await checkpoint_conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
                 await checkpoint_conn.execute("PRAGMA synchronous = NORMAL")
@@ -171,21 +198,45 @@ class SqliteStore:
             if self._conn is not None:
                 await self._conn.close()
 
-    async def checkpoint(self) -> CheckpointResult:
-        """One ``PASSIVE`` checkpoint on the checkpoint connection: copies what it can of the
-        WAL into the database without waiting for (or blocking) the writer."""
+    async def checkpoint(self, mode: str = "PASSIVE") -> CheckpointResult:
+        """One checkpoint on the checkpoint connection. ``PASSIVE`` (the default) copies what it
+        can of the WAL into the database without waiting for (or blocking) the writer;
+        ``TRUNCATE`` waits for the write in progress, holds the writer off until the whole log
+        is copied, and empties the log file (its ``wal_frames`` is then 0)."""
+        if mode not in _CHECKPOINT_MODES:
+            raise ValueError(f"checkpoint mode must be one of {_CHECKPOINT_MODES}, not {mode!r}")
         main = self._open_conn()
         conn = self._checkpoint_conn or main
-        rows = list(await conn.execute_fetchall("PRAGMA wal_checkpoint(PASSIVE)"))
+        rows = list(await conn.execute_fetchall(f"PRAGMA wal_checkpoint({mode})"))
         busy, frames, done = rows[0]
         self.checkpoints_run += 1
         return CheckpointResult(bool(busy), int(frames), int(done))
+
+    def wal_bytes(self, result: CheckpointResult) -> int:
+        """The size of the log a checkpoint found (its frames, whole)."""
+        return result.wal_frames * self._frame_size
+
+    async def checkpoint_round(self) -> CheckpointResult:
+        """What the background loop runs: a ``PASSIVE`` checkpoint, and when the log it found
+        holds more than ``wal_limit`` bytes, a ``TRUNCATE`` one right after (the log then
+        starts again from the top even if the writer never pauses)."""
+        result = await self.checkpoint()
+        if self.wal_bytes(result) > self._wal_limit:
+            log.info(
+                "WAL at %.1f MB, past %.1f MB: emptying it",
+                self.wal_bytes(result) / 1e6,
+                self._wal_limit / 1e6,
+            )
+            result = await self.checkpoint("TRUNCATE")
+            if not result.busy:
+                self.wal_resets += 1
+        return result
 
     async def _checkpoint_loop(self) -> None:
         while True:
             await asyncio.sleep(self._checkpoint_interval)
             try:
-                result = await self.checkpoint()
+                result = await self.checkpoint_round()
             except (sqlite3.Error, ValueError, StoreError):
                 # The next round tries again; the WAL only grows meanwhile.
                 log.warning("WAL checkpoint failed", exc_info=True)

@@ -218,3 +218,65 @@ async def test_the_background_loop_checkpoints_and_keeps_the_wal_small(tmp_path:
     assert not wal.exists()  # the last connection to close checkpointed and removed it
     with pytest.raises(ValueError, match="checkpoint_interval"):
         await SqliteStore.open(path, checkpoint_interval=0)
+
+
+@pytest.mark.asyncio
+async def test_past_the_wal_limit_a_round_empties_the_log(tmp_path: Path) -> None:
+    path = tmp_path / "t.db"
+    wal = Path(f"{path}-wal")
+    store = await SqliteStore.open(path, checkpoint_interval=3600, wal_limit=256 * 1024)
+    try:
+        match_id = await make_match(store)
+        await commit_rolls(store, match_id, 0, 5)
+        small = await store.checkpoint_round()  # under the limit: PASSIVE only
+        assert small.complete and 0 < store.wal_bytes(small) <= 256 * 1024
+        assert store.wal_resets == 0 and wal.stat().st_size > 0
+        await commit_rolls(store, match_id, 5, 100)
+        big = await store.checkpoint()
+        assert store.wal_bytes(big) > 256 * 1024
+        emptied = await store.checkpoint_round()
+        assert emptied.complete and emptied.wal_frames == 0
+        assert store.wal_resets == 1 and wal.stat().st_size == 0
+        await commit_rolls(store, match_id, 105, 1)  # and the store goes on
+        assert await store.event_count(match_id) == 106
+    finally:
+        await store.close()
+    with pytest.raises(ValueError, match="wal_limit"):
+        SqliteStore(path, wal_limit=0)
+    with pytest.raises(ValueError, match="checkpoint mode"):
+        await store.checkpoint("SOMETIMES")
+
+
+@pytest.mark.asyncio
+async def test_a_writer_that_never_pauses_still_gets_its_log_emptied(tmp_path: Path) -> None:
+    # PASSIVE copies what it can while the writer keeps appending, so it never catches up and
+    # the log never starts again from the top; past the limit the round empties it anyway,
+    # holding the writer off for a moment: every write still lands, in order.
+    path = tmp_path / "t.db"
+    store = await SqliteStore.open(path, checkpoint_interval=3600, wal_limit=128 * 1024)
+    try:
+        match_id = await make_match(store)
+        await commit_rolls(store, match_id, 0, 300)
+        before = await store.checkpoint()
+        assert store.wal_bytes(before) > 128 * 1024
+        stop = asyncio.Event()
+        written = [300]
+
+        async def writer() -> None:
+            while not stop.is_set():
+                await commit_rolls(store, match_id, written[0], 1)
+                written[0] += 1
+
+        task = asyncio.create_task(writer())
+        try:
+            rounds = [await store.checkpoint_round() for _ in range(3)]
+        finally:
+            stop.set()
+            await task
+        assert store.wal_resets >= 1
+        assert any(r.wal_frames == 0 for r in rounds)
+        assert await store.event_count(match_id) == written[0]
+        after = await store.checkpoint()
+        assert after.wal_frames < before.wal_frames  # started again from the top
+    finally:
+        await store.close()
