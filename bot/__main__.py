@@ -1,11 +1,15 @@
 """`tablebot` / `python -m bot`: load `.env`, check the settings, run the bot.
 
 `tablebot sync` syncs the slash commands globally once and exits.
+`tablebot migrate-db --to postgresql://...` copies the SQLite database named by `TABLEBOT_DB`
+into that (empty) PostgreSQL database, checks it, and exits.
 """
 
 from __future__ import annotations
 
+import argparse
 import logging
+import os
 import sys
 
 from dotenv import load_dotenv
@@ -15,9 +19,11 @@ from bot.config import ConfigError, Settings
 log = logging.getLogger(__name__)
 
 USAGE = (
-    "usage: tablebot [sync]\n"
-    "  (no argument)  run the bot\n"
-    "  sync           sync slash commands globally, then exit"
+    "usage: tablebot [sync | migrate-db --to URL]\n"
+    "  (no argument)          run the bot\n"
+    "  sync                   sync slash commands globally, then exit\n"
+    "  migrate-db --to URL    copy the SQLite database (TABLEBOT_DB) into an empty\n"
+    "                         PostgreSQL database (postgresql://...), check it, then exit"
 )
 
 
@@ -26,6 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     if args and args[0] in ("-h", "--help"):
         print(USAGE)
         return 0
+    if args and args[0] == "migrate-db":
+        return migrate_db(args[1:])
     if args and args[0] != "sync":
         print(USAGE, file=sys.stderr)
         return 2
@@ -42,6 +50,57 @@ def main(argv: list[str] | None = None) -> int:
     from bot.discord.app import run
 
     return run(settings, sync_only=bool(args))
+
+
+def migrate_db(args: list[str]) -> int:
+    """`tablebot migrate-db --to URL`: the exit code (0 copied and checked, 1 refused or failed,
+    2 bad arguments). Needs no Discord token."""
+    parser = argparse.ArgumentParser(
+        prog="tablebot migrate-db",
+        description="Copy the SQLite database named by TABLEBOT_DB into an empty PostgreSQL "
+        "database, then check that every match replays to its snapshot.",
+    )
+    parser.add_argument("--to", required=True, metavar="URL", help="postgresql://user@host/db")
+    options = parser.parse_args(args)  # exits 2 on bad arguments
+    load_dotenv(".env")
+    from bot.storage import is_postgres_url
+
+    source = os.environ.get("TABLEBOT_DB", "").strip() or "tablebot.db"
+    if not is_postgres_url(options.to):
+        parser.error(f"--to must be a postgresql:// URL, not {options.to!r}")
+    if is_postgres_url(source):
+        parser.error(
+            "TABLEBOT_DB names a PostgreSQL database already; set it to the SQLite file to copy."
+        )
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    import asyncio
+    import sqlite3
+
+    import asyncpg
+
+    from bot.storage import StoreError
+    from bot.storage.postgres import redact
+    from bot.storage.transfer import copy_database
+
+    target = redact(options.to)
+    print(f"Copying {source} into {target} ...")
+    try:
+        report = asyncio.run(copy_database(source, options.to))
+    except (
+        StoreError,
+        OSError,
+        sqlite3.Error,
+        asyncpg.PostgresError,
+        asyncpg.InterfaceError,
+        ValueError,
+    ) as exc:
+        message = str(exc).replace(options.to, target)
+        print(f"tablebot migrate-db: nothing copied: {message}", file=sys.stderr)
+        return 1
+    print(f"Copied {report.summary()}.")
+    print(f"Every one of the {report.matches_replayed} matches replays to its snapshot.")
+    print(f"Now set TABLEBOT_DB={target} (with its password) and start tablebot.")
+    return 0
 
 
 if __name__ == "__main__":
