@@ -247,6 +247,13 @@ async def test_past_the_wal_limit_a_round_empties_the_log(tmp_path: Path) -> Non
         await store.checkpoint("SOMETIMES")
 
 
+def test_a_round_is_due_every_interval_and_at_once_past_the_wal_limit(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "t.db", checkpoint_interval=1.0, wal_limit=1000)
+    assert not store.checkpoint_due(0.5, 1000)
+    assert store.checkpoint_due(1.0, 0)
+    assert store.checkpoint_due(0.1, 1001)  # the file past the limit: no waiting for the second
+
+
 @pytest.mark.asyncio
 async def test_a_writer_that_never_pauses_still_gets_its_log_emptied(tmp_path: Path) -> None:
     # PASSIVE copies what it can while the writer keeps appending, so it never catches up and
