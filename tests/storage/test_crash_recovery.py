@@ -5,12 +5,14 @@ A worker subprocess plays random matches of all three games through the match se
 the user). The test kills it with SIGKILL after a random number of acknowledgements, so the kill
 lands anywhere: inside a transaction, between two, during a match's creation. After every kill:
 
-- the database opens cleanly and passes ``PRAGMA integrity_check``;
+- the database opens cleanly (and SQLite's passes ``PRAGMA integrity_check``);
 - every acknowledged action is there (the match's version is at least the acknowledged one);
 - every match replays from its event log to exactly its stored snapshot, and its stored dice
   counter and rolled dice agree with its seed.
 
-The next worker continues on the same database, resuming the surviving matches.
+The next worker continues on the same database, resuming the surviving matches. On both
+stores: a SQLite file, and a PostgreSQL database (there the kill drops the worker's pooled
+connections, and the server rolls back what they left open).
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from bot.storage import connect_store
 from bot.storage.sqlite import SqliteStore
 from engines import replay
 from engines.actions import action_from_dict
@@ -96,12 +100,13 @@ asyncio.run(main(sys.argv[1], int(sys.argv[2])))
 """
 
 
-async def check_database(path: Path, acked: dict[int, int]) -> int:
+async def check_database(target: str | Path, acked: dict[int, int]) -> int:
     """All the invariants after a kill; returns the number of matches checked."""
-    store = await SqliteStore.open(path)
+    store: Any = await connect_store(target)
     try:
-        [row] = await store._fetchall("PRAGMA integrity_check")
-        assert row[0] == "ok"
+        if isinstance(store, SqliteStore):
+            [row] = await store._fetchall("PRAGMA integrity_check")
+            assert row[0] == "ok"
         matches = {row["id"]: row for row in await store._fetchall("SELECT * FROM matches")}
         for match_id, version in acked.items():
             assert match_id in matches, f"acknowledged match {match_id} is missing"
@@ -132,8 +137,9 @@ async def check_database(path: Path, acked: dict[int, int]) -> int:
 
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 @pytest.mark.asyncio
-async def test_sigkill_mid_action_loses_nothing_acknowledged(tmp_path: Path) -> None:
-    path = tmp_path / "crash.db"
+async def test_sigkill_mid_action_loses_nothing_acknowledged(store_target: str | Path) -> None:
+    # A SQLite file, or a PostgreSQL database (then the worker's connections die with it).
+    path = store_target
     rng = random.Random(20240801)
     acked: dict[int, int] = {}
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -172,6 +178,7 @@ async def test_sigkill_mid_action_loses_nothing_acknowledged(tmp_path: Path) -> 
         total_acks += seen
         assert await check_database(path, acked) >= 1
     assert total_acks >= KILLS
-    # The database is usable by plain sqlite3 too (nothing half-written left in the WAL).
-    with sqlite3.connect(path) as conn:
-        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    if isinstance(path, Path):
+        # The database is usable by plain sqlite3 too (nothing half-written left in the WAL).
+        with sqlite3.connect(path) as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
