@@ -6,7 +6,8 @@ connections (the schema's steps in ``bot/storage/postgres_migrations.py``).
 database (under an advisory lock, one transaction per step); ``await store.close()`` lets the
 work already admitted finish and closes the pool.
 
-Every write is one transaction on one pooled connection (or one autocommitted statement).
+Every write is one transaction on one pooled connection (or one autocommitted statement: most
+actions, those that finish no game, are one statement, and one round trip to the server).
 Several processes (and the pool's connections) write at once, so what SQLite gets from its one
 writer, PostgreSQL gets from locks:
 
@@ -352,6 +353,16 @@ class PostgresStore:
         results = list(game_results)
         stats = list(stat_updates)
 
+        if finish is None and not results and not stats:
+            # Most actions: one statement, atomic by itself, one round trip.
+            sql, args = _action_statement(
+                match_id, expected_version, first_seq, encoded, snapshot_text, changes
+            )
+            written = await self._run(lambda db: db.fetchval(sql, *args))
+            if written != 1:
+                raise VersionConflict(match_id)
+            return
+
         async def commit(db: Connection) -> None:
             columns = changes
             all_stats = stats
@@ -361,24 +372,11 @@ class PostgresStore:
                 extra_stats, extra_changes = finish(players.rows)
                 all_stats = [*stats, *extra_stats]
                 columns = {**changes, **extra_changes}
-            sets = "".join(f"{column} = ${i}, " for i, column in enumerate(columns, 1))
-            n = len(columns)
-            updated = await db.execute(
-                f"UPDATE matches SET {sets}version = version + 1 "
-                f"WHERE id = ${n + 1} AND version = ${n + 2}",
-                *columns.values(),
-                match_id,
-                expected_version,
+            sql, args = _action_statement(
+                match_id, expected_version, first_seq, encoded, snapshot_text, columns
             )
-            if _row_count(updated) != 1:
+            if await db.fetchval(sql, *args) != 1:
                 raise VersionConflict(match_id)
-            await _append(db, match_id, first_seq, encoded)
-            await db.execute(
-                "UPDATE snapshots SET version = $1, data = $2 WHERE match_id = $3",
-                expected_version + 1,
-                snapshot_text,
-                match_id,
-            )
             await _insert_results(db, match_id, results)
             await _apply_stats(db, all_stats)
             if players is not None:
@@ -640,6 +638,42 @@ async def _lock_players(db: Connection, match_id: int, expected_version: int) ->
         {row["user_id"]: row for row in rows if row["user_id"] not in made_ids},
         made_ids,
     )
+
+
+def _action_statement(
+    match_id: int,
+    expected_version: int,
+    first_seq: int,
+    events: _EventColumns,
+    snapshot_text: str,
+    columns: dict[str, Any],
+) -> tuple[str, list[Any]]:
+    """An action's writes as one statement: the version-checked update of the match row, its
+    events appended and its snapshot replaced only if that update found the row (``m``); it
+    returns how many match rows it updated (0: the version moved, nothing written)."""
+    sets = "".join(f"{column} = ${i}, " for i, column in enumerate(columns, 1))
+    n = len(columns)
+    sql = (
+        f"WITH m AS (UPDATE matches SET {sets}version = version + 1 "
+        f"WHERE id = ${n + 1} AND version = ${n + 2} RETURNING id), "
+        "e AS (INSERT INTO events (match_id, seq, at, actor, kind, payload) "
+        f"SELECT m.id, ${n + 3} + x.n - 1, x.at, x.actor, x.kind, x.payload FROM m, "
+        f"unnest(${n + 4}::double precision[], ${n + 5}::bigint[], ${n + 6}::text[], "
+        f"${n + 7}::text[]) WITH ORDINALITY AS x(at, actor, kind, payload, n)), "
+        f"s AS (UPDATE snapshots SET version = ${n + 8}, data = ${n + 9} FROM m "
+        "WHERE snapshots.match_id = m.id) "
+        "SELECT count(*) FROM m"
+    )
+    args = [
+        *columns.values(),
+        match_id,
+        expected_version,
+        first_seq,
+        *events,
+        expected_version + 1,
+        snapshot_text,
+    ]
+    return sql, args
 
 
 def _insert_sql(table: str, values: dict[str, Any]) -> str:

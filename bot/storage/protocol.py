@@ -2,10 +2,11 @@
 methods. No SQL and no driver type crosses it; rows come back as :class:`~bot.storage.types.Row`
 (read by column name), the rest as the plain values of :mod:`bot.storage.types`.
 
-One implementation today, :class:`bot.storage.sqlite.SqliteStore`; a PostgreSQL one can follow
-with the same methods. Every write the service makes is one method, and every such method is one
-transaction (or one autocommitted statement), so a backend never has a transaction open across
-an ``await`` of the caller's.
+Two implementations, with the same semantics: :class:`bot.storage.sqlite.SqliteStore` (a file)
+and :class:`bot.storage.postgres.PostgresStore` (a ``postgresql://`` URL); the tests of
+``tests/storage`` run on both. Every write the service makes is one method, and every such method
+is one transaction (or one autocommitted statement), so a backend never has a transaction open
+across an ``await`` of the caller's.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ class Store(Protocol):
     ``await store.connect()`` opens it, ``await store.close()`` closes it.
 
     Methods raise :class:`~bot.storage.types.StoreError` when the store is not open; the
-    driver's own errors (``sqlite3.Error`` ...) pass through.
+    driver's own errors (``sqlite3.Error``, ``asyncpg.PostgresError`` ...) pass through.
     """
 
     # --- lifecycle ----------------------------------------------------------------------------
