@@ -174,22 +174,34 @@ class PostgresStore:
         """``work(db)`` as one transaction, rolled back if it raises."""
         return await self._run(work, transaction=True)
 
-    async def _fetchall(self, sql: str, *args: Any) -> list[Row]:
+    async def _all(self, sql: str, *args: Any) -> list[Row]:
         rows: list[Row] = await self._run(lambda db: db.fetch(sql, *args))
         return rows
 
-    async def _fetchone(self, sql: str, *args: Any) -> Row | None:
+    async def _one(self, sql: str, *args: Any) -> Row | None:
         row: Row | None = await self._run(lambda db: db.fetchrow(sql, *args))
         return row
 
-    async def _write_one(self, sql: str, *args: Any) -> int:
+    async def _write(self, sql: str, *args: Any) -> int:
         """One statement, its own (autocommitted) transaction; the rows it changed."""
         status: str = await self._run(lambda db: db.execute(sql, *args))
         return _row_count(status)
 
+    # The SQLite store's private helpers, with its signatures (``$1`` placeholders here), for
+    # tests and tools that read raw SQL through either store.
+
+    async def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        return await self._all(sql, *params)
+
+    async def _fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        return await self._one(sql, *params)
+
+    async def _write_one(self, sql: str, params: Sequence[Any] = ()) -> int:
+        return await self._write(sql, *params)
+
     async def schema_version(self) -> int:
         """How many migration steps the database has."""
-        row = await self._fetchone(
+        row = await self._one(
             f"SELECT coalesce(max(version), 0) AS version FROM {migrations.VERSION_TABLE}"
         )
         assert row is not None
@@ -198,11 +210,11 @@ class PostgresStore:
     # --- guild settings -----------------------------------------------------------------------
 
     async def guild_settings(self, guild_id: int) -> dict[str, Any]:
-        row = await self._fetchone("SELECT data FROM guild_settings WHERE guild_id = $1", guild_id)
+        row = await self._one("SELECT data FROM guild_settings WHERE guild_id = $1", guild_id)
         return {} if row is None else dict(json.loads(row["data"]))
 
     async def save_guild_settings(self, guild_id: int, data: dict[str, Any], at: float) -> None:
-        await self._write_one(
+        await self._write(
             "INSERT INTO guild_settings (guild_id, data, updated_at) VALUES ($1, $2, $3) "
             "ON CONFLICT (guild_id) DO UPDATE SET data = excluded.data, "
             "updated_at = excluded.updated_at",
@@ -220,13 +232,13 @@ class PostgresStore:
         return challenge_id
 
     async def challenge(self, challenge_id: int) -> Row | None:
-        return await self._fetchone("SELECT * FROM challenges WHERE id = $1", challenge_id)
+        return await self._one("SELECT * FROM challenges WHERE id = $1", challenge_id)
 
     async def set_challenge_status(
         self, challenge_id: int, status: str, *, only_if: str = "open"
     ) -> bool:
         """Move a challenge out of ``only_if``; False when it had already left that status."""
-        changed = await self._write_one(
+        changed = await self._write(
             "UPDATE challenges SET status = $1 WHERE id = $2 AND status = $3",
             status,
             challenge_id,
@@ -235,7 +247,7 @@ class PostgresStore:
         return changed == 1
 
     async def set_challenge_message(self, challenge_id: int, message_id: int | None) -> None:
-        await self._write_one(
+        await self._write(
             "UPDATE challenges SET message_id = $1 WHERE id = $2", message_id, challenge_id
         )
 
@@ -301,16 +313,14 @@ class PostgresStore:
         return await self._transaction(create)
 
     async def match_row(self, match_id: int) -> Row | None:
-        return await self._fetchone("SELECT * FROM matches WHERE id = $1", match_id)
+        return await self._one("SELECT * FROM matches WHERE id = $1", match_id)
 
     async def snapshot(self, match_id: int) -> dict[str, Any] | None:
-        row = await self._fetchone("SELECT data FROM snapshots WHERE match_id = $1", match_id)
+        row = await self._one("SELECT data FROM snapshots WHERE match_id = $1", match_id)
         return None if row is None else dict(json.loads(row["data"]))
 
     async def events(self, match_id: int) -> list[EventRow]:
-        rows = await self._fetchall(
-            "SELECT * FROM events WHERE match_id = $1 ORDER BY seq", match_id
-        )
+        rows = await self._all("SELECT * FROM events WHERE match_id = $1 ORDER BY seq", match_id)
         return [
             EventRow(
                 match_id=row["match_id"],
@@ -324,7 +334,7 @@ class PostgresStore:
         ]
 
     async def event_count(self, match_id: int) -> int:
-        row = await self._fetchone("SELECT count(*) AS n FROM events WHERE match_id = $1", match_id)
+        row = await self._one("SELECT count(*) AS n FROM events WHERE match_id = $1", match_id)
         assert row is not None
         return int(row["n"])
 
@@ -387,22 +397,22 @@ class PostgresStore:
     async def update_match(self, match_id: int, **changes: Any) -> None:
         """Set bookkeeping columns (thread, board message, reminder) without a new version."""
         sets = ", ".join(f"{column} = ${i}" for i, column in enumerate(changes, 1))
-        await self._write_one(
+        await self._write(
             f"UPDATE matches SET {sets} WHERE id = ${len(changes) + 1}",
             *changes.values(),
             match_id,
         )
 
     async def active_match_rows(self) -> list[Row]:
-        return await self._fetchall("SELECT * FROM matches WHERE status = 'active' ORDER BY id")
+        return await self._all("SELECT * FROM matches WHERE status = 'active' ORDER BY id")
 
     async def game_results(self, match_id: int) -> list[Row]:
-        return await self._fetchall(
+        return await self._all(
             "SELECT * FROM game_results WHERE match_id = $1 ORDER BY game_number", match_id
         )
 
     async def active_match_ids(self, guild_id: int, user_id: int) -> list[int]:
-        rows = await self._fetchall(
+        rows = await self._all(
             "SELECT id FROM matches WHERE guild_id = $1 AND status = 'active' "
             "AND (player0_id = $2 OR player1_id = $2) ORDER BY id",
             guild_id,
@@ -411,7 +421,7 @@ class PostgresStore:
         return [row["id"] for row in rows]
 
     async def match_id_in_thread(self, thread_id: int) -> int | None:
-        row = await self._fetchone(
+        row = await self._one(
             "SELECT id FROM matches WHERE thread_id = $1 "
             "ORDER BY status = 'active' DESC, id DESC LIMIT 1",
             thread_id,
@@ -419,7 +429,7 @@ class PostgresStore:
         return None if row is None else int(row["id"])
 
     async def candidate_match_ids(self, guild_id: int, channel_id: int, user_id: int) -> list[int]:
-        rows = await self._fetchall(
+        rows = await self._all(
             "SELECT id FROM matches WHERE guild_id = $1 AND status = 'active' "
             "AND (player0_id = $2 OR player1_id = $2) AND (channel_id = $3 OR thread_id = $3) "
             "ORDER BY id",
@@ -430,7 +440,7 @@ class PostgresStore:
         return [row["id"] for row in rows]
 
     async def history_rows(self, guild_id: int, user_id: int, limit: int) -> list[Row]:
-        return await self._fetchall(
+        return await self._all(
             "SELECT * FROM matches WHERE guild_id = $1 AND (player0_id = $2 OR player1_id = $2) "
             "ORDER BY id DESC LIMIT $3",
             guild_id,
@@ -442,7 +452,7 @@ class PostgresStore:
 
     async def rating_board(self, guild_id: int, game: str, limit: int) -> list[Row]:
         """Leaderboard rows by rating, of the players with a played match."""
-        return await self._fetchall(
+        return await self._all(
             "SELECT user_id, name, rating, played, won, lost, drawn, points_won, points_lost "
             "FROM ratings WHERE guild_id = $1 AND game = $2 AND played > 0 "
             "ORDER BY rating DESC, won DESC, user_id LIMIT $3",
@@ -453,7 +463,7 @@ class PostgresStore:
 
     async def length_board(self, guild_id: int, game: str, length: int, limit: int) -> list[Row]:
         """Leaderboard rows over finished matches of one length, with the overall rating."""
-        return await self._fetchall(
+        return await self._all(
             """
             WITH seats AS (
                 SELECT player0_id AS user_id, winner_seat = 0 AS won, winner_seat = 1 AS lost,
@@ -484,7 +494,7 @@ class PostgresStore:
         )
 
     async def stats_row(self, guild_id: int, game: str, user_id: int) -> Row | None:
-        return await self._fetchone(
+        return await self._one(
             "SELECT * FROM ratings WHERE guild_id = $1 AND game = $2 AND user_id = $3",
             guild_id,
             game,
