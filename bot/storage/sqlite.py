@@ -109,13 +109,18 @@ class SqliteStore:
         *,
         checkpoint_interval: float = CHECKPOINT_INTERVAL_S,
         wal_limit: int = WAL_LIMIT,
+        wal_watch_interval: float = WAL_WATCH_INTERVAL,
     ) -> None:
         """Nothing is opened yet. Background checkpoint rounds run every ``checkpoint_interval``
-        seconds once connected, emptying the WAL once it holds more than ``wal_limit`` bytes."""
+        seconds once connected, and as soon as the WAL file (looked at every
+        ``wal_watch_interval`` seconds) holds more than ``wal_limit`` bytes; past that limit a
+        round empties the log."""
         if checkpoint_interval <= 0:
             raise ValueError(f"checkpoint_interval must be positive, not {checkpoint_interval!r}")
-        if wal_limit <= 0:
-            raise ValueError(f"wal_limit must be positive, not {wal_limit!r}")
+        if wal_limit <= 0 or wal_watch_interval <= 0:
+            limits = (wal_limit, wal_watch_interval)
+            raise ValueError(f"wal_limit and wal_watch_interval must be positive: {limits}")
+        self._wal_watch_interval = wal_watch_interval
         self._path = path
         self._checkpoint_interval = checkpoint_interval
         self._wal_limit = wal_limit
@@ -140,10 +145,16 @@ class SqliteStore:
         *,
         checkpoint_interval: float = CHECKPOINT_INTERVAL_S,
         wal_limit: int = WAL_LIMIT,
+        wal_watch_interval: float = WAL_WATCH_INTERVAL,
     ) -> SqliteStore:
         """A connected store on the database at ``path`` (created and migrated as needed),
         with a background checkpoint round every ``checkpoint_interval`` seconds."""
-        store = cls(path, checkpoint_interval=checkpoint_interval, wal_limit=wal_limit)
+        store = cls(
+            path,
+            checkpoint_interval=checkpoint_interval,
+            wal_limit=wal_limit,
+            wal_watch_interval=wal_watch_interval,
+        )
         await store.connect()
         return store
 
@@ -246,8 +257,8 @@ class SqliteStore:
     def checkpoint_due(self, elapsed: float, wal_file_bytes: int) -> bool:
         """Whether the loop runs a round now: ``elapsed`` seconds after the last one, with the
         WAL file at ``wal_file_bytes``. Every ``checkpoint_interval``, and sooner once the file
-        passes ``wal_limit`` (the loop looks at its size every 0.1 s: at saturation the log
-        grows by tens of MB a second)."""
+        passes ``wal_limit`` (the loop looks at its size every ``wal_watch_interval``, 0.1 s: at
+        saturation the log grows by tens of MB a second)."""
         return elapsed >= self._checkpoint_interval or wal_file_bytes > self._wal_limit
 
     async def _checkpoint_loop(self) -> None:
@@ -255,7 +266,7 @@ class SqliteStore:
         wal = Path(f"{self._path}-wal")
         last = loop.time()
         while True:
-            await asyncio.sleep(min(self._checkpoint_interval, WAL_WATCH_INTERVAL))
+            await asyncio.sleep(min(self._checkpoint_interval, self._wal_watch_interval))
             if not self.checkpoint_due(loop.time() - last, _file_size(wal)):
                 continue
             last = loop.time()
