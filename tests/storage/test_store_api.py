@@ -297,3 +297,27 @@ async def test_a_finisher_gets_the_players_rows_of_the_match_guild_and_game(
     )
     four = await store.stats_row(GUILD, "nannon", 4)
     assert four is not None and (four["rating"], four["played"]) == (1400, 1)
+
+
+async def test_the_drivers_load_with_the_store_that_needs_them() -> None:
+    # In a fresh interpreter: bot.storage loads no driver; a SQLite store loads aiosqlite and
+    # not asyncpg; a PostgreSQL store loads asyncpg (still connecting to nothing).
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import bot.storage as s\n"
+        "loaded = lambda: sorted(m for m in ('aiosqlite', 'asyncpg') if m in sys.modules)\n"
+        "print(loaded())\n"
+        "s.open_store('t.db')\n"
+        "print(loaded())\n"
+        "s.open_store('postgresql://nobody@nowhere/none')\n"
+        "print(loaded())\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:3] == ["[]", "['aiosqlite']", "['aiosqlite', 'asyncpg']"]
