@@ -34,12 +34,22 @@ import asyncio
 import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from itertools import groupby
 from typing import Any, TypeVar
 
 import asyncpg
 
 from bot.storage import postgres_migrations as migrations
+from bot.storage.postgres_statements import (
+    Connection,
+    Players,
+    action_statement,
+    append_events,
+    apply_stats,
+    encode_events,
+    insert_results,
+    insert_sql,
+    lock_players,
+)
 from bot.storage.types import (
     EventRow,
     Finisher,
@@ -48,24 +58,15 @@ from bot.storage.types import (
     StatUpdate,
     StoreError,
     VersionConflict,
+    dumps,
 )
 
 log = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
 
-# An asyncpg connection (asyncpg ships no type information).
-Connection = Any
-
 POOL_MIN_SIZE = 1
 POOL_MAX_SIZE = 10
-
-# One encoder for all, the same as the SQLite store's: the stored text is identical.
-_ENCODER = json.JSONEncoder(separators=(",", ":"), sort_keys=True)
-
-
-def _dumps(data: Any) -> str:
-    return _ENCODER.encode(data)
 
 
 def redact(url: str) -> str:
@@ -219,14 +220,14 @@ class PostgresStore:
             "ON CONFLICT (guild_id) DO UPDATE SET data = excluded.data, "
             "updated_at = excluded.updated_at",
             guild_id,
-            _dumps(data),
+            dumps(data),
             at,
         )
 
     # --- challenges ---------------------------------------------------------------------------
 
     async def insert_challenge(self, values: dict[str, Any]) -> int:
-        sql = f"{_insert_sql('challenges', values)} RETURNING id"
+        sql = f"{insert_sql('challenges', values)} RETURNING id"
         params = tuple(values.values())
         challenge_id: int = await self._run(lambda db: db.fetchval(sql, *params))
         return challenge_id
@@ -282,11 +283,11 @@ class PostgresStore:
 
         Returns the match id, or None when the challenge was no longer open (a double click).
         """
-        sql = f"{_insert_sql('matches', values)} RETURNING id"
+        sql = f"{insert_sql('matches', values)} RETURNING id"
         params = tuple(values.values())
         version = values.get("version", 0)
-        encoded = _encode_events(events)
-        snapshot_text = _dumps(snapshot)
+        encoded = encode_events(events)
+        snapshot_text = dumps(snapshot)
         results = list(game_results)
 
         async def create(db: Connection) -> int | None:
@@ -300,14 +301,14 @@ class PostgresStore:
             await db.execute(
                 "UPDATE challenges SET match_id = $1 WHERE id = $2", match_id, challenge_id
             )
-            await _append(db, match_id, 0, encoded)
+            await append_events(db, match_id, 0, encoded)
             await db.execute(
                 "INSERT INTO snapshots (match_id, version, data) VALUES ($1, $2, $3)",
                 match_id,
                 version,
                 snapshot_text,
             )
-            await _insert_results(db, match_id, results)
+            await insert_results(db, match_id, results)
             return match_id
 
         return await self._transaction(create)
@@ -358,14 +359,14 @@ class PostgresStore:
         stat updates and match columns. Raises :class:`VersionConflict` (and writes nothing) if
         the version moved.
         """
-        encoded = _encode_events(events)
-        snapshot_text = _dumps(snapshot)
+        encoded = encode_events(events)
+        snapshot_text = dumps(snapshot)
         results = list(game_results)
         stats = list(stat_updates)
 
         if finish is None and not results and not stats:
             # Most actions: one statement, atomic by itself, one round trip.
-            sql, args = _action_statement(
+            sql, args = action_statement(
                 match_id, expected_version, first_seq, encoded, snapshot_text, changes
             )
             written = await self._run(lambda db: db.fetchval(sql, *args))
@@ -376,19 +377,19 @@ class PostgresStore:
         async def commit(db: Connection) -> None:
             columns = changes
             all_stats = stats
-            players: _Players | None = None
+            players: Players | None = None
             if finish is not None:
-                players = await _lock_players(db, match_id, expected_version)
+                players = await lock_players(db, match_id, expected_version)
                 extra_stats, extra_changes = finish(players.rows)
                 all_stats = [*stats, *extra_stats]
                 columns = {**changes, **extra_changes}
-            sql, args = _action_statement(
+            sql, args = action_statement(
                 match_id, expected_version, first_seq, encoded, snapshot_text, columns
             )
             if await db.fetchval(sql, *args) != 1:
                 raise VersionConflict(match_id)
-            await _insert_results(db, match_id, results)
-            await _apply_stats(db, all_stats)
+            await insert_results(db, match_id, results)
+            await apply_stats(db, all_stats)
             if players is not None:
                 await players.drop_unused(db, all_stats)
 
@@ -580,195 +581,3 @@ async def _migrate(pool: Any) -> None:
         finally:
             if not db.is_closed():
                 await db.execute("SELECT pg_advisory_unlock($1)", migrations.MIGRATION_LOCK_KEY)
-
-
-# --- statements run inside a transaction ------------------------------------------------------
-
-
-class _Players:
-    """A finishing match's players' ratings rows, locked for its transaction: ``rows`` for the
-    finisher (by user id, without the rows made just to be locked), and the empty rows made
-    (``made``) to remove if no stat update wrote to them."""
-
-    def __init__(self, guild_id: int, game: str, rows: dict[int, Row], made: set[int]) -> None:
-        self.guild_id = guild_id
-        self.game = game
-        self.rows = rows
-        self.made = made
-
-    async def drop_unused(self, db: Connection, updates: Sequence[StatUpdate]) -> None:
-        written = {u.user_id for u in updates if (u.guild_id, u.game) == (self.guild_id, self.game)}
-        unused = sorted(self.made - written)
-        if unused:
-            await db.execute(
-                "DELETE FROM ratings WHERE guild_id = $1 AND game = $2 "
-                "AND user_id = ANY($3::bigint[])",
-                self.guild_id,
-                self.game,
-                unused,
-            )
-
-
-async def _lock_players(db: Connection, match_id: int, expected_version: int) -> _Players:
-    """Lock the match's row (raising :class:`VersionConflict` if its version moved) and its
-    players' ratings rows in its guild and game, in user id order; read them."""
-    match = await db.fetchrow(
-        "SELECT version, guild_id, game, player0_id, player0_name, player1_id, player1_name "
-        "FROM matches WHERE id = $1 FOR UPDATE",
-        match_id,
-    )
-    if match is None or match["version"] != expected_version:
-        raise VersionConflict(match_id)
-    names = {match["player0_id"]: match["player0_name"], match["player1_id"]: match["player1_name"]}
-    ids = sorted(names)
-    guild_id, game = match["guild_id"], match["game"]
-    # A row to lock for a player without one. Inserting waits for another transaction that is
-    # inserting the same row, and then finds it: two first matches can't both start from none.
-    made = await db.fetch(
-        "INSERT INTO ratings (guild_id, game, user_id, name) "
-        "SELECT $1, $2, p.user_id, p.name "
-        "FROM unnest($3::bigint[], $4::text[]) AS p(user_id, name) "
-        "ORDER BY p.user_id ON CONFLICT DO NOTHING RETURNING user_id",
-        guild_id,
-        game,
-        ids,
-        [names[i] for i in ids],
-    )
-    rows = await db.fetch(
-        "SELECT * FROM ratings WHERE guild_id = $1 AND game = $2 AND user_id = ANY($3::bigint[]) "
-        "ORDER BY user_id FOR UPDATE",
-        guild_id,
-        game,
-        ids,
-    )
-    made_ids = {row["user_id"] for row in made}
-    return _Players(
-        guild_id,
-        game,
-        {row["user_id"]: row for row in rows if row["user_id"] not in made_ids},
-        made_ids,
-    )
-
-
-def _action_statement(
-    match_id: int,
-    expected_version: int,
-    first_seq: int,
-    events: _EventColumns,
-    snapshot_text: str,
-    columns: dict[str, Any],
-) -> tuple[str, list[Any]]:
-    """An action's writes as one statement: the version-checked update of the match row, its
-    events appended and its snapshot replaced only if that update found the row (``m``); it
-    returns how many match rows it updated (0: the version moved, nothing written)."""
-    sets = "".join(f"{column} = ${i}, " for i, column in enumerate(columns, 1))
-    n = len(columns)
-    sql = (
-        f"WITH m AS (UPDATE matches SET {sets}version = version + 1 "
-        f"WHERE id = ${n + 1} AND version = ${n + 2} RETURNING id), "
-        "e AS (INSERT INTO events (match_id, seq, at, actor, kind, payload) "
-        f"SELECT m.id, ${n + 3} + x.n - 1, x.at, x.actor, x.kind, x.payload FROM m, "
-        f"unnest(${n + 4}::double precision[], ${n + 5}::bigint[], ${n + 6}::text[], "
-        f"${n + 7}::text[]) WITH ORDINALITY AS x(at, actor, kind, payload, n)), "
-        f"s AS (UPDATE snapshots SET version = ${n + 8}, data = ${n + 9} FROM m "
-        "WHERE snapshots.match_id = m.id) "
-        "SELECT count(*) FROM m"
-    )
-    args = [
-        *columns.values(),
-        match_id,
-        expected_version,
-        first_seq,
-        *events,
-        expected_version + 1,
-        snapshot_text,
-    ]
-    return sql, args
-
-
-def _insert_sql(table: str, values: dict[str, Any]) -> str:
-    # Column names come from the service's own dicts, never from users.
-    marks = ", ".join(f"${i}" for i in range(1, len(values) + 1))
-    return f"INSERT INTO {table} ({', '.join(values)}) VALUES ({marks})"
-
-
-# The events to append, by column: at, actor, kind, payload.
-_EventColumns = tuple[list[float], list[int | None], list[str], list[str]]
-
-
-def _encode_events(events: Sequence[NewEvent]) -> _EventColumns:
-    return (
-        [e.at for e in events],
-        [e.actor for e in events],
-        [e.kind for e in events],
-        [_dumps(e.payload) for e in events],
-    )
-
-
-async def _append(db: Connection, match_id: int, first_seq: int, events: _EventColumns) -> None:
-    if not events[0]:
-        return
-    # One statement however many events an action has.
-    await db.execute(
-        "INSERT INTO events (match_id, seq, at, actor, kind, payload) "
-        "SELECT $1, $2 + e.n - 1, e.at, e.actor, e.kind, e.payload "
-        "FROM unnest($3::double precision[], $4::bigint[], $5::text[], $6::text[]) "
-        "WITH ORDINALITY AS e(at, actor, kind, payload, n)",
-        match_id,
-        first_seq,
-        *events,
-    )
-
-
-async def _insert_results(db: Connection, match_id: int, results: Sequence[dict[str, Any]]) -> None:
-    if not results:
-        return
-    await db.executemany(
-        "INSERT INTO game_results (match_id, game_number, winner_seat, kind, points, cube, at) "
-        "VALUES ($1, $2, $3, $4, $5, $6, $7)",
-        [
-            (match_id, r["game_number"], r["winner"], r["kind"], r["points"], r["cube"], r["at"])
-            for r in results
-        ],
-    )
-
-
-def _ratings_key(update: StatUpdate) -> tuple[int, str, int]:
-    return (update.guild_id, update.game, update.user_id)
-
-
-async def _apply_stats(db: Connection, updates: Sequence[StatUpdate]) -> None:
-    """Add counters (and set rating/experience/streak when given), creating missing rows.
-
-    As the SQLite store's, with the updates in ratings-key order first (stable: one player's
-    updates keep their order, so the result is the same), so that transactions lock the rows
-    they write in one order and never deadlock.
-    """
-    ordered = sorted(updates, key=_ratings_key)
-    for set_columns, group in groupby(ordered, key=lambda u: tuple(u.set)):
-        batch = list(group)
-        added = list(dict.fromkeys(column for u in batch for column in u.add))
-        names = ["guild_id", "game", "user_id", "name", *added, *set_columns]
-        marks = ", ".join(f"${i}" for i in range(1, len(names) + 1))
-        sets = ", ".join(
-            [
-                "name = excluded.name",
-                *(f"{c} = ratings.{c} + excluded.{c}" for c in added),
-                *(f"{c} = excluded.{c}" for c in set_columns),
-            ]
-        )
-        await db.executemany(
-            f"INSERT INTO ratings ({', '.join(names)}) VALUES ({marks}) "
-            f"ON CONFLICT (guild_id, game, user_id) DO UPDATE SET {sets}",
-            [
-                (
-                    u.guild_id,
-                    u.game,
-                    u.user_id,
-                    u.name,
-                    *(u.add.get(c, 0) for c in added),
-                    *(u.set[c] for c in set_columns),
-                )
-                for u in batch
-            ],
-        )

@@ -44,13 +44,20 @@ import logging
 import sqlite3
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
-from itertools import groupby
 from pathlib import Path
 from typing import Any, TypeVar
 
 import aiosqlite
 
 from bot.storage import migrations
+from bot.storage.sqlite_statements import (
+    append_events,
+    apply_stats,
+    encode_events,
+    insert_results,
+    insert_sql,
+    player_ratings,
+)
 from bot.storage.types import (
     CheckpointResult,
     EventRow,
@@ -60,6 +67,7 @@ from bot.storage.types import (
     StatUpdate,
     StoreError,
     VersionConflict,
+    dumps,
 )
 
 log = logging.getLogger(__name__)
@@ -89,14 +97,6 @@ def _file_size(path: Path) -> int:
 def _probe(path: str | Path) -> None:
     """Open and close the database file (creating it if missing), raising what SQLite says."""
     sqlite3.connect(str(path)).close()
-
-
-# One encoder for all: json.dumps with options builds a new encoder per call.
-_ENCODER = json.JSONEncoder(separators=(",", ":"), sort_keys=True)
-
-
-def _dumps(data: Any) -> str:
-    return _ENCODER.encode(data)
 
 
 class SqliteStore:
@@ -336,13 +336,13 @@ class SqliteStore:
             "INSERT INTO guild_settings (guild_id, data, updated_at) VALUES (?, ?, ?) "
             "ON CONFLICT (guild_id) DO UPDATE SET data = excluded.data, "
             "updated_at = excluded.updated_at",
-            (guild_id, _dumps(data), at),
+            (guild_id, dumps(data), at),
         )
 
     # --- challenges ---------------------------------------------------------------------------
 
     async def insert_challenge(self, values: dict[str, Any]) -> int:
-        cursor = await self._write_one(_insert_sql("challenges", values), tuple(values.values()))
+        cursor = await self._write_one(insert_sql("challenges", values), tuple(values.values()))
         assert cursor.lastrowid is not None
         return cursor.lastrowid
 
@@ -394,12 +394,12 @@ class SqliteStore:
 
         Returns the match id, or None when the challenge was no longer open (a double click).
         """
-        sql = _insert_sql("matches", values)
+        sql = insert_sql("matches", values)
         params = tuple(values.values())
         version = values.get("version", 0)
         # Encoded here, not on the connection's thread: it runs only the SQL.
-        encoded = _encode_events(events)
-        snapshot_text = _dumps(snapshot)
+        encoded = encode_events(events)
+        snapshot_text = dumps(snapshot)
         results = list(game_results)
 
         def create(db: sqlite3.Connection) -> int | None:
@@ -412,12 +412,12 @@ class SqliteStore:
             match_id = db.execute(sql, params).lastrowid
             assert match_id is not None
             db.execute("UPDATE challenges SET match_id = ? WHERE id = ?", (match_id, challenge_id))
-            _append(db, match_id, 0, encoded)
+            append_events(db, match_id, 0, encoded)
             db.execute(
                 "INSERT INTO snapshots (match_id, version, data) VALUES (?, ?, ?)",
                 (match_id, version, snapshot_text),
             )
-            _insert_results(db, match_id, results)
+            insert_results(db, match_id, results)
             return match_id
 
         return await self._transaction(create)
@@ -473,8 +473,8 @@ class SqliteStore:
         updates and match columns. Raises :class:`VersionConflict` (and writes nothing) if the
         version moved.
         """
-        encoded = _encode_events(events)
-        snapshot_text = _dumps(snapshot)
+        encoded = encode_events(events)
+        snapshot_text = dumps(snapshot)
         results = list(game_results)
         stats = list(stat_updates)
 
@@ -482,7 +482,7 @@ class SqliteStore:
             columns = changes
             all_stats = stats
             if finish is not None:
-                extra_stats, extra_changes = finish(_player_ratings(db, match_id))
+                extra_stats, extra_changes = finish(player_ratings(db, match_id))
                 all_stats = [*stats, *extra_stats]
                 columns = {**changes, **extra_changes}
             sets = "".join(f"{column} = ?, " for column in columns)
@@ -492,13 +492,13 @@ class SqliteStore:
             )
             if cursor.rowcount != 1:
                 raise VersionConflict(match_id)
-            _append(db, match_id, first_seq, encoded)
+            append_events(db, match_id, first_seq, encoded)
             db.execute(
                 "UPDATE snapshots SET version = ?, data = ? WHERE match_id = ?",
                 (expected_version + 1, snapshot_text, match_id),
             )
-            _insert_results(db, match_id, results)
-            _apply_stats(db, all_stats)
+            insert_results(db, match_id, results)
+            apply_stats(db, all_stats)
 
         await self._transaction(commit)
 
@@ -661,101 +661,3 @@ async def _migrate(conn: aiosqlite.Connection) -> None:
                 f"it was left at version {step}."
             ) from exc
         log.info("database migrated to schema version %d", step + 1)
-
-
-# --- statements run inside a transaction ------------------------------------------------------
-
-
-def _player_ratings(db: sqlite3.Connection, match_id: int) -> dict[int, Row]:
-    """The current ratings rows of the match's players, by user id (a player without one is
-    absent), in the match's guild and game; for a :data:`Finisher`, inside its transaction."""
-    match = db.execute(
-        "SELECT guild_id, game, player0_id, player1_id FROM matches WHERE id = ?", (match_id,)
-    ).fetchone()
-    if match is None:
-        raise VersionConflict(match_id)  # as the version-checked UPDATE would
-    rows = db.execute(
-        "SELECT * FROM ratings WHERE guild_id = ? AND game = ? AND user_id IN (?, ?)",
-        (match["guild_id"], match["game"], match["player0_id"], match["player1_id"]),
-    ).fetchall()
-    return {row["user_id"]: row for row in rows}
-
-
-def _insert_sql(table: str, values: dict[str, Any]) -> str:
-    # Column names come from the service's own dicts, never from users.
-    return f"INSERT INTO {table} ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})"
-
-
-_EventParams = tuple[float, int | None, str, str]
-
-
-def _encode_events(events: Sequence[NewEvent]) -> list[_EventParams]:
-    return [(e.at, e.actor, e.kind, _dumps(e.payload)) for e in events]
-
-
-def _append(
-    db: sqlite3.Connection, match_id: int, first_seq: int, events: Sequence[_EventParams]
-) -> None:
-    if not events:
-        return
-    # One multi-row INSERT: one statement however many events an action has.
-    rows = ", ".join("(?, ?, ?, ?, ?, ?)" for _ in events)
-    params: list[Any] = []
-    for i, event in enumerate(events):
-        params.append(match_id)
-        params.append(first_seq + i)
-        params.extend(event)
-    db.execute(
-        f"INSERT INTO events (match_id, seq, at, actor, kind, payload) VALUES {rows}", params
-    )
-
-
-def _insert_results(
-    db: sqlite3.Connection, match_id: int, results: Sequence[dict[str, Any]]
-) -> None:
-    if not results:
-        return
-    db.executemany(
-        "INSERT INTO game_results (match_id, game_number, winner_seat, kind, points, cube, at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [
-            (match_id, r["game_number"], r["winner"], r["kind"], r["points"], r["cube"], r["at"])
-            for r in results
-        ],
-    )
-
-
-def _apply_stats(db: sqlite3.Connection, updates: Sequence[StatUpdate]) -> None:
-    """Add counters (and set rating/experience/streak when given), creating missing rows.
-
-    One upsert per update, batched: consecutive updates that set the same columns share one
-    ``executemany``, in order, so a later update of the same player sees the earlier one.
-    Counters a row doesn't add to get 0, which adds nothing.
-    """
-    for set_columns, group in groupby(updates, key=lambda u: tuple(u.set)):
-        batch = list(group)
-        added = list(dict.fromkeys(column for u in batch for column in u.add))
-        columns = ", ".join(["guild_id", "game", "user_id", "name", *added, *set_columns])
-        marks = ", ".join("?" * (4 + len(added) + len(set_columns)))
-        sets = ", ".join(
-            [
-                "name = excluded.name",
-                *(f"{c} = {c} + excluded.{c}" for c in added),
-                *(f"{c} = excluded.{c}" for c in set_columns),
-            ]
-        )
-        db.executemany(
-            f"INSERT INTO ratings ({columns}) VALUES ({marks}) "
-            f"ON CONFLICT (guild_id, game, user_id) DO UPDATE SET {sets}",
-            [
-                (
-                    u.guild_id,
-                    u.game,
-                    u.user_id,
-                    u.name,
-                    *(u.add.get(c, 0) for c in added),
-                    *(u.set[c] for c in set_columns),
-                )
-                for u in batch
-            ],
-        )

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from bot.storage import is_postgres_url
-from bot.storage.postgres import Connection, PostgresStore, redact
+from bot.storage.postgres import PostgresStore, redact
+from bot.storage.postgres_statements import Connection
 from bot.storage.sqlite import SqliteStore
 from bot.storage.types import StoreError
 

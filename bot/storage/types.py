@@ -3,6 +3,7 @@ database driver here, so the service can build and read them without importing o
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -98,3 +99,13 @@ class CheckpointResult:
 # A pure function: the store calls it inside that action's transaction, on whatever thread or
 # connection the backend runs the transaction on, so it must only compute.
 Finisher = Callable[[Mapping[int, Row]], tuple[list[StatUpdate], dict[str, Any]]]
+
+
+# One encoder for all: json.dumps with options builds a new encoder per call.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), sort_keys=True)
+
+
+def dumps(data: Any) -> str:
+    """JSON as both stores save it (snapshots, event payloads, settings): compact, keys sorted,
+    so the same value is the same text in SQLite and in PostgreSQL."""
+    return _ENCODER.encode(data)
