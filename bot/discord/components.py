@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, Self, cast
 
 import discord
@@ -32,12 +33,27 @@ from bot.discord.replies import (
     refuse_closing,
     report_error,
 )
+from bot.service.commands import (
+    AcceptDraw,
+    AcceptResignation,
+    DeclineDraw,
+    DeclineResignation,
+    LeaveMatch,
+    MatchCommand,
+    OfferDouble,
+    OfferDraw,
+    OfferResignation,
+    PassDouble,
+    PlayMove,
+    RollDice,
+    TakeDouble,
+)
 from engines.base import GameKind, Phase, ResignLevel
 from engines.match import NO_MOVE
 
 if TYPE_CHECKING:
     from bot.discord.app import TableBot
-    from bot.service import MatchService, MatchUpdate, MatchView
+    from bot.service import MatchUpdate, MatchView
 
 log = logging.getLogger(__name__)
 
@@ -69,39 +85,30 @@ ACTOR_ACTIONS = frozenset(
     {"roll", "double", "take", "pass", "passok", "resyes", "resno", "drawyes", "drawno", "move"}
 )
 
-Act = Callable[["MatchService", int, int, int, int], Awaitable["MatchUpdate"]]
+# button action -> the command it sends (with the board's version as expected_version).
+BUTTON_COMMANDS: dict[str, Callable[..., MatchCommand]] = {
+    "roll": RollDice,
+    "double": OfferDouble,
+    "take": TakeDouble,
+    "passok": PassDouble,
+    "rs1": partial(OfferResignation, level=ResignLevel.SINGLE),
+    "rs2": partial(OfferResignation, level=ResignLevel.GAMMON),
+    "rs3": partial(OfferResignation, level=ResignLevel.BACKGAMMON),
+    "leave": LeaveMatch,
+    "resyes": AcceptResignation,
+    "resno": DeclineResignation,
+    "draw": OfferDraw,
+    "drawyes": AcceptDraw,
+    "drawno": DeclineDraw,
+}
 
 
-def _service_action(action: str) -> Act:
-    """The service call behind a button, with the board's version as expected_version."""
-
-    async def call(svc: MatchService, match_id: int, guild: int, user: int, ver: int) -> Any:
-        if action == "roll":
-            return await svc.roll(match_id, guild, user, expected_version=ver)
-        if action == "double":
-            return await svc.double(match_id, guild, user, expected_version=ver)
-        if action == "take":
-            return await svc.take(match_id, guild, user, expected_version=ver)
-        if action == "passok":
-            return await svc.pass_(match_id, guild, user, expected_version=ver)
-        if action in ("rs1", "rs2", "rs3"):
-            level = ResignLevel(int(action[2]))
-            return await svc.resign_offer(match_id, guild, user, level, expected_version=ver)
-        if action == "leave":
-            return await svc.leave_match(match_id, guild, user, expected_version=ver)
-        if action == "resyes":
-            return await svc.resign_accept(match_id, guild, user, expected_version=ver)
-        if action == "resno":
-            return await svc.resign_decline(match_id, guild, user, expected_version=ver)
-        if action == "draw":
-            return await svc.offer_draw(match_id, guild, user, expected_version=ver)
-        if action == "drawyes":
-            return await svc.accept_draw(match_id, guild, user, expected_version=ver)
-        if action == "drawno":
-            return await svc.decline_draw(match_id, guild, user, expected_version=ver)
+def button_command(action: str, match_id: int, guild: int, user: int, ver: int) -> MatchCommand:
+    """The command behind a button, with the board's version as expected_version."""
+    make = BUTTON_COMMANDS.get(action)
+    if make is None:
         raise ValueError(f"no service action for button {action!r}")
-
-    return call
+    return make(match_id, guild, user, expected_version=ver)
 
 
 def _bot(interaction: discord.Interaction[Any]) -> TableBot:
@@ -248,10 +255,12 @@ class MatchButton(
                 allowed_mentions=NO_MENTIONS,
             )
             return
-        call = _service_action(self.action)
+        user_id = interaction.user.id
         await apply_and_publish(
             interaction,
-            lambda: call(bot.service, self.match_id, guild_id, interaction.user.id, self.version),
+            lambda: bot.service.act(
+                button_command(self.action, self.match_id, guild_id, user_id, self.version)
+            ),
         )
         if self.action in ("passok", "rs1", "rs2", "rs3", "leave"):
             # Those came from an ephemeral menu: close it so it cannot be clicked again.
@@ -295,12 +304,14 @@ class MoveSelect(
         move = values[0]
         await apply_and_publish(
             interaction,
-            lambda: bot.service.play(
-                self.match_id,
-                interaction.guild_id or 0,
-                interaction.user.id,
-                move,
-                expected_version=self.version,
+            lambda: bot.service.act(
+                PlayMove(
+                    self.match_id,
+                    interaction.guild_id or 0,
+                    interaction.user.id,
+                    move,
+                    expected_version=self.version,
+                )
             ),
         )
 

@@ -1,7 +1,24 @@
 """The service room: transport-agnostic, the only code that changes match state. It imports no
 discord and no database driver, and returns structured results."""
 
+from bot.service.commands import (
+    AcceptDraw,
+    AcceptResignation,
+    ClaimWin,
+    DeclineDraw,
+    DeclineResignation,
+    LeaveMatch,
+    MatchCommand,
+    OfferDouble,
+    OfferDraw,
+    OfferResignation,
+    PassDouble,
+    PlayMove,
+    RollDice,
+    TakeDouble,
+)
 from bot.service.core import (
+    COMMAND_HANDLERS,
     Challenge,
     ChallengeStatus,
     DiceFactory,
@@ -26,8 +43,14 @@ from bot.service.core import (
 )
 
 __all__ = [
+    "COMMAND_HANDLERS",
+    "AcceptDraw",
+    "AcceptResignation",
     "Challenge",
     "ChallengeStatus",
+    "ClaimWin",
+    "DeclineDraw",
+    "DeclineResignation",
     "DiceFactory",
     "ExportFile",
     "GuildSettings",
@@ -35,6 +58,8 @@ __all__ = [
     "IdleMatch",
     "LastMove",
     "LeaderboardRow",
+    "LeaveMatch",
+    "MatchCommand",
     "MatchDice",
     "MatchService",
     "MatchStatus",
@@ -42,9 +67,16 @@ __all__ = [
     "MatchView",
     "NotFoundError",
     "NotYourTurnError",
+    "OfferDouble",
+    "OfferDraw",
+    "OfferResignation",
+    "PassDouble",
+    "PlayMove",
     "Player",
     "RatingChange",
+    "RollDice",
     "StaleActionError",
     "StatLine",
+    "TakeDouble",
     "VerifyReport",
 ]

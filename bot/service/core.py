@@ -18,10 +18,24 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from bot.exports import mat_export, pdn_export
 from bot.move_list import MoveList
+from bot.service import commands as cmd
+from bot.service.commands import (
+    AcceptResignation,
+    ClaimWin,
+    DeclineResignation,
+    LeaveMatch,
+    MatchCommand,
+    OfferDouble,
+    OfferResignation,
+    PassDouble,
+    PlayMove,
+    RollDice,
+    TakeDouble,
+)
 from bot.service.ratings import INITIAL_RATING, elo_changes, fibs_changes
 from bot.storage import STAT_COLUMNS, NewEvent, StatUpdate, Store, VersionConflict
 from engines import match_from_snapshot, new_match
@@ -67,6 +81,7 @@ from engines.match import NO_MOVE, validate_rules
 log = logging.getLogger(__name__)
 
 __all__ = [
+    "COMMAND_HANDLERS",
     "Challenge",
     "ChallengeStatus",
     "ExportFile",
@@ -874,233 +889,29 @@ class MatchService:
         )
 
     # --- actions ----------------------------------------------------------------------------
-    # Each takes (match_id, guild_id, user_id, ..., expected_version=None). With a version (the
-    # one the clicked board showed), an action on any other version raises StaleActionError.
 
-    async def roll(
-        self, match_id: int, guild_id: int, user_id: int, *, expected_version: int | None = None
-    ) -> MatchUpdate:
-        """Roll the dice; also re-rolls a tied Nannon opening (either player may)."""
-
-        def decide(live: _Live, seat: int) -> Action:
-            match = live.match
-            if live.record.game is GameKind.CHECKERS:
-                raise PhaseError("Checkers has no dice: pick a move.")
-            phase = match.phase
-            if phase in (Phase.OPENING, Phase.OPENING_TIE):
-                return OpeningRoll(seat, (live.dice.roll_die(), live.dice.roll_die()))
-            self._refuse_offers(live, seat)
-            if seat != match.turn:
-                raise NotYourTurnError(f"It's {self._name(live, match.turn)}'s turn.")
-            if phase is Phase.MOVE:
-                raise PhaseError("You rolled already: pick a move.")
-            return Roll(seat, self._draw(live))
-
-        return await self._act(match_id, guild_id, user_id, expected_version, decide)
-
-    async def play(
-        self,
-        match_id: int,
-        guild_id: int,
-        user_id: int,
-        move: Any,
-        *,
-        expected_version: int | None = None,
-    ) -> MatchUpdate:
-        """Play a move given as notation (``24/18 13/11``, ``H/3``, ``22x15``) or an engine move."""
-
-        def decide(live: _Live, seat: int) -> Action:
-            match = live.match
-            self._refuse_offers(live, seat)
-            if match.phase in (Phase.OPENING, Phase.OPENING_TIE):
-                raise PhaseError("The opening roll comes first: roll again (either player may).")
-            if seat != match.turn:
-                raise NotYourTurnError(f"It's {self._name(live, match.turn)}'s turn.")
-            if match.phase is Phase.ROLL:
-                raise PhaseError("Roll first, then move.")
-            text = move if isinstance(move, str) else match.format_move(move)
-            text = text.strip()
-            if not text:
-                raise InvalidNotationError("Type a move, e.g. one from the list.")
-            if len(text) > _MAX_MOVE_TEXT:
-                raise InvalidNotationError("That is far too long to be a move.")
-            if match.phase is Phase.MOVE and text in self._legal(live)[1]:
-                return Move(seat, text)  # a move from the list, already in its notation
-            parsed = match.parse_move(text)
-            return Move(seat, match.format_move(parsed))
-
-        return await self._act(match_id, guild_id, user_id, expected_version, decide)
-
-    async def double(
-        self, match_id: int, guild_id: int, user_id: int, *, expected_version: int | None = None
-    ) -> MatchUpdate:
-        def decide(live: _Live, seat: int) -> Action:
-            match = live.match
-            if live.record.game is GameKind.CHECKERS:
-                raise CubeError(CubeErrorReason.NO_CUBE, "Checkers has no doubling cube.")
-            self._refuse_offers(live, seat)
-            if match.phase in (Phase.ROLL, Phase.MOVE) and seat != match.turn:
-                raise NotYourTurnError(f"It's {self._name(live, match.turn)}'s turn.")
-            return Double(seat)
-
-        return await self._act(match_id, guild_id, user_id, expected_version, decide)
-
-    async def take(
-        self, match_id: int, guild_id: int, user_id: int, *, expected_version: int | None = None
-    ) -> MatchUpdate:
-        return await self._act(
-            match_id, guild_id, user_id, expected_version, self._answer_double(Take)
-        )
-
-    async def pass_(
-        self, match_id: int, guild_id: int, user_id: int, *, expected_version: int | None = None
-    ) -> MatchUpdate:
-        """Pass (drop) the offered double: the game is lost at the stake before the double."""
-        return await self._act(
-            match_id, guild_id, user_id, expected_version, self._answer_double(Drop)
-        )
-
-    def _answer_double(self, answer: type[Take] | type[Drop]) -> Callable[[_Live, int], Action]:
-        def decide(live: _Live, seat: int) -> Action:
-            offered_by = getattr(live.match, "cube_offered_by", None)
-            if live.match.phase is Phase.CUBE_OFFERED and offered_by == seat:
-                other = self._name(live, 1 - seat)
-                raise NotYourTurnError(f"Only {other} can take or pass your double.")
-            return answer(seat)
-
-        return decide
-
-    async def resign_offer(
-        self,
-        match_id: int,
-        guild_id: int,
-        user_id: int,
-        level: ResignLevel | str | int = ResignLevel.SINGLE,
-        *,
-        expected_version: int | None = None,
-    ) -> MatchUpdate:
-        """Offer to resign this game at ``level`` (single, gammon, backgammon); in checkers a
-        resignation loses the game at once."""
-        resign_level = self._resign_level(level)
-        return await self._act(
-            match_id,
-            guild_id,
-            user_id,
-            expected_version,
-            lambda live, seat: Resign(seat, resign_level),
-        )
-
-    @staticmethod
-    def _resign_level(level: ResignLevel | str | int) -> ResignLevel:
-        if isinstance(level, ResignLevel):
-            return level
-        try:
-            if isinstance(level, int):
-                return ResignLevel(level)
-            return ResignLevel[str(level).strip().upper()]
-        except (KeyError, ValueError):
-            raise GameError(
-                f"Resign single, gammon or backgammon, not {str(level)[:40]!r}."
-            ) from None
-
-    async def resign_accept(
-        self, match_id: int, guild_id: int, user_id: int, *, expected_version: int | None = None
-    ) -> MatchUpdate:
-        return await self._act(
-            match_id, guild_id, user_id, expected_version, lambda live, seat: AcceptResign(seat)
-        )
-
-    async def resign_decline(
-        self, match_id: int, guild_id: int, user_id: int, *, expected_version: int | None = None
-    ) -> MatchUpdate:
-        return await self._act(
-            match_id, guild_id, user_id, expected_version, lambda live, seat: DeclineResign(seat)
-        )
-
-    async def offer_draw(
-        self, match_id: int, guild_id: int, user_id: int, *, expected_version: int | None = None
-    ) -> MatchUpdate:
-        def decide(live: _Live, seat: int) -> Action:
-            if live.match.phase is not Phase.MOVE:
-                # An offer waiting (the player's own, or one to answer) says so plainly.
-                self._refuse_offers(live, seat)
-            return OfferDraw(seat)
-
-        return await self._act(match_id, guild_id, user_id, expected_version, decide)
-
-    async def accept_draw(
-        self, match_id: int, guild_id: int, user_id: int, *, expected_version: int | None = None
-    ) -> MatchUpdate:
-        return await self._act(
-            match_id, guild_id, user_id, expected_version, lambda live, seat: AcceptDraw(seat)
-        )
-
-    async def decline_draw(
-        self, match_id: int, guild_id: int, user_id: int, *, expected_version: int | None = None
-    ) -> MatchUpdate:
-        return await self._act(
-            match_id, guild_id, user_id, expected_version, lambda live, seat: DeclineDraw(seat)
-        )
-
-    async def leave_match(
-        self, match_id: int, guild_id: int, user_id: int, *, expected_version: int | None = None
-    ) -> MatchUpdate:
-        """Concede the whole match (either player, any time)."""
-        return await self._act(
-            match_id,
-            guild_id,
-            user_id,
-            expected_version,
-            lambda live, seat: ConcedeMatch(seat, "left"),
-        )
-
-    async def claim_win(
-        self, match_id: int, guild_id: int, user_id: int, *, expected_version: int | None = None
-    ) -> MatchUpdate:
-        """The waiting player claims the match once the opponent is idle past the claim time."""
-        settings = await self.guild_settings(guild_id)
-
-        def decide(live: _Live, seat: int) -> Action:
-            idle_seat = live.match.actor
-            if idle_seat is None:
-                raise GameError("Either player may roll now: there is nobody to claim against.")
-            if idle_seat == seat:
-                raise NotYourTurnError("The match is waiting for you: you can't claim it.")
-            waited = self._clock() - live.record.last_action_at
-            needed = settings.claim_minutes * 60
-            if waited < needed:
-                left = max(1, math.ceil((needed - waited) / 60))
-                raise GameError(
-                    f"You can claim the match when {self._name(live, idle_seat)} has been idle "
-                    f"for {settings.claim_minutes} minutes: {left} more to go."
-                )
-            return ConcedeMatch(idle_seat, "timeout")
-
-        return await self._act(match_id, guild_id, user_id, expected_version, decide)
-
-    # --- the action pipeline ----------------------------------------------------------------
-
-    async def _act(
-        self,
-        match_id: int,
-        guild_id: int,
-        user_id: int,
-        expected_version: int | None,
-        decide: Callable[[_Live, int], Action],
-    ) -> MatchUpdate:
-        """Check, apply ``decide``'s action and the automatic steps after it, commit, answer."""
-        settings = await self.guild_settings(guild_id)
+    async def act(self, command: MatchCommand) -> MatchUpdate:
+        """Apply a player's command (see :mod:`bot.service.commands`): check it, apply its action
+        and the automatic steps after it, commit, answer. With ``expected_version`` (the one the
+        clicked board showed), a command on any other version raises StaleActionError."""
+        handler = COMMAND_HANDLERS.get(type(command))
+        if handler is None:
+            raise TypeError(f"no handler for {type(command).__name__}")
+        decide = handler(command)  # checks the command's own arguments first
+        settings = await self.guild_settings(command.guild_id)
+        match_id = command.match_id
         while True:
-            live = await self._live_match(match_id, guild_id)
+            live = await self._live_match(match_id, command.guild_id)
             async with live.lock:
                 if not live.valid:
                     continue  # evicted while we waited: reload
                 record = live.record
-                if expected_version is not None and expected_version != record.version:
+                expected = command.expected_version
+                if expected is not None and expected != record.version:
                     raise StaleActionError(
                         "That board is out of date: the match has moved on. Use the latest board."
                     )
-                seat = self._seat(record, user_id)
+                seat = self._seat(record, command.user_id)
                 if record.status is MatchStatus.FINISHED:
                     raise PhaseError(f"Match #{match_id} is over.")
                 counter = live.dice.counter
@@ -1108,12 +919,12 @@ class MatchService:
                 # An accepted resignation ends the game at the offer's level (for the stats).
                 offer = getattr(live.match, "resign_offer", None)
                 try:
-                    action = decide(live, seat)
+                    action = decide(_Turn(live, seat, settings, self._clock()))
                     result = live.match.apply(action)
                 except BaseException:
                     live.dice.counter = counter  # nothing changed: un-draw the dice
                     raise
-                steps = [_Step(result.action, user_id, result, [])]
+                steps = [_Step(result.action, command.user_id, result, [])]
                 self._describe(live, steps[0])
                 try:
                     self._advance(live, settings, steps)
@@ -1133,10 +944,6 @@ class MatchService:
                 if live.match.is_over():
                     self._evict(match_id)  # finished matches are read from the database
                 return update
-
-    def _draw(self, live: _Live) -> tuple[int, ...]:
-        count = 1 if live.record.game is GameKind.NANNON else 2
-        return tuple(live.dice.roll_die() for _ in range(count))
 
     def _advance(self, live: _Live, settings: GuildSettings, steps: list[_Step]) -> None:
         """Make the automatic steps: opening rolls, rolls when doubling is impossible, the only
@@ -1158,7 +965,7 @@ class MatchService:
                 and settings.auto_roll
                 and not match.can_double(match.turn)
             ):
-                action = Roll(match.turn, self._draw(live))
+                action = Roll(match.turn, _draw(live))
             elif phase is Phase.MOVE and settings.auto_move:
                 texts = self._legal(live)[1]
                 if len(texts) != 1 or texts[0] == NO_MOVE:
@@ -1323,44 +1130,15 @@ class MatchService:
 
     # --- describing what happened -----------------------------------------------------------
 
-    def _name(self, live: _Live, seat: int) -> str:
-        return live.record.players[seat].name
-
-    def _refuse_offers(self, live: _Live, seat: int) -> None:
-        """A user-fit refusal while an offer waits for an answer."""
-        match = live.match
-        phase = match.phase
-        if phase is Phase.CUBE_OFFERED:
-            if match.cube_offered_by == seat:
-                other = self._name(live, 1 - seat)
-                raise NotYourTurnError(f"Waiting for {other} to take or pass your double.")
-            raise CubeError(CubeErrorReason.OFFER_PENDING, "You were doubled: take or pass first.")
-        if phase is Phase.RESIGN_OFFERED:
-            resigner = match.resign_offer[0]
-            if resigner == seat:
-                other = self._name(live, 1 - seat)
-                raise NotYourTurnError(f"Waiting for {other} to answer your resignation.")
-            raise PhaseError(
-                f"Answer {self._name(live, resigner)}'s resignation first: accept or decline it."
-            )
-        if phase is Phase.DRAW_OFFERED:
-            offerer = match.draw_offered_by
-            if offerer == seat:
-                other = self._name(live, 1 - seat)
-                raise NotYourTurnError(f"Waiting for {other} to answer your draw offer.")
-            raise PhaseError(
-                f"Answer {self._name(live, offerer)}'s draw offer first: accept or decline it."
-            )
-
     def _describe(self, live: _Live, step: _Step) -> None:
         """Plain-language notes for one applied step."""
         match, action, result, notes = live.match, step.action, step.result, step.notes
         seat = action.player
-        who = "" if seat is None else self._name(live, seat)
+        who = "" if seat is None else _name(live, seat)
         kind = live.record.game
         if isinstance(action, OpeningRoll):
             d0, d1 = action.dice
-            names = (self._name(live, 0), self._name(live, 1))
+            names = (_name(live, 0), _name(live, 1))
             if d0 == d1:
                 text = f"Opening roll: both roll {d0}."
                 if match.phase is Phase.OPENING_TIE:
@@ -1391,15 +1169,13 @@ class MatchService:
             text = f"{who} rolls {_dice_text(action.dice)}"
             if result.turn_forfeited:
                 assert seat is not None
-                text += f": no legal move, the turn passes to {self._name(live, 1 - seat)}"
+                text += f": no legal move, the turn passes to {_name(live, 1 - seat)}"
             elif self._must_pass(live):
                 text += f": no legal move, {_PASS_HINT}"
             notes.append(text + ".")
         elif isinstance(action, Move) and result.turn_forfeited:
             assert seat is not None
-            notes.append(
-                f"{who} has no legal move: the turn passes to {self._name(live, 1 - seat)}."
-            )
+            notes.append(f"{who} has no legal move: the turn passes to {_name(live, 1 - seat)}.")
         elif isinstance(action, Move):
             forced = " (the only legal move, played automatically)" if step.actor is None else ""
             notes.append(f"{who} plays {action.move}{forced}.")
@@ -1428,9 +1204,7 @@ class MatchService:
         elif isinstance(action, ConcedeMatch):
             assert seat is not None
             if action.reason == "timeout":
-                notes.append(
-                    f"{who} was idle too long: {self._name(live, 1 - seat)} claims the match."
-                )
+                notes.append(f"{who} was idle too long: {_name(live, 1 - seat)} claims the match.")
             else:
                 notes.append(f"{who} leaves the match.")
         game = result.game_result
@@ -1445,7 +1219,7 @@ class MatchService:
                 notes.append(f"The match is drawn, {_points(score[0])}-{_points(score[1])}.")
             else:
                 notes.append(
-                    f"{self._name(live, winner)} wins the match "
+                    f"{_name(live, winner)} wins the match "
                     f"{_points(score[winner])}-{_points(score[1 - winner])}."
                 )
 
@@ -1454,7 +1228,7 @@ class MatchService:
         tally = f"Score: {_points(score[0])}-{_points(score[1])}."
         if game.winner is None:
             return f"Game {game.game_number} is drawn. {tally}"
-        winner = self._name(live, game.winner)
+        winner = _name(live, game.winner)
         if game.kind is ResultKind.NANNON:
             how = "with a NANNON!"
         else:
@@ -1947,3 +1721,229 @@ def _checked_setting(name: str, value: Any, current: Any) -> Any:
             raise GameError("At most 25 challenge channels.")
         return tuple(sorted(set(channels)))
     raise GameError(f"{name} can't be changed.")
+
+
+# --- the command table ------------------------------------------------------------------------
+# A handler checks a command's own arguments and returns its decide function, which picks the
+# engine action for the acting seat, with the match's lock held (or refuses with a GameError).
+
+
+@dataclass(frozen=True)
+class _Turn:
+    """What a decide function sees: the loaded match, the acting seat, the server's settings
+    and the time."""
+
+    live: _Live
+    seat: int
+    settings: GuildSettings
+    now: float
+
+
+Decide = Callable[[_Turn], Action]
+Handler = Callable[[Any], Decide]
+_C = TypeVar("_C", bound=MatchCommand)
+
+COMMAND_HANDLERS: dict[type[MatchCommand], Handler] = {}
+
+
+def _handles(kind: type[_C]) -> Callable[[Callable[[_C], Decide]], Callable[[_C], Decide]]:
+    def register(handler: Callable[[_C], Decide]) -> Callable[[_C], Decide]:
+        COMMAND_HANDLERS[kind] = handler
+        return handler
+
+    return register
+
+
+def _name(live: _Live, seat: int) -> str:
+    return live.record.players[seat].name
+
+
+def _draw(live: _Live) -> tuple[int, ...]:
+    count = 1 if live.record.game is GameKind.NANNON else 2
+    return tuple(live.dice.roll_die() for _ in range(count))
+
+
+def _refuse_offers(live: _Live, seat: int) -> None:
+    """A user-fit refusal while an offer waits for an answer."""
+    match = live.match
+    phase = match.phase
+    if phase is Phase.CUBE_OFFERED:
+        if match.cube_offered_by == seat:
+            other = _name(live, 1 - seat)
+            raise NotYourTurnError(f"Waiting for {other} to take or pass your double.")
+        raise CubeError(CubeErrorReason.OFFER_PENDING, "You were doubled: take or pass first.")
+    if phase is Phase.RESIGN_OFFERED:
+        resigner = match.resign_offer[0]
+        if resigner == seat:
+            other = _name(live, 1 - seat)
+            raise NotYourTurnError(f"Waiting for {other} to answer your resignation.")
+        raise PhaseError(
+            f"Answer {_name(live, resigner)}'s resignation first: accept or decline it."
+        )
+    if phase is Phase.DRAW_OFFERED:
+        offerer = match.draw_offered_by
+        if offerer == seat:
+            other = _name(live, 1 - seat)
+            raise NotYourTurnError(f"Waiting for {other} to answer your draw offer.")
+        raise PhaseError(f"Answer {_name(live, offerer)}'s draw offer first: accept or decline it.")
+
+
+@_handles(RollDice)
+def _roll(command: RollDice) -> Decide:
+    def decide(turn: _Turn) -> Action:
+        live, seat = turn.live, turn.seat
+        match = live.match
+        if live.record.game is GameKind.CHECKERS:
+            raise PhaseError("Checkers has no dice: pick a move.")
+        phase = match.phase
+        if phase in (Phase.OPENING, Phase.OPENING_TIE):
+            return OpeningRoll(seat, (live.dice.roll_die(), live.dice.roll_die()))
+        _refuse_offers(live, seat)
+        if seat != match.turn:
+            raise NotYourTurnError(f"It's {_name(live, match.turn)}'s turn.")
+        if phase is Phase.MOVE:
+            raise PhaseError("You rolled already: pick a move.")
+        return Roll(seat, _draw(live))
+
+    return decide
+
+
+@_handles(PlayMove)
+def _play(command: PlayMove) -> Decide:
+    move = command.move
+
+    def decide(turn: _Turn) -> Action:
+        live, seat = turn.live, turn.seat
+        match = live.match
+        _refuse_offers(live, seat)
+        if match.phase in (Phase.OPENING, Phase.OPENING_TIE):
+            raise PhaseError("The opening roll comes first: roll again (either player may).")
+        if seat != match.turn:
+            raise NotYourTurnError(f"It's {_name(live, match.turn)}'s turn.")
+        if match.phase is Phase.ROLL:
+            raise PhaseError("Roll first, then move.")
+        text = move if isinstance(move, str) else match.format_move(move)
+        text = text.strip()
+        if not text:
+            raise InvalidNotationError("Type a move, e.g. one from the list.")
+        if len(text) > _MAX_MOVE_TEXT:
+            raise InvalidNotationError("That is far too long to be a move.")
+        if match.phase is Phase.MOVE and text in MatchService._legal(live)[1]:
+            return Move(seat, text)  # a move from the list, already in its notation
+        parsed = match.parse_move(text)
+        return Move(seat, match.format_move(parsed))
+
+    return decide
+
+
+@_handles(OfferDouble)
+def _double(command: OfferDouble) -> Decide:
+    def decide(turn: _Turn) -> Action:
+        live, seat = turn.live, turn.seat
+        match = live.match
+        if live.record.game is GameKind.CHECKERS:
+            raise CubeError(CubeErrorReason.NO_CUBE, "Checkers has no doubling cube.")
+        _refuse_offers(live, seat)
+        if match.phase in (Phase.ROLL, Phase.MOVE) and seat != match.turn:
+            raise NotYourTurnError(f"It's {_name(live, match.turn)}'s turn.")
+        return Double(seat)
+
+    return decide
+
+
+def _answer_double(answer: type[Take] | type[Drop]) -> Decide:
+    def decide(turn: _Turn) -> Action:
+        live, seat = turn.live, turn.seat
+        offered_by = getattr(live.match, "cube_offered_by", None)
+        if live.match.phase is Phase.CUBE_OFFERED and offered_by == seat:
+            other = _name(live, 1 - seat)
+            raise NotYourTurnError(f"Only {other} can take or pass your double.")
+        return answer(seat)
+
+    return decide
+
+
+@_handles(TakeDouble)
+def _take(command: TakeDouble) -> Decide:
+    return _answer_double(Take)
+
+
+@_handles(PassDouble)
+def _pass(command: PassDouble) -> Decide:
+    """Pass (drop) the offered double: the game is lost at the stake before the double."""
+    return _answer_double(Drop)
+
+
+def _resign_level(level: ResignLevel | str | int) -> ResignLevel:
+    if isinstance(level, ResignLevel):
+        return level
+    try:
+        if isinstance(level, int):
+            return ResignLevel(level)
+        return ResignLevel[str(level).strip().upper()]
+    except (KeyError, ValueError):
+        raise GameError(f"Resign single, gammon or backgammon, not {str(level)[:40]!r}.") from None
+
+
+@_handles(OfferResignation)
+def _resign(command: OfferResignation) -> Decide:
+    level = _resign_level(command.level)  # refused before the match is looked at
+    return lambda turn: Resign(turn.seat, level)
+
+
+@_handles(AcceptResignation)
+def _accept_resignation(command: AcceptResignation) -> Decide:
+    return lambda turn: AcceptResign(turn.seat)
+
+
+@_handles(DeclineResignation)
+def _decline_resignation(command: DeclineResignation) -> Decide:
+    return lambda turn: DeclineResign(turn.seat)
+
+
+@_handles(cmd.OfferDraw)
+def _offer_draw(command: cmd.OfferDraw) -> Decide:
+    def decide(turn: _Turn) -> Action:
+        if turn.live.match.phase is not Phase.MOVE:
+            # An offer waiting (the player's own, or one to answer) says so plainly.
+            _refuse_offers(turn.live, turn.seat)
+        return OfferDraw(turn.seat)
+
+    return decide
+
+
+@_handles(cmd.AcceptDraw)
+def _accept_draw(command: cmd.AcceptDraw) -> Decide:
+    return lambda turn: AcceptDraw(turn.seat)
+
+
+@_handles(cmd.DeclineDraw)
+def _decline_draw(command: cmd.DeclineDraw) -> Decide:
+    return lambda turn: DeclineDraw(turn.seat)
+
+
+@_handles(LeaveMatch)
+def _leave(command: LeaveMatch) -> Decide:
+    return lambda turn: ConcedeMatch(turn.seat, "left")
+
+
+@_handles(ClaimWin)
+def _claim(command: ClaimWin) -> Decide:
+    def decide(turn: _Turn) -> Action:
+        live, seat, settings = turn.live, turn.seat, turn.settings
+        idle_seat = live.match.actor
+        if idle_seat is None:
+            raise GameError("Either player may roll now: there is nobody to claim against.")
+        if idle_seat == seat:
+            raise NotYourTurnError("The match is waiting for you: you can't claim it.")
+        waited = turn.now - live.record.last_action_at
+        needed = settings.claim_minutes * 60
+        if waited < needed:
+            left = max(1, math.ceil((needed - waited) / 60))
+            raise GameError(
+                f"You can claim the match when {_name(live, idle_seat)} has been idle "
+                f"for {settings.claim_minutes} minutes: {left} more to go."
+            )
+        return ConcedeMatch(idle_seat, "timeout")
+
+    return decide

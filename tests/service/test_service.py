@@ -12,11 +12,24 @@ import pytest
 import pytest_asyncio
 
 from bot.service import (
+    AcceptDraw,
+    AcceptResignation,
     ChallengeStatus,
+    ClaimWin,
+    DeclineDraw,
+    DeclineResignation,
+    LeaveMatch,
     MatchService,
     MatchUpdate,
     NotFoundError,
+    OfferDouble,
+    OfferDraw,
+    OfferResignation,
+    PassDouble,
+    PlayMove,
+    RollDice,
     StaleActionError,
+    TakeDouble,
 )
 from engines import match_from_snapshot, replay
 from engines.base import GameKind, Phase
@@ -187,33 +200,33 @@ async def test_authorization_refusals(service: MatchService) -> None:
     assert view.phase is Phase.MOVE  # the opening winner plays the opening dice
     mover, waiter = user_on(update), user_on(update, 1 - view.actor)  # type: ignore[operator]
     with pytest.raises(NotYourTurnError, match="not playing"):
-        await service.roll(match_id, GUILD, CAROL)
+        await service.act(RollDice(match_id, GUILD, CAROL))
     with pytest.raises(NotFoundError):
-        await service.roll(match_id, OTHER_GUILD, mover)
+        await service.act(RollDice(match_id, OTHER_GUILD, mover))
     with pytest.raises(PhaseError, match="You rolled already: pick a move"):
-        await service.roll(match_id, GUILD, mover)
+        await service.act(RollDice(match_id, GUILD, mover))
     name = view.players[view.actor].name  # type: ignore[index]
     with pytest.raises(NotYourTurnError, match=f"It's {name}'s turn"):
-        await service.play(match_id, GUILD, waiter, view.legal_moves[0])
+        await service.act(PlayMove(match_id, GUILD, waiter, view.legal_moves[0]))
     with pytest.raises(IllegalMoveError):
-        await service.play(match_id, GUILD, mover, "24/1")
+        await service.act(PlayMove(match_id, GUILD, mover, "24/1"))
     with pytest.raises(CubeError):
-        await service.double(match_id, GUILD, mover)
-    update = await service.play(match_id, GUILD, mover, view.legal_moves[0])
+        await service.act(OfferDouble(match_id, GUILD, mover))
+    update = await service.act(PlayMove(match_id, GUILD, mover, view.legal_moves[0]))
     assert update.view.phase is Phase.ROLL and user_on(update) == waiter
     with pytest.raises(PhaseError, match="Roll first"):
-        await service.play(match_id, GUILD, waiter, "13/7")
-    update = await service.double(match_id, GUILD, waiter)
+        await service.act(PlayMove(match_id, GUILD, waiter, "13/7"))
+    update = await service.act(OfferDouble(match_id, GUILD, waiter))
     with pytest.raises(NotYourTurnError, match=r"Only .* can take or pass your double"):
-        await service.take(match_id, GUILD, waiter)
+        await service.act(TakeDouble(match_id, GUILD, waiter))
     with pytest.raises(CubeError, match="take or pass first"):
-        await service.roll(match_id, GUILD, mover)
-    update = await service.take(match_id, GUILD, mover)
+        await service.act(RollDice(match_id, GUILD, mover))
+    update = await service.act(TakeDouble(match_id, GUILD, mover))
     assert update.view.cube_value == 2 and update.view.cube_owner == 1 - update.view.turn
     with pytest.raises(StaleActionError, match="out of date"):
-        await service.roll(match_id, GUILD, waiter, expected_version=update.version - 1)
+        await service.act(RollDice(match_id, GUILD, waiter, expected_version=update.version - 1))
     with pytest.raises(PhaseError, match="no draw offers"):
-        await service.offer_draw(match_id, GUILD, waiter)
+        await service.act(OfferDraw(match_id, GUILD, waiter))
     events_before = await service.store.event_count(match_id)
     assert (await service.get_view(match_id, GUILD)).version == update.version
     assert await service.store.event_count(match_id) == events_before  # refusals write nothing
@@ -223,17 +236,17 @@ async def test_authorization_refusals(service: MatchService) -> None:
 async def test_leave_and_resign(service: MatchService) -> None:
     update = await start(service, "nannon", length=3)
     with pytest.raises(GameError, match="Resign single, gammon or backgammon"):
-        await service.resign_offer(update.match_id, GUILD, ALICE, "everything")
-    update = await service.resign_offer(update.match_id, GUILD, ALICE, "single")
+        await service.act(OfferResignation(update.match_id, GUILD, ALICE, "everything"))
+    update = await service.act(OfferResignation(update.match_id, GUILD, ALICE, "single"))
     assert update.view.phase is Phase.RESIGN_OFFERED
     with pytest.raises(NotYourTurnError):
-        await service.resign_accept(update.match_id, GUILD, ALICE)
-    update = await service.resign_accept(update.match_id, GUILD, BOB)
+        await service.act(AcceptResignation(update.match_id, GUILD, ALICE))
+    update = await service.act(AcceptResignation(update.match_id, GUILD, BOB))
     assert update.game_result is not None and update.view.score == (0, 1)
-    update = await service.leave_match(update.match_id, GUILD, BOB)
+    update = await service.act(LeaveMatch(update.match_id, GUILD, BOB))
     assert update.match_over and update.winner_seat == 0 and update.view.score[0] == 3
     with pytest.raises(PhaseError, match="over"):
-        await service.roll(update.match_id, GUILD, ALICE)
+        await service.act(RollDice(update.match_id, GUILD, ALICE))
     history = await service.history(GUILD, ALICE)
     assert history[0].result == "won" and history[0].opponent.user_id == BOB
 
@@ -248,7 +261,9 @@ async def test_ten_simultaneous_clicks_apply_once(service: MatchService) -> None
     before = await service.store.event_count(update.match_id)
     results = await asyncio.gather(
         *(
-            service.play(update.match_id, GUILD, mover, move, expected_version=update.version)
+            service.act(
+                PlayMove(update.match_id, GUILD, mover, move, expected_version=update.version)
+            )
             for _ in range(10)
         ),
         return_exceptions=True,
@@ -260,7 +275,8 @@ async def test_ten_simultaneous_clicks_apply_once(service: MatchService) -> None
     # Without a version the repeats are refused by the rules instead.
     roller = user_on(applied[0])
     rolls = await asyncio.gather(
-        *(service.roll(update.match_id, GUILD, roller) for _ in range(5)), return_exceptions=True
+        *(service.act(RollDice(update.match_id, GUILD, roller)) for _ in range(5)),
+        return_exceptions=True,
     )
     assert sum(isinstance(r, MatchUpdate) for r in rolls) == 1
     assert sum(isinstance(r, PhaseError) for r in rolls) == 4
@@ -273,15 +289,15 @@ async def play_randomly(svc: MatchService, update: MatchUpdate, rng: random.Rand
         user = view.players[actor].user_id
         if view.phase in (Phase.ROLL, Phase.OPENING_TIE):
             if view.can_double[actor] and rng.random() < 0.2:
-                update = await svc.double(update.match_id, GUILD, user)
+                update = await svc.act(OfferDouble(update.match_id, GUILD, user))
             else:
-                update = await svc.roll(update.match_id, GUILD, user)
+                update = await svc.act(RollDice(update.match_id, GUILD, user))
         elif view.phase is Phase.CUBE_OFFERED:
-            answer = svc.take if rng.random() < 0.7 else svc.pass_
-            update = await answer(update.match_id, GUILD, user)
+            answer = TakeDouble if rng.random() < 0.7 else PassDouble
+            update = await svc.act(answer(update.match_id, GUILD, user))
         else:
             choice = rng.choice(view.legal_moves)
-            update = await svc.play(update.match_id, GUILD, user, choice)
+            update = await svc.act(PlayMove(update.match_id, GUILD, user, choice))
 
 
 @pytest.mark.asyncio
@@ -334,31 +350,31 @@ async def play_with_offers(svc: MatchService, update: MatchUpdate, rng: random.R
         offers_open = view.phase in (Phase.OPENING_TIE, Phase.ROLL, Phase.MOVE)
         r = rng.random()
         if r < 0.003:
-            update = await svc.leave_match(match_id, GUILD, either)
+            update = await svc.act(LeaveMatch(match_id, GUILD, either))
         elif view.phase is Phase.RESIGN_OFFERED:
-            answer = svc.resign_accept if rng.random() < 0.4 else svc.resign_decline
-            update = await answer(match_id, GUILD, user)
+            answer = AcceptResignation if rng.random() < 0.4 else DeclineResignation
+            update = await svc.act(answer(match_id, GUILD, user))
         elif view.phase is Phase.DRAW_OFFERED:
-            answer = svc.accept_draw if rng.random() < 0.3 else svc.decline_draw
-            update = await answer(match_id, GUILD, user)
+            answer = AcceptDraw if rng.random() < 0.3 else DeclineDraw
+            update = await svc.act(answer(match_id, GUILD, user))
         elif view.phase is Phase.CUBE_OFFERED:
-            answer = svc.take if rng.random() < 0.7 else svc.pass_
-            update = await answer(match_id, GUILD, user)
+            answer = TakeDouble if rng.random() < 0.7 else PassDouble
+            update = await svc.act(answer(match_id, GUILD, user))
             continue
         elif offers_open and r < 0.03:
             if checkers and rng.random() < 0.7:
-                update = await svc.offer_draw(match_id, GUILD, either)
+                update = await svc.act(OfferDraw(match_id, GUILD, either))
             else:
                 level = rng.choice(RESIGN_LEVELS[view.kind])
-                update = await svc.resign_offer(match_id, GUILD, either, level)
+                update = await svc.act(OfferResignation(match_id, GUILD, either, level))
         elif view.phase in (Phase.ROLL, Phase.OPENING_TIE):
             if view.can_double[seat] and rng.random() < 0.1:
-                update = await svc.double(match_id, GUILD, user)
+                update = await svc.act(OfferDouble(match_id, GUILD, user))
             else:
-                update = await svc.roll(match_id, GUILD, user)
+                update = await svc.act(RollDice(match_id, GUILD, user))
             continue
         else:
-            update = await svc.play(match_id, GUILD, user, rng.choice(view.legal_moves))
+            update = await svc.act(PlayMove(match_id, GUILD, user, rng.choice(view.legal_moves)))
             continue
         await assert_log_replays(svc, match_id)
 
@@ -417,14 +433,14 @@ async def test_listed_moves_are_never_stale_and_any_spelling_records_the_same(
                 view = a.view
                 user = view.players[view.actor if view.actor is not None else 0].user_id
                 if view.phase is not Phase.MOVE:
-                    a = await listed.roll(a.match_id, GUILD, user)
-                    b = await other.roll(b.match_id, GUILD, user)
+                    a = await listed.act(RollDice(a.match_id, GUILD, user))
+                    b = await other.act(RollDice(b.match_id, GUILD, user))
                     continue
                 i = rng.randrange(len(texts))
-                a = await listed.play(a.match_id, GUILD, user, texts[i])
+                a = await listed.act(PlayMove(a.match_id, GUILD, user, texts[i]))
                 step += 1
                 spelled = fresh.legal_moves()[i] if step % 2 else texts[i].replace(" ", "  ")
-                b = await other.play(b.match_id, GUILD, user, spelled)
+                b = await other.act(PlayMove(b.match_id, GUILD, user, spelled))
             assert b.match_over and b.view.score == a.view.score
             events_a = await listed.store.events(a.match_id)
             events_b = await other.store.events(b.match_id)
@@ -444,7 +460,9 @@ async def test_close_and_reopen_mid_match_continues(tmp_path: Path) -> None:
     path = tmp_path / "t.db"
     svc = await MatchService.open(path)
     update = await start(svc, "backgammon", length=1)
-    update = await svc.play(update.match_id, GUILD, user_on(update), update.view.legal_moves[0])
+    update = await svc.act(
+        PlayMove(update.match_id, GUILD, user_on(update), update.view.legal_moves[0])
+    )
     before = update.view
     await svc.close()
 
@@ -459,7 +477,9 @@ async def test_close_and_reopen_mid_match_continues(tmp_path: Path) -> None:
         assert resumed.dice_commitment == before.dice_commitment and resumed.dice_seed is None
         # A button from the board posted before the restart still works.
         roller = resumed.players[resumed.actor].user_id  # type: ignore[index]
-        update = await svc.roll(update.match_id, GUILD, roller, expected_version=before.version)
+        update = await svc.act(
+            RollDice(update.match_id, GUILD, roller, expected_version=before.version)
+        )
         await play_randomly(svc, update, random.Random(3))
         report = await svc.verify_match(update.match_id, GUILD)
         assert report.ok is True and len(report.dice) > 4
@@ -474,7 +494,7 @@ async def test_verify_catches_dice_not_from_the_seed(tmp_path: Path) -> None:
         update = await start(svc, "nannon", length=1)
         assert "alice 6, bob 1" in update.notes[1]
         assert (await svc.verify_match(update.match_id, GUILD)).ok is None  # still secret
-        update = await svc.leave_match(update.match_id, GUILD, BOB)
+        update = await svc.act(LeaveMatch(update.match_id, GUILD, BOB))
         report = await svc.verify_match(update.match_id, GUILD)
         assert report.dice[:2] == (6, 1) and report.ok is False
     finally:
@@ -507,13 +527,13 @@ async def test_the_seed_commitment_is_shown_at_accept_and_matches_the_seed_revea
             view = update.view
             user = ALICE if view.actor is None else user_on(update)  # an opening tie: either
             if view.phase is Phase.MOVE:
-                update = await svc.play(first.match_id, GUILD, user, view.legal_moves[0])
+                update = await svc.act(PlayMove(first.match_id, GUILD, user, view.legal_moves[0]))
             else:
-                update = await svc.roll(first.match_id, GUILD, user)
+                update = await svc.act(RollDice(first.match_id, GUILD, user))
             assert update.revealed_seed is None and update.view.dice_seed is None
             assert update.view.dice_commitment == shown
         assert (await svc.get_view(first.match_id, GUILD)).dice_seed is None
-        end = await svc.leave_match(first.match_id, GUILD, ALICE)
+        end = await svc.act(LeaveMatch(first.match_id, GUILD, ALICE))
         assert end.match_over and end.revealed_seed is not None
         assert hashlib.sha256(bytes.fromhex(end.revealed_seed)).hexdigest() == shown
         assert end.view.dice_seed == end.revealed_seed and end.view.dice_commitment == shown
@@ -569,13 +589,13 @@ async def test_live_match_for_testing_shows_the_state_dice_are_rolled_for(
         # match in the phase being rolled for, on the turn it is rolled for.
         while update.view.phase is not Phase.ROLL:
             view = update.view
-            update = await svc.play(1, GUILD, user_on(update), view.legal_moves[0])
+            update = await svc.act(PlayMove(1, GUILD, user_on(update), view.legal_moves[0]))
         turn, rolled = update.view.turn, len(dice.seen)
-        update = await svc.roll(1, GUILD, user_on(update))
+        update = await svc.act(RollDice(1, GUILD, user_on(update)))
         assert dice.seen[rolled:] == [(Phase.ROLL, turn)]
         with pytest.raises(NotFoundError):
             svc.live_match_for_testing(2)
-        update = await svc.leave_match(1, GUILD, BOB)
+        update = await svc.act(LeaveMatch(1, GUILD, BOB))
         assert update.match_over
         with pytest.raises(NotFoundError, match="No active match #1"):
             svc.live_match_for_testing(1)  # finished
@@ -602,13 +622,13 @@ async def test_idle_reminder_and_claim(tmp_path: Path) -> None:
         await svc.mark_reminded(due.match_id, due.version)
         assert await svc.idle_matches() == []
         with pytest.raises(GameError, match="more to go"):
-            await svc.claim_win(update.match_id, GUILD, waiting)
+            await svc.act(ClaimWin(update.match_id, GUILD, waiting))
         clock.now += 24 * 60 * 60
         [due] = await svc.idle_matches()
         assert due.claimable and not due.reminder_due
         with pytest.raises(NotYourTurnError, match="waiting for you"):
-            await svc.claim_win(update.match_id, GUILD, idle)
-        update = await svc.claim_win(update.match_id, GUILD, waiting)
+            await svc.act(ClaimWin(update.match_id, GUILD, idle))
+        update = await svc.act(ClaimWin(update.match_id, GUILD, waiting))
         assert update.match_over and update.view.players[update.winner_seat].user_id == waiting  # type: ignore[index]
         assert await svc.idle_matches() == []
     finally:
@@ -640,9 +660,11 @@ async def test_settings_validation(service: MatchService) -> None:
 async def test_auto_roll_off_waits_for_the_roll(service: MatchService) -> None:
     await service.update_guild_settings(GUILD, auto_roll=False, auto_move=False)
     update = await start(service, "nannon", length=1, cube=False)
-    update = await service.play(update.match_id, GUILD, user_on(update), update.view.legal_moves[0])
+    update = await service.act(
+        PlayMove(update.match_id, GUILD, user_on(update), update.view.legal_moves[0])
+    )
     assert update.view.phase is Phase.ROLL  # no cube, but auto-roll is off
-    update = await service.roll(update.match_id, GUILD, user_on(update))
+    update = await service.act(RollDice(update.match_id, GUILD, user_on(update)))
     assert update.view.phase in (Phase.MOVE, Phase.ROLL)
 
 
@@ -671,7 +693,9 @@ async def test_the_only_legal_move_is_played_automatically_and_reported(tmp_path
             0,
             "2/3",
         )
-        update = await svc.roll(match_id, GUILD, BOB)  # the user's roll, then the forced move
+        update = await svc.act(
+            RollDice(match_id, GUILD, BOB)
+        )  # the user's roll, then the forced move
         assert update.notes == (
             "bob rolls 1.",
             "bob plays 2/3 (the only legal move, played automatically).",
@@ -701,7 +725,7 @@ async def test_auto_move_off_leaves_the_only_legal_move_to_the_player(tmp_path: 
         assert update.notes[1:] == ("Opening roll: alice 2, bob 1: alice moves first with a 1.",)
         view = update.view
         assert (view.phase, view.actor, view.legal_moves) == (Phase.MOVE, 0, ("2/3",))
-        update = await svc.play(update.match_id, GUILD, ALICE, "2/3")
+        update = await svc.act(PlayMove(update.match_id, GUILD, ALICE, "2/3"))
         assert update.notes == ("alice plays 2/3.",)  # the player's own move: no "automatic"
         events = await svc.store.events(update.match_id)
         assert [(e.actor, e.kind) for e in events] == [(None, "opening_roll"), (ALICE, "move")]
@@ -723,7 +747,7 @@ async def test_auto_pass_off_waits_for_the_player_to_play_no_move(tmp_path: Path
         update = await start(svc, "nannon", length=1, cube=False)
         match_id = update.match_id
         assert update.view.rules.auto_pass is False
-        update = await svc.play(match_id, GUILD, BOB, "H/3")
+        update = await svc.act(PlayMove(match_id, GUILD, BOB, "H/3"))
         view = update.view
         # Auto-roll rolled the 4; auto-move does not play the lone "no move" for alice.
         assert (view.phase, view.actor, view.dice, view.legal_moves) == (
@@ -736,10 +760,12 @@ async def test_auto_pass_off_waits_for_the_player_to_play_no_move(tmp_path: Path
         assert 'alice rolls 4: no legal move, play "no move" to pass the turn.' in update.notes
         assert await svc.legal_moves(match_id, GUILD, ALICE, "No") == ["no move"]
         with pytest.raises(NotYourTurnError):
-            await svc.play(match_id, GUILD, BOB, "no move")
+            await svc.act(PlayMove(match_id, GUILD, BOB, "no move"))
         with pytest.raises(IllegalMoveError, match="no move"):
-            await svc.play(match_id, GUILD, ALICE, "H/4")
-        update = await svc.play(match_id, GUILD, ALICE, "No Move", expected_version=view.version)
+            await svc.act(PlayMove(match_id, GUILD, ALICE, "H/4"))
+        update = await svc.act(
+            PlayMove(match_id, GUILD, ALICE, "No Move", expected_version=view.version)
+        )
         assert update.notes[0] == "alice has no legal move: the turn passes to bob."
         assert update.view.turn == 1 and not update.view.must_pass
         # Changing the setting now leaves this match's rule as it started.
@@ -761,7 +787,7 @@ async def test_auto_pass_on_passes_a_roll_with_no_legal_move_at_once(tmp_path: P
     try:
         update = await start(svc, "nannon", length=1, cube=False)
         assert update.view.rules.auto_pass is True
-        update = await svc.play(update.match_id, GUILD, BOB, "H/3")
+        update = await svc.act(PlayMove(update.match_id, GUILD, BOB, "H/3"))
         assert "alice rolls 4: no legal move, the turn passes to bob." in update.notes
         assert update.view.turn == 1 and not update.view.must_pass
         assert "no move" not in update.view.legal_moves
@@ -795,7 +821,7 @@ async def test_queries_and_guild_isolation(service: MatchService) -> None:
         await service.legal_moves(update.match_id, OTHER_GUILD, mover, "")
     with pytest.raises(NotFoundError):
         await service.export(update.match_id, OTHER_GUILD)
-    await service.leave_match(update.match_id, GUILD, ALICE)
+    await service.act(LeaveMatch(update.match_id, GUILD, ALICE))
     assert [r.user_id for r in await service.leaderboard(GUILD, "backgammon")] == [BOB, ALICE]
     assert await service.leaderboard(OTHER_GUILD, "backgammon") == []
     assert await service.history(OTHER_GUILD, ALICE) == []
@@ -808,7 +834,7 @@ async def test_verify_counts_every_die_drawn(service: MatchService) -> None:
     even though every die shown follows from the seed."""
     update = await start(service, "backgammon", length=3)
     mid = update.match_id
-    await service.leave_match(mid, GUILD, BOB)
+    await service.act(LeaveMatch(mid, GUILD, BOB))
     report = await service.verify_match(mid, GUILD)
     assert report.ok is True and report.drawn == len(report.dice) >= 2
     await service.store._write_one(  # tampering, as someone with the database file could

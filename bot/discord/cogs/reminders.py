@@ -29,6 +29,7 @@ from discord.ext import commands
 from bot.discord.components import Persistent
 from bot.discord.presenter import close_expired_invitation, publish
 from bot.discord.replies import escape_name, mention_only
+from bot.service.commands import ClaimWin
 
 if TYPE_CHECKING:
     from bot.discord.app import TableBot
@@ -65,11 +66,13 @@ class ClaimWinButton(
     async def _run(self, interaction: discord.Interaction[Any]) -> None:
         # Who may claim, and when, is the service's call; a refusal becomes an ephemeral reply.
         await interaction.response.defer()
-        update = await _service(interaction.client).claim_win(
-            self.match_id,
-            interaction.guild_id or 0,
-            interaction.user.id,
-            expected_version=self.version,
+        update = await _service(interaction.client).act(
+            ClaimWin(
+                self.match_id,
+                interaction.guild_id or 0,
+                interaction.user.id,
+                expected_version=self.version,
+            )
         )
         log.info("match %s claimed by user %s", self.match_id, interaction.user.id)
         if interaction.message is not None:
