@@ -17,30 +17,28 @@ from bot.service.commands import (
     RollDice,
     TakeDouble,
 )
-from bot.service.core import (
-    COMMAND_HANDLERS,
+from bot.service.errors import NotFoundError, NotYourTurnError, StaleActionError
+from bot.service.handlers import COMMAND_HANDLERS
+from bot.service.model import (
     Challenge,
     ChallengeStatus,
     DiceFactory,
     ExportFile,
-    GuildSettings,
     HistoryEntry,
     IdleMatch,
     LastMove,
     LeaderboardRow,
     MatchDice,
-    MatchService,
     MatchStatus,
     MatchUpdate,
     MatchView,
-    NotFoundError,
-    NotYourTurnError,
     Player,
     RatingChange,
-    StaleActionError,
     StatLine,
     VerifyReport,
 )
+from bot.service.service import MatchService
+from bot.service.settings import GuildSettings
 
 __all__ = [
     "COMMAND_HANDLERS",
