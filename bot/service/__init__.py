@@ -1,5 +1,10 @@
 """The service room: transport-agnostic, the only code that changes match state. It imports no
-discord and no database driver, and returns structured results."""
+discord and no database driver, and returns structured results: what happened and to whom
+(:mod:`bot.service.events`), or why it refused (:class:`Refused`, with a :class:`Refusal` code).
+It writes no sentences: the adapter's ``bot.discord.wording`` does.
+
+Match actions go through one entry point, ``MatchService.act(command)``, with one frozen
+command per action (:mod:`bot.service.commands`)."""
 
 from bot.service.commands import (
     AcceptDraw,
@@ -17,7 +22,16 @@ from bot.service.commands import (
     RollDice,
     TakeDouble,
 )
-from bot.service.errors import NotFoundError, NotYourTurnError, StaleActionError
+from bot.service.errors import (
+    NotFoundError,
+    NotYourTurn,
+    NotYourTurnError,
+    Refusal,
+    Refused,
+    StaleActionError,
+    WrongPhase,
+)
+from bot.service.events import MatchEvent
 from bot.service.handlers import COMMAND_HANDLERS
 from bot.service.model import (
     Challenge,
@@ -59,11 +73,13 @@ __all__ = [
     "LeaveMatch",
     "MatchCommand",
     "MatchDice",
+    "MatchEvent",
     "MatchService",
     "MatchStatus",
     "MatchUpdate",
     "MatchView",
     "NotFoundError",
+    "NotYourTurn",
     "NotYourTurnError",
     "OfferDouble",
     "OfferDraw",
@@ -72,9 +88,12 @@ __all__ = [
     "PlayMove",
     "Player",
     "RatingChange",
+    "Refusal",
+    "Refused",
     "RollDice",
     "StaleActionError",
     "StatLine",
     "TakeDouble",
     "VerifyReport",
+    "WrongPhase",
 ]

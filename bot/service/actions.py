@@ -12,36 +12,26 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bot.service.commands import MatchCommand
-from bot.service.errors import StaleActionError
+from bot.service.errors import Refusal, refused
+from bot.service.events import MatchEvent, step_events
 from bot.service.handlers import COMMAND_HANDLERS, Turn, draw
 from bot.service.model import MatchStatus, MatchUpdate, RatingChange
 from bot.service.settings import GuildSettings
 from bot.service.standings import game_stats, rate
 from bot.service.state import LiveMatch, ServiceState
-from bot.service.views import build_view, legal, must_pass
+from bot.service.views import build_view, legal
 from bot.storage import NewEvent, StatUpdate, VersionConflict
 from engines.actions import (
-    AcceptDraw,
-    AcceptResign,
     Action,
-    ConcedeMatch,
-    DeclineDraw,
-    DeclineResign,
-    Double,
-    Drop,
     Move,
-    OfferDraw,
     OpeningRoll,
-    Resign,
     Roll,
-    Take,
 )
-from engines.base import ActionResult, GameKind, GameResult, Phase, ResignLevel, ResultKind
-from engines.errors import PhaseError
+from engines.base import ActionResult, GameKind, Phase, ResignLevel
 from engines.match import NO_MOVE
 
 if TYPE_CHECKING:
@@ -50,30 +40,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_ADVANCE = 1000  # automatic steps per action; a safety net against an engine loop
-PASS_HINT = f'play "{NO_MOVE}" to pass the turn'  # when auto_pass is off
-CHANGED = "This match changed while you were acting: look at the latest board and try again."
-RESULT_WORDS = {
-    ResultKind.SINGLE: "a single game",
-    ResultKind.GAMMON: "a gammon",
-    ResultKind.BACKGAMMON: "a backgammon",
-    ResultKind.NANNON: "a NANNON",
-    ResultKind.DROP: "a passed double",
-    ResultKind.RESIGN: "resignation",
-    ResultKind.FORFEIT: "forfeit",
-    ResultKind.DRAW: "a draw",
-}
-
-
-def points(value: float) -> str:
-    return f"{value:g}"
-
-
-def plural(value: float, word: str) -> str:
-    return f"{points(value)} {word}{'' if value == 1 else 's'}"
-
-
-def dice_text(dice: tuple[int, ...]) -> str:
-    return "-".join(str(d) for d in dice)
 
 
 @dataclass
@@ -81,7 +47,7 @@ class Step:
     action: Action
     actor: int | None  # Discord user id, None for an automatic action
     result: ActionResult
-    notes: list[str]
+    events: list[MatchEvent] = field(default_factory=list)
 
 
 async def act(state: ServiceState, command: MatchCommand) -> MatchUpdate:
@@ -102,12 +68,10 @@ async def act(state: ServiceState, command: MatchCommand) -> MatchUpdate:
             record = live.record
             expected = command.expected_version
             if expected is not None and expected != record.version:
-                raise StaleActionError(
-                    "That board is out of date: the match has moved on. Use the latest board."
-                )
+                raise refused(Refusal.STALE_BOARD)
             seat = record.seat_of(command.user_id)
             if record.status is MatchStatus.FINISHED:
-                raise PhaseError(f"Match #{match_id} is over.")
+                raise refused(Refusal.MATCH_OVER, match_id=match_id)
             counter = live.dice.counter
             games_before = len(live.match.games)
             # An accepted resignation ends the game at the offer's level (for the stats).
@@ -118,7 +82,7 @@ async def act(state: ServiceState, command: MatchCommand) -> MatchUpdate:
             except BaseException:
                 live.dice.counter = counter  # nothing changed: un-draw the dice
                 raise
-            steps = [Step(result.action, command.user_id, result, [])]
+            steps = [Step(result.action, command.user_id, result)]
             describe(live, steps[0])
             try:
                 advance(live, settings, steps)
@@ -128,7 +92,7 @@ async def act(state: ServiceState, command: MatchCommand) -> MatchUpdate:
                 # Another process sharing the database committed first: our copy is stale.
                 log.warning("match %d: version conflict, reloading", match_id)
                 state.evict(match_id)
-                raise StaleActionError(CHANGED) from None
+                raise refused(Refusal.MATCH_CHANGED) from None
             except BaseException:
                 # Memory is ahead of the database now: drop it, reload on next use.
                 log.exception("match %d: action not committed", match_id)
@@ -168,7 +132,7 @@ def advance(live: LiveMatch, settings: GuildSettings, steps: list[Step]) -> None
             action = Move(match.turn, texts[0])
         else:
             return
-        step = Step(action, None, match.apply(action), [])
+        step = Step(action, None, match.apply(action))
         describe(live, step)
         steps.append(step)
         if match.is_over():
@@ -237,122 +201,26 @@ async def commit(
 
 
 def describe(live: LiveMatch, step: Step) -> None:
-    """Plain-language notes for one applied step."""
-    match, action, result, notes = live.match, step.action, step.result, step.notes
-    seat = action.player
-    who = "" if seat is None else live.name(seat)
-    kind = live.record.game
-    if isinstance(action, OpeningRoll):
-        d0, d1 = action.dice
-        names = (live.name(0), live.name(1))
-        if d0 == d1:
-            text = f"Opening roll: both roll {d0}."
-            if match.phase is Phase.OPENING_TIE:
-                text += " Either player may double now, or roll again."
-            else:
-                text += " Rolling again."
-                cube = getattr(match, "cube", None)
-                if cube is not None and cube.value > 1 and match.rules.auto_doubles:
-                    text += f" Automatic double: the cube is at {cube.value}."
-            notes.append(text)
-        else:
-            first = 0 if d0 > d1 else 1
-            plays = (
-                f"moves first with a {abs(d0 - d1)}"
-                if kind is GameKind.NANNON
-                else f"plays {max(d0, d1)}-{min(d0, d1)} first"
-            )
-            notes.append(f"Opening roll: {names[0]} {d0}, {names[1]} {d1}: {names[first]} {plays}.")
-            if result.turn_forfeited:
-                notes.append(
-                    f"{names[first]} has no legal move: the turn passes to {names[1 - first]}."
-                )
-            elif must_pass(live):
-                notes.append(f"{names[first]} has no legal move: {PASS_HINT}.")
-    elif isinstance(action, Roll):
-        text = f"{who} rolls {dice_text(action.dice)}"
-        if result.turn_forfeited:
-            assert seat is not None
-            text += f": no legal move, the turn passes to {live.name(1 - seat)}"
-        elif must_pass(live):
-            text += f": no legal move, {PASS_HINT}"
-        notes.append(text + ".")
-    elif isinstance(action, Move) and result.turn_forfeited:
-        assert seat is not None
-        notes.append(f"{who} has no legal move: the turn passes to {live.name(1 - seat)}.")
-    elif isinstance(action, Move):
-        forced = " (the only legal move, played automatically)" if step.actor is None else ""
-        notes.append(f"{who} plays {action.move}{forced}.")
-    elif isinstance(action, Double):
-        notes.append(f"{who} doubles to {match.cube.value * 2}.")
-    elif isinstance(action, Take):
-        notes.append(f"{who} takes: the cube is at {match.cube.value}.")
-    elif isinstance(action, Drop):
-        notes.append(f"{who} passes.")
-    elif isinstance(action, Resign):
-        if kind is GameKind.CHECKERS:
-            notes.append(f"{who} resigns.")
-        else:
-            level = ResignLevel(action.level).name.lower()
-            notes.append(f"{who} offers to resign a {level} game.")
-    elif isinstance(action, AcceptResign):
-        notes.append(f"{who} accepts the resignation.")
-    elif isinstance(action, DeclineResign):
-        notes.append(f"{who} declines the resignation: play on.")
-    elif isinstance(action, OfferDraw):
-        notes.append(f"{who} offers a draw.")
-    elif isinstance(action, AcceptDraw):
-        notes.append(f"{who} accepts the draw.")
-    elif isinstance(action, DeclineDraw):
-        notes.append(f"{who} declines the draw: play on.")
-    elif isinstance(action, ConcedeMatch):
-        assert seat is not None
-        if action.reason == "timeout":
-            notes.append(f"{who} was idle too long: {live.name(1 - seat)} claims the match.")
-        else:
-            notes.append(f"{who} leaves the match.")
-    game = result.game_result
-    if game is not None:
-        notes.append(game_note(live, game))
-        if not result.match_over and getattr(match, "crawford_game", False):
-            notes.append(f"Game {match.game_number} is the Crawford game: no doubling.")
-    if result.match_over:
-        winner = match.winner()
-        score = match.score
-        if winner is None:
-            notes.append(f"The match is drawn, {points(score[0])}-{points(score[1])}.")
-        else:
-            notes.append(
-                f"{live.name(winner)} wins the match "
-                f"{points(score[winner])}-{points(score[1 - winner])}."
-            )
+    """Record what one step, just applied, did."""
+    auto = step.actor is None
+    step.events = step_events(live, step.action, step.result, auto=auto)
 
 
-def game_note(live: LiveMatch, game: GameResult) -> str:
-    score = live.match.score
-    tally = f"Score: {points(score[0])}-{points(score[1])}."
-    if game.winner is None:
-        return f"Game {game.game_number} is drawn. {tally}"
-    winner = live.name(game.winner)
-    how = "with a NANNON!" if game.kind is ResultKind.NANNON else f"by {RESULT_WORDS[game.kind]}"
-    won = plural(game.points, live.record.unit)
-    cube = f" (cube {game.cube})" if game.cube > 1 else ""
-    return f"{winner} wins game {game.game_number} {how}: {won}{cube}. {tally}"
-
-
-def make_update(live: LiveMatch, steps: list[Step], opening: Sequence[str] = ()) -> MatchUpdate:
-    """The answer to an action (or an accept, with its ``opening`` notes)."""
+def make_update(
+    live: LiveMatch, steps: list[Step], opening: Sequence[MatchEvent] = ()
+) -> MatchUpdate:
+    """The answer to an action (or an accept, with its ``opening`` events)."""
     record = live.record
     results = [s.result.game_result for s in steps if s.result.game_result is not None]
     over = record.status is MatchStatus.FINISHED
-    notes = list(opening)
+    events = list(opening)
     for step in steps:
-        notes.extend(step.notes)
+        events.extend(step.events)
     return MatchUpdate(
         match_id=record.id,
         version=record.version,
         view=build_view(live),
-        notes=tuple(notes),
+        events=tuple(events),
         game_result=results[-1] if results else None,
         match_over=over,
         winner_seat=record.winner_seat if over else None,

@@ -8,8 +8,9 @@ import logging
 from dataclasses import replace
 from typing import Any
 
-from bot.service.actions import Step, advance, make_update, new_event, plural
-from bot.service.errors import NotFoundError, StaleActionError
+from bot.service.actions import Step, advance, make_update, new_event
+from bot.service.errors import Refusal, refused
+from bot.service.events import MatchStarted
 from bot.service.model import Challenge, ChallengeStatus, MatchStatus, MatchUpdate, Player
 from bot.service.settings import MAX_AUTO_DOUBLES, MAX_LENGTH, GuildSettings
 from bot.service.state import (
@@ -24,12 +25,9 @@ from bot.service.views import colours as match_colours
 from engines import new_match
 from engines.base import GameKind, MatchRules
 from engines.dice import commitment
-from engines.errors import GameError, NotYourTurnError, PhaseError
 from engines.match import validate_rules
 
 log = logging.getLogger(__name__)
-
-EXPIRED = "This challenge expired: nobody answered it in time. Start a new one."
 
 
 def challenge_from_row(row: Any) -> Challenge:
@@ -77,13 +75,12 @@ async def new_challenge(
     """
     kind = game_kind(game)
     if opponent_is_bot:
-        raise GameError("Bots can't play: challenge a person, or leave the opponent open.")
+        raise refused(Refusal.BOT_OPPONENT)
     if opponent_id is not None and opponent_id == challenger_id:
-        raise GameError("You can't challenge yourself.")
+        raise refused(Refusal.SELF_CHALLENGE)
     settings = await state.guild_settings(guild_id)
     if settings.challenge_channels and channel_id not in settings.challenge_channels:
-        where = ", ".join(f"<#{c}>" for c in settings.challenge_channels)
-        raise GameError(f"Challenges are allowed only in {where}.")
+        raise refused(Refusal.CHANNEL_NOT_ALLOWED, channels=settings.challenge_channels)
     rules = challenge_rules(kind, settings, length, cube, crawford, jacoby, auto_doubles)
     now = state.now()
     values: dict[str, Any] = {
@@ -117,27 +114,28 @@ def challenge_rules(
 ) -> MatchRules:
     points = settings.default_length(kind) if length is None else length
     if type(points) is not int:
-        raise GameError(f"The match length is a whole number, not {points!r}.")
+        raise refused(Refusal.LENGTH_NOT_WHOLE, length=points)
     if points == 0 and kind is not GameKind.BACKGAMMON:
-        raise GameError("Money play (points: 0) is for backgammon only.")
+        raise refused(Refusal.MONEY_NOT_BACKGAMMON)
     lowest = 0 if kind is GameKind.BACKGAMMON else 1
     if not lowest <= points <= MAX_LENGTH:
-        unit = "games" if kind is GameKind.CHECKERS else "points"
-        raise GameError(
-            f"A {kind.value} match is {lowest} to {MAX_LENGTH} {unit} long, not {points}."
+        raise refused(
+            Refusal.LENGTH_OUT_OF_RANGE,
+            game=kind,
+            lowest=lowest,
+            highest=MAX_LENGTH,
+            length=points,
         )
     if kind is GameKind.CHECKERS:
         if cube or crawford or jacoby or auto_doubles:
-            raise GameError("Checkers has no doubling cube: cube options don't apply.")
+            raise refused(Refusal.CHECKERS_CUBE_OPTIONS)
         return MatchRules(length=points, cube=False, crawford=False)
     money = points == 0
     if not money and (jacoby or auto_doubles):
-        raise GameError(
-            "Jacoby and automatic doubles are for money games only (backgammon, points: 0)."
-        )
+        raise refused(Refusal.MONEY_ONLY_OPTIONS)
     if auto_doubles is not None and not 0 <= auto_doubles <= MAX_AUTO_DOUBLES:
-        raise GameError(
-            f"Automatic doubles are 0 to {MAX_AUTO_DOUBLES} per game, not {auto_doubles}."
+        raise refused(
+            Refusal.AUTO_DOUBLES_OUT_OF_RANGE, highest=MAX_AUTO_DOUBLES, value=auto_doubles
         )
     use_cube = settings.cube if cube is None else bool(cube)
     rules = MatchRules(
@@ -151,7 +149,7 @@ def challenge_rules(
         else 0,
     )
     if not use_cube and (jacoby or auto_doubles):
-        raise GameError("Jacoby and automatic doubles need the doubling cube.")
+        raise refused(Refusal.CUBE_ONLY_OPTIONS)
     validate_rules(kind, rules)
     return rules
 
@@ -164,9 +162,9 @@ async def accept(
     now = state.now()
     check_open(challenge)
     if user_id == challenge.challenger.user_id:
-        raise GameError("You can't play against yourself.")
+        raise refused(Refusal.OWN_CHALLENGE)
     if challenge.opponent is not None and challenge.opponent.user_id != user_id:
-        raise NotYourTurnError(f"This challenge is for {challenge.opponent.name}.")
+        raise refused(Refusal.CHALLENGE_FOR_OTHER, name=challenge.opponent.name)
     settings = await state.guild_settings(guild_id)
     players = (challenge.challenger, Player(user_id, clean_name(user_name)))
     rules = challenge.rules
@@ -225,19 +223,13 @@ async def accept(
     events = [new_event(step, now) for step in steps]
     match_id = await state.store.create_match(challenge_id, values, events, match.snapshot())
     if match_id is None:
-        raise StaleActionError("This challenge was already accepted, withdrawn or expired.")
+        raise refused(Refusal.CHALLENGE_TAKEN)
     record.id = match_id
     record.next_seq = len(events)
     state.keep(live)
     log.info("match %d started from challenge %d", match_id, challenge_id)
-    length = challenge.rules.length
-    to = "a money game" if length == 0 else f"to {plural(length, record.unit)}"
-    opening = [
-        f"Match #{match_id}: {players[0].name} vs {players[1].name}, "
-        f"{challenge.game.value} {to}. Dice commitment (SHA-256 of the secret seed): "
-        f"{record.commitment}."
-    ]
-    return make_update(live, steps, opening)
+    started = MatchStarted(match_id, challenge.game, challenge.rules.length, record.commitment)
+    return make_update(live, steps, [started])
 
 
 def check_open(challenge: Challenge) -> None:
@@ -246,11 +238,11 @@ def check_open(challenge: Challenge) -> None:
     Accept, decline and cancel refuse alike and write nothing; the sweep records the expiry
     and closes the invitation."""
     if challenge.status is ChallengeStatus.ACCEPTED:
-        raise StaleActionError("This challenge was already accepted.")
+        raise refused(Refusal.CHALLENGE_ACCEPTED)
     if challenge.status is ChallengeStatus.EXPIRED:
-        raise GameError(EXPIRED)
+        raise refused(Refusal.CHALLENGE_EXPIRED)
     if challenge.status is not ChallengeStatus.OPEN:
-        raise GameError(f"This challenge is {challenge.status.value}.")
+        raise refused(Refusal.CHALLENGE_CLOSED, status=challenge.status)
 
 
 async def decline(state: ServiceState, challenge_id: int, guild_id: int, user_id: int) -> Challenge:
@@ -258,9 +250,9 @@ async def decline(state: ServiceState, challenge_id: int, guild_id: int, user_id
     challenge = await get_challenge(state, challenge_id, guild_id)
     check_open(challenge)
     if challenge.opponent is None:
-        raise GameError("An open challenge can't be declined: just leave it.")
+        raise refused(Refusal.OPEN_CHALLENGE_DECLINE)
     if challenge.opponent.user_id != user_id:
-        raise NotYourTurnError(f"Only {challenge.opponent.name} can decline this challenge.")
+        raise refused(Refusal.ONLY_OPPONENT_DECLINES, name=challenge.opponent.name)
     return await close_challenge(state, challenge, ChallengeStatus.DECLINED)
 
 
@@ -269,7 +261,7 @@ async def cancel(state: ServiceState, challenge_id: int, guild_id: int, user_id:
     challenge = await get_challenge(state, challenge_id, guild_id)
     check_open(challenge)
     if challenge.challenger.user_id != user_id:
-        raise NotYourTurnError(f"Only {challenge.challenger.name} can cancel this challenge.")
+        raise refused(Refusal.ONLY_CHALLENGER_CANCELS, name=challenge.challenger.name)
     return await close_challenge(state, challenge, ChallengeStatus.CANCELLED)
 
 
@@ -277,16 +269,16 @@ async def close_challenge(
     state: ServiceState, challenge: Challenge, status: ChallengeStatus
 ) -> Challenge:
     if not await state.store.set_challenge_status(challenge.id, status.value):
-        raise StaleActionError("This challenge was answered already.")
+        raise refused(Refusal.CHALLENGE_ANSWERED)
     return await get_challenge(state, challenge.id, challenge.guild_id)
 
 
 async def get_challenge(state: ServiceState, challenge_id: int, guild_id: int) -> Challenge:
     if not storable(challenge_id):
-        raise NotFoundError(f"There is no challenge #{challenge_id} in this server.")
+        raise refused(Refusal.NO_SUCH_CHALLENGE, challenge_id=challenge_id)
     row = await state.store.challenge(challenge_id)
     if row is None or row["guild_id"] != guild_id:
-        raise NotFoundError(f"There is no challenge #{challenge_id} in this server.")
+        raise refused(Refusal.NO_SUCH_CHALLENGE, challenge_id=challenge_id)
     challenge = challenge_from_row(row)
     if challenge.status is ChallengeStatus.OPEN and state.now() >= challenge.expires_at:
         # Past its time, not yet swept by expire_challenges: expired all the same.
@@ -311,7 +303,7 @@ async def rematch(state: ServiceState, match_id: int, guild_id: int, user_id: in
     record = live.record
     seat = record.seat_of(user_id)
     if record.status is not MatchStatus.FINISHED:
-        raise PhaseError(f"Match #{match_id} is still on: finish it first.")
+        raise refused(Refusal.MATCH_STILL_ON, match_id=match_id)
     me, them = record.players[seat], record.players[1 - seat]
     rules = record.rules
     return await new_challenge(

@@ -27,6 +27,7 @@ from bot.service.commands import (
     RollDice,
     TakeDouble,
 )
+from bot.service.errors import Refusal, refused
 from bot.service.settings import GuildSettings
 from bot.service.state import LiveMatch
 from bot.service.views import legal
@@ -47,14 +48,6 @@ from engines.actions import (
     Take,
 )
 from engines.base import GameKind, Phase, ResignLevel
-from engines.errors import (
-    CubeError,
-    CubeErrorReason,
-    GameError,
-    InvalidNotationError,
-    NotYourTurnError,
-    PhaseError,
-)
 
 __all__ = ["COMMAND_HANDLERS", "Decide", "Handler", "Turn"]
 
@@ -88,20 +81,20 @@ def refuse_offers(live: LiveMatch, seat: int) -> None:
     if phase is Phase.CUBE_OFFERED:
         if match.cube_offered_by == seat:
             other = live.name(1 - seat)
-            raise NotYourTurnError(f"Waiting for {other} to take or pass your double.")
-        raise CubeError(CubeErrorReason.OFFER_PENDING, "You were doubled: take or pass first.")
+            raise refused(Refusal.WAITING_FOR_TAKE, name=other)
+        raise refused(Refusal.DOUBLED)
     if phase is Phase.RESIGN_OFFERED:
         resigner = match.resign_offer[0]
         if resigner == seat:
             other = live.name(1 - seat)
-            raise NotYourTurnError(f"Waiting for {other} to answer your resignation.")
-        raise PhaseError(f"Answer {live.name(resigner)}'s resignation first: accept or decline it.")
+            raise refused(Refusal.WAITING_FOR_RESIGN_ANSWER, name=other)
+        raise refused(Refusal.ANSWER_RESIGNATION, name=live.name(resigner))
     if phase is Phase.DRAW_OFFERED:
         offerer = match.draw_offered_by
         if offerer == seat:
             other = live.name(1 - seat)
-            raise NotYourTurnError(f"Waiting for {other} to answer your draw offer.")
-        raise PhaseError(f"Answer {live.name(offerer)}'s draw offer first: accept or decline it.")
+            raise refused(Refusal.WAITING_FOR_DRAW_ANSWER, name=other)
+        raise refused(Refusal.ANSWER_DRAW, name=live.name(offerer))
 
 
 def roll(command: RollDice) -> Decide:
@@ -109,15 +102,15 @@ def roll(command: RollDice) -> Decide:
         live, seat = turn.live, turn.seat
         match = live.match
         if live.record.game is GameKind.CHECKERS:
-            raise PhaseError("Checkers has no dice: pick a move.")
+            raise refused(Refusal.NO_DICE_IN_CHECKERS)
         phase = match.phase
         if phase in (Phase.OPENING, Phase.OPENING_TIE):
             return OpeningRoll(seat, (live.dice.roll_die(), live.dice.roll_die()))
         refuse_offers(live, seat)
         if seat != match.turn:
-            raise NotYourTurnError(f"It's {live.name(match.turn)}'s turn.")
+            raise refused(Refusal.NOT_YOUR_TURN, name=live.name(match.turn))
         if phase is Phase.MOVE:
-            raise PhaseError("You rolled already: pick a move.")
+            raise refused(Refusal.ALREADY_ROLLED)
         return Roll(seat, draw(live))
 
     return decide
@@ -131,17 +124,17 @@ def play_move(command: PlayMove) -> Decide:
         match = live.match
         refuse_offers(live, seat)
         if match.phase in (Phase.OPENING, Phase.OPENING_TIE):
-            raise PhaseError("The opening roll comes first: roll again (either player may).")
+            raise refused(Refusal.OPENING_ROLL_FIRST)
         if seat != match.turn:
-            raise NotYourTurnError(f"It's {live.name(match.turn)}'s turn.")
+            raise refused(Refusal.NOT_YOUR_TURN, name=live.name(match.turn))
         if match.phase is Phase.ROLL:
-            raise PhaseError("Roll first, then move.")
+            raise refused(Refusal.ROLL_FIRST)
         text = move if isinstance(move, str) else match.format_move(move)
         text = text.strip()
         if not text:
-            raise InvalidNotationError("Type a move, e.g. one from the list.")
+            raise refused(Refusal.EMPTY_MOVE)
         if len(text) > MAX_MOVE_TEXT:
-            raise InvalidNotationError("That is far too long to be a move.")
+            raise refused(Refusal.MOVE_TOO_LONG)
         if match.phase is Phase.MOVE and text in legal(live)[1]:
             return Move(seat, text)  # a move from the list, already in its notation
         parsed = match.parse_move(text)
@@ -155,10 +148,10 @@ def offer_double(command: OfferDouble) -> Decide:
         live, seat = turn.live, turn.seat
         match = live.match
         if live.record.game is GameKind.CHECKERS:
-            raise CubeError(CubeErrorReason.NO_CUBE, "Checkers has no doubling cube.")
+            raise refused(Refusal.CHECKERS_NO_CUBE)
         refuse_offers(live, seat)
         if match.phase in (Phase.ROLL, Phase.MOVE) and seat != match.turn:
-            raise NotYourTurnError(f"It's {live.name(match.turn)}'s turn.")
+            raise refused(Refusal.NOT_YOUR_TURN, name=live.name(match.turn))
         return Double(seat)
 
     return decide
@@ -170,7 +163,7 @@ def _answer_double(answer: type[Take] | type[Drop]) -> Decide:
         offered_by = getattr(live.match, "cube_offered_by", None)
         if live.match.phase is Phase.CUBE_OFFERED and offered_by == seat:
             other = live.name(1 - seat)
-            raise NotYourTurnError(f"Only {other} can take or pass your double.")
+            raise refused(Refusal.OWN_DOUBLE, name=other)
         return answer(seat)
 
     return decide
@@ -193,7 +186,7 @@ def _resign_level(level: ResignLevel | str | int) -> ResignLevel:
             return ResignLevel(level)
         return ResignLevel[str(level).strip().upper()]
     except (KeyError, ValueError):
-        raise GameError(f"Resign single, gammon or backgammon, not {str(level)[:40]!r}.") from None
+        raise refused(Refusal.BAD_RESIGN_LEVEL, value=level) from None
 
 
 def offer_resignation(command: OfferResignation) -> Decide:
@@ -236,16 +229,18 @@ def claim_win(command: ClaimWin) -> Decide:
         live, seat, settings = turn.live, turn.seat, turn.settings
         idle_seat = live.match.actor
         if idle_seat is None:
-            raise GameError("Either player may roll now: there is nobody to claim against.")
+            raise refused(Refusal.NOBODY_TO_CLAIM)
         if idle_seat == seat:
-            raise NotYourTurnError("The match is waiting for you: you can't claim it.")
+            raise refused(Refusal.CLAIM_OWN_WAIT)
         waited = turn.now - live.record.last_action_at
         needed = settings.claim_minutes * 60
         if waited < needed:
             left = max(1, math.ceil((needed - waited) / 60))
-            raise GameError(
-                f"You can claim the match when {live.name(idle_seat)} has been idle "
-                f"for {settings.claim_minutes} minutes: {left} more to go."
+            raise refused(
+                Refusal.CLAIM_TOO_EARLY,
+                name=live.name(idle_seat),
+                minutes=settings.claim_minutes,
+                left=left,
             )
         return ConcedeMatch(idle_seat, "timeout")
 

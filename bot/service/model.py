@@ -6,11 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from bot.move_list import MoveList
 from engines.base import GameKind, GameResult, MatchRules, Phase, ResignLevel
 from engines.match import NO_MOVE
+
+if TYPE_CHECKING:
+    from bot.service.events import MatchEvent
 
 __all__ = [
     "Challenge",
@@ -158,7 +161,7 @@ class MatchUpdate:
     match_id: int
     version: int
     view: MatchView
-    notes: tuple[str, ...]  # plain language, in order: auto-rolls, forced moves, game over, ...
+    events: tuple[MatchEvent, ...]  # what happened, in order: rolls, moves, results, ...
     game_result: GameResult | None = None  # the game that ended in this update, if any
     match_over: bool = False
     winner_seat: int | None = None
@@ -220,33 +223,14 @@ class HistoryEntry:
 
 @dataclass(frozen=True)
 class VerifyReport:
+    """A match's dice checked against its seed (the adapter says the verdict in words)."""
+
     match_id: int
     commitment: str
     seed: str | None  # None while the match is still on
     dice: tuple[int, ...]  # every die rolled, in order
     ok: bool | None  # None while the seed is secret
     drawn: int | None = None  # dice drawn from the seed, as the match row counts them
-
-    @property
-    def message(self) -> str:
-        if not self.dice:
-            return f"Match #{self.match_id} has used no dice."
-        if self.ok is None:
-            return (
-                f"Match #{self.match_id} is still on: {len(self.dice)} dice rolled so far. "
-                f"The seed (commitment {self.commitment}) is revealed when it ends."
-            )
-        if self.ok:
-            return (
-                f"All {len(self.dice)} dice of match #{self.match_id} check out against seed "
-                f"{self.seed} (commitment {self.commitment})."
-            )
-        if self.drawn is not None and self.drawn != len(self.dice):
-            return (
-                f"The dice of match #{self.match_id} do NOT check out: {self.drawn} dice were "
-                f"drawn from seed {self.seed}, but the log shows {len(self.dice)}."
-            )
-        return f"The dice of match #{self.match_id} do NOT match the seed {self.seed}."
 
 
 @dataclass(frozen=True)

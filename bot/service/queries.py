@@ -80,9 +80,10 @@ async def legal_moves(
     guild_id: int,
     user_id: int,
     prefix: str = "",
-    limit: int = 25,
+    limit: int | None = None,
 ) -> list[str]:
-    """Autocomplete: legal moves of the user on turn that match ``prefix``; else empty."""
+    """Autocomplete: legal moves of the user on turn that match ``prefix``, at most ``limit``
+    (None: all); else empty."""
     view = await get_view(state, match_id, guild_id)
     if view.phase is not Phase.MOVE or view.seat_of(user_id) != view.turn:
         return []
@@ -90,7 +91,8 @@ async def legal_moves(
     moves = list(view.legal_moves)
     starts = [m for m in moves if "".join(m.split()).lower().startswith(typed)]
     contains = [m for m in moves if m not in starts and typed in "".join(m.split()).lower()]
-    return (starts + contains)[: max(0, limit)]
+    found = starts + contains
+    return found if limit is None else found[: max(0, limit)]
 
 
 async def leaderboard(

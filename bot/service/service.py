@@ -23,7 +23,7 @@ from typing import Any
 
 from bot.service import actions, challenges, queries
 from bot.service.commands import MatchCommand
-from bot.service.errors import NotFoundError
+from bot.service.errors import Refusal, refused
 from bot.service.model import (
     Challenge,
     DiceFactory,
@@ -200,7 +200,7 @@ class MatchService:
         """
         live = self._state.loaded(match_id)
         if live is None or not live.valid or live.record.status is not MatchStatus.ACTIVE:
-            raise NotFoundError(f"No active match #{match_id} is loaded in this service.")
+            raise refused(Refusal.MATCH_NOT_LOADED, match_id=match_id)
         match: GameMatch = live.match
         return match
 
@@ -217,9 +217,15 @@ class MatchService:
         return await queries.candidate_matches(self._state, guild_id, channel_id, user_id)
 
     async def legal_moves(
-        self, match_id: int, guild_id: int, user_id: int, prefix: str = "", limit: int = 25
+        self,
+        match_id: int,
+        guild_id: int,
+        user_id: int,
+        prefix: str = "",
+        limit: int | None = None,
     ) -> list[str]:
-        """Autocomplete: legal moves of the user on turn that match ``prefix``; else empty."""
+        """Autocomplete: legal moves of the user on turn that match ``prefix`` (starting with it
+        first, then containing it), at most ``limit`` (None: all); else empty."""
         return await queries.legal_moves(self._state, match_id, guild_id, user_id, prefix, limit)
 
     async def leaderboard(

@@ -7,9 +7,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
+from bot.service.errors import Refusal, refused
 from bot.storage import Store
 from engines.base import GameKind
-from engines.errors import GameError
 
 __all__ = ["MAX_AUTO_DOUBLES", "MAX_LENGTH", "GuildSettings", "SettingsBook"]
 
@@ -62,7 +62,7 @@ BOUNDS: dict[str, tuple[int, int]] = {
 
 
 def checked_setting(name: str, value: Any, current: Any) -> Any:
-    """``value`` converted to the type of setting ``name``; GameError if it does not fit."""
+    """``value`` converted to the type of setting ``name``; refused if it does not fit."""
     if isinstance(current, bool):
         if isinstance(value, bool):
             return value
@@ -71,27 +71,29 @@ def checked_setting(name: str, value: Any, current: Any) -> Any:
             return True
         if text in ("off", "false", "no", "0"):
             return False
-        raise GameError(f"{name} is on or off, not {str(value)[:40]!r}.")
+        raise refused(Refusal.SETTING_NOT_ON_OFF, setting=name, value=value)
     if isinstance(current, int):
         try:
             number = int(str(value).strip()) if not isinstance(value, int) else value
         except ValueError:
-            raise GameError(f"{name} is a whole number, not {str(value)[:40]!r}.") from None
+            raise refused(Refusal.SETTING_NOT_A_NUMBER, setting=name, value=value) from None
         low, high = BOUNDS[name]
         if isinstance(number, bool) or not low <= number <= high:
-            raise GameError(f"{name} must be between {low} and {high}, not {str(value)[:40]}.")
+            raise refused(
+                Refusal.SETTING_OUT_OF_RANGE, setting=name, low=low, high=high, value=value
+            )
         return number
     if name == "challenge_channels":
         items = value if isinstance(value, list | tuple | set | frozenset) else [value]
         channels = []
         for item in items:
             if isinstance(item, bool) or not isinstance(item, int) or item <= 0:
-                raise GameError(f"Challenge channels are channel ids, not {str(item)[:40]!r}.")
+                raise refused(Refusal.NOT_A_CHANNEL, value=item)
             channels.append(item)
         if len(channels) > MAX_CHALLENGE_CHANNELS:
-            raise GameError(f"At most {MAX_CHALLENGE_CHANNELS} challenge channels.")
+            raise refused(Refusal.TOO_MANY_CHANNELS, most=MAX_CHALLENGE_CHANNELS)
         return tuple(sorted(set(channels)))
-    raise GameError(f"{name} can't be changed.")
+    raise refused(Refusal.SETTING_FIXED, setting=name)
 
 
 def changed(current: GuildSettings, changes: dict[str, Any]) -> GuildSettings:
@@ -100,14 +102,11 @@ def changed(current: GuildSettings, changes: dict[str, Any]) -> GuildSettings:
     clean: dict[str, Any] = {}
     for name, value in changes.items():
         if name not in types:
-            raise GameError(f"There is no setting called {str(name)[:40]!r}.")
+            raise refused(Refusal.UNKNOWN_SETTING, setting=name)
         clean[name] = checked_setting(name, value, getattr(current, name))
     updated = replace(current, **clean)
     if updated.claim_minutes < updated.reminder_minutes:
-        raise GameError(
-            "The claim time must be at least the reminder time "
-            f"({updated.reminder_minutes} minutes)."
-        )
+        raise refused(Refusal.CLAIM_BEFORE_REMINDER, reminder_minutes=updated.reminder_minutes)
     return updated
 
 

@@ -11,14 +11,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.move_list import MoveList
-from bot.service.errors import NotFoundError
+from bot.service.errors import Refusal, refused
 from bot.service.model import DiceFactory, MatchDice, MatchStatus, Player, RatingChange
 from bot.service.settings import GuildSettings, SettingsBook
 from bot.storage import Store
 from engines import match_from_snapshot
 from engines.base import GameKind, MatchRules
 from engines.dice import FairDice
-from engines.errors import GameError, NotYourTurnError
 
 MAX_NAME = 100
 # SQLite integers are signed 64-bit: no row has an id outside, and binding one raises
@@ -40,8 +39,8 @@ def game_kind(game: GameKind | str) -> GameKind:
     try:
         return GameKind(str(game).strip().lower())
     except ValueError:
-        choices = ", ".join(k.value for k in GameKind)
-        raise GameError(f"There is no game called {str(game)[:40]!r}: choose {choices}.") from None
+        choices = tuple(k.value for k in GameKind)
+        raise refused(Refusal.UNKNOWN_GAME, given=game, choices=choices) from None
 
 
 def rating_changes_from_json(text: str | None) -> tuple[RatingChange, ...]:
@@ -106,12 +105,7 @@ class MatchRecord:
         for seat, player in enumerate(self.players):
             if player.user_id == user_id:
                 return seat
-        raise NotYourTurnError(f"You are not playing in match #{self.id}.")
-
-    @property
-    def unit(self) -> str:
-        """What the match length counts."""
-        return "game" if self.game is GameKind.CHECKERS else "point"
+        raise refused(Refusal.NOT_A_PLAYER, match_id=self.id)
 
 
 @dataclass
@@ -157,16 +151,16 @@ class ServiceState:
         if live is None:
             live = await self._load(match_id)
         if guild_id is not None and live.record.guild_id != guild_id:
-            raise NotFoundError(f"There is no match #{match_id} in this server.")
+            raise refused(Refusal.NO_SUCH_MATCH, match_id=match_id)
         return live
 
     async def _load(self, match_id: int) -> LiveMatch:
         if not storable(match_id):
-            raise NotFoundError(f"There is no match #{match_id} in this server.")
+            raise refused(Refusal.NO_SUCH_MATCH, match_id=match_id)
         row = await self.store.match_row(match_id)
         snapshot = await self.store.snapshot(match_id)
         if row is None or snapshot is None:
-            raise NotFoundError(f"There is no match #{match_id} in this server.")
+            raise refused(Refusal.NO_SUCH_MATCH, match_id=match_id)
         record = MatchRecord.from_row(row, await self.store.event_count(match_id))
         dice = FairDice(record.seed, row["dice_counter"])
         live = LiveMatch(record, match_from_snapshot(snapshot), dice)

@@ -19,6 +19,7 @@ import pytest_asyncio
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from bot.discord.wording import refusal_text
 from bot.service import (
     AcceptDraw,
     AcceptResignation,
@@ -134,7 +135,7 @@ async def match_at_move(svc: MatchService, game: str) -> MatchView:
 
 def assert_clear_refusal(exc: BaseException) -> None:
     assert isinstance(exc, GameError), f"{type(exc).__name__}: {exc!r}"
-    message = str(exc)
+    message = refusal_text(exc)
     assert message.strip(), "a refusal without a message"
     assert len(message) <= 1000, "a refusal message too long to show"
 

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from support.wording import refused
 
+from bot.discord.wording import notes, verify_text
 from bot.service import (
     AcceptDraw,
     AcceptResignation,
@@ -27,10 +29,13 @@ from bot.service import (
     OfferResignation,
     PassDouble,
     PlayMove,
+    Refusal,
+    Refused,
     RollDice,
     StaleActionError,
     TakeDouble,
 )
+from bot.service.events import DiceRolled, MatchStarted, MovePlayed, OpeningRolled
 from engines import match_from_snapshot, replay
 from engines.base import GameKind, Phase
 from engines.dice import FairDice, die_at
@@ -83,20 +88,20 @@ def user_on(update: MatchUpdate, seat: int | None = None) -> int:
 
 @pytest.mark.asyncio
 async def test_challenge_refusals(service: MatchService) -> None:
-    async def refused(match: str, **kw: object) -> None:
-        with pytest.raises(GameError, match=match):
+    async def refuses(match: str, **kw: object) -> None:
+        with refused(GameError, match=match):
             await service.challenge(GUILD, CHANNEL, ALICE, "alice", kw.pop("game", "nannon"), **kw)  # type: ignore[arg-type]
 
-    await refused("yourself", opponent_id=ALICE, opponent_name="alice")
-    await refused("Bots can't play", opponent_id=5, opponent_name="robot", opponent_is_bot=True)
-    await refused("1 to 25", length=26)
-    await refused("backgammon only", game="checkers", length=0)
-    await refused("Money play .* backgammon only", length=0)
-    await refused("money games only", game="backgammon", length=5, jacoby=True)
-    await refused("no game called", game="chess")
-    await refused("no doubling cube", game="checkers", cube=True)
+    await refuses("yourself", opponent_id=ALICE, opponent_name="alice")
+    await refuses("Bots can't play", opponent_id=5, opponent_name="robot", opponent_is_bot=True)
+    await refuses("1 to 25", length=26)
+    await refuses("backgammon only", game="checkers", length=0)
+    await refuses("Money play .* backgammon only", length=0)
+    await refuses("money games only", game="backgammon", length=5, jacoby=True)
+    await refuses("no game called", game="chess")
+    await refuses("no doubling cube", game="checkers", cube=True)
     await service.update_guild_settings(GUILD, challenge_channels=[55])
-    await refused("only in <#55>")
+    await refuses("only in <#55>")
 
 
 @pytest.mark.asyncio
@@ -116,24 +121,24 @@ async def test_accept_decline_cancel_refusals(service: MatchService) -> None:
     named = await service.challenge(
         GUILD, CHANNEL, ALICE, "alice", "nannon", opponent_id=BOB, opponent_name="bob"
     )
-    with pytest.raises(GameError, match="against yourself"):
+    with refused(GameError, match="against yourself"):
         await service.accept(named.id, GUILD, ALICE, "alice")
-    with pytest.raises(NotYourTurnError, match="for bob"):
+    with refused(NotYourTurnError, match="for bob"):
         await service.accept(named.id, GUILD, CAROL, "carol")
     with pytest.raises(NotFoundError):
         await service.accept(named.id, OTHER_GUILD, BOB, "bob")
-    with pytest.raises(NotYourTurnError, match="Only bob"):
+    with refused(NotYourTurnError, match="Only bob"):
         await service.decline(named.id, GUILD, CAROL)
-    with pytest.raises(NotYourTurnError, match="Only alice"):
+    with refused(NotYourTurnError, match="Only alice"):
         await service.cancel(named.id, GUILD, BOB)
     assert (await service.decline(named.id, GUILD, BOB)).status == "declined"
-    with pytest.raises(GameError, match="declined"):
+    with refused(GameError, match="declined"):
         await service.accept(named.id, GUILD, BOB, "bob")
 
     open_challenge = await service.challenge(GUILD, CHANNEL, ALICE, "alice", "nannon")
     update = await service.accept(open_challenge.id, GUILD, CAROL, "carol")
     assert update.view.players[1].user_id == CAROL
-    with pytest.raises(StaleActionError, match="already accepted"):
+    with refused(StaleActionError, match="already accepted"):
         await service.accept(open_challenge.id, GUILD, BOB, "bob")
 
 
@@ -161,9 +166,11 @@ async def test_challenges_expire(tmp_path: Path) -> None:
                 lambda: svc.cancel(named.id, GUILD, ALICE),
                 lambda: svc.cancel(anyone.id, GUILD, ALICE),
             ):
-                with pytest.raises(GameError, match=r"^This challenge expired") as refused:
+                with refused(GameError, match=r"^This challenge expired") as caught:
                     await attempt()
-                assert type(refused.value) is GameError
+                # A plain refusal (not a stale action): said so, nothing else to do.
+                assert type(caught.value) is Refused
+                assert caught.value.refusal is Refusal.CHALLENGE_EXPIRED
             assert await svc.store.fetchall("SELECT id FROM matches") == []
 
         clock.now = named.expires_at  # expired from that second on
@@ -199,14 +206,14 @@ async def test_authorization_refusals(service: MatchService) -> None:
     view = update.view
     assert view.phase is Phase.MOVE  # the opening winner plays the opening dice
     mover, waiter = user_on(update), user_on(update, 1 - view.actor)  # type: ignore[operator]
-    with pytest.raises(NotYourTurnError, match="not playing"):
+    with refused(NotYourTurnError, match="not playing"):
         await service.act(RollDice(match_id, GUILD, CAROL))
     with pytest.raises(NotFoundError):
         await service.act(RollDice(match_id, OTHER_GUILD, mover))
-    with pytest.raises(PhaseError, match="You rolled already: pick a move"):
+    with refused(PhaseError, match="You rolled already: pick a move"):
         await service.act(RollDice(match_id, GUILD, mover))
     name = view.players[view.actor].name  # type: ignore[index]
-    with pytest.raises(NotYourTurnError, match=f"It's {name}'s turn"):
+    with refused(NotYourTurnError, match=f"It's {name}'s turn"):
         await service.act(PlayMove(match_id, GUILD, waiter, view.legal_moves[0]))
     with pytest.raises(IllegalMoveError):
         await service.act(PlayMove(match_id, GUILD, mover, "24/1"))
@@ -214,18 +221,18 @@ async def test_authorization_refusals(service: MatchService) -> None:
         await service.act(OfferDouble(match_id, GUILD, mover))
     update = await service.act(PlayMove(match_id, GUILD, mover, view.legal_moves[0]))
     assert update.view.phase is Phase.ROLL and user_on(update) == waiter
-    with pytest.raises(PhaseError, match="Roll first"):
+    with refused(PhaseError, match="Roll first"):
         await service.act(PlayMove(match_id, GUILD, waiter, "13/7"))
     update = await service.act(OfferDouble(match_id, GUILD, waiter))
-    with pytest.raises(NotYourTurnError, match=r"Only .* can take or pass your double"):
+    with refused(NotYourTurnError, match=r"Only .* can take or pass your double"):
         await service.act(TakeDouble(match_id, GUILD, waiter))
-    with pytest.raises(CubeError, match="take or pass first"):
+    with refused(CubeError, match="take or pass first"):
         await service.act(RollDice(match_id, GUILD, mover))
     update = await service.act(TakeDouble(match_id, GUILD, mover))
     assert update.view.cube_value == 2 and update.view.cube_owner == 1 - update.view.turn
-    with pytest.raises(StaleActionError, match="out of date"):
+    with refused(StaleActionError, match="out of date"):
         await service.act(RollDice(match_id, GUILD, waiter, expected_version=update.version - 1))
-    with pytest.raises(PhaseError, match="no draw offers"):
+    with refused(PhaseError, match="no draw offers"):
         await service.act(OfferDraw(match_id, GUILD, waiter))
     events_before = await service.store.event_count(match_id)
     assert (await service.get_view(match_id, GUILD)).version == update.version
@@ -235,7 +242,7 @@ async def test_authorization_refusals(service: MatchService) -> None:
 @pytest.mark.asyncio
 async def test_leave_and_resign(service: MatchService) -> None:
     update = await start(service, "nannon", length=3)
-    with pytest.raises(GameError, match="Resign single, gammon or backgammon"):
+    with refused(GameError, match="Resign single, gammon or backgammon"):
         await service.act(OfferResignation(update.match_id, GUILD, ALICE, "everything"))
     update = await service.act(OfferResignation(update.match_id, GUILD, ALICE, "single"))
     assert update.view.phase is Phase.RESIGN_OFFERED
@@ -245,7 +252,7 @@ async def test_leave_and_resign(service: MatchService) -> None:
     assert update.game_result is not None and update.view.score == (0, 1)
     update = await service.act(LeaveMatch(update.match_id, GUILD, BOB))
     assert update.match_over and update.winner_seat == 0 and update.view.score[0] == 3
-    with pytest.raises(PhaseError, match="over"):
+    with refused(PhaseError, match="over"):
         await service.act(RollDice(update.match_id, GUILD, ALICE))
     history = await service.history(GUILD, ALICE)
     assert history[0].result == "won" and history[0].opponent.user_id == BOB
@@ -492,7 +499,7 @@ async def test_verify_catches_dice_not_from_the_seed(tmp_path: Path) -> None:
     svc = await MatchService.open(tmp_path / "t.db", dice_factory=lambda: ScriptedDice([6, 1]))
     try:
         update = await start(svc, "nannon", length=1)
-        assert "alice 6, bob 1" in update.notes[1]
+        assert "alice 6, bob 1" in notes(update)[1]
         assert (await svc.verify_match(update.match_id, GUILD)).ok is None  # still secret
         update = await svc.act(LeaveMatch(update.match_id, GUILD, BOB))
         report = await svc.verify_match(update.match_id, GUILD)
@@ -510,7 +517,7 @@ async def test_the_seed_commitment_is_shown_at_accept_and_matches_the_seed_revea
         first = await start(svc, "nannon", length=3)
         shown = first.view.dice_commitment
         assert shown is not None and len(shown) == 64 and int(shown, 16) >= 0
-        assert first.notes[0] == (
+        assert notes(first)[0] == (
             f"Match #{first.match_id}: alice vs bob, nannon to 3 points. "
             f"Dice commitment (SHA-256 of the secret seed): {shown}."
         )
@@ -571,7 +578,7 @@ async def test_live_match_for_testing_shows_the_state_dice_are_rolled_for(
     svc = await MatchService.open(tmp_path / "t.db", dice_factory=lambda: dice)
     dice.svc = svc
     try:
-        with pytest.raises(NotFoundError, match="No active match #1"):
+        with refused(NotFoundError, match="No active match #1"):
             svc.live_match_for_testing(1)
         update = await start(svc, "nannon", length=1)
         assert update.match_id == 1
@@ -597,7 +604,7 @@ async def test_live_match_for_testing_shows_the_state_dice_are_rolled_for(
             svc.live_match_for_testing(2)
         update = await svc.act(LeaveMatch(1, GUILD, BOB))
         assert update.match_over
-        with pytest.raises(NotFoundError, match="No active match #1"):
+        with refused(NotFoundError, match="No active match #1"):
             svc.live_match_for_testing(1)  # finished
         # Steered dice are not the committed ones.
         assert (await svc.verify_match(1, GUILD)).ok is False
@@ -621,12 +628,12 @@ async def test_idle_reminder_and_claim(tmp_path: Path) -> None:
         assert (due.idle.user_id, due.reminder_due, due.claimable) == (idle, True, False)
         await svc.mark_reminded(due.match_id, due.version)
         assert await svc.idle_matches() == []
-        with pytest.raises(GameError, match="more to go"):
+        with refused(GameError, match="more to go"):
             await svc.act(ClaimWin(update.match_id, GUILD, waiting))
         clock.now += 24 * 60 * 60
         [due] = await svc.idle_matches()
         assert due.claimable and not due.reminder_due
-        with pytest.raises(NotYourTurnError, match="waiting for you"):
+        with refused(NotYourTurnError, match="waiting for you"):
             await svc.act(ClaimWin(update.match_id, GUILD, idle))
         update = await svc.act(ClaimWin(update.match_id, GUILD, waiting))
         assert update.match_over and update.view.players[update.winner_seat].user_id == waiting  # type: ignore[index]
@@ -646,7 +653,7 @@ async def test_settings_validation(service: MatchService) -> None:
         ({"claim_minutes": 5}, "at least the reminder"),
         ({"challenge_channels": ["#general"]}, "channel ids"),
     ]:
-        with pytest.raises(GameError, match=message):
+        with refused(GameError, match=message):
             await service.update_guild_settings(GUILD, **changes)
     updated = await service.update_guild_settings(GUILD, auto_roll=False, reminder_minutes=5)
     assert not updated.auto_roll and updated.reminder_minutes == 5
@@ -683,7 +690,7 @@ async def test_the_only_legal_move_is_played_automatically_and_reported(tmp_path
         assert (fresh.auto_move, fresh.auto_roll, fresh.auto_pass) == (True, True, True)
         update = await start(svc, "nannon", length=3)  # the cube on: bob must roll himself
         match_id = update.match_id
-        assert update.notes[1:] == (
+        assert notes(update)[1:] == (
             "Opening roll: alice 2, bob 1: alice moves first with a 1.",
             "alice plays 2/3 (the only legal move, played automatically).",
         )
@@ -696,7 +703,7 @@ async def test_the_only_legal_move_is_played_automatically_and_reported(tmp_path
         update = await svc.act(
             RollDice(match_id, GUILD, BOB)
         )  # the user's roll, then the forced move
-        assert update.notes == (
+        assert notes(update) == (
             "bob rolls 1.",
             "bob plays 2/3 (the only legal move, played automatically).",
         )
@@ -722,13 +729,56 @@ async def test_auto_move_off_leaves_the_only_legal_move_to_the_player(tmp_path: 
     try:
         await svc.update_guild_settings(GUILD, auto_move=False)
         update = await start(svc, "nannon", length=3)
-        assert update.notes[1:] == ("Opening roll: alice 2, bob 1: alice moves first with a 1.",)
+        assert notes(update)[1:] == ("Opening roll: alice 2, bob 1: alice moves first with a 1.",)
         view = update.view
         assert (view.phase, view.actor, view.legal_moves) == (Phase.MOVE, 0, ("2/3",))
         update = await svc.act(PlayMove(update.match_id, GUILD, ALICE, "2/3"))
-        assert update.notes == ("alice plays 2/3.",)  # the player's own move: no "automatic"
+        assert notes(update) == ("alice plays 2/3.",)  # the player's own move: no "automatic"
         events = await svc.store.events(update.match_id)
         assert [(e.actor, e.kind) for e in events] == [(None, "opening_roll"), (ALICE, "move")]
+    finally:
+        await svc.close()
+
+
+@pytest.mark.asyncio
+async def test_results_are_events_and_refusals_are_codes_with_no_sentences(
+    tmp_path: Path,
+) -> None:
+    """The service says what happened and to whom, and why it refused; the words are the
+    adapter's (the tests above read them through bot.discord.wording)."""
+    svc = await MatchService.open(
+        tmp_path / "t.db", dice_factory=lambda: ScriptedDice(list(FORCED_SCRIPT))
+    )
+    try:
+        update = await start(svc, "nannon", length=3)
+        commitment = update.view.dice_commitment
+        assert commitment is not None
+        assert update.events == (
+            MatchStarted(update.match_id, GameKind.NANNON, 3, commitment),
+            OpeningRolled((2, 1), 0),
+            MovePlayed(0, "2/3", auto=True),
+        )
+        with pytest.raises(NotYourTurnError) as caught:
+            await svc.act(RollDice(update.match_id, GUILD, ALICE))
+        error = caught.value
+        assert isinstance(error, Refused) and error.refusal is Refusal.NOT_YOUR_TURN
+        assert error.params == {"name": "bob"}
+        assert str(error) == "not_your_turn (name='bob')"  # for logs, not for users
+        update = await svc.act(RollDice(update.match_id, GUILD, BOB))
+        assert update.events == (DiceRolled(1, (1,)), MovePlayed(1, "2/3", auto=True))
+
+        await svc.update_guild_settings(GUILD, challenge_channels=[55, 56])
+        with pytest.raises(Refused) as caught:
+            await svc.challenge(GUILD, CHANNEL, ALICE, "alice", "nannon")
+        assert caught.value.refusal is Refusal.CHANNEL_NOT_ALLOWED
+        assert caught.value.params == {"channels": (55, 56)}
+        assert "<#" not in str(caught.value)  # no Discord markup from the service
+        with pytest.raises(NotFoundError) as caught:
+            await svc.act(LeaveMatch(99, GUILD, ALICE))
+        assert (caught.value.refusal, caught.value.params) == (
+            Refusal.NO_SUCH_MATCH,
+            {"match_id": 99},
+        )
     finally:
         await svc.close()
 
@@ -757,16 +807,16 @@ async def test_auto_pass_off_waits_for_the_player_to_play_no_move(tmp_path: Path
             ("no move",),
         )
         assert view.must_pass
-        assert 'alice rolls 4: no legal move, play "no move" to pass the turn.' in update.notes
+        assert 'alice rolls 4: no legal move, play "no move" to pass the turn.' in notes(update)
         assert await svc.legal_moves(match_id, GUILD, ALICE, "No") == ["no move"]
         with pytest.raises(NotYourTurnError):
             await svc.act(PlayMove(match_id, GUILD, BOB, "no move"))
-        with pytest.raises(IllegalMoveError, match="no move"):
+        with refused(IllegalMoveError, match="no move"):
             await svc.act(PlayMove(match_id, GUILD, ALICE, "H/4"))
         update = await svc.act(
             PlayMove(match_id, GUILD, ALICE, "No Move", expected_version=view.version)
         )
-        assert update.notes[0] == "alice has no legal move: the turn passes to bob."
+        assert notes(update)[0] == "alice has no legal move: the turn passes to bob."
         assert update.view.turn == 1 and not update.view.must_pass
         # Changing the setting now leaves this match's rule as it started.
         await svc.update_guild_settings(GUILD, auto_pass=True)
@@ -788,7 +838,7 @@ async def test_auto_pass_on_passes_a_roll_with_no_legal_move_at_once(tmp_path: P
         update = await start(svc, "nannon", length=1, cube=False)
         assert update.view.rules.auto_pass is True
         update = await svc.act(PlayMove(update.match_id, GUILD, BOB, "H/3"))
-        assert "alice rolls 4: no legal move, the turn passes to bob." in update.notes
+        assert "alice rolls 4: no legal move, the turn passes to bob." in notes(update)
         assert update.view.turn == 1 and not update.view.must_pass
         assert "no move" not in update.view.legal_moves
         events = await svc.store.events(update.match_id)
@@ -809,8 +859,11 @@ async def test_queries_and_guild_isolation(service: MatchService) -> None:
     assert [v.match_id for v in await service.active_matches(GUILD, BOB)] == [update.match_id]
     assert await service.active_matches(OTHER_GUILD, BOB) == []
     mover = user_on(update)
-    moves = await service.legal_moves(update.match_id, GUILD, mover, "")
+    moves = await service.legal_moves(update.match_id, GUILD, mover, "", limit=25)
     assert 0 < len(moves) <= 25 and list(moves) == list(update.view.legal_moves[:25])
+    every = await service.legal_moves(update.match_id, GUILD, mover, "")  # no limit: all
+    assert every == list(update.view.legal_moves)
+    assert await service.legal_moves(update.match_id, GUILD, mover, "", limit=1) == moves[:1]
     prefix = moves[0][:2]
     assert all(
         prefix in m for m in await service.legal_moves(update.match_id, GUILD, mover, prefix)
@@ -842,7 +895,7 @@ async def test_verify_counts_every_die_drawn(service: MatchService) -> None:
     )
     report = await service.verify_match(mid, GUILD)
     assert report.ok is False
-    assert report.message == (
+    assert verify_text(report) == (
         f"The dice of match #{mid} do NOT check out: {len(report.dice) + 1} dice were drawn "
         f"from seed {report.seed}, but the log shows {len(report.dice)}."
     )

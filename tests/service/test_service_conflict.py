@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.service import MatchService, PlayMove, RollDice, StaleActionError
+from bot.discord.wording import refusal_text
+from bot.service import MatchService, PlayMove, Refusal, RollDice, StaleActionError
 from engines import replay
 from engines.base import Phase
 from engines.errors import GameError
@@ -39,7 +40,8 @@ async def test_a_version_conflict_is_a_polite_refusal_and_the_match_reloads(
         with pytest.raises(GameError) as refused:
             await second.act(PlayMove(mid, GUILD, mover, stale.legal_moves[-1]))
         assert type(refused.value) is StaleActionError
-        assert str(refused.value) == (
+        assert refused.value.refusal is Refusal.MATCH_CHANGED  # type: ignore[attr-defined]
+        assert refusal_text(refused.value) == (
             "This match changed while you were acting: look at the latest board and try again."
         )
         assert await first.store.event_count(mid) == events  # nothing written

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
+from bot.discord.wording import notes
 from bot.service import (
     AcceptResignation,
     DeclineResignation,
@@ -116,7 +117,7 @@ def counts(line: StatLine) -> dict[str, float]:
 
 
 def all_notes(updates: list[MatchUpdate]) -> list[str]:
-    return [note for update in updates for note in update.notes]
+    return [note for update in updates for note in notes(update)]
 
 
 async def assert_replays(service: MatchService, match_id: int) -> None:
@@ -141,7 +142,7 @@ async def test_nannon_to_3_with_take_pass_and_a_nannon(open_service) -> None:  #
         (ResultKind.NANNON, 1, 4),
     ]
     assert end.view.score == (1, 5) and end.winner_seat == 1
-    assert any("NANNON" in note for note in end.notes)
+    assert any("NANNON" in note for note in notes(end))
     bob = await service.stats(GUILD, BOB, "nannon")
     alice = await service.stats(GUILD, ALICE, "nannon")
     assert (bob.won, bob.lost, bob.points_won, bob.points_lost) == (1, 0, 5, 1)
