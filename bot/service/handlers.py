@@ -2,8 +2,8 @@
 
 A handler checks the command's own arguments (before the match is looked at) and returns its
 decide function. The pipeline (:mod:`bot.service.actions`) calls that with the match's lock held,
-and it picks the engine action for the acting seat, or refuses with a GameError. Adding a command
-is one dataclass and one handler here.
+and it picks the engine action for the acting seat, or refuses
+(:class:`~bot.service.errors.Refused`). Adding a command is one dataclass and one handler here.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def draw(live: LiveMatch) -> tuple[int, ...]:
 
 
 def refuse_offers(live: LiveMatch, seat: int) -> None:
-    """A user-fit refusal while an offer waits for an answer."""
+    """Refuse while an offer waits for an answer (whose, and what to do, in the refusal)."""
     match = live.match
     phase = match.phase
     if phase is Phase.CUBE_OFFERED:

@@ -10,7 +10,9 @@ matches and the settings cache):
 
 It takes plain ids and strings, applies engine actions under one lock per match plus an
 optimistic ``version`` check, commits every change to the store before answering, and returns
-frozen dataclasses (:mod:`~bot.service.model`).
+frozen dataclasses (:mod:`~bot.service.model`); an action's update lists what happened as events
+(:mod:`~bot.service.events`), and every refusal is a :class:`~bot.service.errors.Refused` with
+its code and parameters. It writes no sentences.
 """
 
 from __future__ import annotations
