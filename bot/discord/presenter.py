@@ -17,6 +17,7 @@ import discord
 
 from bot import rendering
 from bot.discord import components as ui
+from bot.discord import wording
 from bot.discord.replies import (
     NO_MENTIONS,
     FormattedGameError,
@@ -400,7 +401,7 @@ async def publish(bot: TableBot, update: MatchUpdate) -> None:
         await bot.service.set_board_message(view.match_id, None)
     else:
         try:
-            await post_board(bot, view, update.notes)
+            await post_board(bot, view, wording.notes(update))
         except discord.HTTPException as exc:
             log.warning(
                 "match %s: could not post the board of move %s: %s",
@@ -441,7 +442,7 @@ async def start_match(
             await bot.service.set_thread(view.match_id, thread.id)
             view = await bot.service.get_view(view.match_id, view.guild_id)
     try:
-        await post_board(bot, view, update.notes)
+        await post_board(bot, view, wording.notes(update))
     except discord.HTTPException as exc:
         # The match exists: /board posts its board once Discord takes it.
         log.warning("match %s: could not post the first board: %s", view.match_id, exc)

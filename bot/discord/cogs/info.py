@@ -15,6 +15,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.discord import wording
 from bot.discord.replies import NO_MENTIONS, escape_name
 from engines.base import GameKind
 
@@ -338,7 +339,7 @@ class InfoCog(commands.Cog, name="Info"):
             colour, verdict = discord.Colour.red(), "The rolls do NOT match the seed ❌"
         embed = discord.Embed(
             title=f"Dice of match #{report.match_id}: {verdict}",
-            description=report.message,
+            description=wording.verify_text(report),
             colour=colour,
         )
         embed.add_field(name="Commitment (SHA-256)", value=f"`{report.commitment}`")

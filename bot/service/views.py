@@ -1,0 +1,115 @@
+"""What the service shows of a match: the :class:`MatchView` and the turn's legal moves, ordered
+with hits first and formatted as they are read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.move_list import MoveList
+from bot.service.model import LastMove, MatchStatus, MatchView
+from bot.service.state import LiveMatch
+from engines.base import GameKind, Phase
+from engines.gnubg import match_id_of
+from engines.match import NO_MOVE
+
+
+def hits(move: Any) -> int:
+    """How many checkers a move hits or captures, to list such moves first."""
+    if hasattr(move, "captures"):
+        return len(move.captures)
+    if hasattr(move, "moves"):
+        return sum(1 for part in move.moves if getattr(part, "hit", False))
+    return 1 if getattr(move, "hit", False) else 0
+
+
+def legal(live: LiveMatch) -> tuple[tuple[Any, ...], MoveList]:
+    """The legal moves now, hits first, and their notation (written as it is read);
+    computed once per state."""
+    match = live.match
+    applied = len(match.actions)  # apply() is the only way the service changes a match
+    cached = live.legal
+    if cached is not None and cached[0] == applied:
+        return cached[1], cached[2]
+    moves = tuple(sorted(match.legal_moves(), key=lambda m: -hits(m)))
+    texts = MoveList(moves, match.format_move)
+    live.legal = (applied, moves, texts)
+    return moves, texts
+
+
+def must_pass(live: LiveMatch) -> bool:
+    """The roll just made can't be played and waits for its player (auto_pass off)."""
+    match = live.match
+    if match.rules.auto_pass or match.phase is not Phase.MOVE:
+        return False
+    texts = legal(live)[1]
+    return len(texts) == 1 and texts[0] == NO_MOVE
+
+
+def colours(live: LiveMatch) -> tuple[str, str]:
+    """Each seat's colour in the current game."""
+    match = live.match
+    if live.record.game is GameKind.CHECKERS:
+        return (match.color_of(0).name.lower(), match.color_of(1).name.lower())
+    return ("white", "black")
+
+
+def build_view(live: LiveMatch) -> MatchView:
+    """Everything a client needs to show the match now."""
+    record, match = live.record, live.match
+    kind = record.game
+    dice_game = kind is not GameKind.CHECKERS
+    over = record.status is MatchStatus.FINISHED
+    cube = getattr(match, "cube", None)
+    phase = match.phase
+    position = match.position if dice_game else match.board
+    pips: tuple[int, int] | None = None
+    gnubg_id: str | None = None
+    if kind is GameKind.BACKGAMMON:
+        mine, theirs = position.pips()
+        pips = (mine, theirs) if match.turn == 0 else (theirs, mine)
+        try:
+            gnubg_id = match_id_of(match)
+        except ValueError:  # a score past gnubg's 15 bits (a runaway cube): no Match ID
+            gnubg_id = None
+    last = getattr(match, "last_move", None)
+    last_move = None if last is None else LastMove(last[0], match.format_move(last[1]), last[1])
+    can_double = (match.can_double(0), match.can_double(1)) if dice_game else (False, False)
+    return MatchView(
+        match_id=record.id,
+        guild_id=record.guild_id,
+        channel_id=record.channel_id,
+        thread_id=record.thread_id,
+        board_message_id=record.board_message_id,
+        kind=kind,
+        rules=record.rules,
+        status=record.status,
+        version=record.version,
+        players=record.players,
+        colours=colours(live),
+        phase=phase,
+        turn=match.turn,
+        actor=match.actor,
+        score=match.score,
+        game_number=match.game_number,
+        crawford=bool(getattr(match, "crawford_game", False)),
+        cube_value=1 if cube is None else cube.value,
+        cube_owner=None if cube is None else cube.owner,
+        cube_offered_by=getattr(match, "cube_offered_by", None),
+        can_double=can_double,
+        resign_offer=getattr(match, "resign_offer", None),
+        draw_offered_by=getattr(match, "draw_offered_by", None),
+        dice=getattr(match, "dice", None),
+        opening_dice=getattr(match, "opening_dice", None),
+        position_id=match.position_id,
+        gnubg_match_id=gnubg_id,
+        position=position,
+        pips=pips,
+        legal_moves=legal(live)[1],
+        last_move=last_move,
+        games=tuple(match.games),
+        winner_seat=record.winner_seat if over else None,
+        dice_commitment=record.commitment,
+        dice_seed=record.seed.hex() if over else None,
+        created_at=record.created_at,
+        last_action_at=record.last_action_at,
+    )
