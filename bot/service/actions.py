@@ -32,7 +32,7 @@ from engines.actions import (
     OpeningRoll,
     Roll,
 )
-from engines.base import ActionResult, GameKind, Phase, ResignLevel
+from engines.base import ActionResult, Phase, ResignLevel
 from engines.match import NO_MOVE
 
 log = logging.getLogger(__name__)
@@ -73,7 +73,7 @@ async def act(state: ServiceState, command: MatchCommand) -> MatchUpdate:
             counter = live.dice.counter
             games_before = len(live.match.games)
             # An accepted resignation ends the game at the offer's level (for the stats).
-            offer = getattr(live.match, "resign_offer", None)
+            offer = live.match.resign_offer
             try:
                 action = decide(Turn(live, seat, settings, state.now()))
                 result = live.match.apply(action)
@@ -106,7 +106,7 @@ def advance(live: LiveMatch, settings: GuildSettings, steps: list[Step]) -> None
     """Make the automatic steps: opening rolls, rolls when doubling is impossible, the only
     legal move. Stops where a player must decide."""
     match = live.match
-    dice_game = live.record.game is not GameKind.CHECKERS
+    dice_game = match.spec.has_dice
     for _ in range(MAX_ADVANCE):
         phase = match.phase
         action: Action

@@ -26,6 +26,7 @@ from engines import new_match
 from engines.base import GameKind, MatchRules
 from engines.dice import commitment
 from engines.match import validate_rules
+from engines.spec import spec_of
 
 log = logging.getLogger(__name__)
 
@@ -112,12 +113,13 @@ def challenge_rules(
     jacoby: bool | None,
     auto_doubles: int | None,
 ) -> MatchRules:
+    spec = spec_of(kind)
     points = settings.default_length(kind) if length is None else length
     if type(points) is not int:
         raise refused(Refusal.LENGTH_NOT_WHOLE, length=points)
-    if points == 0 and kind is not GameKind.BACKGAMMON:
+    if points == 0 and not spec.money_play:
         raise refused(Refusal.MONEY_NOT_BACKGAMMON)
-    lowest = 0 if kind is GameKind.BACKGAMMON else 1
+    lowest = spec.min_length
     if not lowest <= points <= MAX_LENGTH:
         raise refused(
             Refusal.LENGTH_OUT_OF_RANGE,
@@ -126,7 +128,7 @@ def challenge_rules(
             highest=MAX_LENGTH,
             length=points,
         )
-    if kind is GameKind.CHECKERS:
+    if not spec.cube:
         if cube or crawford or jacoby or auto_doubles:
             raise refused(Refusal.CHECKERS_CUBE_OPTIONS)
         return MatchRules(length=points, cube=False, crawford=False)
@@ -168,7 +170,7 @@ async def accept(
     settings = await state.guild_settings(guild_id)
     players = (challenge.challenger, Player(user_id, clean_name(user_name)))
     rules = challenge.rules
-    if challenge.game is not GameKind.CHECKERS:
+    if spec_of(challenge.game).auto_pass:
         # A rule of the match (replay must not depend on today's settings), taken as the
         # match starts.
         rules = replace(rules, auto_pass=settings.auto_pass)
@@ -306,6 +308,7 @@ async def rematch(state: ServiceState, match_id: int, guild_id: int, user_id: in
         raise refused(Refusal.MATCH_STILL_ON, match_id=match_id)
     me, them = record.players[seat], record.players[1 - seat]
     rules = record.rules
+    cubed = spec_of(record.game).cube  # the cube options exist only where the game has a cube
     return await new_challenge(
         state,
         guild_id,
@@ -316,8 +319,8 @@ async def rematch(state: ServiceState, match_id: int, guild_id: int, user_id: in
         opponent_id=them.user_id,
         opponent_name=them.name,
         length=rules.length,
-        cube=rules.cube if record.game is not GameKind.CHECKERS else None,
-        crawford=rules.crawford if record.game is not GameKind.CHECKERS else None,
-        jacoby=rules.jacoby if record.game is not GameKind.CHECKERS else None,
-        auto_doubles=rules.auto_doubles if record.game is not GameKind.CHECKERS else None,
+        cube=rules.cube if cubed else None,
+        crawford=rules.crawford if cubed else None,
+        jacoby=rules.jacoby if cubed else None,
+        auto_doubles=rules.auto_doubles if cubed else None,
     )

@@ -221,7 +221,7 @@ def step_events(
         d0, d1 = action.dice
         if d0 == d1:
             tie = match.phase is Phase.OPENING_TIE
-            cube = getattr(match, "cube", None)
+            cube = match.cube
             auto_double = None
             if not tie and cube is not None and cube.value > 1 and match.rules.auto_doubles:
                 auto_double = cube.value
@@ -241,20 +241,20 @@ def step_events(
         assert seat is not None
         events.append(MovePlayed(seat, str(action.move), auto))
     elif isinstance(action, Double):
-        assert seat is not None
+        assert seat is not None and match.cube is not None  # only a game with a cube doubles
         events.append(DoubleOffered(seat, match.cube.value * 2))
     elif isinstance(action, Take):
-        assert seat is not None
+        assert seat is not None and match.cube is not None
         events.append(DoubleTaken(seat, match.cube.value))
     elif isinstance(action, Drop):
         assert seat is not None
         events.append(DoublePassed(seat))
     elif isinstance(action, Resign):
         assert seat is not None
-        if live.record.game is GameKind.CHECKERS:
-            events.append(Resigned(seat))
-        else:
+        if match.spec.resign_is_offer:
             events.append(ResignationOffered(seat, ResignLevel(action.level)))
+        else:
+            events.append(Resigned(seat))
     elif isinstance(action, AcceptResign):
         assert seat is not None
         events.append(ResignationAccepted(seat))
@@ -279,7 +279,7 @@ def step_events(
     score = tuple(match.score)
     if result.game_result is not None:
         events.append(GameOver(result.game_result, (score[0], score[1])))
-        if not result.match_over and getattr(match, "crawford_game", False):
+        if not result.match_over and match.crawford_game:
             events.append(CrawfordGame(match.game_number))
     if result.match_over:
         events.append(MatchOver(match.winner(), (score[0], score[1])))

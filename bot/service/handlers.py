@@ -48,7 +48,7 @@ from engines.actions import (
     Roll,
     Take,
 )
-from engines.base import GameKind, Phase, ResignLevel
+from engines.base import Phase, ResignLevel
 
 __all__ = ["COMMAND_HANDLERS", "Decide", "Handler", "Turn"]
 
@@ -79,8 +79,7 @@ def die(live: LiveMatch) -> int:
 
 
 def draw(live: LiveMatch) -> tuple[int, ...]:
-    count = 1 if live.record.game is GameKind.NANNON else 2
-    return tuple(die(live) for _ in range(count))
+    return tuple(die(live) for _ in range(live.match.spec.dice_count))
 
 
 def refuse_offers(live: LiveMatch, seat: int) -> None:
@@ -93,6 +92,7 @@ def refuse_offers(live: LiveMatch, seat: int) -> None:
             raise refused(Refusal.WAITING_FOR_TAKE, name=other)
         raise refused(Refusal.DOUBLED)
     if phase is Phase.RESIGN_OFFERED:
+        assert match.resign_offer is not None  # the phase says an offer waits
         resigner = match.resign_offer[0]
         if resigner == seat:
             other = live.name(1 - seat)
@@ -100,6 +100,7 @@ def refuse_offers(live: LiveMatch, seat: int) -> None:
         raise refused(Refusal.ANSWER_RESIGNATION, name=live.name(resigner))
     if phase is Phase.DRAW_OFFERED:
         offerer = match.draw_offered_by
+        assert offerer is not None  # the phase says an offer waits
         if offerer == seat:
             other = live.name(1 - seat)
             raise refused(Refusal.WAITING_FOR_DRAW_ANSWER, name=other)
@@ -110,7 +111,7 @@ def roll(command: RollDice) -> Decide:
     def decide(turn: Turn) -> Action:
         live, seat = turn.live, turn.seat
         match = live.match
-        if live.record.game is GameKind.CHECKERS:
+        if not match.spec.has_dice:
             raise refused(Refusal.NO_DICE_IN_CHECKERS)
         phase = match.phase
         if phase in (Phase.OPENING, Phase.OPENING_TIE):
@@ -156,7 +157,7 @@ def offer_double(command: OfferDouble) -> Decide:
     def decide(turn: Turn) -> Action:
         live, seat = turn.live, turn.seat
         match = live.match
-        if live.record.game is GameKind.CHECKERS:
+        if not match.spec.cube:
             raise refused(Refusal.CHECKERS_NO_CUBE)
         refuse_offers(live, seat)
         if match.phase in (Phase.ROLL, Phase.MOVE) and seat != match.turn:
@@ -169,7 +170,7 @@ def offer_double(command: OfferDouble) -> Decide:
 def _answer_double(answer: type[Take] | type[Drop]) -> Decide:
     def decide(turn: Turn) -> Action:
         live, seat = turn.live, turn.seat
-        offered_by = getattr(live.match, "cube_offered_by", None)
+        offered_by = live.match.cube_offered_by
         if live.match.phase is Phase.CUBE_OFFERED and offered_by == seat:
             other = live.name(1 - seat)
             raise refused(Refusal.OWN_DOUBLE, name=other)

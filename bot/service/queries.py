@@ -6,7 +6,6 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from bot.exports import mat_export, pdn_export
 from bot.service.handlers import MAX_MOVE_TEXT
 from bot.service.model import (
     ExportFile,
@@ -26,6 +25,8 @@ from bot.storage import STAT_COLUMNS
 from engines.actions import OpeningRoll, Roll, action_from_dict
 from engines.base import GameKind, Phase, ResultKind
 from engines.dice import verify
+from engines.exports import export_match
+from engines.spec import spec_of
 
 
 async def get_view(state: ServiceState, match_id: int, guild_id: int | None = None) -> MatchView:
@@ -173,11 +174,8 @@ async def export(state: ServiceState, match_id: int, guild_id: int) -> ExportFil
     actions = [action_from_dict(e.payload) for e in events]
     names = (view.players[0].name, view.players[1].name)
     date = time.strftime("%Y.%m.%d", time.gmtime(view.created_at))
-    if view.kind is GameKind.CHECKERS:
-        text = pdn_export(view.rules, actions, names, match_id, date)
-        return ExportFile(f"tablebot-{match_id}.pdn", text)
-    text = mat_export(view.kind, view.rules, actions, names, match_id, date)
-    return ExportFile(f"tablebot-{match_id}.mat", text)
+    text = export_match(view.kind, view.rules, actions, names, match_id, date)
+    return ExportFile(f"tablebot-{match_id}{spec_of(view.kind).export_suffix}", text)
 
 
 async def verify_match(state: ServiceState, match_id: int, guild_id: int) -> VerifyReport:

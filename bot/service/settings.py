@@ -41,11 +41,8 @@ class GuildSettings:
     rate_limit_seconds: int = 10  # ... in this many seconds (enforced by the Discord layer)
 
     def default_length(self, game: GameKind) -> int:
-        return {
-            GameKind.NANNON: self.nannon_length,
-            GameKind.BACKGAMMON: self.backgammon_length,
-            GameKind.CHECKERS: self.checkers_length,
-        }[game]
+        length: int = getattr(self, f"{GameKind(game).value}_length")  # one field per game
+        return length
 
 
 BOUNDS: dict[str, tuple[int, int]] = {

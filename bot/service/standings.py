@@ -11,19 +11,8 @@ from collections.abc import Sequence
 
 from bot.service.state import MatchRecord
 from bot.storage import StatUpdate
-from engines.base import GameKind, GameResult, ResignLevel, ResultKind
-
-# The stats counter a game's result adds to, for both players (``_for`` / ``_against``).
-COUNTERS = {
-    ResultKind.GAMMON: "gammons",
-    ResultKind.BACKGAMMON: "backgammons",
-    ResultKind.NANNON: "nannons",
-}
-RESIGNED_COUNTERS = {
-    (GameKind.BACKGAMMON, ResignLevel.GAMMON): "gammons",
-    (GameKind.BACKGAMMON, ResignLevel.BACKGAMMON): "backgammons",
-    (GameKind.NANNON, ResignLevel.GAMMON): "nannons",  # Nannon's double win is the NANNON
-}
+from engines.base import GameResult, ResignLevel, ResultKind
+from engines.spec import spec_of
 
 
 def game_stats(
@@ -34,6 +23,7 @@ def game_stats(
     """Per game: points won and lost, and the gammon, backgammon and NANNON counters. An
     accepted resignation counts at its level (``resigned``): a resigned gammon is a gammon
     won, and a resigned NANNON a NANNON (not a shout: that is for a shutout on the board)."""
+    spec = spec_of(record.game)
     updates = []
     for result in results:
         for seat, player in enumerate(record.players):
@@ -43,9 +33,9 @@ def game_stats(
             else:
                 mine = result.winner == seat
                 add["points_won" if mine else "points_lost"] = result.points
-                counter = COUNTERS.get(result.kind)
+                counter = spec.result_counter(result.kind)
                 if result.kind is ResultKind.RESIGN and resigned is not None:
-                    counter = RESIGNED_COUNTERS.get((record.game, resigned))
+                    counter = spec.resign_counter(resigned)
                 if counter is not None:
                     add[f"{counter}_{'for' if mine else 'against'}"] = 1
             updates.append(

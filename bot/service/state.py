@@ -16,7 +16,7 @@ from bot.service.model import DiceFactory, MatchDice, MatchStatus, Player, Ratin
 from bot.service.settings import GuildSettings, SettingsBook
 from bot.storage import Store
 from engines import match_from_snapshot
-from engines.base import GameKind, MatchRules
+from engines.base import GameKind, GameMatch, MatchRules
 from engines.dice import FairDice
 
 MAX_NAME = 100
@@ -113,7 +113,7 @@ class LiveMatch:
     """A loaded match: its row, engine object and dice, and the lock serializing its actions."""
 
     record: MatchRecord
-    match: Any
+    match: GameMatch
     dice: MatchDice
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     valid: bool = True  # False once evicted: a waiter must reload

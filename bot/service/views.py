@@ -8,18 +8,9 @@ from typing import Any
 from bot.move_list import MoveList
 from bot.service.model import LastMove, MatchStatus, MatchView
 from bot.service.state import LiveMatch
-from engines.base import GameKind, Phase
+from engines.base import Phase
 from engines.gnubg import match_id_of
-from engines.match import NO_MOVE
-
-
-def hits(move: Any) -> int:
-    """How many checkers a move hits or captures, to list such moves first."""
-    if hasattr(move, "captures"):
-        return len(move.captures)
-    if hasattr(move, "moves"):
-        return sum(1 for part in move.moves if getattr(part, "hit", False))
-    return 1 if getattr(move, "hit", False) else 0
+from engines.match import NO_MOVE, DiceMatch
 
 
 def legal(live: LiveMatch) -> tuple[tuple[Any, ...], MoveList]:
@@ -30,7 +21,7 @@ def legal(live: LiveMatch) -> tuple[tuple[Any, ...], MoveList]:
     cached = live.legal
     if cached is not None and cached[0] == applied:
         return cached[1], cached[2]
-    moves = tuple(sorted(match.legal_moves(), key=lambda m: -hits(m)))
+    moves = tuple(sorted(match.legal_moves(), key=lambda m: -m.hits))  # hits first
     texts = MoveList(moves, match.format_move)
     live.legal = (applied, moves, texts)
     return moves, texts
@@ -47,33 +38,30 @@ def must_pass(live: LiveMatch) -> bool:
 
 def colours(live: LiveMatch) -> tuple[str, str]:
     """Each seat's colour in the current game."""
-    match = live.match
-    if live.record.game is GameKind.CHECKERS:
-        return (match.color_of(0).name.lower(), match.color_of(1).name.lower())
-    return ("white", "black")
+    return live.match.colours()
 
 
 def build_view(live: LiveMatch) -> MatchView:
     """Everything a client needs to show the match now."""
     record, match = live.record, live.match
-    kind = record.game
-    dice_game = kind is not GameKind.CHECKERS
+    kind, spec = record.game, match.spec
     over = record.status is MatchStatus.FINISHED
-    cube = getattr(match, "cube", None)
+    cube = match.cube
     phase = match.phase
-    position = match.position if dice_game else match.board
+    position = match.position
     pips: tuple[int, int] | None = None
-    gnubg_id: str | None = None
-    if kind is GameKind.BACKGAMMON:
+    if spec.pip_count:
         mine, theirs = position.pips()
         pips = (mine, theirs) if match.turn == 0 else (theirs, mine)
+    gnubg_id: str | None = None
+    if spec.gnubg_match_id and isinstance(match, DiceMatch):
         try:
             gnubg_id = match_id_of(match)
         except ValueError:  # a score past gnubg's 15 bits (a runaway cube): no Match ID
             gnubg_id = None
-    last = getattr(match, "last_move", None)
+    last = match.last_move
     last_move = None if last is None else LastMove(last[0], match.format_move(last[1]), last[1])
-    can_double = (match.can_double(0), match.can_double(1)) if dice_game else (False, False)
+    can_double = (match.can_double(0), match.can_double(1))
     return MatchView(
         match_id=record.id,
         guild_id=record.guild_id,
@@ -91,15 +79,15 @@ def build_view(live: LiveMatch) -> MatchView:
         actor=match.actor,
         score=match.score,
         game_number=match.game_number,
-        crawford=bool(getattr(match, "crawford_game", False)),
+        crawford=match.crawford_game,
         cube_value=1 if cube is None else cube.value,
         cube_owner=None if cube is None else cube.owner,
-        cube_offered_by=getattr(match, "cube_offered_by", None),
+        cube_offered_by=match.cube_offered_by,
         can_double=can_double,
-        resign_offer=getattr(match, "resign_offer", None),
-        draw_offered_by=getattr(match, "draw_offered_by", None),
-        dice=getattr(match, "dice", None),
-        opening_dice=getattr(match, "opening_dice", None),
+        resign_offer=match.resign_offer,
+        draw_offered_by=match.draw_offered_by,
+        dice=match.dice,
+        opening_dice=match.opening_dice,
         position_id=match.position_id,
         gnubg_match_id=gnubg_id,
         position=position,
