@@ -51,12 +51,13 @@ import math
 import random
 from array import array
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from operator import itemgetter
 from typing import Any
 
 from engines import nannon_met
+from engines.base import GameKind, GameMatch
 from engines.nannon import Move, Places, Position, all_positions
 
 __all__ = [
@@ -581,6 +582,41 @@ Crawford game)
     ) -> Context:
         return cls(MatchScore(away_me, away_them, crawford), cube)
 
+    @classmethod
+    def of_match(cls, match: GameMatch, seat: int | None = None) -> Context:
+        """The context of ``seat`` (by default the seat on turn) in a Nannon match.
+
+        >>> from engines import new_match
+        >>> from engines.actions import Double, OpeningRoll, Take
+        >>> from engines.base import MatchRules
+        >>> m = new_match("nannon", MatchRules(length=5))
+        >>> _ = m.apply(OpeningRoll(None, (3, 3))); _ = m.apply(Double(1)); _ = m.apply(Take(0))
+        >>> Context.of_match(m, 1)
+        Context(score=MatchScore(away_me=5, away_them=5, crawford=False), \
+cube=CubeState(value=2, owner=<CubeOwner.THEM: 'them'>))
+        """
+        if match.kind is not GameKind.NANNON or match.cube is None:
+            raise InvalidContextError(f"not a Nannon match: {match.kind}")
+        rules = match.rules
+        if not rules.cube or not rules.crawford:
+            raise InvalidContextError(
+                "the solver plays matches with the cube and the Crawford rule"
+            )
+        me = match.turn if seat is None else seat
+        if me not in (0, 1):
+            raise InvalidContextError(f"a seat is 0 or 1, not {me!r}")
+        score = match.score
+        cube = match.cube
+        owner = CubeOwner.CENTRED
+        if cube.owner is not None:
+            owner = CubeOwner.ME if cube.owner == me else CubeOwner.THEM
+        return cls.match(
+            rules.length - int(score[me]),
+            rules.length - int(score[1 - me]),
+            CubeState(cube.value, owner),
+            crawford=match.crawford_game,
+        )
+
     @property
     def may_double(self) -> bool:
         """True when the rules let the side on roll double now."""
@@ -690,11 +726,21 @@ class _Game:
     start: float = 0.0
     tie_doubles: int = 0  # opening-tie cube states where a double is right
     tie_conflicts: int = 0  # ... where both sides would double (A is taken to act first)
+    openings: dict[tuple[int, int], float] = field(default_factory=dict)  # by cube state
 
     def lookup(self, value: int, owner: int) -> tuple[Sequence[float], Sequence[float]]:
         if value >= self.dead:
             return self.dmp, self.dmp
         return self.states[(value, owner)]
+
+
+def _cube_decision(no_double: float, take: float, cash: float) -> CubeDecision:
+    """The right action from the three equities: double only when it gains."""
+    if min(take, cash) > no_double:
+        action = CubeAction.DOUBLE_TAKE if take <= cash else CubeAction.DOUBLE_PASS
+    else:
+        action = CubeAction.NO_DOUBLE if take <= cash else CubeAction.TOO_GOOD
+    return CubeDecision(action, no_double, take, cash)
 
 
 _CENTRED, _A_OWNS, _B_OWNS = 0, 1, 2
@@ -910,7 +956,7 @@ class NannonSolver:
             value //= 2
         if dead == 1:
             states[(1, _CENTRED)] = (dmp, dmp)
-        game.start = self._opening(game, 1, _CENTRED, {})
+        game.start = self._opening(game, 1, _CENTRED, game.openings)
         self.tie_doubles += game.tie_doubles
         self.tie_conflicts += game.tie_conflicts
         return game
@@ -952,6 +998,77 @@ class NannonSolver:
             game.tie_conflicts += a_doubles and b_doubles
         memo[key] = result
         return result
+
+    def _money_openings(self) -> tuple[float, float, float]:
+        """Money play at the opening roll, per unit of stake: (centred, mine, theirs)."""
+        graph = _graph()
+        centred, owned, other = self._money_cubeful()
+        row = graph.succ[graph.initial]
+
+        def rolled(mine: Sequence[float], theirs: Sequence[float]) -> float:
+            return sum(
+                (6 - d)
+                / 36
+                * (max(-theirs[q] for q in row[d - 1]) + min(mine[q] for q in row[d - 1]))
+                for d in range(1, 6)
+            )
+
+        rc, ro, rx = rolled(centred, centred), rolled(owned, other), rolled(other, owned)
+        oc, oo, ox = rc * 6 / 5, ro * 6 / 5, rx * 6 / 5
+        for _ in range(_MAX_SWEEPS):
+            # After a tie, a side that may double does so if it gains (A first), then the
+            # dice are rolled again: a contraction (a tie is 1 in 6, a double 2 to 1).
+            a_doubles = min(2 * ox, 1.0)  # B takes and owns the cube, or passes
+            b_doubles = max(2 * oo, -1.0)
+            tie_c = a_doubles if a_doubles > oc else b_doubles if b_doubles < oc else oc
+            tie_o = a_doubles if a_doubles > oo else oo
+            tie_x = b_doubles if b_doubles < ox else ox
+            new = (rc + tie_c / 6, ro + tie_o / 6, rx + tie_x / 6)
+            if max(abs(new[0] - oc), abs(new[1] - oo), abs(new[2] - ox)) < TOLERANCE:
+                return new
+            oc, oo, ox = new
+        raise RuntimeError("the opening did not converge")  # pragma: no cover - a guard
+
+    def _opening_equity(self, context: Context) -> float:
+        """The equity of the side of ``context`` at the opening roll of a game, before the
+        dice are rolled, with the cube as ``context`` says."""
+        cube, score = context.cube, context.score
+        if cube is None:
+            return 0.0  # no cube: the opening is the same for both sides
+        if score is None:
+            centred, owned, other = self._money_openings()
+            normal = {CubeOwner.CENTRED: centred, CubeOwner.ME: owned, CubeOwner.THEM: other}
+            return normal[cube.owner] * cube.value
+        a, b, crawford = score.away_me, score.away_them, score.crawford
+        game, me = (self._game(a, b, crawford), 0) if a <= b else (self._game(b, a, crawford), 1)
+        owner = _CENTRED
+        if cube.owner is not CubeOwner.CENTRED:
+            owner = _A_OWNS if (cube.owner is CubeOwner.ME) == (me == 0) else _B_OWNS
+        equity = self._opening(game, cube.value, owner, game.openings)
+        return equity if me == 0 else -equity
+
+    def opening_cube_action(self, context: Context) -> CubeDecision:
+        """The cube decision after a tied opening roll, when either side may double (the
+        Nannon ruling), for the side of ``context``; equities at the opening roll.
+
+        >>> solver = NannonSolver()
+        >>> solver.opening_cube_action(Context.match(2, 1)).action  # the trailer, post-Crawford
+        <CubeAction.DOUBLE_TAKE: 'double, take'>
+        >>> solver.opening_cube_action(MONEY).action
+        <CubeAction.NO_DOUBLE: 'no double, take'>
+        """
+        if not isinstance(context, Context) or not context.may_double:
+            raise InvalidContextError(f"the side may not double here: {context!r}")
+        assert context.cube is not None
+        value = context.cube.value
+        no_double = self._opening_equity(context)
+        doubled = Context(context.score, CubeState(2 * value, CubeOwner.THEM))
+        take = self._opening_equity(doubled)
+        if context.score is None:
+            cash = float(value)
+        else:
+            cash = self._won(context.score.away_me, context.score.away_them, False, value)
+        return _cube_decision(no_double, take, cash)
 
     # -- answers -------------------------------------------------------------------------------
 
@@ -1019,13 +1136,7 @@ class NannonSolver:
             no_double = frame.mine[p]
         no_double *= frame.scale
         take = frame.doubled[p] * frame.doubled_scale
-        cash = frame.cash * frame.scale
-        best = min(take, cash)
-        if best > no_double:
-            action = CubeAction.DOUBLE_TAKE if take <= cash else CubeAction.DOUBLE_PASS
-        else:
-            action = CubeAction.NO_DOUBLE if take <= cash else CubeAction.TOO_GOOD
-        return CubeDecision(action, no_double, take, cash)
+        return _cube_decision(no_double, take, frame.cash * frame.scale)
 
     def cube_action(self, position: Position, context: Context) -> CubeDecision:
         """The side on roll's cube decision before it rolls.

@@ -9,7 +9,11 @@ from collections.abc import Callable, Sequence
 import pytest
 
 from engines import nannon_met
-from engines.nannon import Position, all_positions
+from engines.actions import Double, Drop, OpeningRoll, Roll, Take
+from engines.actions import Move as MatchMove
+from engines.base import MatchRules, Phase
+from engines.match import DiceMatch
+from engines.nannon import VARIANT, Position, all_positions
 from engines.nannon_solver import (
     MONEY,
     MONEY_CUBELESS,
@@ -329,7 +333,7 @@ def eliminate(
 
 @pytest.mark.parametrize(
     ("a", "b", "crawford"),
-    [(2, 3, False), (1, 3, False), (1, 3, True), (3, 3, False)],
+    [(2, 3, False), (3, 3, False), (1, 3, True)],
 )
 def test_match_values_agree_with_a_linear_solve_of_the_strategy(
     solver: NannonSolver, a: int, b: int, crawford: bool
@@ -581,3 +585,84 @@ def test_cube_levels(solver: NannonSolver) -> None:
     assert choose_take(take, Level.MASTER, rng) is True
     doubles = sum(choose_cube(decision, Level.BEGINNER, rng) for _ in range(400))
     assert 0 < doubles < 400  # a beginner sometimes gets it wrong
+
+
+# -- the opening tie and whole matches ---------------------------------------------------------
+
+
+def test_opening_tie_decisions_match_the_table(solver: NannonSolver) -> None:
+    # Not doubling a tie means rolling the opening again: worth the match equity itself (a
+    # later tie may still be doubled). The trailer post-Crawford doubles at once.
+    for a in range(1, 5):
+        for b in range(1, 5):
+            context = Context.match(a, b)
+            decision = solver.opening_cube_action(context)
+            mwc = solver.match_equity(MatchScore(a, b))
+            assert decision.no_double == pytest.approx(2 * mwc - 1, abs=1e-12)
+            assert decision.equity >= decision.no_double
+    assert solver.opening_cube_action(Context.match(4, 1)).double
+    assert not solver.opening_cube_action(Context.match(1, 4)).double
+    with pytest.raises(InvalidContextError):
+        solver.opening_cube_action(Context.match(1, 4, crawford=True))
+    # Money play: the opening is even with a centred cube, and nobody should double a tie.
+    money = solver.opening_cube_action(MONEY)
+    assert money.no_double == pytest.approx(0.0, abs=1e-12)
+    assert money.action is CubeAction.NO_DOUBLE
+
+
+def play_match(
+    solver: NannonSolver, length: int, levels: tuple[Level, Level], seed: int
+) -> DiceMatch:
+    """Two robots play a whole Nannon match through the engine, asking the solver for every
+    decision: the tie doubles, doubles, takes and moves."""
+    rng = random.Random(seed)
+    match = DiceMatch(VARIANT, MatchRules(length=length))
+    on_a_tie = False  # the double waiting for an answer came on a tied opening roll
+    while not match.is_over():
+        phase = match.phase
+        if phase is Phase.OPENING:
+            match.apply(OpeningRoll(None, (rng.randint(1, 6), rng.randint(1, 6))))
+        elif phase is Phase.OPENING_TIE:
+            for seat in (0, 1):
+                context = Context.of_match(match, seat)
+                if match.can_double(seat) and choose_cube(
+                    solver.opening_cube_action(context), levels[seat], rng
+                ):
+                    match.apply(Double(seat))
+                    on_a_tie = True
+                    break
+            else:
+                match.apply(OpeningRoll(None, (rng.randint(1, 6), rng.randint(1, 6))))
+        elif phase is Phase.CUBE_OFFERED:
+            doubler = match.cube_offered_by
+            assert doubler is not None
+            context = Context.of_match(match, doubler)
+            if on_a_tie:
+                take = solver.opening_cube_action(context).take
+                on_a_tie = False
+            else:
+                answer = solver.take_decision(match.position, context)
+                take = choose_take(answer, levels[1 - doubler], rng)
+            match.apply(Take(1 - doubler) if take else Drop(1 - doubler))
+        elif phase is Phase.ROLL:
+            seat = match.turn
+            context = Context.of_match(match)
+            if match.can_double(seat) and choose_cube(
+                solver.cube_action(match.position, context), levels[seat], rng
+            ):
+                match.apply(Double(seat))
+            else:
+                match.apply(Roll(seat, (rng.randint(1, 6),)))
+        else:
+            assert phase is Phase.MOVE and match.dice is not None
+            ranked = solver.rank_moves(match.position, match.dice[0], Context.of_match(match))
+            chosen = choose_move(ranked, levels[match.turn], rng)
+            match.apply(MatchMove(match.turn, str(chosen.move)))
+    return match
+
+
+def test_robots_play_whole_matches_through_the_engine(solver: NannonSolver) -> None:
+    for seed in range(3):
+        match = play_match(solver, 5, (Level.MASTER, Level.BEGINNER), seed)
+        assert match.is_over()
+        assert max(match.score) >= 5
