@@ -124,7 +124,7 @@ def advance(live: LiveMatch, settings: GuildSettings, steps: list[Step]) -> None
         ):
             action = Roll(match.turn, draw(live))
         elif phase is Phase.MOVE and settings.auto_move:
-            texts = legal(live)[1]
+            texts = legal(live)
             if len(texts) != 1 or texts[0] == NO_MOVE:
                 return  # a choice to make, or a pass the player confirms (auto_pass off)
             action = Move(match.turn, texts[0])

@@ -145,7 +145,7 @@ def play_move(command: PlayMove) -> Decide:
             raise refused(Refusal.EMPTY_MOVE)
         if len(text) > MAX_MOVE_TEXT:
             raise refused(Refusal.MOVE_TOO_LONG)
-        if match.phase is Phase.MOVE and text in legal(live)[1]:
+        if match.phase is Phase.MOVE and text in legal(live):
             return Move(seat, text)  # a move from the list, already in its notation
         parsed = match.parse_move(text)
         return Move(seat, match.format_move(parsed))

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
-from bot.move_list import MoveList
 from engines.base import GameKind, GameMatch, GameResult, MatchRules, Phase, ResignLevel
+from engines.legal_moves import MoveNotation
 from engines.match import NO_MOVE
 
 __all__ = [
@@ -109,7 +109,7 @@ class MatchView:
     gnubg_match_id: str | None  # backgammon only
     position: Any  # the engine's position (or checkers board) seen from the side on turn
     pips: tuple[int, int] | None  # backgammon, per seat
-    legal_moves: MoveList  # for the current roll, ordered helpfully; written as they are read
+    legal_moves: MoveNotation  # for the current roll, ordered helpfully; written as they are read
     last_move: LastMove | None
     games: tuple[GameResult, ...]
     winner_seat: int | None

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.move_list import MoveList
 from bot.service.errors import Refusal, refused
 from bot.service.model import DiceFactory, MatchDice, MatchStatus, Player, RatingChange
 from bot.service.settings import GuildSettings, SettingsBook
@@ -18,6 +17,7 @@ from bot.storage import Store
 from engines import match_from_snapshot
 from engines.base import GameKind, GameMatch, MatchRules
 from engines.dice import FairDice
+from engines.legal_moves import MoveNotation
 
 MAX_NAME = 100
 # SQLite integers are signed 64-bit: no row has an id outside, and binding one raises
@@ -119,7 +119,7 @@ class LiveMatch:
     valid: bool = True  # False once evicted: a waiter must reload
     # The legal moves (hits first) and their notation, for the state after this many actions:
     # generating and formatting them is most of an action's engine time, so do it once.
-    legal: tuple[int, tuple[Any, ...], MoveList] | None = None
+    legal: tuple[int, MoveNotation] | None = None
 
     def name(self, seat: int) -> str:
         return self.record.players[seat].name

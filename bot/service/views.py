@@ -3,28 +3,25 @@ with hits first and formatted as they are read."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from bot.move_list import MoveList
 from bot.service.model import LastMove, MatchStatus, MatchView
 from bot.service.state import LiveMatch
 from engines.base import Phase
 from engines.gnubg import match_id_of
+from engines.legal_moves import MoveNotation
 from engines.match import NO_MOVE, DiceMatch
 
 
-def legal(live: LiveMatch) -> tuple[tuple[Any, ...], MoveList]:
-    """The legal moves now, hits first, and their notation (written as it is read);
-    computed once per state."""
+def legal(live: LiveMatch) -> MoveNotation:
+    """The legal moves' notation now, hitting moves first, written as it is read (a doubles
+    roll has hundreds; the menu reads 25); computed once per state."""
     match = live.match
     applied = len(match.actions)  # apply() is the only way the service changes a match
     cached = live.legal
     if cached is not None and cached[0] == applied:
-        return cached[1], cached[2]
-    moves = tuple(sorted(match.legal_moves(), key=lambda m: -m.hits))  # hits first
-    texts = MoveList(moves, match.format_move)
-    live.legal = (applied, moves, texts)
-    return moves, texts
+        return cached[1]
+    texts = match.legal_moves().sorted(key=lambda m: -m.hits).notation
+    live.legal = (applied, texts)
+    return texts
 
 
 def must_pass(live: LiveMatch) -> bool:
@@ -32,7 +29,7 @@ def must_pass(live: LiveMatch) -> bool:
     match = live.match
     if match.rules.auto_pass or match.phase is not Phase.MOVE:
         return False
-    texts = legal(live)[1]
+    texts = legal(live)
     return len(texts) == 1 and texts[0] == NO_MOVE
 
 
@@ -92,7 +89,7 @@ def build_view(live: LiveMatch) -> MatchView:
         gnubg_match_id=gnubg_id,
         position=position,
         pips=pips,
-        legal_moves=legal(live)[1],
+        legal_moves=legal(live),
         last_move=last_move,
         games=tuple(match.games),
         winner_seat=record.winner_seat if over else None,
