@@ -31,7 +31,7 @@ def imports(tree: ast.AST) -> list[tuple[str, bool]]:
 
 def test_the_service_imports_no_transport_and_no_database_driver() -> None:
     for path in sorted(ROOM.glob("*.py")):
-        for module, typing_only in imports(ast.parse(path.read_text(encoding="utf-8"))):
+        for module, _ in imports(ast.parse(path.read_text(encoding="utf-8"))):
             assert not module.startswith(BANNED), f"{path.name} imports {module}"
             assert module != "sqlite3", f"{path.name} imports sqlite3"
 
