@@ -38,6 +38,7 @@ from bot.service.events import (
 )
 from engines.base import GameKind, GameResult, ResultKind
 from engines.match import NO_MOVE
+from engines.spec import spec_of
 
 __all__ = ["describe_event", "notes", "refusal_text", "verify_text"]
 
@@ -67,8 +68,8 @@ def dice_text(dice: Sequence[int]) -> str:
 
 
 def unit(kind: GameKind) -> str:
-    """What a match length counts."""
-    return "game" if kind is GameKind.CHECKERS else "point"
+    """What a match length counts: "point" or "game"."""
+    return spec_of(kind).score_unit
 
 
 # --- events ----------------------------------------------------------------------------------
@@ -163,7 +164,7 @@ def _opening(event: OpeningRolled, names: Sequence[str], kind: GameKind) -> str:
         return text
     plays = (
         f"moves first with a {abs(d0 - d1)}"
-        if kind is GameKind.NANNON
+        if spec_of(kind).opening_moves_by_difference
         else f"plays {max(d0, d1)}-{min(d0, d1)} first"
     )
     return f"Opening roll: {names[0]} {d0}, {names[1]} {d1}: {names[event.first]} {plays}."
@@ -190,7 +191,7 @@ def _quoted(value: Any) -> str:
 
 
 def _length_unit(game: GameKind) -> str:
-    return "games" if game is GameKind.CHECKERS else "points"
+    return f"{unit(game)}s"
 
 
 Words = Callable[[dict[str, Any]], str]
