@@ -65,7 +65,6 @@ def test_bot_discord_names_the_games_only_in_its_style_table() -> None:
     assert all(ref.startswith("bot/discord/style.py:") for ref in found), found
 
 
-@pytest.mark.xfail(strict=True, reason="bot/service still switches on GameKind")
 def test_bot_names_specific_games_at_most_five_times() -> None:
     found = member_references("bot")
     assert len(found) <= 5, found
