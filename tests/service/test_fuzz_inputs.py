@@ -1,4 +1,4 @@
-"""Issue 8, bad input: hypothesis over every free-text input the service takes from users.
+"""Bad input: hypothesis over every free-text input the service takes from users.
 
 `/move` text, autocomplete text, `/config` values and match ids get huge strings, control
 characters, markdown and mention injection, unicode, negative and huge numbers, and notation for

@@ -1,4 +1,4 @@
-"""Issue 8, security: the authorization matrix, per-guild isolation, rate limiting and the token.
+"""Security: the authorization matrix, per-guild isolation, rate limiting and the token.
 
 The matrix runs every action for every role against the match service (the only code that changes
 state): the player it belongs to, their opponent, a third member of the server, a member of

@@ -1,5 +1,6 @@
 """Full matches driven through the service against a database file, with fixed dice seeds and a
-seeded random player, chosen so that each match shows the events named in issue 5."""
+seeded random player, chosen so that each match shows what it is named after (takes and passes,
+a NANNON, gammons, the Crawford game, ratings)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 8, crash mid-action: SIGKILL a process that applies actions, 20 times, and check.
+"""Crash mid-action: SIGKILL a process that applies actions, 20 times, and check.
 
 A worker subprocess plays random matches of all three games through the match service and prints
 ``ACK <match> <version>`` after each action's commit returned (the moment the bot would answer
