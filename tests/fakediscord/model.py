@@ -420,6 +420,7 @@ class Channel:
     type: int = TEXT_CHANNEL
     position: int = 0
     parent_id: int | None = None
+    parent: Channel | None = field(default=None, repr=False)  # a thread's channel
     owner_id: int | None = None  # threads
     archived: bool = False
     locked: bool = False
@@ -541,9 +542,7 @@ class Guild:
         base = member.permissions
         if base == ALL_PERMISSIONS:
             return ALL_PERMISSIONS
-        source = channel
-        if channel.is_thread and channel.parent_id is not None:
-            source = next((c for c in self.channels if c.id == channel.parent_id), channel)
+        source = channel.parent if channel.is_thread and channel.parent is not None else channel
         perms = base
         overwrites = source.overwrites
         everyone = overwrites.get(self.id)

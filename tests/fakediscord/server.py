@@ -1211,6 +1211,7 @@ class FakeServer:
             name,
             type=kind,
             parent_id=parent.id,
+            parent=parent,
             owner_id=self.bot_user.id,
             auto_archive_duration=int(body.get("auto_archive_duration") or 1440),
             member_ids={self.bot_user.id},
