@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from fakediscord import FakeDiscord
+from fakediscord import FakeClock, FakeDiscord
 from fakediscord.conftest import Rest, gate_of
 from fakediscord.server import InteractionState
 
@@ -113,3 +113,19 @@ async def test_discord_py_following_up_within_15_minutes(gated: FakeDiscord) -> 
     await fake.advance(14 * 60)
     gate_of(fake).gate.set()
     assert (await it.message()).content == "later"
+
+
+async def test_the_fake_reads_an_injected_clock() -> None:
+    clock = FakeClock(start=1000.0)
+    fake = FakeDiscord(clock=clock)
+    assert fake.now() == 1000.0
+    clock.advance(2.5)  # a clock shared with the bot under test moves the fake's deadlines too
+    await fake.advance(0.5)  # and the fake's own advance adds to it
+    assert fake.now() == 1003.0
+    with pytest.raises(ValueError):
+        await fake.advance(-1)
+    with pytest.raises(ValueError):
+        clock.advance(-1)
+    # The default clock stands still until advanced: nothing depends on the machine's speed.
+    still = FakeDiscord()
+    assert still.now() == still.now()
