@@ -1276,7 +1276,13 @@ class FakeServer:
                 await self._thread_post(state.channel, None)
             if kind == 4:
                 message = self.create_message(
-                    state.channel, self.bot_user, data, call.files, flags=flags, interaction=state
+                    state.channel,
+                    self.bot_user,
+                    data,
+                    call.files,
+                    flags=flags,
+                    interaction=state,
+                    checked=True,
                 )
             else:
                 message = self._loading_message(state, flags)
@@ -1348,7 +1354,13 @@ class FakeServer:
             await self.dispatch_message("MESSAGE_UPDATE", message)
         else:
             message = self.create_message(
-                state.channel, self.bot_user, body, call.files, flags=flags, interaction=state
+                state.channel,
+                self.bot_user,
+                body,
+                call.files,
+                flags=flags,
+                interaction=state,
+                checked=True,
             )
             await self.dispatch_message("MESSAGE_CREATE", message)
         state.followups.append(message)
