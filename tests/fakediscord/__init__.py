@@ -1,4 +1,4 @@
-"""A local fake Discord for end-to-end tests, driven by the real discord.py client (issue 6).
+"""A local fake Discord for end-to-end tests, driven by the real discord.py client.
 
 An aiohttp server on 127.0.0.1 serves Discord's REST API (v10) and the websocket gateway from an
 in-memory world (guilds, channels, threads, members, roles, messages, reactions, commands). The real
