@@ -38,7 +38,14 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _ROOT / "bench
 sys.path.insert(0, str(_ROOT))
 
 from bot.discord.app import loop_factory  # noqa: E402
-from bot.service import MatchService, MatchUpdate  # noqa: E402
+from bot.service import (  # noqa: E402
+    MatchService,
+    MatchUpdate,
+    OfferDouble,
+    PlayMove,
+    RollDice,
+    TakeDouble,
+)
 from engines.base import Phase  # noqa: E402
 
 GUILD = 1
@@ -58,14 +65,14 @@ async def play(
         started = time.perf_counter()
         if view.phase in (Phase.ROLL, Phase.OPENING_TIE):
             if view.can_double[actor] and rng.random() < 0.1:
-                update = await svc.double(update.match_id, GUILD, user)
+                update = await svc.act(OfferDouble(update.match_id, GUILD, user))
             else:
-                update = await svc.roll(update.match_id, GUILD, user)
+                update = await svc.act(RollDice(update.match_id, GUILD, user))
         elif view.phase is Phase.CUBE_OFFERED:
-            update = await svc.take(update.match_id, GUILD, user)
+            update = await svc.act(TakeDouble(update.match_id, GUILD, user))
         else:
             choice = rng.choice(view.legal_moves)
-            update = await svc.play(update.match_id, GUILD, user, choice)
+            update = await svc.act(PlayMove(update.match_id, GUILD, user, choice))
         out.append(time.perf_counter() - started)
         await asyncio.sleep(rng.random() * think)  # think time: a spread-out load, not a burst
 

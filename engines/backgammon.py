@@ -794,6 +794,11 @@ class Play:
     def __str__(self) -> str:
         return format_play(self)
 
+    @property
+    def hits(self) -> int:
+        """How many blots the play hits (menus list hitting plays first)."""
+        return sum(1 for move in self.moves if move.hit)
+
     @classmethod
     def parse(cls, text: str, position: Position, dice: Sequence[int]) -> Play:
         return parse_play(text, position, dice)

@@ -114,6 +114,11 @@ class Move:
         return ("x" if self.captures else "-").join(map(str, self.path))
 
     @property
+    def hits(self) -> int:
+        """How many pieces the move captures (menus list captures first)."""
+        return len(self.captures)
+
+    @property
     def start(self) -> int:
         return self.path[0]
 

@@ -105,6 +105,8 @@ class NoMove:
     def __str__(self) -> str:
         return NO_MOVE
 
+    hits = 0  # it hits nothing
+
 
 def is_no_move(text: object) -> bool:
     """True when ``text`` spells :data:`NO_MOVE` (any case and spacing).

@@ -241,6 +241,11 @@ class Move:
     def __str__(self) -> str:
         return f"{_place_name(self.src)}/{_place_name(self.dst)}{'*' if self.hit else ''}"
 
+    @property
+    def hits(self) -> int:
+        """How many checkers the move hits: 0 or 1 (menus list hitting moves first)."""
+        return int(self.hit)
+
     @classmethod
     def parse(cls, text: str, position: Position, roll: int) -> Move:
         """The legal move that ``text`` names in ``position`` with ``roll``.

@@ -212,6 +212,13 @@ class TableBot(commands.Bot):
         """How many admitted handlers are still running."""
         return sum(1 for task in self._in_flight if not task.done())
 
+    async def wait_idle(self) -> None:
+        """Until every admitted handler has finished (the set :meth:`close` drains): what a
+        caller embedding the bot, or a test, waits on instead of polling."""
+        current = asyncio.current_task()
+        while pending := {t for t in self._in_flight if t is not current and not t.done()}:
+            await asyncio.wait(pending)
+
     def begin_work(self) -> bool:
         """Register the running task as work close() must wait for. False when the bot is
         closing (the caller refuses politely), except for a task admitted already."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, Self, cast
 
 import discord
@@ -33,7 +33,7 @@ from engines.match import NO_MOVE
 from engines.spec import spec_of
 
 if TYPE_CHECKING:
-    from bot.service import MatchService, MatchUpdate, MatchView
+    from bot.service import MatchService, MatchView
 
 log = logging.getLogger(__name__)
 
@@ -67,41 +67,6 @@ ACTOR_ACTIONS = frozenset(
 # The resignation buttons of the ephemeral resign menu, by level.
 RESIGN_ACTIONS = {level: f"rs{level.value}" for level in ResignLevel}
 CLAIM_TEMPLATE = r"tb:claim:(?P<match_id>[0-9]+):(?P<version>[0-9]+)"
-
-Act = Callable[["MatchService", int, int, int, int], Awaitable["MatchUpdate"]]
-
-
-def _service_action(action: str) -> Act:
-    """The service call behind a button, with the board's version as expected_version."""
-
-    async def call(svc: MatchService, match_id: int, guild: int, user: int, ver: int) -> Any:
-        if action == "roll":
-            return await svc.roll(match_id, guild, user, expected_version=ver)
-        if action == "double":
-            return await svc.double(match_id, guild, user, expected_version=ver)
-        if action == "take":
-            return await svc.take(match_id, guild, user, expected_version=ver)
-        if action == "passok":
-            return await svc.pass_(match_id, guild, user, expected_version=ver)
-        if action in ("rs1", "rs2", "rs3"):
-            level = ResignLevel(int(action[2]))
-            return await svc.resign_offer(match_id, guild, user, level, expected_version=ver)
-        if action == "leave":
-            return await svc.leave_match(match_id, guild, user, expected_version=ver)
-        if action == "resyes":
-            return await svc.resign_accept(match_id, guild, user, expected_version=ver)
-        if action == "resno":
-            return await svc.resign_decline(match_id, guild, user, expected_version=ver)
-        if action == "draw":
-            return await svc.offer_draw(match_id, guild, user, expected_version=ver)
-        if action == "drawyes":
-            return await svc.accept_draw(match_id, guild, user, expected_version=ver)
-        if action == "drawno":
-            return await svc.decline_draw(match_id, guild, user, expected_version=ver)
-        raise ValueError(f"no service action for button {action!r}")
-
-    return call
-
 
 class Host(Protocol):
     """What a persistent component needs of the client it is clicked on (the

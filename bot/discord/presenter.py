@@ -17,6 +17,7 @@ import discord
 
 from bot import rendering
 from bot.discord import components as ui
+from bot.discord import wording
 from bot.discord.replies import (
     NO_MENTIONS,
     FormattedGameError,
@@ -24,8 +25,10 @@ from bot.discord.replies import (
     inert_text,
     mention_only,
 )
+from bot.discord.style import style_of
 from engines.base import GameKind, GameResult, Phase, ResultKind
 from engines.cube import Cube
+from engines.spec import spec_of
 from render.common import Scene
 
 if TYPE_CHECKING:
@@ -50,16 +53,6 @@ FIRST_BOARD_NOT_POSTED = (
 # The NANNON announcement's footer: the reaction handler finds the match here after a restart.
 SHOUT_FOOTER = "Match #{match_id} · game {game} · NANNON"
 SHOUT_FOOTER_RE = re.compile(r"Match #(\d+) · game (\d+) · NANNON")
-COLOUR = {
-    GameKind.NANNON: discord.Colour.from_rgb(38, 84, 64),
-    GameKind.BACKGAMMON: discord.Colour.from_rgb(150, 62, 44),
-    GameKind.CHECKERS: discord.Colour.from_rgb(92, 58, 34),
-}
-GAME_TITLE = {
-    GameKind.NANNON: "Nannon",
-    GameKind.BACKGAMMON: "Backgammon",
-    GameKind.CHECKERS: "Checkers",
-}
 
 
 # --- text helpers --------------------------------------------------------------------------
@@ -75,15 +68,17 @@ def points_text(points: float) -> str:
 def length_text(kind: GameKind, length: int) -> str:
     if length == 0:
         return "money game"
-    if kind is GameKind.CHECKERS:
-        return f"{length} game{'s' if length != 1 else ''}"
+    unit = spec_of(kind).score_unit
+    if unit != "point":  # "3 games"; a match to 3 points is "to 3"
+        return f"{length} {unit}{'s' if length != 1 else ''}"
     return f"to {length}"
 
 
 def match_title(view: MatchView) -> str:
     """ "Nannon · alice vs bob · to 11": the thread name and embed title (plain text)."""
     names = " vs ".join(p.name[:32] for p in view.players)
-    return f"{GAME_TITLE[view.kind]} · {names} · {length_text(view.kind, view.length)}"[:100]
+    title = spec_of(view.kind).title
+    return f"{title} · {names} · {length_text(view.kind, view.length)}"[:100]
 
 
 def score_text(view: MatchView) -> str:
@@ -105,7 +100,7 @@ def cube_text(view: MatchView) -> str:
     if view.cube_offered_by is not None:
         return f"{names[view.cube_offered_by]} doubles to {view.cube_value * 2}"
     if view.cube_owner is None:
-        shown = 64 if view.kind is GameKind.NANNON and view.cube_value == 1 else view.cube_value
+        shown = spec_of(view.kind).cube_face(Cube(view.cube_value))  # Nannon's shows 64 at 1
         return f"{shown}, centred"
     return f"{view.cube_value}, owned by {names[view.cube_owner]}"
 
@@ -123,7 +118,7 @@ def prompt(view: MatchView) -> str:
         can = view.actor is not None and view.can_double[view.actor]
         return f"{actor} to roll" + (" or double." if can else ".")
     if phase is Phase.MOVE:
-        if view.kind is GameKind.CHECKERS:
+        if not spec_of(view.kind).has_dice:
             return f"{actor} ({view.colours[view.turn]}) to move."
         if view.must_pass:
             return f'{actor} rolled {dice_text(view.dice)}: no legal move. Pass with "no move".'
@@ -133,7 +128,7 @@ def prompt(view: MatchView) -> str:
         return f"{doubler} doubles to {view.cube_value * 2}. {actor}: take or pass?"
     if phase is Phase.RESIGN_OFFERED and view.resign_offer is not None:
         seat, level = view.resign_offer
-        what = "a NANNON" if view.kind is GameKind.NANNON and level == 2 else level.name.lower()
+        what = spec_of(view.kind).resign_level_name(level)
         return f"{names[seat]} offers to resign ({what}). {actor}: accept or decline?"
     if phase is Phase.DRAW_OFFERED and view.draw_offered_by is not None:
         return f"{names[view.draw_offered_by]} offers a draw. {actor}: accept or decline?"
@@ -145,7 +140,7 @@ def prompt(view: MatchView) -> str:
 def result_text(view: MatchView, result: GameResult) -> str:
     names = [escape_name(p.name) for p in view.players]
     pts = points_text(result.points)
-    unit = "game" if view.kind is GameKind.CHECKERS else "point"
+    unit = spec_of(view.kind).score_unit
     if result.winner is None:
         return f"Game {result.game_number} is drawn."
     winner, loser = names[result.winner], names[1 - result.winner]
@@ -195,7 +190,7 @@ def board_job(view: MatchView) -> tuple[str, tuple[Any, ...], dict[str, Any]]:
     last = (view.last_move.seat, view.last_move.move) if view.last_move else None
     args: tuple[Any, ...]
     kwargs: dict[str, Any] = {"last_move": last}
-    if view.kind is GameKind.CHECKERS:
+    if not spec_of(view.kind).has_dice:
         # render.checkers takes the seat playing Black (colours alternate each game).
         args = (view.position, black_seat(view), scene)
         kwargs["draw_offered_by"] = view.draw_offered_by
@@ -221,22 +216,23 @@ async def render_board(view: MatchView) -> tuple[discord.File, str] | None:
 
 
 def turn_embed(view: MatchView, notes: Sequence[str] = ()) -> discord.Embed:
+    spec = spec_of(view.kind)
     title = match_title(view)
-    # A one-game checkers match says "game 2" only once a draw has made one necessary.
-    if view.length != 1 or view.kind is not GameKind.CHECKERS or view.game_number > 1:
+    # A match of one game (checkers) says "game 2" only once a draw has made one necessary.
+    if view.length != 1 or spec.score_unit != "game" or view.game_number > 1:
         title += f" · game {view.game_number}"
     embed = discord.Embed(
         title=discord.utils.escape_markdown(title)[:256],
         description="\n".join([*map(inert_text, notes), f"**{prompt(view)}**"])[:4000],
-        colour=COLOUR[view.kind],
+        colour=style_of(view.kind).colour,
     )
     if view.actor is not None and not view.match_over:
         who = view.players[view.actor]
         embed.add_field(name="Turn", value=f"{escape_name(who.name)} ({view.colours[view.actor]})")
-    if view.kind is not GameKind.CHECKERS:
+    if spec.has_dice:
         embed.add_field(name="Dice", value=dice_text(view.dice))
     embed.add_field(name="Score", value=score_text(view), inline=False)
-    if view.kind is not GameKind.CHECKERS and view.rules.cube:
+    if spec.cube and view.rules.cube:
         embed.add_field(name="Cube", value=cube_text(view))
     if view.pips is not None:
         a, b = view.players
@@ -247,10 +243,7 @@ def turn_embed(view: MatchView, notes: Sequence[str] = ()) -> discord.Embed:
     if view.last_move is not None:
         mover = escape_name(view.players[view.last_move.seat].name)
         embed.add_field(name="Last move", value=f"{mover}: {view.last_move.text}")
-    id_name = {GameKind.BACKGAMMON: "Position ID", GameKind.CHECKERS: "FEN"}.get(
-        view.kind, "Position"
-    )
-    embed.add_field(name=id_name, value=f"`{view.position_id}`", inline=False)
+    embed.add_field(name=spec.position_id_name, value=f"`{view.position_id}`", inline=False)
     if view.gnubg_match_id:
         embed.add_field(name="Match ID", value=f"`{view.gnubg_match_id}`", inline=False)
     embed.set_footer(text=f"Match #{view.match_id} · move {view.version}")
@@ -318,12 +311,8 @@ async def post_result(bot: TableBot, update: MatchUpdate) -> discord.Message | N
     if result is not None:
         lines.append(result_text(view, result))
     lines.append(f"Score: {score_text(view)}.")
-    nannon = (
-        result is not None
-        and result.kind is ResultKind.NANNON
-        and view.kind is GameKind.NANNON
-        and result.winner is not None
-    )
+    # A NANNON is shouted: only Nannon's double win is of that kind.
+    nannon = result is not None and result.kind is ResultKind.NANNON and result.winner is not None
     content = None
     allowed = NO_MENTIONS
     if nannon and result is not None and result.winner is not None:
@@ -340,7 +329,7 @@ async def post_result(bot: TableBot, update: MatchUpdate) -> discord.Message | N
     embed = discord.Embed(
         title=f"{title} · {discord.utils.escape_markdown(match_title(view))}"[:256],
         description="\n".join(lines)[:4000],
-        colour=COLOUR[view.kind],
+        colour=style_of(view.kind).colour,
     )
     if nannon and result is not None:
         embed.set_footer(text=SHOUT_FOOTER.format(match_id=view.match_id, game=result.game_number))
@@ -400,7 +389,7 @@ async def publish(bot: TableBot, update: MatchUpdate) -> None:
         await bot.service.set_board_message(view.match_id, None)
     else:
         try:
-            await post_board(bot, view, update.notes)
+            await post_board(bot, view, wording.notes(update))
         except discord.HTTPException as exc:
             log.warning(
                 "match %s: could not post the board of move %s: %s",
@@ -441,7 +430,7 @@ async def start_match(
             await bot.service.set_thread(view.match_id, thread.id)
             view = await bot.service.get_view(view.match_id, view.guild_id)
     try:
-        await post_board(bot, view, update.notes)
+        await post_board(bot, view, wording.notes(update))
     except discord.HTTPException as exc:
         # The match exists: /board posts its board once Discord takes it.
         log.warning("match %s: could not post the first board: %s", view.match_id, exc)
@@ -454,8 +443,9 @@ async def start_match(
 def invitation(challenge: Challenge) -> tuple[str | None, discord.Embed, discord.AllowedMentions]:
     challenger = escape_name(challenge.challenger.name)
     rules = challenge.rules
-    what = f"{GAME_TITLE[challenge.game]}, {length_text(challenge.game, rules.length)}"
-    if challenge.game is not GameKind.CHECKERS:
+    spec = spec_of(challenge.game)
+    what = f"{spec.title}, {length_text(challenge.game, rules.length)}"
+    if spec.cube:  # the cube options, said even when the cube is off
         options = ["cube" if rules.cube else "no cube"]
         if rules.cube and rules.length:
             options.append("Crawford" if rules.crawford else "no Crawford")
@@ -474,9 +464,9 @@ def invitation(challenge: Challenge) -> tuple[str | None, discord.Embed, discord
         content = None
         allowed = NO_MENTIONS
     embed = discord.Embed(
-        title=f"{GAME_TITLE[challenge.game]} challenge",
+        title=f"{spec.title} challenge",
         description=description,
-        colour=COLOUR[challenge.game],
+        colour=style_of(challenge.game).colour,
     )
     embed.set_footer(text=f"Challenge #{challenge.id}")
     return content, embed, allowed

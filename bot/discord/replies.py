@@ -2,7 +2,7 @@
 error handling with context, and finding "the match this command is about".
 
 Nothing here decides a rule; refusals come from the service as :class:`GameError` and are shown
-to the user as they are.
+to the user in :mod:`bot.discord.wording`'s words.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.discord.wording import refusal_text
 from engines.errors import GameError
 
 if TYPE_CHECKING:
@@ -105,7 +106,7 @@ async def report_error(interaction: discord.Interaction[Any], error: BaseExcepti
     if isinstance(error, FormattedGameError):
         message = str(error)
     elif isinstance(error, GameError):
-        message = inert_text(str(error)) or "That is not possible right now."
+        message = inert_text(refusal_text(error)) or "That is not possible right now."
     else:
         log.error("unexpected error in %s", interaction_context(interaction), exc_info=error)
         message = APOLOGY

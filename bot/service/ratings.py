@@ -25,6 +25,7 @@ from typing import Protocol
 
 from bot.storage.types import Row, StatUpdate
 from engines.base import GameKind
+from engines.spec import RatingSystem, spec_of
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +114,8 @@ def rate_match(
     streak = [int(rows[i]["streak"]) if i in rows else 0 for i in ids]
     delta = [0.0, 0.0]
     rated = length > 0  # money games count in the stats, not in the ratings
-    if rated and winner is not None and game is not GameKind.CHECKERS:
+    system = spec_of(game).rating_system
+    if rated and winner is not None and system is RatingSystem.FIBS:
         won, lost = fibs_changes(
             rating[winner],
             rating[1 - winner],
@@ -122,7 +124,7 @@ def rate_match(
             length,
         )
         delta[winner], delta[1 - winner] = won, lost
-    elif rated and game is GameKind.CHECKERS:
+    elif rated and system is RatingSystem.ELO:
         score0 = 0.5 if winner is None else float(winner == 0)
         delta[0], delta[1] = elo_changes(rating[0], rating[1], score0)
     updates, ratings = [], []
@@ -135,7 +137,7 @@ def rate_match(
         else:
             new_streak = 0
         after = rating[seat] + delta[seat]
-        gained = (length if game is not GameKind.CHECKERS else 1) if rated else 0
+        gained = spec_of(game).experience(length)
         updates.append(
             StatUpdate(
                 guild_id,

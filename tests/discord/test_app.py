@@ -6,6 +6,7 @@ the engines allow.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import discord
@@ -52,6 +53,30 @@ async def test_setup_hook_connects_the_store_and_a_missing_extension_stops_it(
         assert (tmp_path / "t.db").exists()  # the store was connected first
         assert (await bot.service.guild_settings(1)).nannon_length == 11
         assert bot.cogs == {}
+    finally:
+        await bot.close()
+
+
+@pytest.mark.asyncio
+async def test_wait_idle_returns_once_every_admitted_handler_has_finished(tmp_path: Path) -> None:
+    bot = create_bot(settings(tmp_path))
+    release = asyncio.Event()
+
+    async def handler() -> None:
+        assert bot.begin_work()
+        await release.wait()
+
+    try:
+        await bot.wait_idle()  # nothing in flight: at once
+        task = asyncio.create_task(handler())
+        await asyncio.sleep(0)  # the handler registers itself
+        assert bot.work_in_flight == 1
+        idle = asyncio.create_task(bot.wait_idle())
+        await asyncio.sleep(0)
+        assert not idle.done()
+        release.set()
+        await idle
+        assert task.done() and bot.work_in_flight == 0
     finally:
         await bot.close()
 

@@ -63,7 +63,7 @@ from engines.base import Phase, ResignLevel, ResultKind
 
 ROLES = ("on_turn", "opponent", "third", "other_guild", "player_elsewhere")
 CONFIG_ROLES = ("manager", "no_manage_server", "other_guild", "other_guild_manager")
-# The actions of issue 8's matrix: a row may not be dropped (see the last test).
+# The actions of the matrix: a row may not be dropped (see the last test).
 ACTIONS = (
     "roll", "move", "double", "take", "pass", "resign", "draw", "claim", "export", "config",
     "cancel",

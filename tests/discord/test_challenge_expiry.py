@@ -12,8 +12,9 @@ from fakediscord import FakeDiscord, Member, Message
 from support.db import sql_rows
 from support.discord_driver import service_of
 
+from bot.discord.app import TableBot
 from bot.discord.cogs.reminders import Reminders
-from bot.service import Challenge, ChallengeStatus, MatchService
+from bot.service import Challenge, ChallengeStatus
 
 pytestmark = pytest.mark.asyncio
 
@@ -25,15 +26,14 @@ def reminders_of(fake: FakeDiscord) -> Reminders:
     return cog  # type: ignore[return-value]
 
 
-async def recorded(svc: MatchService, guild_id: int, challenge_id: int) -> Challenge:
-    """The challenge once /challenge has recorded its invitation's id (the handler's last step,
-    after its REST calls: the fake has no event to wait on)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + 5
-    challenge = await svc.get_challenge(challenge_id, guild_id)
-    while challenge.message_id is None and loop.time() < deadline:
-        await asyncio.sleep(0.005)
-        challenge = await svc.get_challenge(challenge_id, guild_id)
+async def recorded(fake: FakeDiscord, guild_id: int, challenge_id: int) -> Challenge:
+    """The challenge once /challenge has recorded its invitation's id: the handler's last step,
+    after its REST calls, so wait for the bot's handlers to finish."""
+    bot = fake.bot
+    assert isinstance(bot, TableBot)
+    async with asyncio.timeout(5):
+        await bot.wait_idle()
+    challenge = await service_of(fake).get_challenge(challenge_id, guild_id)
     assert challenge.message_id is not None
     return challenge
 
@@ -57,7 +57,7 @@ async def test_expired_invitation_is_closed_and_its_old_buttons_refused(
     alice = await fake.add_member("alice")
     bob = await fake.add_member("bob")
     invitation = await invite(fake, alice, bob)
-    challenge = await recorded(svc, guild, 1)
+    challenge = await recorded(fake, guild, 1)
     assert challenge.message_id == invitation.id and challenge.channel_id == fake.channel.id
     # What a client that has not refreshed still shows: the invitation with its buttons.
     stale = copy.copy(invitation)
@@ -103,9 +103,9 @@ async def test_a_deleted_invitation_is_skipped_quietly(tablebot: FakeDiscord) ->
     alice = await fake.add_member("alice")
     carol = await fake.add_member("carol")
     gone = await invite(fake, alice, None)
-    await recorded(svc, guild, 1)
+    await recorded(fake, guild, 1)
     kept = await invite(fake, carol, None)
-    second = await recorded(svc, guild, 2)
+    second = await recorded(fake, guild, 2)
     await fake.delete_message(gone)
 
     mark = fake.mark()

@@ -215,7 +215,7 @@ async def test_unexpected_error_gets_an_apology_and_is_logged_with_context(
     async def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("the disk is on fire")
 
-    monkeypatch.setattr(svc, "roll", broken)
+    monkeypatch.setattr(svc, "act", broken)
     caplog.clear()
     caplog.set_level(logging.INFO)
 

@@ -1,4 +1,4 @@
-"""Faults survived (issue 8), end to end through the fake Discord with the real bot.
+"""Faults survived, end to end through the fake Discord with the real bot.
 
 - Discord trouble: a 5xx or a 429 on the interaction callback (and on the board's POST) is
   retried, the action is applied exactly once, and the thread shows every move exactly once.

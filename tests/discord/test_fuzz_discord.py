@@ -1,4 +1,4 @@
-"""Issue 8, bad input, end to end: hypothesis fuzzes every free-text input a user can send
+"""Bad input, end to end: hypothesis fuzzes every free-text input a user can send
 THROUGH the fake Discord to the real bot.
 
 - ``/move`` text, and the text typed for its autocomplete, in a Nannon, a backgammon and a

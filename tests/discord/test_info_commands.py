@@ -15,7 +15,7 @@ from support.discord_driver import Clock, service_of
 
 from bot.discord.cogs.admin import NOT_MANAGER
 from bot.discord.cogs.reminders import Reminders
-from bot.service import MatchService, MatchView
+from bot.service import MatchService, MatchView, PlayMove, RollDice, TakeDouble
 from engines.base import Phase
 
 pytestmark = pytest.mark.asyncio
@@ -26,11 +26,11 @@ async def step(svc: MatchService, view: MatchView) -> MatchView:
     seat = view.actor if view.actor is not None else view.turn
     user = view.players[seat].user_id
     if view.phase in (Phase.OPENING, Phase.OPENING_TIE, Phase.ROLL):
-        return (await svc.roll(mid, gid, user)).view
+        return (await svc.act(RollDice(mid, gid, user))).view
     if view.phase is Phase.MOVE:
-        return (await svc.play(mid, gid, user, view.legal_moves[0])).view
+        return (await svc.act(PlayMove(mid, gid, user, view.legal_moves[0]))).view
     if view.phase is Phase.CUBE_OFFERED:
-        return (await svc.take(mid, gid, user)).view
+        return (await svc.act(TakeDouble(mid, gid, user))).view
     raise AssertionError(view.phase)
 
 

@@ -1,4 +1,4 @@
-"""Mentions and hostile names (issue 8), end to end through the fake Discord.
+"""Mentions and hostile names, end to end through the fake Discord.
 
 A whole Nannon match to 3 between alice and a player whose display name is
 ``@everyone **bold** <@&123>``: the challenge, every turn message, a NANNON with the 📣 shout,

@@ -46,16 +46,14 @@ async def test_old_board_button_works_after_restart(tablebot: FakeDiscord) -> No
     board = await start_open_match(fake, alice, bob)
     thread = board.channel
     svc = service_of(fake)
-    # The accept handler's last step records the board; only then is the bot idle.
+    # The accept handler's last step records the board's id (in the store, then in the live
+    # copy of the match the view reads): wait for the bot's handlers, then for its requests.
+    bot = fake.bot
+    assert isinstance(bot, TableBot)
+    async with asyncio.timeout(5):
+        await bot.wait_idle()
     await fake.wait_bot_idle()
-    # The bot records the board's id after posting it: first in the store, then in its live
-    # copy of the match, which is what the view reads. Wait for the view, not the row.
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + 5
     before = await svc.get_view(1)
-    while before.board_message_id != board.id and loop.time() < deadline:
-        await asyncio.sleep(0.005)
-        before = await svc.get_view(1)
     assert before.board_message_id == board.id and before.actor is not None
 
     await fake.restart_bot()

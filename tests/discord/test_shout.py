@@ -28,8 +28,7 @@ async def settled(fake: FakeDiscord) -> None:
     bot = fake.bot
     assert isinstance(bot, TableBot)
     async with asyncio.timeout(5):
-        while bot.work_in_flight:
-            await asyncio.sleep(0.005)
+        await bot.wait_idle()
     await fake.wait_bot_idle()
 
 

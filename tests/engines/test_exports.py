@@ -116,11 +116,3 @@ def test_export_match_writes_the_format_the_spec_names() -> None:
     assert spec_of(GameKind.CHECKERS).export_suffix == ".pdn"
     with pytest.raises(ValueError, match=r"Checkers is exported as pdn, not \.mat"):
         mat_export(GameKind.CHECKERS, MatchRules(length=1), moves, ("a", "b"), 4, "2024.05.01")
-
-
-def test_the_bot_module_re_exports_the_engine_writers() -> None:
-    import bot.exports
-    import engines.exports
-
-    for name in ("mat_export", "pdn_export", "export_match", "_plain_play"):
-        assert getattr(bot.exports, name) is getattr(engines.exports, name)

@@ -12,7 +12,7 @@ from engines.actions import Move, OfferDraw, OpeningRoll, Roll
 from engines.backgammon import Position, format_play
 from engines.base import GameKind, MatchRules
 from engines.checkers import Board, CheckersMatch
-from engines.legal_moves import LegalMoves, MoveNotation
+from engines.legal_moves import LegalMoves
 from engines.match import NO_MOVE, NoMove
 
 
@@ -176,11 +176,3 @@ def test_a_checkers_match_gives_its_moves_lazily() -> None:
     assert "11-15" in legal and Board.initial().legal_moves()[0] in legal
     match.apply(OfferDraw(0))
     assert match.legal_moves() == ()
-
-
-def test_the_bot_alias_is_the_engine_type() -> None:
-    from bot.move_list import MoveList
-
-    assert issubclass(MoveList, MoveNotation)
-    moves = MoveList([1, 2], Counting())
-    assert moves == MoveNotation([1, 2], Counting()) == ("m1", "m2")

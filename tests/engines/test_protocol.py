@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import random
 from typing import Any
 
 import pytest
@@ -148,3 +149,34 @@ def test_dice_matches_answer_the_checkers_members_neutrally() -> None:
     match.apply(Roll(1, (6, 4)))
     assert match.draw_offered_by is None and match.colours() == ("white", "black")
     assert match.crawford_game is False and match.post_crawford is False
+
+
+def test_every_move_type_counts_what_it_hits() -> None:
+    """``move.hits``: what the service orders a turn's menu by (hitting moves first)."""
+    from engines.backgammon import Play
+    from engines.backgammon import Position as BackgammonPosition
+    from engines.checkers import Board
+    from engines.checkers import Move as CheckersMove
+    from engines.match import NoMove
+    from engines.nannon import Move as NannonMove
+    from engines.nannon import Position as NannonPosition
+
+    after = NannonPosition.initial().apply(NannonMove.parse("1/4", NannonPosition.initial(), 3))
+    assert [m.hits for m in after.legal_moves(2)] == [1, 0]  # 1/3* hits, 2/4 doesn't
+    # Backgammon: walk a seeded game until some roll offers hitting plays; the notation marks
+    # each hit with "*".
+    rng = random.Random(7)
+    position, seen = BackgammonPosition.initial(), 0
+    while seen < 20:
+        plays = position.legal_plays(rng.randint(1, 6), rng.randint(1, 6))
+        if not plays or position.is_over():
+            break
+        for play in plays:
+            assert isinstance(play, Play) and play.hits == str(play).count("*")
+            seen += play.hits > 0
+        position = rng.choice(plays).position
+    assert seen >= 20
+    jump = Board.from_fen("B:W18,26:B14")
+    [capture] = jump.legal_moves()
+    assert isinstance(capture, CheckersMove) and capture.hits == len(capture.captures) == 2
+    assert NoMove().hits == 0

@@ -1,4 +1,4 @@
-"""A local fake Discord for end-to-end tests, driven by the real discord.py client (issue 6).
+"""A local fake Discord for end-to-end tests, driven by the real discord.py client.
 
 An aiohttp server on 127.0.0.1 serves Discord's REST API (v10) and the websocket gateway from an
 in-memory world (guilds, channels, threads, members, roles, messages, reactions, commands). The real
@@ -31,6 +31,67 @@ People and places (async: they reach the running bot, which has parsed them when
     alice2 = await fake.add_member("alice", g2, user=alice.user)  # same person, second guild
     chan = await fake.add_channel("games")                      # CHANNEL_CREATE
 `fake.owner` owns every guild; `fake.bot_user` is the bot; `fake.application_id` its application.
+
+Permissions (computed per channel as Discord does: `model.Guild.permissions_in`)
+--------------------------------------------------------------------------------
+By default @everyone grants nothing, the bot's managed role has exactly the README's permissions
+integer (`model.README_PERMISSIONS`, 309237763136: no Manage Messages, no Manage Threads), and
+every member added gets the "Members" role (people's usual permissions, Use Application Commands
+included). The bot's REST calls are held to them: 403 Missing Access (50001) where it can't see
+the channel, 403 Missing Permissions (50013) for what it lacks (Send Messages, or Send Messages in
+Threads in a thread; Attach Files; Read Message History for history, replies and reactions; Add
+Reactions for a new reaction; Create Public Threads; Manage Messages for others' messages;
+Manage Threads/Channels for channel edits and deletes); without Embed Links its embeds are
+dropped (a message of nothing else: 403). Interaction answers go through the interaction's
+webhook and are not held to them (as on Discord). People are held to theirs in the harness.
+    fake.permissions(alice, channel) / fake.bot_permissions(channel)   # ints
+    await fake.set_bot_permissions(README_PERMISSIONS | MANAGE_THREADS)  # the bot's role
+    await fake.set_role_permissions(fake.guild.everyone, VIEW_CHANNEL)   # GUILD_ROLE_UPDATE
+    red = await fake.add_role("red", SEND_MESSAGES)             # add_member(roles=[red])
+    await fake.set_overwrite(channel, fake.bot_member(fake.guild), deny=ADD_REACTIONS)
+    await fake.set_overwrite(channel, fake.guild.everyone)      # allow=deny=0: removed
+Threads have no overwrites of their own: they follow their parent channel.
+
+Threads
+-------
+    await fake.archive_thread(thread)        # THREAD_UPDATE (archived=False unarchives)
+    await fake.lock_thread(thread)           # only Manage Threads may post or edit there
+    await fake.delete_thread(thread)         # THREAD_DELETE; REST on it: 404 10003
+    await fake.delete_channel_as_user(chan)  # CHANNEL_DELETE (its threads go too)
+A post to an archived thread unarchives it (THREAD_UPDATE), by the bot, an interaction answer
+or a person; to a locked one without Manage Threads it gets 403 Thread is locked (160005).
+Edits and reactions in an archived thread: 400 (50083). A thread inactive for its
+`auto_archive_duration` archives itself when the clock is advanced past it. discord.py keeps
+only active threads in its cache (`bot.get_channel` of an archived thread is None).
+
+Time and deadlines (`FakeDiscord(clock=...)`, see ratelimits.py)
+----------------------------------------------------------------
+The fake reads its own clock, frozen by default (`FakeClock`): `await fake.advance(seconds)`
+moves it (and waits until the bot parsed what that caused); `clock=time.monotonic` runs it on
+real time. An interaction's first callback after 3 s gets 404 Unknown interaction (10062); its
+webhook (follow-ups, @original) after 15 minutes 401 Invalid Webhook Token (50027).
+
+Rate limits and counters (see ratelimits.py)
+--------------------------------------------
+Off by default (discord.py would wait them out in real time). `FakeDiscord(rate_limits=True)`
+or `fake.set_rate_limits(True | False | RateLimits(...))`: the global 50 requests/s per bot
+token (interaction endpoints exempt), per-route buckets per channel/guild/webhook with the
+X-RateLimit-* headers (5 messages per 5 s per channel), 429s with {message, retry_after,
+global}, Retry-After, Via and X-RateLimit-Scope/-Global. `RateLimits().scaled(0.01)` shrinks the
+windows for a bot test on a real clock. Counters, always on:
+    before = fake.stats.snapshot(); ...; done = fake.stats.since(before)
+    done.bot_token["POST /channels/{channel_id}/messages"], done.bot_token_total
+    done.interaction_total, done.rate_limited (429s by route), done.global_rate_limited
+
+Size limits (limits.py)
+-----------------------
+Messages, interaction answers and follow-ups are checked as Discord checks them: content 2,000;
+embeds (10; title 256, description 4,096, 25 fields, field name 256 and value 1,024, both
+required, footer 2,048, author 256, 6,000 characters over all of a message's embeds); components
+(custom_id 1-100 and unique, button label 80, select options 25 with label, value and description
+of at most 100, placeholder 150); autocomplete choices (25; name and string value 100); modal
+title and text input labels 45; attachment alt text 1,024. Past one: 400 Invalid Form Body
+(50035) with Discord's nested `errors` naming the field.
 
 Acting as users
 ---------------
@@ -90,8 +151,11 @@ Faults
     fake.identifies, fake.session.resumes, fake.gateway_connections  # what the bot did
     await fake.restart_bot()    # close the bot, build a new one from the factory, log in again
 
-Limits: one bot, one shard, JSON text frames (no zlib); guild channels are text channels and
-threads; no DMs from users, voice, presences, webhooks other than interaction follow-ups.
+Not modelled: one bot, one shard, JSON text frames (no zlib); guild channels are text channels and
+threads; no DMs from users, voice, presences, webhooks other than interaction follow-ups; no
+per-resource ("shared") 429s, sub-limits (a channel's two renames per 10 minutes), buckets on
+the interaction endpoints or the invalid-request (Cloudflare) limit; no member timeouts or
+member role changes after joining; Discord's limit of active threads per guild.
 """
 
 from .harness import (
@@ -101,14 +165,28 @@ from .harness import (
     InteractionResponse,
     fake_discord_fixture,
 )
-from .model import Attachment, Channel, Guild, Member, Message, Reaction, Role, User
+from .model import (
+    README_PERMISSIONS,
+    Attachment,
+    Channel,
+    Guild,
+    Member,
+    Message,
+    Overwrite,
+    Reaction,
+    Role,
+    User,
+)
+from .ratelimits import FakeClock, RateLimits, RequestStats
 from .server import TOKEN, Call, Fault
 
 __all__ = [
+    "README_PERMISSIONS",
     "TOKEN",
     "Attachment",
     "Call",
     "Channel",
+    "FakeClock",
     "FakeDiscord",
     "FakeDiscordError",
     "Fault",
@@ -117,7 +195,10 @@ __all__ = [
     "InteractionResponse",
     "Member",
     "Message",
+    "Overwrite",
+    "RateLimits",
     "Reaction",
+    "RequestStats",
     "Role",
     "User",
     "fake_discord_fixture",

@@ -21,7 +21,25 @@ from discord.gateway import DiscordWebSocket
 from discord.http import Route
 from discord.webhook.async_ import async_context
 
-from .model import MANAGE_GUILD, Channel, Guild, Member, Message, Role, User, snowflake
+from .model import (
+    ADD_REACTIONS,
+    MANAGE_GUILD,
+    MANAGE_THREADS,
+    READ_MESSAGE_HISTORY,
+    SEND_MESSAGES,
+    SEND_MESSAGES_IN_THREADS,
+    USE_APPLICATION_COMMANDS,
+    VIEW_CHANNEL,
+    Channel,
+    Guild,
+    Member,
+    Message,
+    Overwrite,
+    Role,
+    User,
+    snowflake,
+)
+from .ratelimits import RateLimits
 from .server import TOKEN, Call, FakeServer, Fault, GatewaySession, InteractionState
 
 T = TypeVar("T")
@@ -139,8 +157,15 @@ class FakeDiscord(FakeServer):
         ready_timeout: float = 10.0,
         strict: bool = True,
         history_limit: int | None = None,
+        clock: Callable[[], float] | None = None,
+        rate_limits: bool | RateLimits = False,
     ) -> None:
-        super().__init__(guild_name=guild_name, history_limit=history_limit)
+        super().__init__(
+            guild_name=guild_name,
+            history_limit=history_limit,
+            clock=clock,
+            rate_limits=rate_limits,
+        )
         self.guild_ready_timeout = guild_ready_timeout
         self.ready_timeout = ready_timeout
         # strict: at exit, fail on unknown routes, fake crashes and discord.py ERROR logs.
@@ -448,12 +473,15 @@ class FakeDiscord(FakeServer):
     ) -> Member:
         """A member (a new user unless `user` is given, e.g. the same person in two guilds).
 
-        `manage_guild` gives the "Manager" role (Manage Server permission)."""
+        Every member gets the "Members" role (what people usually may do, Use Application
+        Commands included; @everyone grants nothing), then `roles`. `manage_guild` gives the
+        "Manager" role (Manage Server permission)."""
         guild = guild or self.guild
         if user is None:
             user = User(snowflake(), name, bot=bot)
             self.users[user.id] = user
-        member_roles = list(roles or [])
+        member_roles = [guild.role("Members")]  # what people usually may do
+        member_roles += roles or []
         if manage_guild:
             member_roles.append(guild.role("Manager"))
         member = Member(user, guild, roles=member_roles, nick=nick)
@@ -472,6 +500,99 @@ class FakeDiscord(FakeServer):
         if len(found) != 1:
             raise FakeDiscordError(f"{len(found)} members named {name!r} in {guild.name}")
         return found[0]
+
+    # ----------------------------------------------------------------- permissions
+
+    def permissions(self, who: Member | User, channel: Channel | None = None) -> int:
+        """What `who` may do in a channel or thread (default: #general), computed from roles
+        and overwrites as Discord does (`Guild.permissions_in`)."""
+        channel = channel or self.channel
+        guild = channel.guild
+        if guild is None:
+            raise FakeDiscordError("permissions are per guild channel")
+        member = guild.members.get(who.id)
+        if member is None:
+            raise FakeDiscordError(f"{who.name} is not in {guild.name}")
+        return guild.permissions_in(member, channel)
+
+    async def set_role_permissions(self, role: Role, permissions: int) -> None:
+        """Give a role (`guild.everyone` too) these permissions: GUILD_ROLE_UPDATE."""
+        guild = next(g for g in self.guilds.values() if role is g.everyone or role in g.roles)
+        role.permissions = permissions
+        await self._announce(
+            "GUILD_ROLE_UPDATE", {"guild_id": str(guild.id), "role": role.payload()}
+        )
+
+    async def set_bot_permissions(self, permissions: int, guild: Guild | None = None) -> None:
+        """The bot's role gets exactly `permissions`: with @everyone granting nothing (the
+        default), these are then the bot's guild-wide permissions. By default they are the
+        README's (`model.README_PERMISSIONS`)."""
+        await self.set_role_permissions(self.bot_role(guild or self.guild), permissions)
+
+    async def add_role(self, name: str, permissions: int = 0, guild: Guild | None = None) -> Role:
+        """A new role (GUILD_ROLE_CREATE); give it with `add_member(roles=[...])`."""
+        guild = guild or self.guild
+        role = Role(snowflake(), name, permissions, position=len(guild.roles) + 1)
+        guild.roles.append(role)
+        await self._announce(
+            "GUILD_ROLE_CREATE", {"guild_id": str(guild.id), "role": role.payload()}
+        )
+        return role
+
+    async def set_overwrite(
+        self,
+        channel: Channel,
+        target: Role | Member | User,
+        *,
+        allow: int = 0,
+        deny: int = 0,
+    ) -> None:
+        """A channel's permission overwrite for a role (`guild.everyone` for @everyone) or a
+        member (`fake.bot_member(guild)` for the bot); allow=deny=0 removes it.
+        CHANNEL_UPDATE. Threads have none of their own: they follow their parent channel."""
+        if channel.is_thread or channel.guild is None:
+            raise FakeDiscordError("overwrites belong to a guild text channel (threads inherit)")
+        kind = 0 if isinstance(target, Role) else 1
+        if allow or deny:
+            channel.overwrites[target.id] = Overwrite(target.id, kind, allow, deny)
+        else:
+            channel.overwrites.pop(target.id, None)
+        await self._announce("CHANNEL_UPDATE", channel.payload())
+
+    # ----------------------------------------------------------------- threads and time
+
+    async def archive_thread(self, thread: Channel, archived: bool = True) -> None:
+        """Archive (or unarchive) a thread as a moderator would: THREAD_UPDATE."""
+        await self._thread_change(thread, archived=archived)
+
+    async def lock_thread(self, thread: Channel, locked: bool = True) -> None:
+        """Lock (or unlock) a thread: only Manage Threads may post or edit there then."""
+        await self._thread_change(thread, locked=locked)
+
+    async def _thread_change(
+        self, thread: Channel, *, archived: bool | None = None, locked: bool | None = None
+    ) -> None:
+        if not thread.is_thread or thread.deleted:
+            raise FakeDiscordError(f"#{thread.name} is not a live thread")
+        await self._as_event(self.set_thread_state(thread, archived=archived, locked=locked))
+
+    async def delete_thread(self, thread: Channel) -> None:
+        """Delete a thread (THREAD_DELETE): the bot's REST calls on it get 404 Unknown Channel
+        (10003) from now on."""
+        if not thread.is_thread:
+            raise FakeDiscordError(f"#{thread.name} is not a thread")
+        await self.delete_channel_as_user(thread)
+
+    async def delete_channel_as_user(self, channel: Channel) -> None:
+        """Delete a channel (CHANNEL_DELETE) or thread (THREAD_DELETE), as a moderator."""
+        if channel.deleted:
+            raise FakeDiscordError(f"#{channel.name} is already deleted")
+        await self._as_event(self.delete_channel(channel))
+
+    async def advance(self, seconds: float) -> None:
+        """Move the fake's clock on (see FakeServer.advance) and wait until the bot has parsed
+        what that caused (auto-archived threads)."""
+        await self._as_event(super().advance(seconds))
 
     # ----------------------------------------------------------------- reading back
 
@@ -628,7 +749,20 @@ class FakeDiscord(FakeServer):
         return await self._interact(5, data, by, channel or (message and message.channel), message)
 
     async def react(self, message: Message, emoji: str, *, by: Member | User) -> None:
-        """Add a reaction as `by` (MESSAGE_REACTION_ADD); returns once the bot has parsed it."""
+        """Add a reaction as `by` (MESSAGE_REACTION_ADD); returns once the bot has parsed it.
+        As on Discord: Read Message History, Add Reactions to be the first with an emoji, not
+        in an archived thread."""
+        channel = message.channel
+        perms = self._user_permissions(by, channel)
+        if perms is not None:
+            existing = message.reaction(emoji)
+            needed = VIEW_CHANNEL | READ_MESSAGE_HISTORY
+            if not (existing and existing.count):
+                needed |= ADD_REACTIONS
+            if perms & needed != needed:
+                raise FakeDiscordError(f"{by.name} may not react in #{channel.name}")
+        if channel.archived:
+            raise FakeDiscordError(f"#{channel.name} is archived: no reactions there")
         await self._as_event(self.add_reaction(message, emoji, _user(by)))
 
     async def unreact(self, message: Message, emoji: str, *, by: Member | User) -> None:
@@ -637,10 +771,35 @@ class FakeDiscord(FakeServer):
     async def say(
         self, content: str, *, by: Member | User, channel: Channel | None = None
     ) -> Message:
-        """A user posts a plain message (MESSAGE_CREATE); returns once the bot has parsed it."""
-        message = self.create_message(channel or self.channel, _user(by), {"content": content}, [])
-        await self._as_event(self.dispatch_message("MESSAGE_CREATE", message))
+        """A user posts a plain message (MESSAGE_CREATE); returns once the bot has parsed it.
+        As on Discord: only where they may send; in a thread, a locked one takes Manage
+        Threads, and an archived one is unarchived by the message (THREAD_UPDATE)."""
+        where = channel or self.channel
+        if where.deleted:
+            raise FakeDiscordError(f"#{where.name} was deleted")
+        perms = self._user_permissions(by, where)
+        if perms is not None:
+            send = SEND_MESSAGES_IN_THREADS if where.is_thread else SEND_MESSAGES
+            if perms & (VIEW_CHANNEL | send) != VIEW_CHANNEL | send:
+                raise FakeDiscordError(f"{by.name} may not post in #{where.name}")
+            if where.locked and not perms & MANAGE_THREADS:
+                raise FakeDiscordError(f"#{where.name} is locked")
+        message = self.create_message(where, _user(by), {"content": content}, [])
+
+        async def post() -> None:
+            if where.is_thread:
+                await self.set_thread_state(where, archived=False)
+                where.last_activity = self.now()
+            await self.dispatch_message("MESSAGE_CREATE", message)
+
+        await self._as_event(post())
         return message
+
+    def _user_permissions(self, who: Member | User, channel: Channel) -> int | None:
+        """`who`'s permissions in a guild channel (None: a DM, or not a member there)."""
+        guild = channel.guild
+        member = guild.members.get(who.id) if guild is not None else None
+        return None if guild is None or member is None else guild.permissions_in(member, channel)
 
     async def _as_event(self, dispatching: Any) -> None:
         session = self.session
@@ -663,6 +822,16 @@ class FakeDiscord(FakeServer):
         guild = channel.guild
         if guild is None or guild.members.get(by.id) is not by:
             raise FakeDiscordError(f"{by.name} is not a member of the channel's guild")
+        if channel.deleted:
+            raise FakeDiscordError(f"#{channel.name} was deleted")
+        perms = guild.permissions_in(by, channel)
+        if not perms & VIEW_CHANNEL:
+            raise FakeDiscordError(f"{by.name} can't see #{channel.name}")
+        if kind in (2, 4):
+            if not perms & USE_APPLICATION_COMMANDS:
+                raise FakeDiscordError(f"{by.name} can't use commands in #{channel.name}")
+            if channel.archived:  # Discord: no application commands in an archived thread
+                raise FakeDiscordError(f"#{channel.name} is archived: no commands there")
         state = InteractionState(
             id=snowflake(),
             token="aW50ZXJhY3Rpb246" + str(snowflake()),
@@ -683,12 +852,12 @@ class FakeDiscord(FakeServer):
             "guild_id": str(guild.id),
             "guild": {"id": str(guild.id), "locale": "en-US", "features": []},
             "channel_id": str(channel.id),
-            "channel": {**channel.payload(), "permissions": str(by.permissions)},
-            "member": by.payload(with_permissions=True),
+            "channel": {**channel.payload(), "permissions": str(perms)},
+            "member": by.payload(permissions=perms),
             "data": data,
             "locale": "en-US",
             "guild_locale": "en-US",
-            "app_permissions": str(bot_member.permissions),
+            "app_permissions": str(guild.permissions_in(bot_member, channel)),
             "attachment_size_limit": 10 * 1024 * 1024,
             "entitlements": [],
             "authorizing_integration_owners": {"0": str(guild.id)},
@@ -697,6 +866,7 @@ class FakeDiscord(FakeServer):
         if message is not None:
             payload["message"] = self._payload(message)
         state.sent_at = time.perf_counter()  # latency is measured from here, as on Discord
+        state.created_at = self.now()  # the 3 s and 15 min deadlines count from here
         if await self.dispatch("INTERACTION_CREATE", payload) is None:
             raise FakeDiscordError("the bot has no gateway session")
         return InteractionHandle(self, state)
@@ -768,7 +938,7 @@ class _Resolved:
     def add(self, value: Any) -> str:
         if isinstance(value, Member):
             self.payload.setdefault("users", {})[str(value.id)] = value.user.payload()
-            member = value.payload(with_user=False, with_permissions=True)
+            member = value.payload(with_user=False, permissions=value.permissions)
             self.payload.setdefault("members", {})[str(value.id)] = member
         elif isinstance(value, User):
             self.payload.setdefault("users", {})[str(value.id)] = value.payload()

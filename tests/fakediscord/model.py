@@ -20,24 +20,56 @@ _increment = itertools.count()
 _last_ms = 0
 
 # Permission bits (https://discord.com/developers/docs/topics/permissions).
+CREATE_INSTANT_INVITE = 1 << 0
 ADMINISTRATOR = 1 << 3
+MANAGE_CHANNELS = 1 << 4
 MANAGE_GUILD = 1 << 5
 ADD_REACTIONS = 1 << 6
 VIEW_CHANNEL = 1 << 10
 SEND_MESSAGES = 1 << 11
+SEND_TTS_MESSAGES = 1 << 12
 MANAGE_MESSAGES = 1 << 13
 EMBED_LINKS = 1 << 14
 ATTACH_FILES = 1 << 15
 READ_MESSAGE_HISTORY = 1 << 16
+MENTION_EVERYONE = 1 << 17
 USE_EXTERNAL_EMOJIS = 1 << 18
+CHANGE_NICKNAME = 1 << 26
 USE_APPLICATION_COMMANDS = 1 << 31
 MANAGE_THREADS = 1 << 34
 CREATE_PUBLIC_THREADS = 1 << 35
 CREATE_PRIVATE_THREADS = 1 << 36
 SEND_MESSAGES_IN_THREADS = 1 << 38
-ALL_PERMISSIONS = (1 << 51) - 1
-EVERYONE_PERMISSIONS = (
-    ADD_REACTIONS
+ALL_PERMISSIONS = (1 << 53) - 1
+# Guild-wide permissions a channel can't take away (discord.py's Permissions.all_channel() is
+# everything else): without View Channel a member keeps only these there.
+GUILD_ONLY_PERMISSIONS = sum(
+    1 << b for b in (1, 2, 3, 5, 7, 19, 26, 27, 30, 33, 40, 41, 43, 44, 48)
+)
+# What sending a message implies: gone where the member can't send (Discord's implicit denies).
+NEEDS_SEND = SEND_TTS_MESSAGES | MENTION_EVERYONE | EMBED_LINKS | ATTACH_FILES
+
+# The README's invite asks for exactly these (permissions integer 309237763136). The bot's
+# managed role has them and @everyone grants nothing, so by default the bot's permissions are
+# exactly the README's, in every channel.
+README_PERMISSIONS = (
+    VIEW_CHANNEL
+    | READ_MESSAGE_HISTORY
+    | SEND_MESSAGES
+    | SEND_MESSAGES_IN_THREADS
+    | EMBED_LINKS
+    | ATTACH_FILES
+    | CREATE_PUBLIC_THREADS
+    | ADD_REACTIONS
+)
+assert README_PERMISSIONS == 309237763136
+BOT_PERMISSIONS = README_PERMISSIONS
+EVERYONE_PERMISSIONS = 0
+# The "Members" role every human member gets (add_member): what people usually have.
+MEMBER_PERMISSIONS = (
+    CREATE_INSTANT_INVITE
+    | CHANGE_NICKNAME
+    | ADD_REACTIONS
     | VIEW_CHANNEL
     | SEND_MESSAGES
     | EMBED_LINKS
@@ -49,7 +81,6 @@ EVERYONE_PERMISSIONS = (
     | CREATE_PRIVATE_THREADS
     | SEND_MESSAGES_IN_THREADS
 )
-BOT_PERMISSIONS = EVERYONE_PERMISSIONS | MANAGE_MESSAGES | MANAGE_THREADS
 
 # Message flags.
 FLAG_SUPPRESS_EMBEDS = 1 << 2
@@ -99,9 +130,10 @@ class Role:
     name: str
     permissions: int
     position: int = 0
+    bot_id: int | None = None  # a bot's managed role (given by the invite's permissions)
 
     def payload(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "id": str(self.id),
             "name": self.name,
             "permissions": str(self.permissions),
@@ -109,11 +141,32 @@ class Role:
             "color": 0,
             "colors": {"primary_color": 0, "secondary_color": None, "tertiary_color": None},
             "hoist": False,
-            "managed": False,
+            "managed": self.bot_id is not None,
             "mentionable": False,
             "flags": 0,
             "icon": None,
             "unicode_emoji": None,
+        }
+        if self.bot_id is not None:
+            data["tags"] = {"bot_id": str(self.bot_id)}
+        return data
+
+
+@dataclass(eq=False)
+class Overwrite:
+    """A channel's permission overwrite for a role (type 0) or a member (type 1)."""
+
+    id: int
+    type: int
+    allow: int = 0
+    deny: int = 0
+
+    def payload(self) -> dict[str, Any]:
+        return {
+            "id": str(self.id),
+            "type": self.type,
+            "allow": str(self.allow),
+            "deny": str(self.deny),
         }
 
 
@@ -139,6 +192,8 @@ class Member:
 
     @property
     def permissions(self) -> int:
+        """Guild-wide (base) permissions: @everyone and every role; all for the owner and an
+        administrator. Per channel: `Guild.permissions_in`."""
         if self.guild.owner_id == self.id:
             return ALL_PERMISSIONS
         perms = self.guild.everyone.permissions
@@ -146,7 +201,10 @@ class Member:
             perms |= role.permissions
         return ALL_PERMISSIONS if perms & ADMINISTRATOR else perms
 
-    def payload(self, *, with_user: bool = True, with_permissions: bool = False) -> dict[str, Any]:
+    def permissions_in(self, channel: Channel) -> int:
+        return self.guild.permissions_in(self, channel)
+
+    def payload(self, *, with_user: bool = True, permissions: int | None = None) -> dict[str, Any]:
         data: dict[str, Any] = {
             "roles": [str(r.id) for r in self.roles],
             "nick": self.nick,
@@ -161,8 +219,8 @@ class Member:
         }
         if with_user:
             data["user"] = self.user.payload()
-        if with_permissions:
-            data["permissions"] = str(self.permissions)
+        if permissions is not None:  # interactions: the member's permissions in the channel
+            data["permissions"] = str(permissions)
         return data
 
 
@@ -362,15 +420,27 @@ class Channel:
     type: int = TEXT_CHANNEL
     position: int = 0
     parent_id: int | None = None
+    parent: Channel | None = field(default=None, repr=False)  # a thread's channel
     owner_id: int | None = None  # threads
     archived: bool = False
     locked: bool = False
-    auto_archive_duration: int = 1440
+    auto_archive_duration: int = 1440  # minutes
     created_at: str = field(default_factory=iso_now)
+    archive_timestamp: str = ""  # set on creation and on every archive/unarchive
+    # Seconds on the fake's clock of the last activity (creation, a message, an unarchive):
+    # a thread archives itself `auto_archive_duration` minutes later (FakeDiscord.advance).
+    last_activity: float = 0.0
+    deleted: bool = False  # a deleted channel or thread: gone from the guild, REST 404s
+    # Permission overwrites by role or member id (text channels; threads use their parent's).
+    overwrites: dict[int, Overwrite] = field(default_factory=dict)
     recipients: list[User] = field(default_factory=list)  # DM channels
     all_messages: list[Message] = field(default_factory=list)
     messages_sent: int = 0  # all_messages may be trimmed (FakeServer.history_limit)
     member_ids: set[int] = field(default_factory=set)  # threads
+
+    def __post_init__(self) -> None:
+        if not self.archive_timestamp:
+            self.archive_timestamp = self.created_at
 
     @property
     def is_thread(self) -> bool:
@@ -403,7 +473,8 @@ class Channel:
             del data["name"]
             return data
         assert self.guild is not None
-        data["guild_id"] = str(self.guild.id)
+        guild_id = self.guild.id
+        data["guild_id"] = str(guild_id)
         if self.is_thread:
             data.update(
                 parent_id=str(self.parent_id),
@@ -416,7 +487,7 @@ class Channel:
                 thread_metadata={
                     "archived": self.archived,
                     "auto_archive_duration": self.auto_archive_duration,
-                    "archive_timestamp": self.created_at,
+                    "archive_timestamp": self.archive_timestamp,
                     "locked": self.locked,
                     "invitable": True,
                     "create_timestamp": self.created_at,
@@ -429,7 +500,11 @@ class Channel:
                 topic=None,
                 nsfw=False,
                 rate_limit_per_user=0,
-                permission_overwrites=[],
+                # @everyone's first: discord.py only looks for it there.
+                permission_overwrites=[
+                    o.payload()
+                    for o in sorted(self.overwrites.values(), key=lambda o: o.id != guild_id)
+                ],
             )
         return data
 
@@ -454,6 +529,47 @@ class Guild:
 
     def role(self, name: str) -> Role:
         return next(r for r in self.roles if r.name == name)
+
+    def permissions_in(self, member: Member, channel: Channel) -> int:
+        """The member's permissions in a channel or thread, computed as Discord documents it:
+        the base (@everyone and the member's roles; everything for the owner or an
+        administrator), then the channel's overwrites: @everyone's deny then allow, every role's
+        denies then allows together, the member's own deny then allow. Threads use their parent
+        channel's overwrites; sending there takes Send Messages in Threads (Send Messages has no
+        say), a private thread is seen by its members and those with Manage Threads. Without
+        View Channel nothing of the channel is left; without the right to send, nothing that
+        rides on a message (embeds, files, TTS, @everyone). As discord.py computes it too."""
+        base = member.permissions
+        if base == ALL_PERMISSIONS:
+            return ALL_PERMISSIONS
+        source = channel.parent if channel.is_thread and channel.parent is not None else channel
+        perms = base
+        overwrites = source.overwrites
+        everyone = overwrites.get(self.id)
+        if everyone is not None:
+            perms = (perms & ~everyone.deny) | everyone.allow
+        allow = deny = 0
+        for role in member.roles:
+            found = overwrites.get(role.id)
+            if found is not None and found.type == 0:
+                allow |= found.allow
+                deny |= found.deny
+        perms = (perms & ~deny) | allow
+        own = overwrites.get(member.id)
+        if own is not None and own.type == 1:
+            perms = (perms & ~own.deny) | own.allow
+        send = SEND_MESSAGES_IN_THREADS if channel.is_thread else SEND_MESSAGES
+        if not perms & send:
+            perms &= ~NEEDS_SEND
+        if (
+            channel.type == PRIVATE_THREAD
+            and member.id not in channel.member_ids
+            and not perms & MANAGE_THREADS
+        ):
+            perms &= ~VIEW_CHANNEL
+        if not perms & VIEW_CHANNEL:
+            perms &= GUILD_ONLY_PERMISSIONS
+        return perms
 
     def payload(self, *, include_all_members: bool) -> dict[str, Any]:
         members = [

@@ -19,18 +19,30 @@ from typing import Any
 import orjson
 from aiohttp import BodyPartReader, WSMsgType, web
 
+from . import limits
 from .model import (
+    ADD_REACTIONS,
+    ATTACH_FILES,
     BOT_PERMISSIONS,
     CREATE_PRIVATE_THREADS,
     CREATE_PUBLIC_THREADS,
     DM_CHANNEL,
+    EMBED_LINKS,
     EVERYONE_PERMISSIONS,
     FLAG_EPHEMERAL,
     FLAG_LOADING,
     FLAG_SUPPRESS_EMBEDS,
+    MANAGE_CHANNELS,
     MANAGE_GUILD,
+    MANAGE_MESSAGES,
+    MANAGE_THREADS,
+    MEMBER_PERMISSIONS,
     PRIVATE_THREAD,
     PUBLIC_THREAD,
+    READ_MESSAGE_HISTORY,
+    SEND_MESSAGES,
+    SEND_MESSAGES_IN_THREADS,
+    VIEW_CHANNEL,
     Attachment,
     Channel,
     Guild,
@@ -43,10 +55,21 @@ from .model import (
     iso_now,
     snowflake,
 )
+from .ratelimits import (
+    FakeClock,
+    RateLimiter,
+    RateLimits,
+    RequestStats,
+    is_interaction_endpoint,
+)
 
 TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.abcdefghijklmnopqrstuvwxyz012345"
 API_PREFIX = "/api/v10"
 HEARTBEAT_INTERVAL_MS = 41_250
+# An interaction must be answered (the first callback) within 3 s; its token (follow-ups, edits
+# of the original) lives 15 minutes. Read on the fake's clock (FakeServer.now()).
+INITIAL_RESPONSE_DEADLINE = 3.0
+TOKEN_LIFETIME = 15 * 60.0
 
 # Gateway intents (bit per event family), used to filter dispatches like Discord does.
 GUILDS, GUILD_MEMBERS = 1 << 0, 1 << 1
@@ -57,6 +80,11 @@ _EVENT_INTENTS: dict[str, tuple[int, int]] = {  # event -> (guild intent, DM int
     "CHANNEL_CREATE": (GUILDS, GUILDS),
     "THREAD_CREATE": (GUILDS, GUILDS),
     "THREAD_UPDATE": (GUILDS, GUILDS),
+    "THREAD_DELETE": (GUILDS, GUILDS),
+    "CHANNEL_UPDATE": (GUILDS, GUILDS),
+    "CHANNEL_DELETE": (GUILDS, GUILDS),
+    "GUILD_ROLE_CREATE": (GUILDS, GUILDS),
+    "GUILD_ROLE_UPDATE": (GUILDS, GUILDS),
     "GUILD_MEMBER_ADD": (GUILD_MEMBERS, GUILD_MEMBERS),
     "MESSAGE_CREATE": (GUILD_MESSAGES, DIRECT_MESSAGES),
     "MESSAGE_UPDATE": (GUILD_MESSAGES, DIRECT_MESSAGES),
@@ -69,11 +97,26 @@ _NAME_RE = re.compile(r"^[-_\w]{1,32}$")
 
 
 class ApiError(Exception):
-    """Answered as Discord's JSON error body: {"message": ..., "code": ...}."""
+    """Answered as Discord's JSON error body: {"message": ..., "code": ...[, "errors": ...]}."""
 
-    def __init__(self, status: int, code: int, message: str) -> None:
+    def __init__(
+        self, status: int, code: int, message: str, errors: dict[str, Any] | None = None
+    ) -> None:
         super().__init__(f"{status} {code}: {message}")
-        self.status, self.code, self.message = status, code, message
+        self.status, self.code, self.message, self.errors = status, code, message, errors
+
+    @classmethod
+    def form(cls, problem: limits.FormError) -> ApiError:
+        """400 Invalid Form Body (50035), naming the field as Discord does."""
+        return cls(
+            400, 50035, f"Invalid Form Body: {problem.path}: {problem.message}", problem.errors()
+        )
+
+
+MISSING_ACCESS = (403, 50001, "Missing Access")
+MISSING_PERMISSIONS = (403, 50013, "Missing Permissions")
+THREAD_LOCKED = (403, 160005, "Thread is locked")
+THREAD_ARCHIVED = (400, 50083, "Thread is archived")
 
 
 @dataclass
@@ -199,6 +242,8 @@ class InteractionState:
     original_edits: list[dict[str, Any]] = field(default_factory=list)
     # time.perf_counter() when INTERACTION_CREATE went out (the harness's waits come before it)
     sent_at: float = 0.0
+    # The fake's clock (FakeServer.now()) then: the 3 s and 15 min deadlines count from here.
+    created_at: float = 0.0
 
     @property
     def response(self) -> dict[str, Any] | None:
@@ -233,12 +278,25 @@ Handler = Callable[[Call], Awaitable[Any]]
 class FakeServer:
     """The fake Discord's state and its aiohttp app. `FakeDiscord` adds the test-facing API."""
 
-    def __init__(self, *, guild_name: str = "Test Guild", history_limit: int | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        guild_name: str = "Test Guild",
+        history_limit: int | None = None,
+        clock: Callable[[], float] | None = None,
+        rate_limits: bool | RateLimits = False,
+    ) -> None:
         # None keeps every call, gateway frame and interaction for the test to inspect. A
         # number keeps about that many of each (the newest): a long load run would otherwise
         # grow the heap, and with it every full garbage collection, in the bot's process.
         # RESUME then replays at most the kept frames.
         self.history_limit = history_limit
+        # Deadlines and rate-limit windows read now(): the clock plus what advance() added.
+        self.clock: Callable[[], float] = clock if clock is not None else FakeClock()
+        self._advanced = 0.0
+        self.limiter: RateLimiter | None = None
+        self.set_rate_limits(rate_limits)
+        self.stats = RequestStats()
         self.bot_user = User(snowflake(), "tablebot", bot=True)
         self.application_id = self.bot_user.id
         self.owner = User(snowflake(), "owner")  # owns every guild and the application
@@ -281,13 +339,17 @@ class FakeServer:
             owner_id=self.owner.id,
             everyone=Role(gid, "@everyone", EVERYONE_PERMISSIONS),
         )
+        bot_role = Role(
+            snowflake(), self.bot_user.name, BOT_PERMISSIONS, position=3, bot_id=self.bot_user.id
+        )
         guild.roles = [
-            Role(snowflake(), "Manager", MANAGE_GUILD, position=1),
-            Role(snowflake(), self.bot_user.name, BOT_PERMISSIONS, position=2),
+            Role(snowflake(), "Members", MEMBER_PERMISSIONS, position=1),
+            Role(snowflake(), "Manager", MANAGE_GUILD, position=2),
+            bot_role,
         ]
         self.guilds[gid] = guild
         guild.members[self.owner.id] = Member(self.owner, guild)
-        guild.members[self.bot_user.id] = Member(self.bot_user, guild, roles=[guild.roles[1]])
+        guild.members[self.bot_user.id] = Member(self.bot_user, guild, roles=[bot_role])
         self._new_channel(guild, "general")
         return guild
 
@@ -299,6 +361,108 @@ class FakeServer:
 
     def _payload(self, message: Message) -> dict[str, Any]:
         return message.payload(self.base_url, self.bot_user.id)
+
+    # ----------------------------------------------------------------- time and rate limits
+
+    def now(self) -> float:
+        """Seconds on the fake's clock: the injected clock plus every advance()."""
+        return self.clock() + self._advanced
+
+    async def advance(self, seconds: float) -> None:
+        """Move the fake's clock on (never back), then let time act: a thread with no activity
+        for its `auto_archive_duration` archives itself (THREAD_UPDATE). `advance(0)` applies
+        what time an injected clock passed on its own."""
+        if seconds < 0:
+            raise ValueError("time never goes back")
+        self._advanced += seconds
+        now = self.now()
+        for channel in list(self.channels.values()):
+            if (
+                channel.is_thread
+                and not channel.archived
+                and now - channel.last_activity >= channel.auto_archive_duration * 60
+            ):
+                await self.set_thread_state(channel, archived=True)
+        self.poke()
+
+    def set_rate_limits(self, rate_limits: bool | RateLimits) -> None:
+        """Rate limits on (True: Discord's, or the RateLimits given) or off (False). Turning
+        them on starts with fresh windows."""
+        if rate_limits is False:
+            self.limiter = None
+        else:
+            chosen = RateLimits() if rate_limits is True else rate_limits
+            self.limiter = RateLimiter(chosen)
+
+    # ----------------------------------------------------------------- permissions
+
+    def bot_member(self, guild: Guild) -> Member:
+        return guild.members[self.bot_user.id]
+
+    def bot_role(self, guild: Guild) -> Role:
+        """The bot's managed role (created by the invite, with the README's permissions)."""
+        return next(r for r in guild.roles if r.bot_id == self.bot_user.id)
+
+    def bot_permissions(self, channel: Channel) -> int:
+        """The bot's permissions in a guild channel or thread (every one in a DM)."""
+        if channel.guild is None:
+            return (1 << 53) - 1
+        return channel.guild.permissions_in(self.bot_member(channel.guild), channel)
+
+    def _require(self, channel: Channel, needed: int = 0) -> int:
+        """Refuse the bot a channel it can't see (403 Missing Access, 50001) or an action it
+        lacks a permission for (403 Missing Permissions, 50013); its permissions there."""
+        perms = self.bot_permissions(channel)
+        if not perms & VIEW_CHANNEL:
+            raise ApiError(*MISSING_ACCESS)
+        if perms & needed != needed:
+            raise ApiError(*MISSING_PERMISSIONS)
+        return perms
+
+    async def set_thread_state(
+        self, thread: Channel, *, archived: bool | None = None, locked: bool | None = None
+    ) -> None:
+        """Archive/unarchive, lock/unlock a thread, as Discord does it: THREAD_UPDATE, a new
+        archive_timestamp on an archive change, and unarchiving counts as activity."""
+        if self._apply_thread_state(thread, archived=archived, locked=locked):
+            await self.dispatch("THREAD_UPDATE", thread.payload())
+
+    def _apply_thread_state(
+        self, thread: Channel, *, archived: bool | None, locked: bool | None
+    ) -> bool:
+        changed = False
+        if archived is not None and archived != thread.archived:
+            thread.archived = archived
+            thread.archive_timestamp = iso_now()
+            if not archived:
+                thread.last_activity = self.now()
+            changed = True
+        if locked is not None and locked != thread.locked:
+            thread.locked = locked
+            changed = True
+        return changed
+
+    async def _thread_post(self, channel: Channel, perms: int | None) -> None:
+        """Before a message goes into a thread: a locked one takes Manage Threads (403 Thread is
+        locked, 160005; ``perms`` None: an interaction's webhook, not held to it); an archived
+        one is unarchived by the message. A message is activity."""
+        if not channel.is_thread:
+            return
+        if channel.locked and perms is not None and not perms & MANAGE_THREADS:
+            raise ApiError(*THREAD_LOCKED)
+        if channel.archived:
+            await self.set_thread_state(channel, archived=False)
+        channel.last_activity = self.now()
+
+    def _thread_edit(self, channel: Channel, perms: int) -> None:
+        """Editing (a message, a reaction) in a thread: never in an archived one (400 Thread is
+        archived, 50083), in a locked one only with Manage Threads (403 160005)."""
+        if not channel.is_thread:
+            return
+        if channel.archived:
+            raise ApiError(*THREAD_ARCHIVED)
+        if channel.locked and not perms & MANAGE_THREADS:
+            raise ApiError(*THREAD_LOCKED)
 
     def poke(self) -> None:
         """Wake every waiter (`FakeDiscord.wait_until`): something changed. Callable from sync
@@ -370,6 +534,7 @@ class FakeServer:
             ("GET", "/guilds/{guild_id}/members/{user_id}", self._get_member),
             ("GET", "/channels/{channel_id}", self._get_channel_route),
             ("PATCH", "/channels/{channel_id}", self._patch_channel),
+            ("DELETE", "/channels/{channel_id}", self._delete_channel),
             ("POST", "/channels/{channel_id}/typing", self._no_content),
             ("GET", "/channels/{channel_id}/messages", self._list_messages),
             ("POST", "/channels/{channel_id}/messages", self._post_message),
@@ -499,16 +664,45 @@ class FakeServer:
             except Exception as exc:  # unreadable body: a 400, not a 500 discord.py would retry
                 self.server_errors.append(f"{request.method} {request.path}: {exc!r}")
                 return json_response({"message": repr(exc), "code": 50109}, 400)
+            bot_token = self._count(call, request)
             response = self._fault_response(call)
             if response is None:
-                if needs_auth and request.headers.get("Authorization") != f"Bot {TOKEN}":
+                if needs_auth and not bot_token:
                     response = self._error(call, ApiError(401, 0, "401: Unauthorized"))
                 else:
-                    response = await self._answer(call, handler)
+                    response = await self._limited_answer(call, handler, bot_token)
+            if response.status == 429:
+                self.stats.rate_limited[_stat_key(call)] += 1
             self.poke()
             return response
 
         return serve
+
+    def _count(self, call: Call, request: web.Request) -> bool:
+        """Count the request in `stats`; whether it was made with the bot token (and is not to
+        an interaction endpoint, which the global limit exempts)."""
+        key = _stat_key(call)
+        if is_interaction_endpoint(call.path):
+            self.stats.interaction[key] += 1
+            return False
+        if request.headers.get("Authorization") == f"Bot {TOKEN}":
+            self.stats.bot_token[key] += 1
+            return True
+        return False
+
+    async def _limited_answer(self, call: Call, handler: Handler, bot_token: bool) -> web.Response:
+        limiter = self.limiter
+        if limiter is None or not bot_token:
+            return await self._answer(call, handler)
+        verdict = limiter.admit(call.method, call.route, call.params, self.now())
+        if verdict.refused is not None:
+            call.status, call.response = 429, verdict.refused
+            if verdict.is_global:
+                self.stats.global_rate_limited += 1
+            return json_response(verdict.refused, 429, verdict.headers)
+        response = await self._answer(call, handler)
+        response.headers.update(verdict.headers)
+        return response
 
     async def _answer(self, call: Call, handler: Handler) -> web.Response:
         try:
@@ -527,6 +721,8 @@ class FakeServer:
     def _error(self, call: Call, exc: ApiError) -> web.Response:
         call.status = exc.status
         call.response = {"message": exc.message, "code": exc.code}
+        if exc.errors is not None:
+            call.response["errors"] = exc.errors
         return json_response(call.response, exc.status)
 
     def _fault_response(self, call: Call) -> web.Response | None:
@@ -551,6 +747,7 @@ class FakeServer:
     async def _unknown_route(self, request: web.Request) -> web.Response:
         call = await self._record(request, "")
         call.unknown = True
+        self._count(call, request)
         response = self._error(call, ApiError(404, 0, "404: Not Found"))
         self.poke()
         return response
@@ -672,20 +869,95 @@ class FakeServer:
     # ----------------------------------------------------------------- channels and messages
 
     async def _get_channel_route(self, call: Call) -> dict[str, Any]:
-        return self._get_channel(call.params["channel_id"]).payload()
+        channel = self._get_channel(call.params["channel_id"])
+        if channel.guild is not None:
+            self._require(channel)
+        return channel.payload()
 
     async def _patch_channel(self, call: Call) -> dict[str, Any]:
         channel = self._get_channel(call.params["channel_id"])
         body = call.json or {}
-        for key in ("name", "archived", "locked", "auto_archive_duration"):
+        if channel.guild is not None:
+            self._check_channel_edit(channel, body)
+        for key in ("name", "auto_archive_duration"):
             if key in body:
                 setattr(channel, key, body[key])
-        event = "THREAD_UPDATE" if channel.is_thread else "CHANNEL_UPDATE"
-        await self.dispatch(event, channel.payload())
+        if channel.is_thread:
+            if "auto_archive_duration" in body:
+                channel.archive_timestamp = iso_now()
+                channel.last_activity = self.now()
+            archived, locked = body.get("archived"), body.get("locked")
+            self._apply_thread_state(
+                channel,
+                archived=None if archived is None else bool(archived),
+                locked=None if locked is None else bool(locked),
+            )
+            await self.dispatch("THREAD_UPDATE", channel.payload())
+        else:
+            await self.dispatch("CHANNEL_UPDATE", channel.payload())
         return channel.payload()
+
+    def _check_channel_edit(self, channel: Channel, body: dict[str, Any]) -> None:
+        """Who may edit what (Discord's thread rules): a text channel takes Manage Channels; a
+        thread's name, archived flag and auto-archive duration take Manage Threads or being its
+        creator, `locked` takes Manage Threads, and so does unarchiving a locked thread."""
+        perms = self._require(channel)
+        if not channel.is_thread:
+            if not perms & MANAGE_CHANNELS:
+                raise ApiError(*MISSING_PERMISSIONS)
+            return
+        moderator = bool(perms & MANAGE_THREADS)
+        creator = channel.owner_id == self.bot_user.id
+        if "locked" in body and not moderator:
+            raise ApiError(*MISSING_PERMISSIONS)
+        if {"name", "archived", "auto_archive_duration"} & body.keys() and not (
+            moderator or creator
+        ):
+            raise ApiError(*MISSING_PERMISSIONS)
+        if body.get("archived") is False and channel.locked and not moderator:
+            raise ApiError(*THREAD_LOCKED)
+
+    async def _delete_channel(self, call: Call) -> dict[str, Any]:
+        channel = self._get_channel(call.params["channel_id"])
+        if channel.guild is not None:
+            needed = MANAGE_THREADS if channel.is_thread else MANAGE_CHANNELS
+            self._require(channel, needed)
+        payload = channel.payload()
+        await self.delete_channel(channel)
+        return payload
+
+    async def delete_channel(self, channel: Channel) -> None:
+        """Delete a channel or thread: gone from the guild, its id 404s (Unknown Channel, 10003)
+        from now on; THREAD_DELETE (id, guild_id, parent_id, type) or CHANNEL_DELETE. A text
+        channel's threads go with it."""
+        guild = channel.guild
+        doomed = [channel]
+        if guild is not None and not channel.is_thread:
+            doomed += [t for t in guild.threads if t.parent_id == channel.id]
+        for gone in doomed:
+            gone.deleted = True
+            self.channels.pop(gone.id, None)
+            if guild is not None and gone in guild.channels:
+                guild.channels.remove(gone)
+        if guild is None:
+            return
+        if channel.is_thread:
+            data = {
+                "id": str(channel.id),
+                "guild_id": str(guild.id),
+                "parent_id": str(channel.parent_id),
+                "type": channel.type,
+            }
+            await self.dispatch("THREAD_DELETE", data)
+        else:
+            await self.dispatch("CHANNEL_DELETE", channel.payload())
 
     async def _list_messages(self, call: Call) -> list[dict[str, Any]]:
         channel = self._get_channel(call.params["channel_id"])
+        if channel.guild is not None:
+            perms = self._require(channel)
+            if not perms & READ_MESSAGE_HISTORY:
+                return []  # Discord: no messages without Read Message History
         limit = int(call.query.get("limit", 50))
         found = [m for m in channel.messages if not m.ephemeral]
         if "before" in call.query:
@@ -697,14 +969,30 @@ class FakeServer:
 
     async def _get_message_route(self, call: Call) -> dict[str, Any]:
         channel = self._get_channel(call.params["channel_id"])
+        if channel.guild is not None:
+            self._require(channel, READ_MESSAGE_HISTORY)
         return self._payload(self._get_message(channel, call.params["message_id"]))
 
     async def _post_message(self, call: Call) -> dict[str, Any]:
         channel = self._get_channel(call.params["channel_id"])
-        if channel.is_thread and (channel.archived or channel.locked):
-            raise ApiError(400, 50083, "Thread is archived")
         body = call.json or {}
+        check_message_body(body, call.files)
         reference = (body.get("message_reference") or {}).get("message_id")
+        perms: int | None = None
+        if channel.guild is not None:
+            send = SEND_MESSAGES_IN_THREADS if channel.is_thread else SEND_MESSAGES
+            perms = self._require(channel, send)
+            if call.files and not perms & ATTACH_FILES:
+                raise ApiError(*MISSING_PERMISSIONS)
+            if reference and not perms & READ_MESSAGE_HISTORY:
+                raise ApiError(*MISSING_PERMISSIONS)
+            if body.get("embeds") and not perms & EMBED_LINKS:
+                # Discord hides the embeds of a sender without Embed Links, and refuses a
+                # message that had nothing else.
+                body = {**body, "embeds": []}
+                if limits.is_empty(body, bool(call.files)):
+                    raise ApiError(*MISSING_PERMISSIONS)
+            await self._thread_post(channel, perms)
         message = self.create_message(
             channel,
             self.bot_user,
@@ -712,22 +1000,38 @@ class FakeServer:
             call.files,
             flags=int(body.get("flags", 0)) & FLAG_SUPPRESS_EMBEDS,
             reference_id=int(reference) if reference else None,
+            checked=True,
         )
         await self.dispatch_message("MESSAGE_CREATE", message)
         return self._payload(message)
 
     async def _patch_message(self, call: Call) -> dict[str, Any]:
         channel = self._get_channel(call.params["channel_id"])
+        body = call.json or {}
+        if channel.guild is not None:
+            perms = self._require(channel)
+            self._thread_edit(channel, perms)
+            if call.files and not perms & ATTACH_FILES:
+                raise ApiError(*MISSING_PERMISSIONS)
+            if body.get("embeds") and not perms & EMBED_LINKS:
+                body = {**body, "embeds": []}  # an edit's embeds are dropped, not refused
         message = self._get_message(channel, call.params["message_id"])
         if message.author is not self.bot_user:  # interaction responses are the bot's too
             raise ApiError(403, 50005, "Cannot edit a message authored by another user")
-        self.edit_message(message, call.json or {}, call.files)
+        self.edit_message(message, body, call.files)
         await self.dispatch_message("MESSAGE_UPDATE", message)
         return self._payload(message)
 
     async def _delete_message(self, call: Call) -> None:
         channel = self._get_channel(call.params["channel_id"])
+        perms = self._require(channel) if channel.guild is not None else None
         message = self._get_message(channel, call.params["message_id"])
+        if message.author is not self.bot_user and perms is not None:
+            # Someone else's message: Manage Messages (in a locked thread, only if active).
+            if not perms & MANAGE_MESSAGES:
+                raise ApiError(*MISSING_PERMISSIONS)
+            if channel.is_thread and channel.locked and channel.archived:
+                raise ApiError(*THREAD_LOCKED)
         await self.delete_message(message)
 
     async def delete_message(self, message: Message) -> None:
@@ -748,8 +1052,12 @@ class FakeServer:
         flags: int = 0,
         interaction: InteractionState | None = None,
         reference_id: int | None = None,
+        checked: bool = False,
     ) -> Message:
-        _check_message_body(body, files, creating=True)
+        if not checked:
+            check_message_body(body, files)
+        if limits.is_empty(body, bool(files)):
+            raise ApiError(400, 50006, "Cannot send an empty message")
         message = Message(
             id=snowflake(),
             channel=channel,
@@ -772,7 +1080,7 @@ class FakeServer:
     def edit_message(
         self, message: Message, body: dict[str, Any], files: list[UploadedFile]
     ) -> None:
-        _check_message_body(body, files, creating=False)
+        check_message_body(body, files)
         if "content" in body:
             message.content = body["content"] or ""
         if "embeds" in body:
@@ -790,10 +1098,25 @@ class FakeServer:
 
     # ----------------------------------------------------------------- reactions
 
-    async def _put_reaction(self, call: Call) -> None:
+    def _reaction_target(self, call: Call, *, needed: int = 0) -> tuple[Message, int | None]:
+        """The message reacted on, after the checks every reaction route shares: the channel is
+        seen, with Read Message History (and `needed`); not in an archived thread (50083)."""
         channel = self._get_channel(call.params["channel_id"])
-        message = self._get_message(channel, call.params["message_id"])
-        await self.add_reaction(message, call.params["emoji"], self.bot_user)
+        perms = None
+        if channel.guild is not None:
+            perms = self._require(channel, READ_MESSAGE_HISTORY | needed)
+            if channel.is_thread and channel.archived:
+                raise ApiError(*THREAD_ARCHIVED)
+        return self._get_message(channel, call.params["message_id"]), perms
+
+    async def _put_reaction(self, call: Call) -> None:
+        message, perms = self._reaction_target(call)
+        emoji = call.params["emoji"]
+        existing = message.reaction(emoji)
+        # Add Reactions is needed to be the first with an emoji, not to join one.
+        if perms is not None and not perms & ADD_REACTIONS and not (existing and existing.count):
+            raise ApiError(*MISSING_PERMISSIONS)
+        await self.add_reaction(message, emoji, self.bot_user)
 
     async def add_reaction(self, message: Message, emoji: str, user: User) -> None:
         reaction = message.reaction(emoji)
@@ -835,24 +1158,21 @@ class FakeServer:
         return data
 
     async def _delete_own_reaction(self, call: Call) -> None:
-        channel = self._get_channel(call.params["channel_id"])
-        message = self._get_message(channel, call.params["message_id"])
+        message, _ = self._reaction_target(call)
         await self.remove_reaction(message, call.params["emoji"], self.bot_user)
 
     async def _delete_user_reaction(self, call: Call) -> None:
-        channel = self._get_channel(call.params["channel_id"])
-        message = self._get_message(channel, call.params["message_id"])
+        message, _ = self._reaction_target(call, needed=MANAGE_MESSAGES)
         user = self.users.get(int(call.params["user_id"]))
         if user is not None:
             await self.remove_reaction(message, call.params["emoji"], user)
 
     async def _clear_reactions(self, call: Call) -> None:
-        channel = self._get_channel(call.params["channel_id"])
-        self._get_message(channel, call.params["message_id"]).reactions.clear()
+        message, _ = self._reaction_target(call, needed=MANAGE_MESSAGES)
+        message.reactions.clear()
 
     async def _get_reaction_users(self, call: Call) -> list[dict[str, Any]]:
-        channel = self._get_channel(call.params["channel_id"])
-        message = self._get_message(channel, call.params["message_id"])
+        message, _ = self._reaction_target(call)
         reaction = message.reaction(call.params["emoji"])
         ids = reaction.user_ids if reaction else []
         return [self.users[i].payload() for i in ids]
@@ -861,6 +1181,8 @@ class FakeServer:
 
     async def _thread_from_message(self, call: Call) -> dict[str, Any]:
         channel = self._get_channel(call.params["channel_id"])
+        if channel.guild is not None:
+            self._require(channel, CREATE_PUBLIC_THREADS)
         message = self._get_message(channel, call.params["message_id"])
         if channel.is_thread or any(t.id == message.id for t in self.channels.values()):
             raise ApiError(400, 160004, "A thread has already been created for this message")
@@ -870,9 +1192,12 @@ class FakeServer:
     async def _thread_without_message(self, call: Call) -> dict[str, Any]:
         channel = self._get_channel(call.params["channel_id"])
         body = call.json or {}
-        return await self._create_thread(
-            channel, body, snowflake(), int(body.get("type", PRIVATE_THREAD))
-        )
+        kind = int(body.get("type", PRIVATE_THREAD))
+        if channel.guild is not None:
+            self._require(
+                channel, CREATE_PUBLIC_THREADS if kind == PUBLIC_THREAD else CREATE_PRIVATE_THREADS
+            )
+        return await self._create_thread(channel, body, snowflake(), kind)
 
     async def _create_thread(
         self, parent: Channel, body: dict[str, Any], thread_id: int, kind: int
@@ -880,20 +1205,17 @@ class FakeServer:
         name = str(body.get("name", ""))
         if not 1 <= len(name) <= 100 or parent.guild is None or parent.is_thread:
             raise ApiError(400, 50035, "Invalid Form Body: thread name or parent")
-        # The bot's roles decide (the fake has no channel overwrites), as on Discord.
-        needed = CREATE_PUBLIC_THREADS if kind == PUBLIC_THREAD else CREATE_PRIVATE_THREADS
-        bot_member = parent.guild.members.get(self.bot_user.id)
-        if bot_member is None or not bot_member.permissions & needed:
-            raise ApiError(403, 50013, "Missing Permissions")
         thread = Channel(
             thread_id,
             parent.guild,
             name,
             type=kind,
             parent_id=parent.id,
+            parent=parent,
             owner_id=self.bot_user.id,
             auto_archive_duration=int(body.get("auto_archive_duration") or 1440),
             member_ids={self.bot_user.id},
+            last_activity=self.now(),
         )
         parent.guild.channels.append(thread)
         self.channels[thread.id] = thread
@@ -902,6 +1224,10 @@ class FakeServer:
 
     async def _join_thread(self, call: Call) -> None:
         thread = self._get_channel(call.params["channel_id"])
+        if thread.guild is not None:
+            self._require(thread)
+            if thread.archived:
+                raise ApiError(*THREAD_ARCHIVED)
         raw = call.params["user_id"]
         thread.member_ids.add(self.bot_user.id if raw == "@me" else int(raw))
 
@@ -928,8 +1254,11 @@ class FakeServer:
 
     async def _callback(self, call: Call) -> dict[str, Any]:
         state = self._interaction_of(call, "interaction_id", "interaction_token")
-        if state.callbacks:
+        age = self.now() - state.created_at
+        if state.callbacks and age <= TOKEN_LIFETIME:
             raise ApiError(400, 40060, "Interaction has already been acknowledged.")
+        if age > INITIAL_RESPONSE_DEADLINE:  # too late: Discord has forgotten it
+            raise ApiError(404, 10062, "Unknown interaction")
         body = call.json or {}
         kind = int(body.get("type", 0))
         data = body.get("data") or {}
@@ -941,9 +1270,19 @@ class FakeServer:
             flags = int(data.get("flags") or 0) & (FLAG_EPHEMERAL | FLAG_SUPPRESS_EMBEDS)
             if kind == 5:
                 flags |= FLAG_LOADING
+            else:
+                check_message_body(data, call.files)
+            if not flags & FLAG_EPHEMERAL:
+                await self._thread_post(state.channel, None)
             if kind == 4:
                 message = self.create_message(
-                    state.channel, self.bot_user, data, call.files, flags=flags, interaction=state
+                    state.channel,
+                    self.bot_user,
+                    data,
+                    call.files,
+                    flags=flags,
+                    interaction=state,
+                    checked=True,
                 )
             else:
                 message = self._loading_message(state, flags)
@@ -956,9 +1295,15 @@ class FakeServer:
             if kind == 7:
                 self.edit_message(message, data, call.files)
         elif kind == 8:
-            choices = data.get("choices")
-            if not isinstance(choices, list) or len(choices) > 25:
-                raise ApiError(400, 50035, "Invalid Form Body: choices")
+            try:
+                limits.check_choices(data.get("choices"))
+            except limits.FormError as problem:
+                raise ApiError.form(problem) from None
+        elif kind == 9:
+            try:
+                limits.check_modal(data)
+            except limits.FormError as problem:
+                raise ApiError.form(problem) from None
         state.callbacks.append(body)
         if message is not None and kind in (4, 5):
             await self.dispatch_message("MESSAGE_CREATE", message)
@@ -984,12 +1329,23 @@ class FakeServer:
         self._store_message(state.channel, message)
         return message
 
-    async def _webhook_execute(self, call: Call) -> dict[str, Any] | None:
+    def _webhook_interaction(self, call: Call) -> InteractionState:
+        """The interaction whose webhook this is; its token lives 15 minutes (401 Invalid
+        Webhook Token, 50027, after that)."""
         state = self._interaction_of(call, "webhook_id", "webhook_token")
+        if self.now() - state.created_at > TOKEN_LIFETIME:
+            raise ApiError(401, 50027, "Invalid Webhook Token")
+        return state
+
+    async def _webhook_execute(self, call: Call) -> dict[str, Any] | None:
+        state = self._webhook_interaction(call)
         if not state.callbacks:
             raise ApiError(404, 10015, "Unknown Webhook")  # no follow-ups before the response
         body = call.json or {}
         flags = int(body.get("flags") or 0) & (FLAG_EPHEMERAL | FLAG_SUPPRESS_EMBEDS)
+        check_message_body(body, call.files)
+        if not flags & FLAG_EPHEMERAL:
+            await self._thread_post(state.channel, None)
         original = state.original
         if original is not None and original.loading and not state.followups:
             # Discord: the first follow-up after a "thinking" defer fills that message in.
@@ -998,7 +1354,13 @@ class FakeServer:
             await self.dispatch_message("MESSAGE_UPDATE", message)
         else:
             message = self.create_message(
-                state.channel, self.bot_user, body, call.files, flags=flags, interaction=state
+                state.channel,
+                self.bot_user,
+                body,
+                call.files,
+                flags=flags,
+                interaction=state,
+                checked=True,
             )
             await self.dispatch_message("MESSAGE_CREATE", message)
         state.followups.append(message)
@@ -1007,7 +1369,7 @@ class FakeServer:
         return self._payload(message)
 
     def _webhook_message(self, call: Call) -> tuple[InteractionState, Message]:
-        state = self._interaction_of(call, "webhook_id", "webhook_token")
+        state = self._webhook_interaction(call)
         raw = call.params["message_id"]
         if raw == "@original":
             if state.original is None or state.original.deleted:
@@ -1179,6 +1541,11 @@ class FakeServer:
             await self.dispatch("GUILD_MEMBERS_CHUNK", chunk)
 
 
+def _stat_key(call: Call) -> str:
+    """The counters' key: "METHOD /route/{template}" (the raw path for an unknown route)."""
+    return f"{call.method} {call.route or call.path}"
+
+
 def _new_attachments(
     body: dict[str, Any], files: list[UploadedFile], existing: list[Attachment]
 ) -> list[Attachment]:
@@ -1206,41 +1573,13 @@ def _attachment(upload: UploadedFile, description: str | None) -> Attachment:
     return Attachment(snowflake(), upload.filename, upload.data, content_type, description)
 
 
-def _check_message_body(body: dict[str, Any], files: list[UploadedFile], *, creating: bool) -> None:
-    """Reject what Discord rejects, so a bot bug fails the test instead of passing silently."""
-    content = body.get("content") or ""
-    if len(content) > 2000:
-        raise ApiError(400, 50035, "Invalid Form Body: content longer than 2000")
-    embeds = body.get("embeds") or []
-    if len(embeds) > 10:
-        raise ApiError(400, 50035, "Invalid Form Body: more than 10 embeds")
-    components = body.get("components") or []
-    if creating and not (content or embeds or components or files or body.get("sticker_ids")):
-        raise ApiError(400, 50006, "Cannot send an empty message")
-    if len(components) > 5 and not (int(body.get("flags") or 0) & (1 << 15)):
-        raise ApiError(400, 50035, "Invalid Form Body: more than 5 action rows")
-    seen: set[str] = set()
-
-    def check(items: list[dict[str, Any]]) -> None:
-        for item in items:
-            custom_id = item.get("custom_id")
-            if custom_id is not None:
-                if not 1 <= len(custom_id) <= 100:
-                    raise ApiError(400, 50035, f"Invalid Form Body: custom_id {custom_id!r}")
-                if custom_id in seen:
-                    raise ApiError(400, 50035, f"Invalid Form Body: duplicate {custom_id!r}")
-                seen.add(custom_id)
-            if len(item.get("label") or "") > 80:
-                raise ApiError(400, 50035, f"Invalid Form Body: label {item['label']!r}")
-            if item.get("type") == 1 and len(item.get("components", [])) > 5:
-                raise ApiError(400, 50035, "Invalid Form Body: more than 5 items in a row")
-            if len(item.get("options") or []) > 25:
-                raise ApiError(400, 50035, "Invalid Form Body: more than 25 select options")
-            check(item.get("components", []))
-            if "accessory" in item:
-                check([item["accessory"]])
-
-    check(components)
+def check_message_body(body: dict[str, Any], files: list[UploadedFile]) -> None:
+    """Reject what Discord rejects (limits.py), so a bot bug fails the test instead of passing
+    silently: 400 Invalid Form Body (50035) naming the field."""
+    try:
+        limits.check_message_body(body)
+    except limits.FormError as problem:
+        raise ApiError.form(problem) from None
 
 
 def _command_problem(command: dict[str, Any]) -> str | None:

@@ -1,4 +1,4 @@
-"""The fake Discord's smoke path, driven through a small test-only discord.py bot (issue 6)."""
+"""The fake Discord's smoke path, driven through a small test-only discord.py bot."""
 
 from __future__ import annotations
 

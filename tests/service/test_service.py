@@ -11,15 +11,33 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 from support.db import sql_rows
+from support.wording import refused
 
+from bot.discord.wording import notes, verify_text
 from bot.service import (
+    AcceptDraw,
+    AcceptResignation,
     ChallengeStatus,
+    ClaimWin,
+    DeclineDraw,
+    DeclineResignation,
+    LeaveMatch,
     MatchAwareDice,
     MatchService,
     MatchUpdate,
     NotFoundError,
+    OfferDouble,
+    OfferDraw,
+    OfferResignation,
+    PassDouble,
+    PlayMove,
+    Refusal,
+    Refused,
+    RollDice,
     StaleActionError,
+    TakeDouble,
 )
+from bot.service.events import DiceRolled, MatchStarted, MovePlayed, OpeningRolled
 from engines import match_from_snapshot, replay
 from engines.base import GameKind, GameMatch, Phase
 from engines.dice import FairDice, die_at
@@ -72,20 +90,20 @@ def user_on(update: MatchUpdate, seat: int | None = None) -> int:
 
 @pytest.mark.asyncio
 async def test_challenge_refusals(service: MatchService) -> None:
-    async def refused(match: str, **kw: object) -> None:
-        with pytest.raises(GameError, match=match):
+    async def refuses(match: str, **kw: object) -> None:
+        with refused(GameError, match=match):
             await service.challenge(GUILD, CHANNEL, ALICE, "alice", kw.pop("game", "nannon"), **kw)  # type: ignore[arg-type]
 
-    await refused("yourself", opponent_id=ALICE, opponent_name="alice")
-    await refused("Bots can't play", opponent_id=5, opponent_name="robot", opponent_is_bot=True)
-    await refused("1 to 25", length=26)
-    await refused("backgammon only", game="checkers", length=0)
-    await refused("Money play .* backgammon only", length=0)
-    await refused("money games only", game="backgammon", length=5, jacoby=True)
-    await refused("no game called", game="chess")
-    await refused("no doubling cube", game="checkers", cube=True)
+    await refuses("yourself", opponent_id=ALICE, opponent_name="alice")
+    await refuses("Bots can't play", opponent_id=5, opponent_name="robot", opponent_is_bot=True)
+    await refuses("1 to 25", length=26)
+    await refuses("backgammon only", game="checkers", length=0)
+    await refuses("Money play .* backgammon only", length=0)
+    await refuses("money games only", game="backgammon", length=5, jacoby=True)
+    await refuses("no game called", game="chess")
+    await refuses("no doubling cube", game="checkers", cube=True)
     await service.update_guild_settings(GUILD, challenge_channels=[55])
-    await refused("only in <#55>")
+    await refuses("only in <#55>")
 
 
 @pytest.mark.asyncio
@@ -105,24 +123,24 @@ async def test_accept_decline_cancel_refusals(service: MatchService) -> None:
     named = await service.challenge(
         GUILD, CHANNEL, ALICE, "alice", "nannon", opponent_id=BOB, opponent_name="bob"
     )
-    with pytest.raises(GameError, match="against yourself"):
+    with refused(GameError, match="against yourself"):
         await service.accept(named.id, GUILD, ALICE, "alice")
-    with pytest.raises(NotYourTurnError, match="for bob"):
+    with refused(NotYourTurnError, match="for bob"):
         await service.accept(named.id, GUILD, CAROL, "carol")
     with pytest.raises(NotFoundError):
         await service.accept(named.id, OTHER_GUILD, BOB, "bob")
-    with pytest.raises(NotYourTurnError, match="Only bob"):
+    with refused(NotYourTurnError, match="Only bob"):
         await service.decline(named.id, GUILD, CAROL)
-    with pytest.raises(NotYourTurnError, match="Only alice"):
+    with refused(NotYourTurnError, match="Only alice"):
         await service.cancel(named.id, GUILD, BOB)
     assert (await service.decline(named.id, GUILD, BOB)).status == "declined"
-    with pytest.raises(GameError, match="declined"):
+    with refused(GameError, match="declined"):
         await service.accept(named.id, GUILD, BOB, "bob")
 
     open_challenge = await service.challenge(GUILD, CHANNEL, ALICE, "alice", "nannon")
     update = await service.accept(open_challenge.id, GUILD, CAROL, "carol")
     assert update.view.players[1].user_id == CAROL
-    with pytest.raises(StaleActionError, match="already accepted"):
+    with refused(StaleActionError, match="already accepted"):
         await service.accept(open_challenge.id, GUILD, BOB, "bob")
 
 
@@ -150,9 +168,11 @@ async def test_challenges_expire(tmp_path: Path) -> None:
                 lambda: svc.cancel(named.id, GUILD, ALICE),
                 lambda: svc.cancel(anyone.id, GUILD, ALICE),
             ):
-                with pytest.raises(GameError, match=r"^This challenge expired") as refused:
+                with refused(GameError, match=r"^This challenge expired") as caught:
                     await attempt()
-                assert type(refused.value) is GameError
+                # A plain refusal (not a stale action): said so, nothing else to do.
+                assert type(caught.value) is Refused
+                assert caught.value.refusal is Refusal.CHALLENGE_EXPIRED
             assert await sql_rows(svc.store, "SELECT id FROM matches") == []
 
         clock.now = named.expires_at  # expired from that second on
@@ -188,34 +208,34 @@ async def test_authorization_refusals(service: MatchService) -> None:
     view = update.view
     assert view.phase is Phase.MOVE  # the opening winner plays the opening dice
     mover, waiter = user_on(update), user_on(update, 1 - view.actor)  # type: ignore[operator]
-    with pytest.raises(NotYourTurnError, match="not playing"):
-        await service.roll(match_id, GUILD, CAROL)
+    with refused(NotYourTurnError, match="not playing"):
+        await service.act(RollDice(match_id, GUILD, CAROL))
     with pytest.raises(NotFoundError):
-        await service.roll(match_id, OTHER_GUILD, mover)
-    with pytest.raises(PhaseError, match="You rolled already: pick a move"):
-        await service.roll(match_id, GUILD, mover)
+        await service.act(RollDice(match_id, OTHER_GUILD, mover))
+    with refused(PhaseError, match="You rolled already: pick a move"):
+        await service.act(RollDice(match_id, GUILD, mover))
     name = view.players[view.actor].name  # type: ignore[index]
-    with pytest.raises(NotYourTurnError, match=f"It's {name}'s turn"):
-        await service.play(match_id, GUILD, waiter, view.legal_moves[0])
+    with refused(NotYourTurnError, match=f"It's {name}'s turn"):
+        await service.act(PlayMove(match_id, GUILD, waiter, view.legal_moves[0]))
     with pytest.raises(IllegalMoveError):
-        await service.play(match_id, GUILD, mover, "24/1")
+        await service.act(PlayMove(match_id, GUILD, mover, "24/1"))
     with pytest.raises(CubeError):
-        await service.double(match_id, GUILD, mover)
-    update = await service.play(match_id, GUILD, mover, view.legal_moves[0])
+        await service.act(OfferDouble(match_id, GUILD, mover))
+    update = await service.act(PlayMove(match_id, GUILD, mover, view.legal_moves[0]))
     assert update.view.phase is Phase.ROLL and user_on(update) == waiter
-    with pytest.raises(PhaseError, match="Roll first"):
-        await service.play(match_id, GUILD, waiter, "13/7")
-    update = await service.double(match_id, GUILD, waiter)
-    with pytest.raises(NotYourTurnError, match=r"Only .* can take or pass your double"):
-        await service.take(match_id, GUILD, waiter)
-    with pytest.raises(CubeError, match="take or pass first"):
-        await service.roll(match_id, GUILD, mover)
-    update = await service.take(match_id, GUILD, mover)
+    with refused(PhaseError, match="Roll first"):
+        await service.act(PlayMove(match_id, GUILD, waiter, "13/7"))
+    update = await service.act(OfferDouble(match_id, GUILD, waiter))
+    with refused(NotYourTurnError, match=r"Only .* can take or pass your double"):
+        await service.act(TakeDouble(match_id, GUILD, waiter))
+    with refused(CubeError, match="take or pass first"):
+        await service.act(RollDice(match_id, GUILD, mover))
+    update = await service.act(TakeDouble(match_id, GUILD, mover))
     assert update.view.cube_value == 2 and update.view.cube_owner == 1 - update.view.turn
-    with pytest.raises(StaleActionError, match="out of date"):
-        await service.roll(match_id, GUILD, waiter, expected_version=update.version - 1)
-    with pytest.raises(PhaseError, match="no draw offers"):
-        await service.offer_draw(match_id, GUILD, waiter)
+    with refused(StaleActionError, match="out of date"):
+        await service.act(RollDice(match_id, GUILD, waiter, expected_version=update.version - 1))
+    with refused(PhaseError, match="no draw offers"):
+        await service.act(OfferDraw(match_id, GUILD, waiter))
     events_before = await service.store.event_count(match_id)
     assert (await service.get_view(match_id, GUILD)).version == update.version
     assert await service.store.event_count(match_id) == events_before  # refusals write nothing
@@ -224,18 +244,18 @@ async def test_authorization_refusals(service: MatchService) -> None:
 @pytest.mark.asyncio
 async def test_leave_and_resign(service: MatchService) -> None:
     update = await start(service, "nannon", length=3)
-    with pytest.raises(GameError, match="Resign single, gammon or backgammon"):
-        await service.resign_offer(update.match_id, GUILD, ALICE, "everything")
-    update = await service.resign_offer(update.match_id, GUILD, ALICE, "single")
+    with refused(GameError, match="Resign single, gammon or backgammon"):
+        await service.act(OfferResignation(update.match_id, GUILD, ALICE, "everything"))
+    update = await service.act(OfferResignation(update.match_id, GUILD, ALICE, "single"))
     assert update.view.phase is Phase.RESIGN_OFFERED
     with pytest.raises(NotYourTurnError):
-        await service.resign_accept(update.match_id, GUILD, ALICE)
-    update = await service.resign_accept(update.match_id, GUILD, BOB)
+        await service.act(AcceptResignation(update.match_id, GUILD, ALICE))
+    update = await service.act(AcceptResignation(update.match_id, GUILD, BOB))
     assert update.game_result is not None and update.view.score == (0, 1)
-    update = await service.leave_match(update.match_id, GUILD, BOB)
+    update = await service.act(LeaveMatch(update.match_id, GUILD, BOB))
     assert update.match_over and update.winner_seat == 0 and update.view.score[0] == 3
-    with pytest.raises(PhaseError, match="over"):
-        await service.roll(update.match_id, GUILD, ALICE)
+    with refused(PhaseError, match="over"):
+        await service.act(RollDice(update.match_id, GUILD, ALICE))
     history = await service.history(GUILD, ALICE)
     assert history[0].result == "won" and history[0].opponent.user_id == BOB
 
@@ -250,7 +270,9 @@ async def test_ten_simultaneous_clicks_apply_once(service: MatchService) -> None
     before = await service.store.event_count(update.match_id)
     results = await asyncio.gather(
         *(
-            service.play(update.match_id, GUILD, mover, move, expected_version=update.version)
+            service.act(
+                PlayMove(update.match_id, GUILD, mover, move, expected_version=update.version)
+            )
             for _ in range(10)
         ),
         return_exceptions=True,
@@ -262,7 +284,8 @@ async def test_ten_simultaneous_clicks_apply_once(service: MatchService) -> None
     # Without a version the repeats are refused by the rules instead.
     roller = user_on(applied[0])
     rolls = await asyncio.gather(
-        *(service.roll(update.match_id, GUILD, roller) for _ in range(5)), return_exceptions=True
+        *(service.act(RollDice(update.match_id, GUILD, roller)) for _ in range(5)),
+        return_exceptions=True,
     )
     assert sum(isinstance(r, MatchUpdate) for r in rolls) == 1
     assert sum(isinstance(r, PhaseError) for r in rolls) == 4
@@ -275,15 +298,15 @@ async def play_randomly(svc: MatchService, update: MatchUpdate, rng: random.Rand
         user = view.players[actor].user_id
         if view.phase in (Phase.ROLL, Phase.OPENING_TIE):
             if view.can_double[actor] and rng.random() < 0.2:
-                update = await svc.double(update.match_id, GUILD, user)
+                update = await svc.act(OfferDouble(update.match_id, GUILD, user))
             else:
-                update = await svc.roll(update.match_id, GUILD, user)
+                update = await svc.act(RollDice(update.match_id, GUILD, user))
         elif view.phase is Phase.CUBE_OFFERED:
-            answer = svc.take if rng.random() < 0.7 else svc.pass_
-            update = await answer(update.match_id, GUILD, user)
+            answer = TakeDouble if rng.random() < 0.7 else PassDouble
+            update = await svc.act(answer(update.match_id, GUILD, user))
         else:
             choice = rng.choice(view.legal_moves)
-            update = await svc.play(update.match_id, GUILD, user, choice)
+            update = await svc.act(PlayMove(update.match_id, GUILD, user, choice))
 
 
 @pytest.mark.asyncio
@@ -336,31 +359,31 @@ async def play_with_offers(svc: MatchService, update: MatchUpdate, rng: random.R
         offers_open = view.phase in (Phase.OPENING_TIE, Phase.ROLL, Phase.MOVE)
         r = rng.random()
         if r < 0.003:
-            update = await svc.leave_match(match_id, GUILD, either)
+            update = await svc.act(LeaveMatch(match_id, GUILD, either))
         elif view.phase is Phase.RESIGN_OFFERED:
-            answer = svc.resign_accept if rng.random() < 0.4 else svc.resign_decline
-            update = await answer(match_id, GUILD, user)
+            answer = AcceptResignation if rng.random() < 0.4 else DeclineResignation
+            update = await svc.act(answer(match_id, GUILD, user))
         elif view.phase is Phase.DRAW_OFFERED:
-            answer = svc.accept_draw if rng.random() < 0.3 else svc.decline_draw
-            update = await answer(match_id, GUILD, user)
+            answer = AcceptDraw if rng.random() < 0.3 else DeclineDraw
+            update = await svc.act(answer(match_id, GUILD, user))
         elif view.phase is Phase.CUBE_OFFERED:
-            answer = svc.take if rng.random() < 0.7 else svc.pass_
-            update = await answer(match_id, GUILD, user)
+            answer = TakeDouble if rng.random() < 0.7 else PassDouble
+            update = await svc.act(answer(match_id, GUILD, user))
             continue
         elif offers_open and r < 0.03:
             if checkers and rng.random() < 0.7:
-                update = await svc.offer_draw(match_id, GUILD, either)
+                update = await svc.act(OfferDraw(match_id, GUILD, either))
             else:
                 level = rng.choice(RESIGN_LEVELS[view.kind])
-                update = await svc.resign_offer(match_id, GUILD, either, level)
+                update = await svc.act(OfferResignation(match_id, GUILD, either, level))
         elif view.phase in (Phase.ROLL, Phase.OPENING_TIE):
             if view.can_double[seat] and rng.random() < 0.1:
-                update = await svc.double(match_id, GUILD, user)
+                update = await svc.act(OfferDouble(match_id, GUILD, user))
             else:
-                update = await svc.roll(match_id, GUILD, user)
+                update = await svc.act(RollDice(match_id, GUILD, user))
             continue
         else:
-            update = await svc.play(match_id, GUILD, user, rng.choice(view.legal_moves))
+            update = await svc.act(PlayMove(match_id, GUILD, user, rng.choice(view.legal_moves)))
             continue
         await assert_log_replays(svc, match_id)
 
@@ -419,14 +442,14 @@ async def test_listed_moves_are_never_stale_and_any_spelling_records_the_same(
                 view = a.view
                 user = view.players[view.actor if view.actor is not None else 0].user_id
                 if view.phase is not Phase.MOVE:
-                    a = await listed.roll(a.match_id, GUILD, user)
-                    b = await other.roll(b.match_id, GUILD, user)
+                    a = await listed.act(RollDice(a.match_id, GUILD, user))
+                    b = await other.act(RollDice(b.match_id, GUILD, user))
                     continue
                 i = rng.randrange(len(texts))
-                a = await listed.play(a.match_id, GUILD, user, texts[i])
+                a = await listed.act(PlayMove(a.match_id, GUILD, user, texts[i]))
                 step += 1
                 spelled = fresh.legal_moves()[i] if step % 2 else texts[i].replace(" ", "  ")
-                b = await other.play(b.match_id, GUILD, user, spelled)
+                b = await other.act(PlayMove(b.match_id, GUILD, user, spelled))
             assert b.match_over and b.view.score == a.view.score
             events_a = await listed.store.events(a.match_id)
             events_b = await other.store.events(b.match_id)
@@ -446,7 +469,9 @@ async def test_close_and_reopen_mid_match_continues(tmp_path: Path) -> None:
     path = tmp_path / "t.db"
     svc = await MatchService.open(path)
     update = await start(svc, "backgammon", length=1)
-    update = await svc.play(update.match_id, GUILD, user_on(update), update.view.legal_moves[0])
+    update = await svc.act(
+        PlayMove(update.match_id, GUILD, user_on(update), update.view.legal_moves[0])
+    )
     before = update.view
     await svc.close()
 
@@ -461,7 +486,9 @@ async def test_close_and_reopen_mid_match_continues(tmp_path: Path) -> None:
         assert resumed.dice_commitment == before.dice_commitment and resumed.dice_seed is None
         # A button from the board posted before the restart still works.
         roller = resumed.players[resumed.actor].user_id  # type: ignore[index]
-        update = await svc.roll(update.match_id, GUILD, roller, expected_version=before.version)
+        update = await svc.act(
+            RollDice(update.match_id, GUILD, roller, expected_version=before.version)
+        )
         await play_randomly(svc, update, random.Random(3))
         report = await svc.verify_match(update.match_id, GUILD)
         assert report.ok is True and len(report.dice) > 4
@@ -474,9 +501,9 @@ async def test_verify_catches_dice_not_from_the_seed(tmp_path: Path) -> None:
     svc = await MatchService.open(tmp_path / "t.db", dice_factory=lambda: ScriptedDice([6, 1]))
     try:
         update = await start(svc, "nannon", length=1)
-        assert "alice 6, bob 1" in update.notes[1]
+        assert "alice 6, bob 1" in notes(update)[1]
         assert (await svc.verify_match(update.match_id, GUILD)).ok is None  # still secret
-        update = await svc.leave_match(update.match_id, GUILD, BOB)
+        update = await svc.act(LeaveMatch(update.match_id, GUILD, BOB))
         report = await svc.verify_match(update.match_id, GUILD)
         assert report.dice[:2] == (6, 1) and report.ok is False
     finally:
@@ -492,7 +519,7 @@ async def test_the_seed_commitment_is_shown_at_accept_and_matches_the_seed_revea
         first = await start(svc, "nannon", length=3)
         shown = first.view.dice_commitment
         assert shown is not None and len(shown) == 64 and int(shown, 16) >= 0
-        assert first.notes[0] == (
+        assert notes(first)[0] == (
             f"Match #{first.match_id}: alice vs bob, nannon to 3 points. "
             f"Dice commitment (SHA-256 of the secret seed): {shown}."
         )
@@ -509,13 +536,13 @@ async def test_the_seed_commitment_is_shown_at_accept_and_matches_the_seed_revea
             view = update.view
             user = ALICE if view.actor is None else user_on(update)  # an opening tie: either
             if view.phase is Phase.MOVE:
-                update = await svc.play(first.match_id, GUILD, user, view.legal_moves[0])
+                update = await svc.act(PlayMove(first.match_id, GUILD, user, view.legal_moves[0]))
             else:
-                update = await svc.roll(first.match_id, GUILD, user)
+                update = await svc.act(RollDice(first.match_id, GUILD, user))
             assert update.revealed_seed is None and update.view.dice_seed is None
             assert update.view.dice_commitment == shown
         assert (await svc.get_view(first.match_id, GUILD)).dice_seed is None
-        end = await svc.leave_match(first.match_id, GUILD, ALICE)
+        end = await svc.act(LeaveMatch(first.match_id, GUILD, ALICE))
         assert end.match_over and end.revealed_seed is not None
         assert hashlib.sha256(bytes.fromhex(end.revealed_seed)).hexdigest() == shown
         assert end.view.dice_seed == end.revealed_seed and end.view.dice_commitment == shown
@@ -566,12 +593,12 @@ async def test_match_aware_dice_are_shown_the_state_each_die_is_rolled_for(
         # match in the phase being rolled for, on the turn it is rolled for.
         while update.view.phase is not Phase.ROLL:
             view = update.view
-            update = await svc.play(1, GUILD, user_on(update), view.legal_moves[0])
+            update = await svc.act(PlayMove(1, GUILD, user_on(update), view.legal_moves[0]))
         turn, rolled = update.view.turn, len(dice.seen)
-        update = await svc.roll(1, GUILD, user_on(update))
+        update = await svc.act(RollDice(1, GUILD, user_on(update)))
         assert dice.seen[rolled:] == [(Phase.ROLL, turn)]
         assert dice.matches[-1] is match
-        update = await svc.leave_match(1, GUILD, BOB)
+        update = await svc.act(LeaveMatch(1, GUILD, BOB))
         assert update.match_over
         # Steered dice are not the committed ones.
         assert (await svc.verify_match(1, GUILD)).ok is False
@@ -595,14 +622,14 @@ async def test_idle_reminder_and_claim(tmp_path: Path) -> None:
         assert (due.idle.user_id, due.reminder_due, due.claimable) == (idle, True, False)
         await svc.mark_reminded(due.match_id, due.version)
         assert await svc.idle_matches() == []
-        with pytest.raises(GameError, match="more to go"):
-            await svc.claim_win(update.match_id, GUILD, waiting)
+        with refused(GameError, match="more to go"):
+            await svc.act(ClaimWin(update.match_id, GUILD, waiting))
         clock.now += 24 * 60 * 60
         [due] = await svc.idle_matches()
         assert due.claimable and not due.reminder_due
-        with pytest.raises(NotYourTurnError, match="waiting for you"):
-            await svc.claim_win(update.match_id, GUILD, idle)
-        update = await svc.claim_win(update.match_id, GUILD, waiting)
+        with refused(NotYourTurnError, match="waiting for you"):
+            await svc.act(ClaimWin(update.match_id, GUILD, idle))
+        update = await svc.act(ClaimWin(update.match_id, GUILD, waiting))
         assert update.match_over and update.view.players[update.winner_seat].user_id == waiting  # type: ignore[index]
         assert await svc.idle_matches() == []
     finally:
@@ -620,7 +647,7 @@ async def test_settings_validation(service: MatchService) -> None:
         ({"claim_minutes": 5}, "at least the reminder"),
         ({"challenge_channels": ["#general"]}, "channel ids"),
     ]:
-        with pytest.raises(GameError, match=message):
+        with refused(GameError, match=message):
             await service.update_guild_settings(GUILD, **changes)
     updated = await service.update_guild_settings(GUILD, auto_roll=False, reminder_minutes=5)
     assert not updated.auto_roll and updated.reminder_minutes == 5
@@ -634,9 +661,11 @@ async def test_settings_validation(service: MatchService) -> None:
 async def test_auto_roll_off_waits_for_the_roll(service: MatchService) -> None:
     await service.update_guild_settings(GUILD, auto_roll=False, auto_move=False)
     update = await start(service, "nannon", length=1, cube=False)
-    update = await service.play(update.match_id, GUILD, user_on(update), update.view.legal_moves[0])
+    update = await service.act(
+        PlayMove(update.match_id, GUILD, user_on(update), update.view.legal_moves[0])
+    )
     assert update.view.phase is Phase.ROLL  # no cube, but auto-roll is off
-    update = await service.roll(update.match_id, GUILD, user_on(update))
+    update = await service.act(RollDice(update.match_id, GUILD, user_on(update)))
     assert update.view.phase in (Phase.MOVE, Phase.ROLL)
 
 
@@ -655,7 +684,7 @@ async def test_the_only_legal_move_is_played_automatically_and_reported(tmp_path
         assert (fresh.auto_move, fresh.auto_roll, fresh.auto_pass) == (True, True, True)
         update = await start(svc, "nannon", length=3)  # the cube on: bob must roll himself
         match_id = update.match_id
-        assert update.notes[1:] == (
+        assert notes(update)[1:] == (
             "Opening roll: alice 2, bob 1: alice moves first with a 1.",
             "alice plays 2/3 (the only legal move, played automatically).",
         )
@@ -665,8 +694,10 @@ async def test_the_only_legal_move_is_played_automatically_and_reported(tmp_path
             0,
             "2/3",
         )
-        update = await svc.roll(match_id, GUILD, BOB)  # the user's roll, then the forced move
-        assert update.notes == (
+        update = await svc.act(
+            RollDice(match_id, GUILD, BOB)
+        )  # the user's roll, then the forced move
+        assert notes(update) == (
             "bob rolls 1.",
             "bob plays 2/3 (the only legal move, played automatically).",
         )
@@ -692,13 +723,56 @@ async def test_auto_move_off_leaves_the_only_legal_move_to_the_player(tmp_path: 
     try:
         await svc.update_guild_settings(GUILD, auto_move=False)
         update = await start(svc, "nannon", length=3)
-        assert update.notes[1:] == ("Opening roll: alice 2, bob 1: alice moves first with a 1.",)
+        assert notes(update)[1:] == ("Opening roll: alice 2, bob 1: alice moves first with a 1.",)
         view = update.view
         assert (view.phase, view.actor, view.legal_moves) == (Phase.MOVE, 0, ("2/3",))
-        update = await svc.play(update.match_id, GUILD, ALICE, "2/3")
-        assert update.notes == ("alice plays 2/3.",)  # the player's own move: no "automatic"
+        update = await svc.act(PlayMove(update.match_id, GUILD, ALICE, "2/3"))
+        assert notes(update) == ("alice plays 2/3.",)  # the player's own move: no "automatic"
         events = await svc.store.events(update.match_id)
         assert [(e.actor, e.kind) for e in events] == [(None, "opening_roll"), (ALICE, "move")]
+    finally:
+        await svc.close()
+
+
+@pytest.mark.asyncio
+async def test_results_are_events_and_refusals_are_codes_with_no_sentences(
+    tmp_path: Path,
+) -> None:
+    """The service says what happened and to whom, and why it refused; the words are the
+    adapter's (the tests above read them through bot.discord.wording)."""
+    svc = await MatchService.open(
+        tmp_path / "t.db", dice_factory=lambda: ScriptedDice(list(FORCED_SCRIPT))
+    )
+    try:
+        update = await start(svc, "nannon", length=3)
+        commitment = update.view.dice_commitment
+        assert commitment is not None
+        assert update.events == (
+            MatchStarted(update.match_id, GameKind.NANNON, 3, commitment),
+            OpeningRolled((2, 1), 0),
+            MovePlayed(0, "2/3", auto=True),
+        )
+        with pytest.raises(NotYourTurnError) as caught:
+            await svc.act(RollDice(update.match_id, GUILD, ALICE))
+        error = caught.value
+        assert isinstance(error, Refused) and error.refusal is Refusal.NOT_YOUR_TURN
+        assert error.params == {"name": "bob"}
+        assert str(error) == "not_your_turn (name='bob')"  # for logs, not for users
+        update = await svc.act(RollDice(update.match_id, GUILD, BOB))
+        assert update.events == (DiceRolled(1, (1,)), MovePlayed(1, "2/3", auto=True))
+
+        await svc.update_guild_settings(GUILD, challenge_channels=[55, 56])
+        with pytest.raises(Refused) as caught:
+            await svc.challenge(GUILD, CHANNEL, ALICE, "alice", "nannon")
+        assert caught.value.refusal is Refusal.CHANNEL_NOT_ALLOWED
+        assert caught.value.params == {"channels": (55, 56)}
+        assert "<#" not in str(caught.value)  # no Discord markup from the service
+        with pytest.raises(NotFoundError) as caught:
+            await svc.act(LeaveMatch(99, GUILD, ALICE))
+        assert (caught.value.refusal, caught.value.params) == (
+            Refusal.NO_SUCH_MATCH,
+            {"match_id": 99},
+        )
     finally:
         await svc.close()
 
@@ -717,7 +791,7 @@ async def test_auto_pass_off_waits_for_the_player_to_play_no_move(tmp_path: Path
         update = await start(svc, "nannon", length=1, cube=False)
         match_id = update.match_id
         assert update.view.rules.auto_pass is False
-        update = await svc.play(match_id, GUILD, BOB, "H/3")
+        update = await svc.act(PlayMove(match_id, GUILD, BOB, "H/3"))
         view = update.view
         # Auto-roll rolled the 4; auto-move does not play the lone "no move" for alice.
         assert (view.phase, view.actor, view.dice, view.legal_moves) == (
@@ -727,14 +801,16 @@ async def test_auto_pass_off_waits_for_the_player_to_play_no_move(tmp_path: Path
             ("no move",),
         )
         assert view.must_pass
-        assert 'alice rolls 4: no legal move, play "no move" to pass the turn.' in update.notes
+        assert 'alice rolls 4: no legal move, play "no move" to pass the turn.' in notes(update)
         assert await svc.legal_moves(match_id, GUILD, ALICE, "No") == ["no move"]
         with pytest.raises(NotYourTurnError):
-            await svc.play(match_id, GUILD, BOB, "no move")
-        with pytest.raises(IllegalMoveError, match="no move"):
-            await svc.play(match_id, GUILD, ALICE, "H/4")
-        update = await svc.play(match_id, GUILD, ALICE, "No Move", expected_version=view.version)
-        assert update.notes[0] == "alice has no legal move: the turn passes to bob."
+            await svc.act(PlayMove(match_id, GUILD, BOB, "no move"))
+        with refused(IllegalMoveError, match="no move"):
+            await svc.act(PlayMove(match_id, GUILD, ALICE, "H/4"))
+        update = await svc.act(
+            PlayMove(match_id, GUILD, ALICE, "No Move", expected_version=view.version)
+        )
+        assert notes(update)[0] == "alice has no legal move: the turn passes to bob."
         assert update.view.turn == 1 and not update.view.must_pass
         # Changing the setting now leaves this match's rule as it started.
         await svc.update_guild_settings(GUILD, auto_pass=True)
@@ -755,8 +831,8 @@ async def test_auto_pass_on_passes_a_roll_with_no_legal_move_at_once(tmp_path: P
     try:
         update = await start(svc, "nannon", length=1, cube=False)
         assert update.view.rules.auto_pass is True
-        update = await svc.play(update.match_id, GUILD, BOB, "H/3")
-        assert "alice rolls 4: no legal move, the turn passes to bob." in update.notes
+        update = await svc.act(PlayMove(update.match_id, GUILD, BOB, "H/3"))
+        assert "alice rolls 4: no legal move, the turn passes to bob." in notes(update)
         assert update.view.turn == 1 and not update.view.must_pass
         assert "no move" not in update.view.legal_moves
         events = await svc.store.events(update.match_id)
@@ -777,8 +853,11 @@ async def test_queries_and_guild_isolation(service: MatchService) -> None:
     assert [v.match_id for v in await service.active_matches(GUILD, BOB)] == [update.match_id]
     assert await service.active_matches(OTHER_GUILD, BOB) == []
     mover = user_on(update)
-    moves = await service.legal_moves(update.match_id, GUILD, mover, "")
+    moves = await service.legal_moves(update.match_id, GUILD, mover, "", limit=25)
     assert 0 < len(moves) <= 25 and list(moves) == list(update.view.legal_moves[:25])
+    every = await service.legal_moves(update.match_id, GUILD, mover, "")  # no limit: all
+    assert every == list(update.view.legal_moves)
+    assert await service.legal_moves(update.match_id, GUILD, mover, "", limit=1) == moves[:1]
     prefix = moves[0][:2]
     assert all(
         prefix in m for m in await service.legal_moves(update.match_id, GUILD, mover, prefix)
@@ -789,7 +868,7 @@ async def test_queries_and_guild_isolation(service: MatchService) -> None:
         await service.legal_moves(update.match_id, OTHER_GUILD, mover, "")
     with pytest.raises(NotFoundError):
         await service.export(update.match_id, OTHER_GUILD)
-    await service.leave_match(update.match_id, GUILD, ALICE)
+    await service.act(LeaveMatch(update.match_id, GUILD, ALICE))
     assert [r.user_id for r in await service.leaderboard(GUILD, "backgammon")] == [BOB, ALICE]
     assert await service.leaderboard(OTHER_GUILD, "backgammon") == []
     assert await service.history(OTHER_GUILD, ALICE) == []
@@ -802,7 +881,7 @@ async def test_verify_counts_every_die_drawn(service: MatchService) -> None:
     even though every die shown follows from the seed."""
     update = await start(service, "backgammon", length=3)
     mid = update.match_id
-    await service.leave_match(mid, GUILD, BOB)
+    await service.act(LeaveMatch(mid, GUILD, BOB))
     report = await service.verify_match(mid, GUILD)
     assert report.ok is True and report.drawn == len(report.dice) >= 2
     await service.store._write_one(  # tampering, as someone with the database file could
@@ -810,7 +889,7 @@ async def test_verify_counts_every_die_drawn(service: MatchService) -> None:
     )
     report = await service.verify_match(mid, GUILD)
     assert report.ok is False
-    assert report.message == (
+    assert verify_text(report) == (
         f"The dice of match #{mid} do NOT check out: {len(report.dice) + 1} dice were drawn "
         f"from seed {report.seed}, but the log shows {len(report.dice)}."
     )

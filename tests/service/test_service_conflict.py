@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.service import MatchService, StaleActionError
+from bot.discord.wording import refusal_text
+from bot.service import MatchService, PlayMove, Refusal, RollDice, StaleActionError
 from engines import replay
 from engines.base import Phase
 from engines.errors import GameError
@@ -34,12 +35,13 @@ async def test_a_version_conflict_is_a_polite_refusal_and_the_match_reloads(
         stale = await second.get_view(mid)  # the second service loads the same state
         assert stale.version == view.version
 
-        after = await first.play(mid, GUILD, mover, view.legal_moves[0])
+        after = await first.act(PlayMove(mid, GUILD, mover, view.legal_moves[0]))
         events = await first.store.event_count(mid)
         with pytest.raises(GameError) as refused:
-            await second.play(mid, GUILD, mover, stale.legal_moves[-1])
+            await second.act(PlayMove(mid, GUILD, mover, stale.legal_moves[-1]))
         assert type(refused.value) is StaleActionError
-        assert str(refused.value) == (
+        assert refused.value.refusal is Refusal.MATCH_CHANGED  # type: ignore[attr-defined]
+        assert refusal_text(refused.value) == (
             "This match changed while you were acting: look at the latest board and try again."
         )
         assert await first.store.event_count(mid) == events  # nothing written
@@ -52,7 +54,7 @@ async def test_a_version_conflict_is_a_polite_refusal_and_the_match_reloads(
             after.view.actor,
         )
         assert fresh.phase is Phase.ROLL and fresh.actor == 1 - view.actor
-        done = await second.roll(mid, GUILD, fresh.players[fresh.actor].user_id)
+        done = await second.act(RollDice(mid, GUILD, fresh.players[fresh.actor].user_id))
         assert done.view.phase is Phase.MOVE and done.view.version > fresh.version
 
         rows = await second.store.events(mid)

@@ -1,5 +1,6 @@
 """Full matches driven through the service against a database file, with fixed dice seeds and a
-seeded random player, chosen so that each match shows the events named in issue 5."""
+seeded random player, chosen so that each match shows what it is named after (takes and passes,
+a NANNON, gammons, the Crawford game, ratings)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,21 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from bot.service import MatchService, MatchUpdate, StatLine
+from bot.discord.wording import notes
+from bot.service import (
+    AcceptResignation,
+    DeclineResignation,
+    LeaveMatch,
+    MatchService,
+    MatchUpdate,
+    OfferDouble,
+    OfferResignation,
+    PassDouble,
+    PlayMove,
+    RollDice,
+    StatLine,
+    TakeDouble,
+)
 from engines import new_match, replay
 from engines.actions import action_from_dict
 from engines.base import GameKind, Phase, ResultKind
@@ -41,15 +56,17 @@ async def drive(
         user = view.players[actor].user_id
         if view.phase in (Phase.ROLL, Phase.OPENING_TIE):
             if view.can_double[actor] and rng.random() < p_double:
-                update = await service.double(match_id, GUILD, user)
+                update = await service.act(OfferDouble(match_id, GUILD, user))
             else:
-                update = await service.roll(match_id, GUILD, user)
+                update = await service.act(RollDice(match_id, GUILD, user))
         elif view.phase is Phase.CUBE_OFFERED:
-            answer = service.take if rng.random() < p_take else service.pass_
-            update = await answer(match_id, GUILD, user)
+            answer = TakeDouble if rng.random() < p_take else PassDouble
+            update = await service.act(answer(match_id, GUILD, user))
         else:
             assert view.phase is Phase.MOVE
-            update = await service.play(match_id, GUILD, user, rng.choice(view.legal_moves))
+            update = await service.act(
+                PlayMove(match_id, GUILD, user, rng.choice(view.legal_moves))
+            )
         if seen is not None:
             seen.append(update)
     return update
@@ -101,7 +118,7 @@ def counts(line: StatLine) -> dict[str, float]:
 
 
 def all_notes(updates: list[MatchUpdate]) -> list[str]:
-    return [note for update in updates for note in update.notes]
+    return [note for update in updates for note in notes(update)]
 
 
 async def assert_replays(service: MatchService, match_id: int) -> None:
@@ -126,7 +143,7 @@ async def test_nannon_to_3_with_take_pass_and_a_nannon(open_service) -> None:  #
         (ResultKind.NANNON, 1, 4),
     ]
     assert end.view.score == (1, 5) and end.winner_seat == 1
-    assert any("NANNON" in note for note in end.notes)
+    assert any("NANNON" in note for note in notes(end))
     bob = await service.stats(GUILD, BOB, "nannon")
     alice = await service.stats(GUILD, ALICE, "nannon")
     assert (bob.won, bob.lost, bob.points_won, bob.points_lost) == (1, 0, 5, 1)
@@ -212,7 +229,7 @@ async def test_crawford_match_with_cube_action_rates_by_fibs_with_experience(ope
         GUILD, CHANNEL, ALICE, "alice", "backgammon", opponent_id=CAROL, length=1
     )
     warmup = await service.accept(challenge.id, GUILD, CAROL, "carol")
-    warmup = await service.leave_match(warmup.match_id, GUILD, CAROL)
+    warmup = await service.act(LeaveMatch(warmup.match_id, GUILD, CAROL))
     assert warmup.match_over and warmup.winner_seat == 0
     # FIBS by hand, n = 1, equal ratings, K = 5: 4 * 1 * 1/2 * 5 = 10.
     assert (await service.stats(GUILD, ALICE, "backgammon")).rating == pytest.approx(1510)
@@ -380,13 +397,13 @@ async def test_an_accepted_resignation_counts_at_its_level(open_service) -> None
         (BOB, ALICE, "backgammon", 3),
         (ALICE, BOB, "single", 1),
     ):
-        await service.resign_offer(update.match_id, GUILD, resigner, level)
-        update = await service.resign_accept(update.match_id, GUILD, accepter)
+        await service.act(OfferResignation(update.match_id, GUILD, resigner, level))
+        update = await service.act(AcceptResignation(update.match_id, GUILD, accepter))
         assert update.game_result is not None
         assert (update.game_result.kind, update.game_result.points) == (ResultKind.RESIGN, points)
-    declined = await service.resign_offer(update.match_id, GUILD, BOB, "backgammon")
-    update = await service.resign_decline(declined.match_id, GUILD, ALICE)
-    update = await service.leave_match(update.match_id, GUILD, BOB)  # a forfeit counts nothing
+    declined = await service.act(OfferResignation(update.match_id, GUILD, BOB, "backgammon"))
+    update = await service.act(DeclineResignation(declined.match_id, GUILD, ALICE))
+    update = await service.act(LeaveMatch(update.match_id, GUILD, BOB))  # a forfeit counts nothing
     assert update.match_over and update.view.score == (7, 3)
     alice = await service.stats(GUILD, ALICE, "backgammon")
     bob = await service.stats(GUILD, BOB, "backgammon")
@@ -397,11 +414,11 @@ async def test_an_accepted_resignation_counts_at_its_level(open_service) -> None
     await assert_replays(service, update.match_id)
 
     update = await start(service, "nannon", length=3)
-    await service.resign_offer(update.match_id, GUILD, ALICE, "gammon")  # a NANNON
-    update = await service.resign_accept(update.match_id, GUILD, BOB)
+    await service.act(OfferResignation(update.match_id, GUILD, ALICE, "gammon"))  # a NANNON
+    update = await service.act(AcceptResignation(update.match_id, GUILD, BOB))
     assert update.view.score == (0, 2)
-    await service.resign_offer(update.match_id, GUILD, BOB, "single")
-    update = await service.resign_accept(update.match_id, GUILD, ALICE)
+    await service.act(OfferResignation(update.match_id, GUILD, BOB, "single"))
+    update = await service.act(AcceptResignation(update.match_id, GUILD, ALICE))
     assert update.view.score == (1, 2)
     alice = await service.stats(GUILD, ALICE, "nannon")
     bob = await service.stats(GUILD, BOB, "nannon")

@@ -1,4 +1,4 @@
-"""Issue 8, crash mid-action: SIGKILL a process that applies actions, 20 times, and check.
+"""Crash mid-action: SIGKILL a process that applies actions, 20 times, and check.
 
 A worker subprocess plays random matches of all three games through the match service and prints
 ``ACK <match> <version>`` after each action's commit returned (the moment the bot would answer
@@ -42,7 +42,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 WORKER = r"""
 import asyncio, random, sys
-from bot.service import MatchService
+from bot.service import (
+    AcceptResignation, DeclineDraw, MatchService, OfferDouble, PassDouble, PlayMove, RollDice,
+    TakeDouble,
+)
 from engines.base import Phase
 from engines.errors import GameError
 
@@ -72,18 +75,18 @@ async def main(path, seed):
         try:
             if view.phase in (Phase.OPENING, Phase.OPENING_TIE, Phase.ROLL):
                 if view.phase is Phase.ROLL and view.can_double[seat] and rng.random() < 0.15:
-                    update = await svc.double(mid, GUILD, user)
+                    update = await svc.act(OfferDouble(mid, GUILD, user))
                 else:
-                    update = await svc.roll(mid, GUILD, user)
+                    update = await svc.act(RollDice(mid, GUILD, user))
             elif view.phase is Phase.MOVE:
-                update = await svc.play(mid, GUILD, user, rng.choice(view.legal_moves))
+                update = await svc.act(PlayMove(mid, GUILD, user, rng.choice(view.legal_moves)))
             elif view.phase is Phase.CUBE_OFFERED:
-                answer = svc.take if rng.random() < 0.7 else svc.pass_
-                update = await answer(mid, GUILD, user)
+                answer = TakeDouble if rng.random() < 0.7 else PassDouble
+                update = await svc.act(answer(mid, GUILD, user))
             elif view.phase is Phase.DRAW_OFFERED:
-                update = await svc.decline_draw(mid, GUILD, user)
+                update = await svc.act(DeclineDraw(mid, GUILD, user))
             elif view.phase is Phase.RESIGN_OFFERED:
-                update = await svc.resign_accept(mid, GUILD, user)
+                update = await svc.act(AcceptResignation(mid, GUILD, user))
             else:
                 raise AssertionError(view.phase)
         except GameError as exc:

@@ -240,15 +240,10 @@ async def reply_to(it: InteractionHandle) -> Message:
 
 
 async def revoke_bot_permission(fake: FakeDiscord, permission: int) -> None:
-    """Take a permission bit away from the bot in the default guild: from @everyone and the
-    bot's role, which grant it in the fake. Discord announces that with GUILD_ROLE_UPDATE; the
-    fake then answers calls that need it with 403 Missing Permissions (thread creation)."""
-    guild = fake.guild
-    for role in (guild.everyone, guild.role(fake.bot_user.name)):
-        role.permissions &= ~permission
-        await fake.dispatch(
-            "GUILD_ROLE_UPDATE", {"guild_id": str(guild.id), "role": role.payload()}
-        )
+    """Take a permission bit away from the bot in the default guild: its role loses it
+    (GUILD_ROLE_UPDATE; @everyone grants nothing in the fake). The fake then answers calls that
+    need it with 403 Missing Permissions, as Discord does."""
+    await fake.set_bot_permissions(fake.bot_role(fake.guild).permissions & ~permission)
     await fake.wait_bot_idle()
 
 

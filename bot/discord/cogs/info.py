@@ -15,8 +15,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.discord import wording
 from bot.discord.replies import NO_MENTIONS, escape_name
-from engines.base import GameKind
+from bot.discord.style import style_of
+from engines.base import GameKind, ResultKind
+from engines.spec import spec_of
 
 if TYPE_CHECKING:
     from bot.discord.app import TableBot
@@ -25,71 +28,14 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 GameName = Literal["nannon", "backgammon", "checkers"]
-GAME_TITLES = {
-    GameKind.NANNON: "Nannon",
-    GameKind.BACKGAMMON: "Backgammon",
-    GameKind.CHECKERS: "Checkers",
-}
 EMBED_COLOUR = discord.Colour(0x2E7D32)
 # Discord's integer options are limited to 2**53; a match id beyond that can't exist anyway.
 MatchId = app_commands.Range[int, 1, 2**53 - 1]
-
-RULES: dict[GameKind, str] = {
-    GameKind.NANNON: (
-        "**Nannon**: 6 spots, 3 checkers each, one die.\n"
-        "- Start: one checker at HOME, one each on your spots 1 and 2. Your spot k is your "
-        "opponent's spot 7-k.\n"
-        "- Opening: each player rolls one die; the higher roll moves first and plays the "
-        "*difference*. A tie is rolled again, and on a tie either player may turn the cube.\n"
-        "- A checker at HOME enters on spot d; a checker on spot s moves to s+d, and past 6 it "
-        "reaches SAFETY (no exact roll needed).\n"
-        "- One checker per spot. You may not land on your own checker; landing on a lone "
-        "opponent checker hits it back to its HOME. Checkers on adjacent spots form a prime "
-        "and can't be hit.\n"
-        "- You must move if you can; with no legal move the turn is forfeited.\n"
-        "- Bear all 3 checkers to SAFETY to win 1 point, or 2 (a **NANNON**) if the loser has "
-        "none in SAFETY, times the cube.\n"
-        "- Cube: starts centred (showing 64). Before rolling, double if it is centred or yours; "
-        "the opponent takes (owns it, stake doubles) or passes (loses at the old stake). "
-        "A double must be answered before anything else.\n"
-        "- Match play to N points (11 by default), with the Crawford rule: no doubling in the "
-        "one game after a player first reaches N-1.\n"
-        "- Shut your opponent out and react 📣 to shout NANNON!"
-    ),
-    GameKind.BACKGAMMON: (
-        "**Backgammon**: standard rules, 15 checkers each, two dice; doubles are played "
-        "four times.\n"
-        "- Use both dice if you can; if only one can be used, use the larger when either "
-        "could be. With doubles, play as many as possible.\n"
-        "- Checkers on the bar enter before anything else. Bear off only with all 15 in your "
-        "home board; a higher roll bears off from the highest point only when no checker is "
-        "higher.\n"
-        "- Opening: one die each, the higher roll plays both numbers; ties are rolled again.\n"
-        "- A game is 1 point, a gammon (loser bore off nothing) 2, a backgammon (and still has "
-        "a checker on the bar or in the winner's home board) 3, times the cube.\n"
-        "- Cube: double only before rolling, with a centred cube or one you own. A pass loses "
-        "the stake before the double; a take owns the cube. No limit on redoubles.\n"
-        "- Match play uses the Crawford rule. Money play (points 0) may use the Jacoby rule "
-        "(gammons count single until the cube is turned) and automatic doubles on tied "
-        "openings.\n"
-        "- /resign offers single, gammon or backgammon; the opponent accepts or declines.\n"
-        "- Moves in gnubg notation: `24/18 13/11`, `bar/22`, `6/off`, `8/5(2)`."
-    ),
-    GameKind.CHECKERS: (
-        "**American checkers** (English draughts): 8x8 board, dark squares numbered 1-32.\n"
-        "- Black starts on 1-12 and moves first; White starts on 21-32. Colours alternate "
-        "each game of a match.\n"
-        "- Men move and jump diagonally forward only; kings move and jump both ways.\n"
-        "- Capturing is mandatory; you may choose any capture, not necessarily the longest, "
-        "but a jump sequence once begun must be completed.\n"
-        "- A man reaching the king row is crowned and its move ends there, even mid-jump.\n"
-        "- No pieces or no legal move: you lose.\n"
-        "- Draws: by agreement (/draw), on the third repetition of a position with the same "
-        "side to move, or after 40 moves each with no capture and no man moved.\n"
-        "- Match: a win scores 1, a draw ½ each; first to the match length wins, and a final "
-        "tie is a drawn match.\n"
-        "- Notation: `11-15` for a move, `22x15x8` for a jump (`22x8` when unambiguous)."
-    ),
+# The /stats words for a game's result counters (engines.spec: GameSpec.result_counters).
+COUNTER_WORDS = {
+    ResultKind.GAMMON: "gammons",
+    ResultKind.BACKGAMMON: "backgammons",
+    ResultKind.NANNON: "NANNONs",
 }
 
 
@@ -114,7 +60,7 @@ def _record(played_won: int, lost: int, drawn: int) -> str:
 def format_leaderboard(
     game: GameKind, rows: list[LeaderboardRow], points: int | None
 ) -> discord.Embed:
-    title = f"{GAME_TITLES[game]} leaderboard"
+    title = f"{spec_of(game).title} leaderboard"
     if points is not None:
         title += " · money games" if points == 0 else f" · matches to {points}"
     embed = discord.Embed(title=title, colour=EMBED_COLOUR)
@@ -133,6 +79,20 @@ def format_leaderboard(
     return embed
 
 
+def counters_text(line: StatLine) -> str:
+    """The game's result counters, won-lost: "Gammons 2-1, backgammons 0-1", "NANNONs 3-0,
+    shouted 2"; empty for a game without (checkers)."""
+    parts = []
+    for kind, counter in spec_of(line.game).result_counters:
+        text = f"{COUNTER_WORDS[kind]} {getattr(line, f'{counter}_for')}-"
+        text += str(getattr(line, f"{counter}_against"))
+        if kind is ResultKind.NANNON:  # the result players shout (presenter.post_result)
+            text += f", shouted {line.nannons_shouted}"
+        parts.append(text)
+    text = ", ".join(parts)
+    return text[:1].upper() + text[1:]
+
+
 def format_stats(name: str, lines: list[StatLine]) -> discord.Embed:
     embed = discord.Embed(title=f"Stats of {escape_name(name)}", colour=EMBED_COLOUR)
     played = [line for line in lines if line.played or line.experience]
@@ -145,19 +105,13 @@ def format_stats(name: str, lines: list[StatLine]) -> discord.Embed:
             f"Matches {line.played}: {_record(line.won, line.lost, line.drawn)}",
             f"Points {_num(line.points_won)}-{_num(line.points_lost)}",
         ]
-        if line.game is GameKind.NANNON:
-            parts.append(
-                f"NANNONs {line.nannons_for}-{line.nannons_against}, shouted {line.nannons_shouted}"
-            )
-        elif line.game is GameKind.BACKGAMMON:
-            parts.append(
-                f"Gammons {line.gammons_for}-{line.gammons_against}, "
-                f"backgammons {line.backgammons_for}-{line.backgammons_against}"
-            )
+        counters = counters_text(line)
+        if counters:
+            parts.append(counters)
         if line.streak:
             word = "wins" if line.streak > 0 else "losses"
             parts.append(f"Streak: {abs(line.streak)} {word}")
-        embed.add_field(name=GAME_TITLES[line.game], value="\n".join(parts), inline=False)
+        embed.add_field(name=spec_of(line.game).title, value="\n".join(parts), inline=False)
     return embed
 
 
@@ -174,7 +128,7 @@ def format_history(name: str, entries: list[HistoryEntry]) -> discord.Embed:
             change = f" ({entry.rating_change:+.1f})"
         when = int(entry.finished_at or entry.created_at)
         lines.append(
-            f"`#{entry.match_id}` {GAME_TITLES[entry.game]} {length} vs "
+            f"`#{entry.match_id}` {spec_of(entry.game).title} {length} vs "
             f"{escape_name(entry.opponent.name)}: **{entry.result}** "
             f"{_num(entry.score[0])}-{_num(entry.score[1])}{change} <t:{when}:R>"
         )
@@ -198,7 +152,7 @@ def format_games(views: list[MatchView], user_id: int) -> str:
             else f"{_num(view.score[0])}-{_num(view.score[1])}"
         )
         lines.append(
-            f"- `#{view.match_id}` {GAME_TITLES[view.kind]} {length} vs "
+            f"- `#{view.match_id}` {spec_of(view.kind).title} {length} vs "
             f"{escape_name(other.name)}, {score}{turn}: {match_link(view)}"
         )
     if len(views) > 20:
@@ -233,7 +187,7 @@ class InfoCog(commands.Cog, name="Info"):
             if not str(entry.match_id).startswith(typed):
                 continue
             label = (
-                f"#{entry.match_id} {GAME_TITLES[entry.game]} vs {entry.opponent.name} "
+                f"#{entry.match_id} {spec_of(entry.game).title} vs {entry.opponent.name} "
                 f"({entry.result})"
             )
             choices.append(app_commands.Choice(name=label[:100], value=entry.match_id))
@@ -338,7 +292,7 @@ class InfoCog(commands.Cog, name="Info"):
             colour, verdict = discord.Colour.red(), "The rolls do NOT match the seed ❌"
         embed = discord.Embed(
             title=f"Dice of match #{report.match_id}: {verdict}",
-            description=report.message,
+            description=wording.verify_text(report),
             colour=colour,
         )
         embed.add_field(name="Commitment (SHA-256)", value=f"`{report.commitment}`")
@@ -353,7 +307,7 @@ class InfoCog(commands.Cog, name="Info"):
     @app_commands.describe(game="Which game")
     async def rules(self, interaction: discord.Interaction[Any], game: GameName) -> None:
         kind = GameKind(game)
-        embed = discord.Embed(description=RULES[kind], colour=EMBED_COLOUR)
+        embed = discord.Embed(description=style_of(kind).rules, colour=EMBED_COLOUR)
         await interaction.response.send_message(
             embed=embed, ephemeral=True, allowed_mentions=NO_MENTIONS
         )

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Literal
+from functools import partial
+from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands
@@ -23,7 +24,6 @@ from bot.discord.components import (
     FinishedButton,
     MatchButton,
     MoveSelect,
-    _service_action,
     invitation_view,
     pass_confirmation,
     resign_menu,
@@ -38,6 +38,21 @@ from bot.discord.replies import (
     resolve_match,
 )
 from bot.service import MatchView
+from bot.service.commands import (
+    AcceptDraw,
+    AcceptResignation,
+    DeclineDraw,
+    DeclineResignation,
+    LeaveMatch,
+    MatchCommand,
+    OfferDouble,
+    OfferDraw,
+    OfferResignation,
+    PassDouble,
+    PlayMove,
+    RollDice,
+    TakeDouble,
+)
 from engines.base import GameKind, Phase, ResignLevel
 from engines.errors import GameError
 
@@ -47,11 +62,43 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Action = Callable[[MatchView], Awaitable["MatchUpdate"]]
+# (the match, the guild id, the user id) -> the command a slash command sends.
+Build = Callable[[MatchView, int, int], MatchCommand]
+
+
+def on_match(kind: Callable[..., MatchCommand], **fields: Any) -> Build:
+    """Build ``kind`` for the resolved match, with these extra fields."""
+    return lambda view, guild, user: kind(view.match_id, guild, user, **fields)
 
 
 # The persistent components whose clicks this cog answers.
 COMPONENTS = (MatchButton, MoveSelect, ChallengeButton, FinishedButton)
+
+
+# A board button's action (saved in its custom_id) -> the command it sends.
+BUTTON_COMMANDS: dict[str, Callable[..., MatchCommand]] = {
+    "roll": RollDice,
+    "double": OfferDouble,
+    "take": TakeDouble,
+    "passok": PassDouble,
+    "rs1": partial(OfferResignation, level=ResignLevel.SINGLE),
+    "rs2": partial(OfferResignation, level=ResignLevel.GAMMON),
+    "rs3": partial(OfferResignation, level=ResignLevel.BACKGAMMON),
+    "leave": LeaveMatch,
+    "resyes": AcceptResignation,
+    "resno": DeclineResignation,
+    "draw": OfferDraw,
+    "drawyes": AcceptDraw,
+    "drawno": DeclineDraw,
+}
+
+
+def button_command(action: str, match_id: int, guild: int, user: int, ver: int) -> MatchCommand:
+    """The command behind a board button, with the board's version as expected_version."""
+    make = BUTTON_COMMANDS.get(action)
+    if make is None:
+        raise ValueError(f"no service action for button {action!r}")
+    return make(match_id, guild, user, expected_version=ver)
 
 
 class PlayCog(commands.Cog):
@@ -70,15 +117,14 @@ class PlayCog(commands.Cog):
     # --- helpers ----------------------------------------------------------------------------
 
     async def _act(
-        self,
-        interaction: discord.Interaction[TableBot],
-        action: Callable[[MatchView, int, int], Awaitable[MatchUpdate]],
-        done: str,
+        self, interaction: discord.Interaction[TableBot], command: Build, done: str
     ) -> None:
-        """Defer (ephemeral, rendering may be slow), find the match, act, post the board."""
+        """Defer (ephemeral, rendering may be slow), find the match, build the command for it,
+        act, post the board."""
         await interaction.response.defer(ephemeral=True, thinking=True)
         view = await resolve_match(self.bot.service, interaction)
-        update = await action(view, interaction.guild_id or 0, interaction.user.id)
+        built = command(view, interaction.guild_id or 0, interaction.user.id)
+        update = await self.bot.service.act(built)
         await presenter.publish(self.bot, update)
         try:
             await interaction.followup.send(done, ephemeral=True, allowed_mentions=NO_MENTIONS)
@@ -156,10 +202,7 @@ class PlayCog(commands.Cog):
     async def move(self, interaction: discord.Interaction[TableBot], play: str) -> None:
         text = play.strip()[:200]
 
-        async def act(view: MatchView, guild: int, user: int) -> MatchUpdate:
-            return await self.bot.service.play(view.match_id, guild, user, text)
-
-        await self._act(interaction, act, "Played.")
+        await self._act(interaction, on_match(PlayMove, move=text), "Played.")
 
     @move.autocomplete("play")
     async def move_autocomplete(
@@ -184,34 +227,22 @@ class PlayCog(commands.Cog):
     @app_commands.command(name="roll", description="Roll the dice")
     @app_commands.guild_only()
     async def roll(self, interaction: discord.Interaction[TableBot]) -> None:
-        async def act(view: MatchView, guild: int, user: int) -> MatchUpdate:
-            return await self.bot.service.roll(view.match_id, guild, user)
-
-        await self._act(interaction, act, "Rolled.")
+        await self._act(interaction, on_match(RollDice), "Rolled.")
 
     @app_commands.command(name="double", description="Offer a double")
     @app_commands.guild_only()
     async def double(self, interaction: discord.Interaction[TableBot]) -> None:
-        async def act(view: MatchView, guild: int, user: int) -> MatchUpdate:
-            return await self.bot.service.double(view.match_id, guild, user)
-
-        await self._act(interaction, act, "Doubled.")
+        await self._act(interaction, on_match(OfferDouble), "Doubled.")
 
     @app_commands.command(name="take", description="Take the offered double")
     @app_commands.guild_only()
     async def take(self, interaction: discord.Interaction[TableBot]) -> None:
-        async def act(view: MatchView, guild: int, user: int) -> MatchUpdate:
-            return await self.bot.service.take(view.match_id, guild, user)
-
-        await self._act(interaction, act, "Taken.")
+        await self._act(interaction, on_match(TakeDouble), "Taken.")
 
     @app_commands.command(name="pass", description="Pass the offered double (lose this game)")
     @app_commands.guild_only()
     async def pass_(self, interaction: discord.Interaction[TableBot]) -> None:
-        async def act(view: MatchView, guild: int, user: int) -> MatchUpdate:
-            return await self.bot.service.pass_(view.match_id, guild, user)
-
-        await self._act(interaction, act, "Passed.")
+        await self._act(interaction, on_match(PassDouble), "Passed.")
 
     @app_commands.command(name="resign", description="Resign this game, or concede the match")
     @app_commands.guild_only()
@@ -221,27 +252,26 @@ class PlayCog(commands.Cog):
         interaction: discord.Interaction[TableBot],
         level: Literal["single", "gammon", "backgammon", "match"] = "single",
     ) -> None:
-        async def act(view: MatchView, guild: int, user: int) -> MatchUpdate:
+        def command(view: MatchView, guild: int, user: int) -> MatchCommand:
             if level == "match":
-                return await self.bot.service.leave_match(view.match_id, guild, user)
-            resign_level = ResignLevel[level.upper()]
-            return await self.bot.service.resign_offer(view.match_id, guild, user, resign_level)
+                return LeaveMatch(view.match_id, guild, user)
+            return OfferResignation(view.match_id, guild, user, ResignLevel[level.upper()])
 
         done = "You conceded the match." if level == "match" else "Resignation offered."
-        await self._act(interaction, act, done)
+        await self._act(interaction, command, done)
 
     @app_commands.command(name="draw", description="Checkers: offer a draw, or accept one")
     @app_commands.guild_only()
     async def draw(self, interaction: discord.Interaction[TableBot]) -> None:
-        async def act(view: MatchView, guild: int, user: int) -> MatchUpdate:
+        def command(view: MatchView, guild: int, user: int) -> MatchCommand:
             # Routing only: an open offer from the other player is answered, else one is made.
             seat = view.seat_of(user)
             offered = view.phase is Phase.DRAW_OFFERED and view.draw_offered_by is not None
             if offered and seat is not None and seat != view.draw_offered_by:
-                return await self.bot.service.accept_draw(view.match_id, guild, user)
-            return await self.bot.service.offer_draw(view.match_id, guild, user)
+                return AcceptDraw(view.match_id, guild, user)
+            return OfferDraw(view.match_id, guild, user)
 
-        await self._act(interaction, act, "Done.")
+        await self._act(interaction, command, "Done.")
 
     @app_commands.command(name="board", description="Post the current board again")
     @app_commands.guild_only()
@@ -295,13 +325,10 @@ class PlayCog(commands.Cog):
                 allowed_mentions=NO_MENTIONS,
             )
             return
-        call = _service_action(item.action)
-        await self._apply_and_publish(
-            interaction,
-            lambda: call(
-                self.bot.service, item.match_id, guild_id, interaction.user.id, item.version
-            ),
+        command = button_command(
+            item.action, item.match_id, guild_id, interaction.user.id, item.version
         )
+        await self._apply_and_publish(interaction, lambda: self.bot.service.act(command))
         if item.action in ("passok", "rs1", "rs2", "rs3", "leave"):
             # Those came from an ephemeral menu: close it so it cannot be clicked again.
             try:
@@ -318,16 +345,14 @@ class PlayCog(commands.Cog):
             await reply(interaction, "Pick a move from the menu.")
             return
         move = values[0]
-        await self._apply_and_publish(
-            interaction,
-            lambda: self.bot.service.play(
-                item.match_id,
-                interaction.guild_id or 0,
-                interaction.user.id,
-                move,
-                expected_version=item.version,
-            ),
+        command = PlayMove(
+            item.match_id,
+            interaction.guild_id or 0,
+            interaction.user.id,
+            move,
+            expected_version=item.version,
         )
+        await self._apply_and_publish(interaction, lambda: self.bot.service.act(command))
 
     async def challenge_button(
         self, item: ChallengeButton, interaction: discord.Interaction[TableBot]

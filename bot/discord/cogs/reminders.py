@@ -33,7 +33,8 @@ from bot.discord.replies import escape_name, mention_only
 
 if TYPE_CHECKING:
     from bot.discord.app import TableBot
-    from bot.service import IdleMatch, MatchService
+from bot.service import IdleMatch, MatchService
+from bot.service.commands import ClaimWin
 
 log = logging.getLogger(__name__)
 
@@ -180,11 +181,13 @@ class Reminders(commands.Cog, name="Reminders"):
         """A click on Claim win. Who may claim, and when, is the service's call; a refusal
         becomes an ephemeral reply."""
         await interaction.response.defer()
-        update = await self.service.claim_win(
-            item.match_id,
-            interaction.guild_id or 0,
-            interaction.user.id,
-            expected_version=item.version,
+        update = await self.service.act(
+            ClaimWin(
+                item.match_id,
+                interaction.guild_id or 0,
+                interaction.user.id,
+                expected_version=item.version,
+            )
         )
         log.info("match %s claimed by user %s", item.match_id, interaction.user.id)
         if interaction.message is not None:

@@ -1,0 +1,249 @@
+"""Read queries: views of matches, the moves autocomplete offers, leaderboards, history, stats,
+exports, dice verification, idle matches. They change nothing (a NANNON shout is counted once)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from bot.service.handlers import MAX_MOVE_TEXT
+from bot.service.model import (
+    ExportFile,
+    HistoryEntry,
+    IdleMatch,
+    LeaderboardRow,
+    MatchStatus,
+    MatchView,
+    Player,
+    StatLine,
+    VerifyReport,
+)
+from bot.service.ratings import INITIAL_RATING
+from bot.service.state import ServiceState, game_kind, rating_changes_from_json, storable
+from bot.service.views import build_view
+from bot.storage import STAT_COLUMNS
+from engines.actions import OpeningRoll, Roll, action_from_dict
+from engines.base import GameKind, Phase, ResultKind
+from engines.dice import verify
+from engines.exports import export_match
+from engines.spec import spec_of
+
+
+async def get_view(state: ServiceState, match_id: int, guild_id: int | None = None) -> MatchView:
+    """The current view; with ``guild_id``, refuse a match of another server."""
+    live = await state.live_match(match_id, guild_id)
+    async with live.lock:  # never show state that is not committed yet
+        return build_view(live)
+
+
+async def _views(state: ServiceState, match_ids: Sequence[int]) -> list[MatchView]:
+    return [await get_view(state, match_id) for match_id in match_ids]
+
+
+async def active_matches(state: ServiceState, guild_id: int, user_id: int) -> list[MatchView]:
+    if not storable(guild_id, user_id):
+        return []  # no match has a guild, user, channel or thread id SQLite can't store
+    return await _views(state, await state.store.active_match_ids(guild_id, user_id))
+
+
+async def match_in_thread(state: ServiceState, thread_id: int) -> MatchView | None:
+    if not storable(thread_id):
+        return None  # no match has a guild, user, channel or thread id SQLite can't store
+    match_id = await state.store.match_id_in_thread(thread_id)
+    return None if match_id is None else await get_view(state, match_id)
+
+
+async def candidate_matches(
+    state: ServiceState, guild_id: int, channel_id: int, user_id: int
+) -> list[MatchView]:
+    """The user's active matches in this channel or thread (the bot acts when exactly one)."""
+    if not storable(guild_id, channel_id, user_id):
+        return []  # no match has a guild, user, channel or thread id SQLite can't store
+    return await _views(
+        state, await state.store.candidate_match_ids(guild_id, channel_id, user_id)
+    )
+
+
+async def legal_moves(
+    state: ServiceState,
+    match_id: int,
+    guild_id: int,
+    user_id: int,
+    prefix: str = "",
+    limit: int | None = None,
+) -> list[str]:
+    """Autocomplete: legal moves of the user on turn that match ``prefix``, at most ``limit``
+    (None: all); else empty."""
+    view = await get_view(state, match_id, guild_id)
+    if view.phase is not Phase.MOVE or view.seat_of(user_id) != view.turn:
+        return []
+    typed = "".join(str(prefix).split()).lower()[:MAX_MOVE_TEXT]
+    moves = list(view.legal_moves)
+    starts = [m for m in moves if "".join(m.split()).lower().startswith(typed)]
+    contains = [m for m in moves if m not in starts and typed in "".join(m.split()).lower()]
+    found = starts + contains
+    return found if limit is None else found[: max(0, limit)]
+
+
+async def leaderboard(
+    state: ServiceState,
+    guild_id: int,
+    game: GameKind | str,
+    match_length: int | None = None,
+    limit: int = 10,
+) -> list[LeaderboardRow]:
+    """Players by rating; with ``match_length``, W-L and points of matches of that length."""
+    kind = game_kind(game)
+    limit = max(1, min(int(limit), 100))
+    if match_length is None:
+        rows = await state.store.rating_board(guild_id, kind.value, limit)
+    else:
+        rows = await state.store.length_board(guild_id, kind.value, match_length, limit)
+    return [
+        LeaderboardRow(
+            rank=rank,
+            user_id=row["user_id"],
+            name=row["name"],
+            rating=float(row["rating"]),
+            played=row["played"],
+            won=row["won"],
+            lost=row["lost"],
+            drawn=row["drawn"],
+            points_won=float(row["points_won"]),
+            points_lost=float(row["points_lost"]),
+        )
+        for rank, row in enumerate(rows, start=1)
+    ]
+
+
+async def history(
+    state: ServiceState, guild_id: int, user_id: int, limit: int = 20
+) -> list[HistoryEntry]:
+    rows = await state.store.history_rows(guild_id, user_id, max(1, min(int(limit), 100)))
+    entries = []
+    for row in rows:
+        seat = 0 if row["player0_id"] == user_id else 1
+        other = 1 - seat
+        score = (row["score0"], row["score1"])
+        if row["status"] == MatchStatus.ACTIVE.value:
+            result = "active"
+        elif row["winner_seat"] is None:
+            result = "drawn"
+        else:
+            result = "won" if row["winner_seat"] == seat else "lost"
+        changes = rating_changes_from_json(row["rating_changes"])
+        entries.append(
+            HistoryEntry(
+                match_id=row["id"],
+                game=GameKind(row["game"]),
+                length=row["length"],
+                seat=seat,
+                opponent=Player(row[f"player{other}_id"], row[f"player{other}_name"]),
+                score=(score[seat], score[other]),
+                result=result,
+                rating_change=next((c.delta for c in changes if c.seat == seat), None),
+                created_at=row["created_at"],
+                finished_at=row["finished_at"],
+            )
+        )
+    return entries
+
+
+async def stats(state: ServiceState, guild_id: int, user_id: int, game: GameKind | str) -> StatLine:
+    kind = game_kind(game)
+    row = await state.store.stats_row(guild_id, kind.value, user_id)
+    if row is None:
+        return StatLine(guild_id, kind, user_id, "", INITIAL_RATING, 0)
+    counters = {name: row[name] for name in STAT_COLUMNS}
+    return StatLine(
+        guild_id=guild_id,
+        game=kind,
+        user_id=user_id,
+        name=row["name"],
+        rating=float(row["rating"]),
+        experience=row["experience"],
+        streak=row["streak"],
+        **counters,
+    )
+
+
+async def export(state: ServiceState, match_id: int, guild_id: int) -> ExportFile:
+    """``.mat`` for Nannon/backgammon, ``.pdn`` for checkers, rebuilt from the event log."""
+    view = await get_view(state, match_id, guild_id)
+    events = await state.store.events(match_id)
+    actions = [action_from_dict(e.payload) for e in events]
+    names = (view.players[0].name, view.players[1].name)
+    date = time.strftime("%Y.%m.%d", time.gmtime(view.created_at))
+    text = export_match(view.kind, view.rules, actions, names, match_id, date)
+    return ExportFile(f"tablebot-{match_id}{spec_of(view.kind).export_suffix}", text)
+
+
+async def verify_match(state: ServiceState, match_id: int, guild_id: int) -> VerifyReport:
+    view = await get_view(state, match_id, guild_id)
+    events = await state.store.events(match_id)
+    dice: list[int] = []
+    for event in events:
+        if event.kind in (OpeningRoll.kind, Roll.kind):
+            dice.extend(int(d) for d in event.payload["dice"])
+    commitment_hex = view.dice_commitment or ""
+    row = await state.store.match_row(match_id)
+    drawn = int(row["dice_counter"]) if row is not None else len(dice)
+    if view.dice_seed is None:
+        return VerifyReport(match_id, commitment_hex, None, tuple(dice), None, drawn)
+    # Every die drawn must be in the log: a die drawn and not shown would be a hidden
+    # re-roll, even if the dice shown all follow from the seed.
+    ok = verify(commitment_hex, view.dice_seed, dice) and drawn == len(dice)
+    return VerifyReport(match_id, commitment_hex, view.dice_seed, tuple(dice), ok, drawn)
+
+
+async def idle_matches(state: ServiceState, now: float | None = None) -> list[IdleMatch]:
+    """Active matches whose actor is idle past the reminder (not yet sent) or claim time."""
+    now = state.now() if now is None else now
+    found = []
+    for row in await state.store.active_match_rows():
+        settings = await state.guild_settings(row["guild_id"])
+        idle_for = now - row["last_action_at"]
+        if idle_for < settings.reminder_minutes * 60 and idle_for < settings.claim_minutes * 60:
+            continue
+        view = await get_view(state, row["id"])
+        if view.actor is None or view.status is not MatchStatus.ACTIVE:
+            continue
+        reminder_due = (
+            idle_for >= settings.reminder_minutes * 60 and row["reminded_version"] != view.version
+        )
+        claimable = idle_for >= settings.claim_minutes * 60
+        if reminder_due or claimable:
+            found.append(
+                IdleMatch(
+                    match_id=view.match_id,
+                    guild_id=view.guild_id,
+                    channel_id=view.channel_id,
+                    thread_id=view.thread_id,
+                    version=view.version,
+                    idle=view.players[view.actor],
+                    waiting=view.players[1 - view.actor],
+                    idle_since=view.last_action_at,
+                    reminder_due=reminder_due,
+                    claimable=claimable,
+                )
+            )
+    return found
+
+
+async def record_shout(
+    state: ServiceState, match_id: int, guild_id: int, user_id: int, game_number: int | None = None
+) -> bool:
+    """Count a NANNON shout: True only the first time, and only by the winner of a NANNON
+    game (the latest one when ``game_number`` is None); False otherwise."""
+    view = await get_view(state, match_id, guild_id)
+    seat = view.seat_of(user_id)
+    nannons = [
+        g
+        for g in view.games
+        if g.kind is ResultKind.NANNON and (game_number is None or g.game_number == game_number)
+    ]
+    if seat is None or not nannons or nannons[-1].winner != seat:
+        return False
+    return await state.store.record_shout(
+        match_id, nannons[-1].game_number, user_id, guild_id, view.kind.value, state.now()
+    )

@@ -1,0 +1,273 @@
+"""MatchService: the service's one face. It composes the parts around one shared
+:class:`~bot.service.state.ServiceState` (the store, the dice factory, the clock, the loaded
+matches and the settings cache):
+
+- :mod:`~bot.service.challenges`: challenges, accepting (the match starts), rematches;
+- :mod:`~bot.service.actions`: :meth:`MatchService.act`, the one entry point for match actions,
+  with its command table in :mod:`~bot.service.handlers`;
+- :mod:`~bot.service.queries`: views, leaderboards, history, stats, exports, verification;
+- :mod:`~bot.service.settings`: per-server settings.
+
+It takes plain ids and strings, applies engine actions under one lock per match plus an
+optimistic ``version`` check, commits every change to the store before answering, and returns
+frozen dataclasses (:mod:`~bot.service.model`); an action's update lists what happened as events
+(:mod:`~bot.service.events`), and every refusal is a :class:`~bot.service.errors.Refused` with
+its code and parameters. It writes no sentences.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bot.service import actions, challenges, queries
+from bot.service.commands import MatchCommand
+from bot.service.model import (
+    Challenge,
+    DiceFactory,
+    ExportFile,
+    HistoryEntry,
+    IdleMatch,
+    LeaderboardRow,
+    MatchUpdate,
+    MatchView,
+    StatLine,
+    VerifyReport,
+)
+from bot.service.settings import GuildSettings
+from bot.service.state import ServiceState
+from bot.storage import Store, connect_store
+from engines.base import GameKind
+from engines.dice import FairDice
+
+log = logging.getLogger(__name__)
+
+__all__ = ["MatchService"]
+
+
+class MatchService:
+    """Challenges, actions, queries. Create with a :class:`Store`, or ``await MatchService.open``.
+
+    ``dice_factory`` makes a new match's dice (tests inject a fixed seed); ``clock`` returns the
+    current time in seconds.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        dice_factory: DiceFactory = FairDice.new,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._state = ServiceState(store, dice_factory, clock)
+
+    @classmethod
+    async def open(
+        cls,
+        path: str | Path,
+        *,
+        dice_factory: DiceFactory = FairDice.new,
+        clock: Callable[[], float] = time.time,
+    ) -> MatchService:
+        """Open (and migrate) the database at ``path`` and return a service on it."""
+        store = await connect_store(path)
+        return cls(store, dice_factory=dice_factory, clock=clock)
+
+    async def close(self) -> None:
+        self._state.close()
+        await self.store.close()
+
+    @property
+    def store(self) -> Store:
+        return self._state.store
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        """The clock the service was given (seconds)."""
+        return self._state.clock
+
+    # --- challenges -------------------------------------------------------------------------
+
+    async def challenge(
+        self,
+        guild_id: int,
+        channel_id: int,
+        challenger_id: int,
+        challenger_name: str,
+        game: GameKind | str,
+        *,
+        opponent_id: int | None = None,
+        opponent_name: str | None = None,
+        opponent_is_bot: bool = False,
+        length: int | None = None,
+        cube: bool | None = None,
+        crawford: bool | None = None,
+        jacoby: bool | None = None,
+        auto_doubles: int | None = None,
+    ) -> Challenge:
+        """Record a challenge, named (``opponent_id``) or open to anyone.
+
+        Options left None take the server's defaults. Refuses self-challenges, bots, bad lengths
+        (1..25; 0 = money, backgammon only), Jacoby/auto-doubles outside money play, and
+        channels outside the server's challenge channels.
+        """
+        return await challenges.new_challenge(
+            self._state,
+            guild_id,
+            channel_id,
+            challenger_id,
+            challenger_name,
+            game,
+            opponent_id=opponent_id,
+            opponent_name=opponent_name,
+            opponent_is_bot=opponent_is_bot,
+            length=length,
+            cube=cube,
+            crawford=crawford,
+            jacoby=jacoby,
+            auto_doubles=auto_doubles,
+        )
+
+    async def accept(
+        self, challenge_id: int, guild_id: int, user_id: int, user_name: str
+    ) -> MatchUpdate:
+        """Accept a challenge: create the match (seat 0 = challenger), roll the opening."""
+        return await challenges.accept(self._state, challenge_id, guild_id, user_id, user_name)
+
+    async def decline(self, challenge_id: int, guild_id: int, user_id: int) -> Challenge:
+        """The named opponent declines (for an open challenge: nobody may decline)."""
+        return await challenges.decline(self._state, challenge_id, guild_id, user_id)
+
+    async def cancel(self, challenge_id: int, guild_id: int, user_id: int) -> Challenge:
+        """The challenger withdraws an open challenge."""
+        return await challenges.cancel(self._state, challenge_id, guild_id, user_id)
+
+    async def get_challenge(self, challenge_id: int, guild_id: int) -> Challenge:
+        """The challenge as it stands (expired once past its time, even before the sweep)."""
+        return await challenges.get_challenge(self._state, challenge_id, guild_id)
+
+    async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
+        await challenges.set_challenge_message(self._state, challenge_id, message_id)
+
+    async def expire_challenges(self, now: float | None = None) -> list[Challenge]:
+        """Mark open challenges past their expiry as expired and return them (each once, with
+        its ``channel_id`` and ``message_id``, so the caller can close its invitation)."""
+        return await challenges.expire_challenges(self._state, now)
+
+    async def rematch(self, match_id: int, guild_id: int, user_id: int) -> Challenge:
+        """A named challenge to the same opponent with the same rules, from a finished match."""
+        return await challenges.rematch(self._state, match_id, guild_id, user_id)
+
+    # --- actions ----------------------------------------------------------------------------
+
+    async def act(self, command: MatchCommand) -> MatchUpdate:
+        """Apply a player's command (:mod:`bot.service.commands`): check it, apply its action and
+        the automatic steps after it, commit, answer. With ``expected_version`` (the one the
+        clicked board showed), a command on any other version raises StaleActionError."""
+        return await actions.act(self._state, command)
+
+    # --- queries ----------------------------------------------------------------------------
+
+    async def get_view(self, match_id: int, guild_id: int | None = None) -> MatchView:
+        """The current view; with ``guild_id``, refuse a match of another server."""
+        return await queries.get_view(self._state, match_id, guild_id)
+
+    async def active_matches(self, guild_id: int, user_id: int) -> list[MatchView]:
+        return await queries.active_matches(self._state, guild_id, user_id)
+
+    async def match_in_thread(self, thread_id: int) -> MatchView | None:
+        return await queries.match_in_thread(self._state, thread_id)
+
+    async def candidate_matches(
+        self, guild_id: int, channel_id: int, user_id: int
+    ) -> list[MatchView]:
+        """The user's active matches in this channel or thread (the bot acts when exactly one)."""
+        return await queries.candidate_matches(self._state, guild_id, channel_id, user_id)
+
+    async def legal_moves(
+        self,
+        match_id: int,
+        guild_id: int,
+        user_id: int,
+        prefix: str = "",
+        limit: int | None = None,
+    ) -> list[str]:
+        """Autocomplete: legal moves of the user on turn that match ``prefix`` (starting with it
+        first, then containing it), at most ``limit`` (None: all); else empty."""
+        return await queries.legal_moves(self._state, match_id, guild_id, user_id, prefix, limit)
+
+    async def leaderboard(
+        self,
+        guild_id: int,
+        game: GameKind | str,
+        match_length: int | None = None,
+        limit: int = 10,
+    ) -> list[LeaderboardRow]:
+        """Players by rating; with ``match_length``, W-L and points of matches of that length."""
+        return await queries.leaderboard(self._state, guild_id, game, match_length, limit)
+
+    async def history(self, guild_id: int, user_id: int, limit: int = 20) -> list[HistoryEntry]:
+        return await queries.history(self._state, guild_id, user_id, limit)
+
+    async def stats(self, guild_id: int, user_id: int, game: GameKind | str) -> StatLine:
+        return await queries.stats(self._state, guild_id, user_id, game)
+
+    async def export(self, match_id: int, guild_id: int) -> ExportFile:
+        """``.mat`` for Nannon/backgammon, ``.pdn`` for checkers, rebuilt from the event log."""
+        return await queries.export(self._state, match_id, guild_id)
+
+    async def verify_match(self, match_id: int, guild_id: int) -> VerifyReport:
+        return await queries.verify_match(self._state, match_id, guild_id)
+
+    async def idle_matches(self, now: float | None = None) -> list[IdleMatch]:
+        """Active matches whose actor is idle past the reminder (not yet sent) or claim time."""
+        return await queries.idle_matches(self._state, now)
+
+    async def record_shout(
+        self, match_id: int, guild_id: int, user_id: int, game_number: int | None = None
+    ) -> bool:
+        """Count a NANNON shout: True only the first time, and only by the winner of a NANNON
+        game (the latest one when ``game_number`` is None); False otherwise."""
+        return await queries.record_shout(self._state, match_id, guild_id, user_id, game_number)
+
+    # --- settings and bookkeeping -----------------------------------------------------------
+
+    async def guild_settings(self, guild_id: int) -> GuildSettings:
+        return await self._state.guild_settings(guild_id)
+
+    async def update_guild_settings(self, guild_id: int, **changes: Any) -> GuildSettings:
+        """Validate and store changes (field names of GuildSettings); GameError on bad values."""
+        return await self._state.settings.update(guild_id, changes)
+
+    async def mark_reminded(self, match_id: int, version: int) -> None:
+        """Record that the reminder for this version was sent, so it is sent once."""
+        await self.store.update_match(match_id, reminded_version=version)
+        live = self._state.loaded(match_id)
+        if live is not None:
+            live.record.reminded_version = version
+
+    async def set_thread(self, match_id: int, thread_id: int | None) -> None:
+        await self.store.update_match(match_id, thread_id=thread_id)
+        live = self._state.loaded(match_id)
+        if live is not None:
+            live.record.thread_id = thread_id
+
+    async def set_board_message(self, match_id: int, message_id: int | None) -> None:
+        await self.store.update_match(match_id, board_message_id=message_id)
+        live = self._state.loaded(match_id)
+        if live is not None:
+            live.record.board_message_id = message_id
+
+    async def resume_active(self) -> list[MatchView]:
+        """Load every active match (at start-up); returns their views."""
+        views = []
+        for row in await self.store.active_match_rows():
+            try:
+                views.append(await self.get_view(row["id"]))
+            except Exception:
+                log.exception("match %d could not be resumed", row["id"])
+        log.info("resumed %d active matches", len(views))
+        return views

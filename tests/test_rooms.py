@@ -1,0 +1,58 @@
+"""The rooms of bot/: the service is transport-agnostic (no discord, no database driver, no
+adapter) with one command table covering every command; only the Discord adapter imports
+discord; no module in bot/ is over 700 lines."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from bot.service import COMMAND_HANDLERS, MatchCommand, MatchService
+
+ROOM = Path(__file__).resolve().parents[1] / "bot" / "service"
+BANNED = ("discord", "aiosqlite", "bot.discord")
+MAX_LINES = 700
+
+
+def imports(tree: ast.AST) -> list[tuple[str, bool]]:
+    """(module, only for type checking) for every import in ``tree``."""
+    found: list[tuple[str, bool]] = []
+    typing_only: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING",):
+            typing_only |= {id(n) for child in node.body for n in ast.walk(child)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, id(node) in typing_only) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node.module, id(node) in typing_only))
+    return found
+
+
+def test_the_service_imports_no_transport_and_no_database_driver() -> None:
+    for path in sorted(ROOM.glob("*.py")):
+        for module, _ in imports(ast.parse(path.read_text(encoding="utf-8"))):
+            assert not module.startswith(BANNED), f"{path.name} imports {module}"
+            assert module != "sqlite3", f"{path.name} imports sqlite3"
+
+
+def test_no_module_in_bot_is_over_700_lines() -> None:
+    for path in sorted(ROOM.parent.rglob("*.py")):
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        assert lines <= MAX_LINES, f"{path.relative_to(ROOM.parent)}: {lines} lines"
+
+
+def test_only_the_discord_adapter_imports_discord() -> None:
+    adapter = ROOM.parent / "discord"
+    for path in sorted(ROOM.parent.rglob("*.py")):
+        if adapter in path.parents:
+            continue
+        for module, _ in imports(ast.parse(path.read_text(encoding="utf-8"))):
+            assert module.split(".")[0] != "discord", f"{path} imports {module}"
+
+
+def test_every_command_has_a_handler_and_act_is_the_only_action_entry() -> None:
+    commands = set(MatchCommand.__subclasses__())
+    assert len(commands) == 13 and set(COMMAND_HANDLERS) == commands
+    for old in ("roll", "play", "double", "take", "pass_", "resign_offer", "claim_win"):
+        assert not hasattr(MatchService, old), old
