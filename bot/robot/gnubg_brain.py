@@ -34,7 +34,7 @@ import os
 import re
 import sys
 import tempfile
-from typing import IO, Any
+from typing import Any
 
 from engines.backgammon import BAR, CHECKERS, OFF, Play, Position
 from engines.gnubg import GameState, MatchId
@@ -65,7 +65,6 @@ _SETUP = (
 
 _gnubg: Any = None
 _evaluation: tuple[int, float] | None = None  # the (ply, noise) the commands last set
-_out: IO[bytes] | None = None
 
 
 class BrainError(RuntimeError):
@@ -100,24 +99,20 @@ def _module() -> Any:
 def _command(text: str) -> str:
     """Run a gnubg command and return what it printed. gnubg prints to C's stdout, so file
     descriptor 1 points at a temporary file meanwhile (gnubg flushes it when a command ends)."""
-    global _out
     gnubg = _gnubg
-    if _out is None:
-        _out = tempfile.TemporaryFile()  # noqa: SIM115 - kept for the worker's life
-    _out.seek(0)
-    _out.truncate()
     sys.stdout.flush()
-    saved = os.dup(1)
-    try:
-        os.dup2(_out.fileno(), 1)
+    with tempfile.TemporaryFile() as out:
+        saved = os.dup(1)
         try:
-            gnubg.command(text)
+            os.dup2(out.fileno(), 1)
+            try:
+                gnubg.command(text)
+            finally:
+                os.dup2(saved, 1)
         finally:
-            os.dup2(saved, 1)
-    finally:
-        os.close(saved)
-    _out.seek(0)
-    return _out.read().decode("utf-8", "replace")
+            os.close(saved)
+        out.seek(0)
+        return out.read().decode("utf-8", "replace")
 
 
 def _use(ply: int, noise: float) -> None:
