@@ -1,6 +1,7 @@
 """`tablebot` / `python -m bot`: load `.env`, check the settings, run the bot.
 
-`tablebot sync` syncs the slash commands globally once and exits.
+`tablebot sync` syncs the slash commands globally once and exits. `tablebot hint ...` prints
+the robot's analysis of a position (bot/robot/cli.py) and needs no settings.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from bot.config import ConfigError, Settings
 log = logging.getLogger(__name__)
 
 USAGE = (
-    "usage: tablebot [sync]\n"
+    "usage: tablebot [sync | hint ...]\n"
     "  (no argument)  run the bot\n"
-    "  sync           sync slash commands globally, then exit"
+    "  sync           sync slash commands globally, then exit\n"
+    "  hint ...       the robot's analysis of a position (tablebot hint --help)"
 )
 
 
@@ -26,6 +28,10 @@ def main(argv: list[str] | None = None) -> int:
     if args and args[0] in ("-h", "--help"):
         print(USAGE)
         return 0
+    if args and args[0] == "hint":
+        from bot.robot.cli import main as hint_main
+
+        return hint_main(args[1:])
     if args and args[0] != "sync":
         print(USAGE, file=sys.stderr)
         return 2
