@@ -3,6 +3,8 @@
 `tablebot sync` syncs the slash commands globally once and exits.
 `tablebot migrate-db --to postgresql://...` copies the SQLite database named by `TABLEBOT_DB`
 into that (empty) PostgreSQL database, checks it, and exits.
+`tablebot hint ...` prints the robot's analysis of a position (bot/robot/cli.py) and needs no
+settings.
 """
 
 from __future__ import annotations
@@ -19,11 +21,12 @@ from bot.config import ConfigError, Settings
 log = logging.getLogger(__name__)
 
 USAGE = (
-    "usage: tablebot [sync | migrate-db --to URL]\n"
+    "usage: tablebot [sync | migrate-db --to URL | hint ...]\n"
     "  (no argument)          run the bot\n"
     "  sync                   sync slash commands globally, then exit\n"
     "  migrate-db --to URL    copy the SQLite database (TABLEBOT_DB) into an empty\n"
-    "                         PostgreSQL database (postgresql://...), check it, then exit"
+    "                         PostgreSQL database (postgresql://...), check it, then exit\n"
+    "  hint ...               the robot's analysis of a position (tablebot hint --help)"
 )
 
 
@@ -34,6 +37,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args and args[0] == "migrate-db":
         return migrate_db(args[1:])
+    if args and args[0] == "hint":
+        from bot.robot.cli import main as hint_main
+
+        return hint_main(args[1:])
     if args and args[0] != "sync":
         print(USAGE, file=sys.stderr)
         return 2

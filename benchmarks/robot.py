@@ -1,0 +1,174 @@
+"""The robot: `python benchmarks/robot.py [--positions N] [--seed S]`.
+
+Prints, through the robot's worker process (bot/robot/worker.py), as the bot would ask:
+
+- per level, the latency p50/p99 of a backgammon move decision (every play ranked) and of a cube
+  decision (targets for a move, p99: 100 ms at expert, 2 s at master);
+- per level, the average equity lost per move against master's 2-ply ranking over positions
+  from expert self-play (money play, centred cube: gnubg's normalised equity), and that loss
+  times 500, gnubg's "PR" scale (gnubg measured its presets at about PR 24, 16, 3, 0; this is
+  a cheap stand-in: 2-ply is the judge, not rollouts; rolls with one legal play are left out);
+- Nannon decisions: the first at a new match score (a solve), then p50/p99 (target p99 10 ms);
+- the event loop's worst lag while 20 robot decisions are in flight (target <= 50 ms),
+  measured by a task that wakes every 5 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import time
+from collections.abc import Awaitable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bot.discord.app import loop_factory
+from bot.robot import worker
+from bot.robot.levels import BACKGAMMON_LEVELS, Level
+from engines.backgammon import Position
+from engines.gnubg import MatchId
+from engines.nannon import all_positions
+from engines.nannon_solver import Context
+
+
+async def sample(count: int, rng: random.Random) -> list[tuple[str, str]]:
+    """(Position ID, money Match ID with the roll) from games the expert level plays against
+    itself with random dice: every stage of a game, each roll with at least two legal plays."""
+    found: list[tuple[str, str]] = []
+    position = Position.initial()
+    while len(found) < count:
+        dice = (rng.randint(1, 6), rng.randint(1, 6))
+        plays = position.legal_plays(*dice)
+        if len(plays) >= 2:
+            match_id = MatchId(dice=dice).encode()
+            found.append((position.id, match_id))
+            ranked = await worker.rank_plays(position.id, match_id, Level.EXPERT)
+            position = Position.from_id(ranked[0][1])
+        else:
+            position = plays[0].position if plays else position.flip()
+        if position.is_over():
+            position = Position.initial()
+    return found
+
+
+def pre_roll(match_id: str) -> str:
+    """The same money game before the roll."""
+    return MatchId().encode()
+
+
+def percentiles(samples: list[float]) -> str:
+    ordered = sorted(samples)
+    p50 = statistics.median(ordered)
+    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
+    return f"p50 {p50 * 1000:7.1f} ms   p99 {p99 * 1000:7.1f} ms   max {ordered[-1] * 1000:7.1f} ms"
+
+
+async def timed(call: Awaitable[Any]) -> tuple[float, Any]:
+    start = time.perf_counter()
+    result = await call
+    return time.perf_counter() - start, result
+
+
+async def backgammon(positions: list[tuple[str, str]]) -> None:
+    print(f"Backgammon, {len(positions)} positions from expert self-play (money, cube centred):")
+    rankings: dict[Level, list[list[tuple[str, str, float]]]] = {}
+    for level in Level:
+        settings = BACKGAMMON_LEVELS[level]
+        moves: list[float] = []
+        ranked_all = []
+        for position_id, match_id in positions:
+            took, ranked = await timed(worker.rank_plays(position_id, match_id, level))
+            moves.append(took)
+            ranked_all.append(ranked)
+        rankings[level] = ranked_all
+        cubes = []
+        for position_id, match_id in positions[: max(20, len(positions) // 5)]:
+            took, _ = await timed(worker.cube_decision(position_id, pre_roll(match_id), level))
+            cubes.append(took)
+        name = f"{level.name.lower()} ({settings.ply}-ply, noise {settings.noise})"
+        print(f"  {name:<34} move {percentiles(moves)}")
+        print(f"  {'':<34} cube {percentiles(cubes)}")
+    print("  Loss per move against master's 2-ply ranking (x 500: gnubg's PR scale):")
+    judge = rankings[Level.MASTER]
+    for level in Level:
+        losses = []
+        for mine, master in zip(rankings[level], judge, strict=True):
+            by_after = {after: equity for _, after, equity in master}
+            losses.append(master[0][2] - by_after[mine[0][1]])
+        mean = statistics.fmean(losses)
+        print(f"    {level.name.lower():<13} {mean:.4f} per move   ~PR {500 * mean:5.1f}")
+
+
+async def nannon(count: int, rng: random.Random) -> None:
+    positions = [p for p in all_positions() if not p.is_over()]
+    context = Context.match(7, 9)
+    took, _ = await timed(worker.nannon_rank_moves("012-012", 3, context))
+    print(f"Nannon: the first decision at 7-away 9-away (a solve): {took * 1000:.0f} ms")
+    latencies = []
+    for _ in range(count):
+        position = rng.choice(positions)
+        roll = rng.randint(1, 6)
+        took, _ = await timed(worker.nannon_rank_moves(position.id, roll, context))
+        latencies.append(took)
+    print(f"  later decisions (every move ranked), {count}: {percentiles(latencies)}")
+
+
+async def lag(positions: list[tuple[str, str]], rng: random.Random) -> None:
+    """The loop's worst lateness while 20 decisions (master and expert moves, Nannon moves) wait
+    on the worker."""
+    worst = 0.0
+    stop = asyncio.Event()
+
+    async def ticker() -> None:
+        nonlocal worst
+        while not stop.is_set():
+            start = time.perf_counter()
+            await asyncio.sleep(0.005)
+            worst = max(worst, time.perf_counter() - start - 0.005)
+
+    calls = []
+    for n in range(20):
+        position_id, match_id = rng.choice(positions)
+        if n % 3 == 0:
+            calls.append(worker.rank_plays(position_id, match_id, Level.MASTER))
+        elif n % 3 == 1:
+            calls.append(worker.rank_plays(position_id, match_id, Level.EXPERT))
+        else:
+            calls.append(worker.nannon_rank_moves("012-012", 1 + n % 6, Context.match(5, 3)))
+    tick = asyncio.create_task(ticker())
+    took, _ = await timed(asyncio.gather(*calls))
+    stop.set()
+    await tick
+    print(
+        f"Event loop with 20 decisions in flight ({took:.2f} s for all): "
+        f"worst lag {worst * 1000:.1f} ms (target <= 50 ms)"
+    )
+
+
+async def main(count: int, seed: int) -> None:
+    rng = random.Random(seed)
+    start = time.perf_counter()
+    await worker.warm_up()
+    print(f"Worker start, gnubg and the Nannon solver loaded: {time.perf_counter() - start:.2f} s")
+    if await worker.gnubg_available():
+        positions = await sample(count, rng)
+        await backgammon(positions)
+        await lag(positions, rng)
+    else:
+        print("Backgammon: gnubg is not available here")
+    await nannon(1000, rng)
+    worker.shutdown()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--positions", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=1)
+    options = parser.parse_args()
+    with asyncio.Runner(loop_factory=loop_factory()) as runner:
+        runner.run(main(options.positions, options.seed))

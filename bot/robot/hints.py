@@ -1,0 +1,123 @@
+"""Hints: every legal move with its equity, or the cube decision, as plain data.
+
+``{"moves": [{"move": "24/18 13/11", "position": <the position after it>, "equity": <float>},
+...]}``, best first and every legal move listed, when there is a roll to play (checkers: always);
+``{"cube": {"action": ..., "no_double": ..., "double_take": ..., "double_pass": ...}}`` before
+the roll; ``{"take": {"action": "take" | "pass", "take": ..., "pass": ...}}`` (the taker's
+equities) when a double is offered. Equities are from the side to act: points in money play,
+``2 * MWC - 1`` in match play, cubeful. Actions are gnubg's names: ``no double, take``,
+``double, take``, ``double, pass``, ``too good to double, pass``.
+
+These functions compute in the calling process: ``tablebot hint`` calls them directly, the bot
+through its robot worker (``await worker.run(hints.backgammon_hint, ...)``), since GNU
+Backgammon must run in the main thread of a process of its own.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from typing import Any
+
+from bot.robot import gnubg_brain
+from bot.robot.levels import BACKGAMMON_LEVELS, Level
+from engines.backgammon import Position as BgPosition
+from engines.gnubg import MatchId
+from engines.nannon import Position as NannonPosition
+from engines.nannon_solver import Context, CubeDecision, NannonSolver
+
+__all__ = [
+    "CHECKERS_SEARCH",
+    "HintUnavailableError",
+    "backgammon_hint",
+    "checkers_available",
+    "checkers_hint",
+    "cube_json",
+    "nannon_hint",
+]
+
+CHECKERS_SEARCH = "engines.checkers_search"
+DIGITS = 6
+
+
+class HintUnavailableError(RuntimeError):
+    """This game's hints can't be computed here (gnubg missing, no checkers search yet)."""
+
+
+def _moves(ranked: list[tuple[str, str, float]]) -> dict[str, Any]:
+    return {
+        "moves": [
+            {"move": move, "position": position, "equity": round(equity, DIGITS)}
+            for move, position, equity in ranked
+        ]
+    }
+
+
+def cube_json(decision: CubeDecision) -> dict[str, Any]:
+    return {
+        "cube": {
+            "action": decision.action.value,
+            "no_double": round(decision.no_double, DIGITS),
+            "double_take": round(decision.double_take, DIGITS),
+            "double_pass": round(decision.double_pass, DIGITS),
+        }
+    }
+
+
+def backgammon_hint(position_id: str, match_id: str, level: Level = Level.MASTER) -> dict[str, Any]:
+    """The hint for a gnubg Position ID and Match ID, by GNU Backgammon at ``level``'s preset:
+    the plays when the Match ID has dice, the take decision when it offers a double, else the
+    cube decision (:class:`gnubg_brain.CannotDoubleError` when the side on roll may not
+    double). Runs gnubg in this process: call it in a process's main thread."""
+    BgPosition.from_id(position_id)  # a malformed ID is refused before gnubg is looked for
+    match = MatchId.decode(match_id)
+    if not gnubg_brain.available():
+        raise HintUnavailableError(
+            "backgammon hints need GNU Backgammon's gnubg wheel, "
+            "which is not available on this platform"
+        )
+    settings = BACKGAMMON_LEVELS[Level(level)]
+    if match.double_offered:
+        answer = gnubg_brain.take_decision(position_id, match_id, settings.ply, settings.noise)
+        return {
+            "take": {
+                "action": "take" if answer.take else "pass",
+                "take": round(answer.take_equity, DIGITS),
+                "pass": round(answer.pass_equity, DIGITS),
+            }
+        }
+    if match.dice != (0, 0):
+        return _moves(gnubg_brain.rank_plays(position_id, match_id, settings.ply, settings.noise))
+    return cube_json(gnubg_brain.cube_decision(position_id, match_id, settings.ply, settings.noise))
+
+
+def nannon_hint(
+    solver: NannonSolver, position_id: str, roll: int | None, context: Context
+) -> dict[str, Any]:
+    """The exact hint for a Nannon position (``012-012``): the moves of ``roll``, or without a
+    roll the cube decision (InvalidContextError when the side on roll may not double). Exact at
+    every level: the levels differ in what they choose, not in what the moves are worth."""
+    position = NannonPosition.from_id(position_id)
+    if roll is None:
+        return cube_json(solver.cube_action(position, context))
+    ranked = solver.rank_moves(position, roll, context)
+    return _moves([(str(r.move), r.position.id, r.equity) for r in ranked])
+
+
+def checkers_available() -> bool:
+    return importlib.util.find_spec(CHECKERS_SEARCH) is not None
+
+
+def checkers_hint(fen: str, level: Level = Level.MASTER) -> dict[str, Any]:
+    """Every legal move of a checkers position (a FEN) by the checkers search at ``level``'s
+    depth and time budget, equities in [-1, 1] from the side to move. The one place the search
+    plugs in: ``engines.checkers_search.analyse(board, depth=..., budget=...)``."""
+    if not checkers_available():
+        raise HintUnavailableError("checkers hints arrive with the checkers search")
+    from engines.checkers import Board
+
+    search: Any = importlib.import_module(CHECKERS_SEARCH)
+    board = Board.from_fen(fen)
+    settings = search.LEVELS[search.Level(int(level))]
+    ranked = search.analyse(board, depth=settings.depth, budget=settings.budget)
+    return _moves([(str(s.move), board.apply(s.move).fen, s.equity) for s in ranked])

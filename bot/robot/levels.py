@@ -1,0 +1,57 @@
+"""The robot's five levels, and what each means for backgammon.
+
+The levels are the Nannon solver's :class:`~engines.nannon_solver.Level` (``BEGINNER`` = 1 ..
+``MASTER`` = 5), shared by all three games. Backgammon plays gnubg's presets: 0-ply with noise
+0.06, 0.04 and 0.015, 0-ply without noise, and 2-ply (gnubg's "world class", with its pruning
+nets and move filters) for master. Measured by gnubg at about PR 24, 16, 3 and 0 for the first
+four; ``benchmarks/robot.py`` prints each level's loss per move against 2-ply.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Final
+
+from engines.nannon_solver import Level
+
+__all__ = ["BACKGAMMON_LEVELS", "LEVEL_NAMES", "GnubgSettings", "Level", "parse_level"]
+
+
+@dataclass(frozen=True, slots=True)
+class GnubgSettings:
+    """A gnubg evaluation: ``ply`` (0 is the neural net alone, 2 looks two rolls ahead) and
+    ``noise``, the standard deviation gnubg adds to its evaluations (deterministic per position,
+    as in gnubg's presets)."""
+
+    ply: int
+    noise: float
+
+
+BACKGAMMON_LEVELS: Final = MappingProxyType(
+    {
+        Level.BEGINNER: GnubgSettings(ply=0, noise=0.06),
+        Level.INTERMEDIATE: GnubgSettings(ply=0, noise=0.04),
+        Level.ADVANCED: GnubgSettings(ply=0, noise=0.015),
+        Level.EXPERT: GnubgSettings(ply=0, noise=0.0),
+        Level.MASTER: GnubgSettings(ply=2, noise=0.0),
+    }
+)
+
+LEVEL_NAMES: Final = MappingProxyType({level.name.lower(): level for level in Level})
+"""``"beginner"`` .. ``"master"``."""
+
+
+def parse_level(text: str) -> Level:
+    """A level by name (``"expert"``) or number (``"4"``); ValueError otherwise.
+
+    >>> parse_level("Master"), parse_level("1")
+    (<Level.MASTER: 5>, <Level.BEGINNER: 1>)
+    """
+    word = text.strip().lower()
+    if word in LEVEL_NAMES:
+        return LEVEL_NAMES[word]
+    if word.isdigit() and int(word) in {int(level) for level in Level}:
+        return Level(int(word))
+    names = ", ".join(LEVEL_NAMES)
+    raise ValueError(f"{text[:40]!r} is not a level: {names} (or 1 to 5)")

@@ -1,0 +1,209 @@
+"""``tablebot hint`` (bot/robot/cli.py, bot/robot/hints.py): the JSON shapes for backgammon with
+and without dice and for Nannon with and without a roll, exact Nannon values, the readable
+table, and exit status 2 with a message for a bad question."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.robot import cli, hints
+from engines.backgammon import Play
+from engines.backgammon import Position as BgPosition
+from engines.gnubg import MatchId
+from engines.nannon import Position as NannonPosition
+from engines.nannon_solver import MONEY_CUBELESS, Context, CubeOwner, CubeState, NannonSolver
+
+ROOT = Path(__file__).resolve().parents[2]
+START = "4HPwATDgc/ABMA"
+needs_gnubg = pytest.mark.skipif(
+    importlib.util.find_spec("gnubg") is None, reason="the gnubg wheel is not installed here"
+)
+
+
+def hint(capfd: pytest.CaptureFixture[str], *args: str) -> tuple[int, Any, str]:
+    """Run ``tablebot hint ARGS --json`` here: (status, the JSON printed or None, stderr). The
+    file-descriptor capture also catches anything gnubg might print on its own."""
+    status = cli.main([*args, "--json"])
+    out, err = capfd.readouterr()
+    return status, json.loads(out) if status == 0 else out, err
+
+
+def _moves_shape(result: Any) -> list[dict[str, Any]]:
+    assert set(result) == {"moves"}
+    moves: list[dict[str, Any]] = result["moves"]
+    for move in moves:
+        assert set(move) == {"move", "position", "equity"}
+        assert isinstance(move["move"], str) and isinstance(move["position"], str)
+        assert isinstance(move["equity"], float)
+    equities = [move["equity"] for move in moves]
+    assert equities == sorted(equities, reverse=True)
+    return moves
+
+
+def _cube_shape(result: Any) -> dict[str, Any]:
+    assert set(result) == {"cube"}
+    cube: dict[str, Any] = result["cube"]
+    assert set(cube) == {"action", "no_double", "double_take", "double_pass"}
+    assert cube["action"] in {"no double, take", "double, take", "double, pass",
+                              "too good to double, pass"}  # fmt: skip
+    return cube
+
+
+@needs_gnubg
+def test_backgammon_with_dice_lists_every_play(capfd: pytest.CaptureFixture[str]) -> None:
+    match_id = MatchId(dice=(3, 1)).encode()
+    status, result, _ = hint(capfd, "--game", "backgammon", "--position-id", START,
+                             "--match-id", match_id, "--level", "expert")  # fmt: skip
+    assert status == 0
+    moves = _moves_shape(result)
+    start = BgPosition.from_id(START)
+    assert len(moves) == len(start.legal_plays(3, 1)) == 16
+    assert moves[0]["move"] == "8/5 6/5" and moves[0]["position"] == "sGfwATDgc/ABMA"
+    for move in moves:
+        assert Play.parse(move["move"], start, (3, 1)).position.id == move["position"]
+
+
+@needs_gnubg
+def test_backgammon_without_dice_gives_the_cube_action(capfd: pytest.CaptureFixture[str]) -> None:
+    status, result, _ = hint(capfd, "--game", "backgammon", "--position-id", START,
+                             "--match-id", "cAkAAAAAAAAA")  # fmt: skip
+    assert status == 0
+    cube = _cube_shape(result)
+    assert cube["action"] == "no double, take" and cube["double_pass"] == 1.0
+    # Match play: 2 * MWC - 1, here at 7-point 2-4.
+    match_id = MatchId(match_length=7, score=(2, 4)).encode()
+    status, result, _ = hint(capfd, "--game", "backgammon", "--position-id", START,
+                             "--match-id", match_id, "--level", "1")  # fmt: skip
+    cube = _cube_shape(result)
+    assert all(-1.0 <= cube[key] <= 1.0 for key in ("no_double", "double_take", "double_pass"))
+
+
+@needs_gnubg
+def test_backgammon_with_a_double_offered_gives_take_or_pass(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    offered = MatchId(turn=1, double_offered=True).encode()
+    status, result, _ = hint(capfd, "--game", "backgammon", "--position-id", START,
+                             "--match-id", offered)  # fmt: skip
+    assert status == 0 and set(result) == {"take"}
+    assert result["take"]["action"] == "take"
+    assert result["take"]["take"] > result["take"]["pass"] == -1.0
+
+
+@needs_gnubg
+def test_backgammon_that_may_not_double_exits_2(capfd: pytest.CaptureFixture[str]) -> None:
+    theirs = MatchId(cube_value=2, cube_owner=1).encode()
+    status, _, err = hint(capfd, "--game", "backgammon", "--position-id", START,
+                          "--match-id", theirs)  # fmt: skip
+    assert status == 2 and "may not double" in err
+
+
+def test_nannon_with_a_roll_gives_exact_equities(capfd: pytest.CaptureFixture[str]) -> None:
+    status, result, _ = hint(capfd, "--game", "nannon", "--position", "012-012", "--roll", "3")
+    assert status == 0
+    assert _moves_shape(result) == [
+        {"move": "H/3", "position": "012-123", "equity": 0.468236},
+        {"move": "1/4", "position": "012-024", "equity": -0.403674},
+    ]
+    # The same as the solver's, move by move, in a match with the cube turned.
+    status, result, _ = hint(capfd, "--game", "nannon", "--position", "013-025", "--roll", "5",
+                             "--length", "5", "--score", "1-3", "--cube", "2",
+                             "--owner", "them")  # fmt: skip
+    context = Context.match(4, 2, CubeState(2, CubeOwner.THEM))
+    solved = NannonSolver().rank_moves(NannonPosition.from_id("013-025"), 5, context)
+    assert [(m["move"], m["position"]) for m in _moves_shape(result)] == [
+        (str(r.move), r.position.id) for r in solved
+    ]
+    assert [m["equity"] for m in result["moves"]] == [round(r.equity, 6) for r in solved]
+
+
+def test_the_opening_winner_is_worth_0_0322_points_without_the_cube() -> None:
+    """The solver's known figure, through the hints: the opening winner plays the difference d
+    of the dice (probability 2 * (6 - d) / 30) and is worth +0.0322 points."""
+    solver = NannonSolver()
+    best = {
+        d: hints.nannon_hint(solver, "012-012", d, MONEY_CUBELESS)["moves"][0]["equity"]
+        for d in range(1, 6)
+    }
+    assert round(sum(2 * (6 - d) / 30 * best[d] for d in best), 4) == 0.0322
+
+
+def test_nannon_without_a_roll_gives_the_cube_action(capfd: pytest.CaptureFixture[str]) -> None:
+    status, result, _ = hint(capfd, "--game", "nannon", "--position", "012-012",
+                             "--length", "5", "--score", "2-3")  # fmt: skip
+    assert status == 0
+    assert _cube_shape(result) == {
+        "action": "double, take",
+        "no_double": -0.153786,
+        "double_take": -0.143591,
+        "double_pass": 0.0,
+    }
+    status, result, _ = hint(capfd, "--game", "nannon", "--position", "012-012")
+    assert _cube_shape(result)["action"] == "no double, take"
+
+
+def test_the_table_is_readable(capfd: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["--game", "nannon", "--position", "012-012", "--roll", "3"]) == 0
+    out, _ = capfd.readouterr()
+    assert out.splitlines() == ["   1. H/3  +0.468236  012-123", "   2. 1/4  -0.403674  012-024"]
+    assert cli.main(["--game", "nannon", "--position", "012-012"]) == 0
+    out, _ = capfd.readouterr()
+    assert out.splitlines()[-1] == "Proper cube action: no double, take"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--game", "nannon", "--position", "012-012", "--score", "1-2"], "give --length"),
+        (["--game", "nannon", "--position", "0-0"], "Nannon position"),
+        (["--game", "nannon", "--position", "012-012", "--roll", "9"], "roll"),
+        (["--game", "nannon", "--position", "012-012", "--length", "3", "--crawford"], "Crawford"),
+        (["--game", "nannon"], "needs --position"),
+        (["--game", "backgammon", "--position-id", "nope", "--match-id", "x"], "Position ID"),
+        (["--game", "backgammon", "--position-id", START, "--match-id", "x"], "gnubg Match ID"),
+        (["--game", "backgammon", "--position-id", START], "needs --match-id"),
+        (["--game", "nannon", "--position", "012-012", "--level", "grandmaster"], "not a level"),
+        (["--game", "go"], "invalid choice"),
+    ],
+)
+def test_bad_questions_exit_2_with_a_message(
+    capfd: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    assert cli.main([*args, "--json"]) == 2
+    _, err = capfd.readouterr()
+    assert message in err and "Traceback" not in err
+
+
+@pytest.mark.skipif(hints.checkers_available(), reason="the checkers search is here")
+def test_checkers_hints_wait_for_the_checkers_search(capfd: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["--game", "checkers", "--fen", "B:W21,22:B1", "--json"]) == 2
+    _, err = capfd.readouterr()
+    assert "checkers hints arrive with the checkers search" in err
+
+
+@pytest.mark.parametrize("game", ["nannon", pytest.param("backgammon", marks=needs_gnubg)])
+def test_tablebot_hint_prints_only_the_json(game: str, tmp_path: Path) -> None:
+    """The real command line, in a fresh process: stdout is the JSON alone (gnubg's own
+    messages are kept out of it), without any bot settings."""
+    args = {
+        "nannon": ["--position", "012-012", "--roll", "3"],
+        "backgammon": ["--position-id", START, "--match-id", MatchId(dice=(6, 5)).encode()],
+    }[game]
+    result = subprocess.run(
+        [sys.executable, "-m", "bot", "hint", "--game", game, *args, "--json"],
+        cwd=tmp_path,
+        env={"PATH": "", "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    moves = json.loads(result.stdout)["moves"]
+    assert moves and result.stderr == ""

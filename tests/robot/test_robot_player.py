@@ -1,0 +1,192 @@
+"""The robot's decisions (bot/robot/player.py): each phase of a match gets a legal answer, robots
+play whole matches through the engine at different levels, a seat with nothing to decide waits,
+and the checkers robot waits for the checkers search."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+from collections.abc import Iterator
+
+import pytest
+
+from bot.robot import worker
+from bot.robot.player import Choice, Decision, choose_action
+from engines import new_match
+from engines.actions import (
+    AcceptResign,
+    Action,
+    DeclineResign,
+    Double,
+    Drop,
+    Move,
+    OpeningRoll,
+    Resign,
+    Roll,
+    Take,
+)
+from engines.base import GameMatch, MatchRules, Phase, ResignLevel
+from engines.nannon_solver import Level
+
+needs_gnubg = pytest.mark.skipif(
+    importlib.util.find_spec("gnubg") is None, reason="the gnubg wheel is not installed here"
+)
+
+
+@pytest.fixture(autouse=True)
+def own_worker(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(worker, "_pool", None)
+    monkeypatch.setattr(worker, "_gnubg", None)
+    yield
+    worker.shutdown()
+
+
+def _action(match: GameMatch, seat: int, decision: Decision, rng: random.Random) -> Action:
+    """The engine action for a decision (what the game driver does through the service)."""
+    choice = decision.choice
+    if choice is Choice.ROLL:
+        if match.phase in (Phase.OPENING, Phase.OPENING_TIE):
+            return OpeningRoll(None, (rng.randint(1, 6), rng.randint(1, 6)))
+        return Roll(seat, tuple(rng.randint(1, 6) for _ in range(match.spec.dice_count)))
+    assert choice is not Choice.MOVE or decision.move is not None
+    table: dict[Choice, Action] = {
+        Choice.DOUBLE: Double(seat),
+        Choice.MOVE: Move(seat, decision.move or ""),
+        Choice.TAKE: Take(seat),
+        Choice.PASS: Drop(seat),
+        Choice.ACCEPT_RESIGNATION: AcceptResign(seat),
+        Choice.DECLINE_RESIGNATION: DeclineResign(seat),
+    }
+    return table[choice]
+
+
+async def play_out(
+    match: GameMatch, levels: tuple[Level, Level], rng: random.Random, limit: int = 5000
+) -> list[Choice]:
+    """Two robots play the match to its end; the choices they made."""
+    made: list[Choice] = []
+    for _ in range(limit):
+        if match.is_over():
+            return made
+        if match.phase is Phase.OPENING_TIE:  # either seat may double, seat 0 asked first
+            seats = [0, 1]
+        else:
+            seats = [0 if match.actor is None else match.actor]
+        for seat in seats:
+            decision = await choose_action(match, seat, levels[seat], rng)
+            if decision.choice is not Choice.ROLL or seat == seats[-1]:
+                break
+        assert decision.choice is not Choice.WAIT
+        made.append(decision.choice)
+        match.apply(_action(match, seat, decision, rng))
+    raise AssertionError("the match did not end")
+
+
+@pytest.mark.asyncio
+async def test_nannon_robots_play_whole_matches_at_different_levels() -> None:
+    for seed in range(2):
+        match = new_match("nannon", MatchRules(length=3))
+        made = await play_out(match, (Level.MASTER, Level.BEGINNER), random.Random(seed))
+        assert max(match.score) >= 3 and Choice.MOVE in made
+
+
+@pytest.mark.asyncio
+async def test_nannon_decisions_in_each_phase() -> None:
+    rng = random.Random(4)
+    match = new_match("nannon", MatchRules(length=5))
+    assert await choose_action(match, 0, Level.MASTER, rng) == Decision(Choice.ROLL)
+    match.apply(OpeningRoll(None, (3, 3)))
+    assert match.phase is Phase.OPENING_TIE
+    tie = await choose_action(match, 1, Level.MASTER, rng)
+    assert tie.choice is Choice.ROLL and tie.equity is not None  # 5-5: not worth a double
+    match.apply(Double(0))  # a human doubles on the tie: the robot judges it at the opening roll
+    answer = await choose_action(match, 1, Level.MASTER, rng)
+    assert answer.choice is Choice.TAKE
+    match.apply(Take(1))
+    match.apply(OpeningRoll(None, (5, 2)))  # seat 0 wins and plays 3
+    decision = await choose_action(match, 0, Level.MASTER, rng)
+    assert decision == Decision(Choice.MOVE, "H/3", decision.equity)
+    assert await choose_action(match, 1, Level.MASTER, rng) == Decision(Choice.WAIT)
+    match.apply(Move(0, "H/3"))
+    match.apply(Resign(0, ResignLevel.SINGLE))  # the human resigns: 2 points for the robot
+    decision = await choose_action(match, 1, Level.MASTER, rng)
+    assert decision.choice is Choice.ACCEPT_RESIGNATION
+    assert decision.equity == pytest.approx(await _met_equity(3, 5))
+
+
+async def _met_equity(mine: int, theirs: int) -> float:
+    from engines.nannon_solver import MatchScore
+
+    return 2 * await worker.nannon_match_equity(MatchScore(mine, theirs)) - 1
+
+
+@needs_gnubg
+@pytest.mark.asyncio
+async def test_backgammon_decisions_in_each_phase() -> None:
+    rng = random.Random(1)
+    match = new_match("backgammon", MatchRules(length=0))
+    assert await choose_action(match, 1, Level.EXPERT, rng) == Decision(Choice.ROLL)
+    match.apply(OpeningRoll(None, (3, 1)))
+    decision = await choose_action(match, 0, Level.EXPERT, rng)
+    assert decision.choice is Choice.MOVE and decision.move == "8/5 6/5"
+    assert await choose_action(match, 1, Level.EXPERT, rng) == Decision(Choice.WAIT)
+    match.apply(Move(0, "8/5 6/5"))
+    cube = await choose_action(match, 1, Level.MASTER, rng)  # may double: asks gnubg, doesn't
+    assert cube.choice is Choice.ROLL and cube.equity is not None and cube.equity < 0
+    match.apply(Double(1))  # a human doubles early: the robot takes
+    answer = await choose_action(match, 0, Level.EXPERT, rng)
+    assert answer.choice is Choice.TAKE and answer.equity is not None and answer.equity > -1
+    match.apply(Take(0))
+    match.apply(Roll(1, (6, 5)))
+    match.apply(Resign(1, ResignLevel.SINGLE))  # and resigns: 2 points, more than it is worth
+    decision = await choose_action(match, 0, Level.EXPERT, rng)
+    assert decision == Decision(Choice.ACCEPT_RESIGNATION, equity=2.0)
+    match.apply(DeclineResign(0))  # (declined by hand) the human plays on
+    decision = await choose_action(match, 1, Level.BEGINNER, rng)
+    assert decision.choice is Choice.MOVE and decision.move in match.legal_moves()
+
+
+@needs_gnubg
+@pytest.mark.asyncio
+async def test_backgammon_robots_play_a_whole_game() -> None:
+    match = new_match("backgammon", MatchRules(length=0, cube=False))
+    made = await play_out(match, (Level.EXPERT, Level.BEGINNER), random.Random(7))
+    assert match.is_over() and made.count(Choice.MOVE) > 10
+
+
+@pytest.mark.asyncio
+async def test_backgammon_without_gnubg_is_not_available(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(worker, "_gnubg", False)
+    match = new_match("backgammon", MatchRules(length=3))
+    match.apply(OpeningRoll(None, (6, 1)))
+    with pytest.raises(worker.RobotUnavailableError, match=worker.NOT_AVAILABLE):
+        await choose_action(match, 0, Level.EXPERT, random.Random(1))
+
+
+@pytest.mark.asyncio
+async def test_a_forced_move_is_played_without_asking(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def no_worker(*args: object) -> None:
+        raise AssertionError("the worker was asked")
+
+    monkeypatch.setattr(worker, "run", no_worker)
+    match = new_match("nannon", MatchRules(length=1))
+    match.apply(OpeningRoll(None, (2, 1)))  # seat 0 plays 1 from 012-012: only 2/3
+    decision = await choose_action(match, 0, Level.MASTER, random.Random(1))
+    assert decision == Decision(Choice.MOVE, "2/3")
+
+
+@pytest.mark.asyncio
+async def test_checkers_waits_for_the_checkers_search() -> None:
+    match = new_match("checkers", MatchRules(length=1))
+    with pytest.raises(worker.RobotUnavailableError, match="checkers search"):
+        await choose_action(match, match.turn, Level.MASTER, random.Random(1))
+
+
+@pytest.mark.asyncio
+async def test_a_finished_match_has_nothing_to_decide() -> None:
+    match = new_match("nannon", MatchRules(length=1))
+    match.apply(OpeningRoll(None, (4, 1)))
+    match.apply(Resign(1, ResignLevel.SINGLE))
+    match.apply(AcceptResign(0))
+    assert match.is_over()
+    assert await choose_action(match, 0, Level.MASTER, random.Random(1)) == Decision(Choice.WAIT)
