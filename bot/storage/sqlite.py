@@ -132,6 +132,7 @@ class SqliteStore:
         # Held while connecting, so two connects open once and a close waits for a connect.
         self._lifecycle = asyncio.Lock()
         self.checkpoints_run = 0
+        self._checkpointed = asyncio.Condition()  # notified after every checkpoint
         self.wal_resets = 0  # the rounds that emptied the log past wal_limit
 
     @property
@@ -232,7 +233,15 @@ class SqliteStore:
         rows = list(await conn.execute_fetchall(f"PRAGMA wal_checkpoint({mode})"))
         busy, frames, done = rows[0]
         self.checkpoints_run += 1
+        async with self._checkpointed:
+            self._checkpointed.notify_all()
         return CheckpointResult(bool(busy), int(frames), int(done))
+
+    async def wait_checkpoints(self, count: int) -> None:
+        """Until :attr:`checkpoints_run` reaches ``count`` (the background loop's rounds
+        included): what an operator's tool or a test waits on instead of polling."""
+        async with self._checkpointed:
+            await self._checkpointed.wait_for(lambda: self.checkpoints_run >= count)
 
     def wal_bytes(self, result: CheckpointResult) -> int:
         """The size of the log a checkpoint found (its frames, whole)."""

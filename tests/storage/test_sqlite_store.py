@@ -98,8 +98,11 @@ async def test_a_write_waits_for_the_transaction_in_flight_and_survives_its_roll
         bookkeeping = asyncio.create_task(store.update_match(match_id, thread_id=99))
         settings = asyncio.create_task(store.save_guild_settings(1, {"x": 1}, 0.0))
         reading = asyncio.create_task(store.match_row(match_id))
-        await asyncio.sleep(0.05)
-        # Nothing runs inside the open transaction: not a write, and not a read either.
+        for _ in range(20):
+            await asyncio.sleep(0)  # let the three reach the connection's queue
+        # Nothing runs inside the open transaction: not a write, and not a read either (the
+        # values read below prove it too: a write inside would have been rolled back with it,
+        # and a read inside would have seen its uncommitted version 1).
         assert not bookkeeping.done() and not settings.done() and not reading.done()
         release.set()
         with pytest.raises(RuntimeError):
@@ -206,10 +209,8 @@ async def test_the_background_loop_checkpoints_and_keeps_the_wal_small(tmp_path:
         sizes = []
         for batch in range(20):
             await commit_rolls(store, match_id, batch * 25, 25)
-            start = store.checkpoints_run
-            async with asyncio.timeout(5):
-                while store.checkpoints_run < start + 2:  # one full round after the batch
-                    await asyncio.sleep(0.005)
+            async with asyncio.timeout(5):  # one full round after the batch
+                await store.wait_checkpoints(store.checkpoints_run + 2)
             sizes.append(wal.stat().st_size)
         # Without checkpoints the log holds all 500 actions; with them, one batch at most.
         assert max(sizes) < 3 * sizes[0]
