@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from bot.robot.levels import LEVEL_NAMES
 from bot.service import ChallengeStatus, MatchUpdate, MatchView, Player, VerifyReport
 from bot.service.errors import Refusal, Refused
 from bot.service.events import (
@@ -259,6 +260,17 @@ REFUSALS: dict[Refusal, Words] = {
     Refusal.ONLY_CHALLENGER_CANCELS: lambda p: f"Only {p['name']} can cancel this challenge.",
     Refusal.CHALLENGE_ANSWERED: lambda p: "This challenge was answered already.",
     Refusal.MATCH_STILL_ON: lambda p: f"Match #{p['match_id']} is still on: finish it first.",
+    Refusal.BAD_ROBOT_LEVEL: lambda p: (
+        f"The robot plays at {', '.join(LEVEL_NAMES)}, not {_quoted(p['value'])}."
+    ),
+    Refusal.HINTS_OFF: lambda p: (
+        "Hints are for matches against tablebot here: a server admin can allow them in "
+        "matches between people with /config robot."
+    ),
+    Refusal.NO_HINT: lambda p: (
+        "Nothing for you to decide right now: /hint works on your roll to play, before your "
+        "roll when you may double, and when you are doubled."
+    ),
     Refusal.STALE_BOARD: lambda p: (
         "That board is out of date: the match has moved on. Use the latest board."
     ),
