@@ -15,7 +15,8 @@ Prints, for engines/checkers_search.py on this machine:
 
 Options: ``--sections nps,depth,latency,match`` (default all), ``--games N`` (match games,
 default 100; even), ``--latency-games N`` (default 2 a level), ``--master-budget S`` (default:
-the master level's budget).
+the master level's budget), ``--first-game N`` (start the match at game N + 1, to run it in
+parts).
 """
 
 from __future__ import annotations
@@ -122,12 +123,12 @@ def latency(games: int) -> None:
         )
 
 
-def match(games: int, budget: float | None) -> None:
+def match(games: int, budget: float | None, first: int = 0) -> None:
     master = robot(Level.MASTER, budget)
     points = 0.0
     wins = draws = losses = 0
     start = time.perf_counter()
-    for index in range(games):
+    for index in range(first, first + games):
         ballot = index // 2
         game = _deck_game(ballot)
         master_color = Color.BLACK if index % 2 == 0 else Color.WHITE
@@ -150,12 +151,13 @@ def match(games: int, budget: float | None) -> None:
         print(
             f"  game {index + 1:3}: ACF #{number:3} {THREE_MOVE_DECK[ballot]:18} master "
             f"{master_color.name.lower():5} {result:4} in {len(game.moves):3} plies  "
-            f"[{points:.1f}/{index + 1}, {time.perf_counter() - start:.0f} s]",
+            f"[{points:.1f}/{index + 1 - first}, {time.perf_counter() - start:.0f} s]",
             flush=True,
         )
     shown = "the master level" if budget is None else f"{budget} s a move"
     print(
-        f"match: master ({shown}) vs depth 2 over {games} games: +{wins} ={draws} -{losses}, "
+        f"match: master ({shown}) vs depth 2 over {games} games (games {first + 1}.."
+        f"{first + games}): +{wins} ={draws} -{losses}, "
         f"{points:.1f} points = {100 * points / games:.1f}% (target >= 90%)"
     )
 
@@ -166,6 +168,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--latency-games", type=int, default=2)
     parser.add_argument("--master-budget", type=float, default=None)
+    parser.add_argument("--first-game", type=int, default=0, help="resume: games before it skipped")
     args = parser.parse_args()
     sections = set(args.sections.split(","))
     if "nps" in sections:
@@ -175,7 +178,7 @@ def main() -> None:
     if "latency" in sections:
         latency(args.latency_games)
     if "match" in sections:
-        match(args.games, args.master_budget)
+        match(args.games, args.master_budget, args.first_game)
 
 
 if __name__ == "__main__":
