@@ -241,6 +241,12 @@ def test_the_transposition_table_does_not_change_the_score(number: int) -> None:
     assert with_tt.nodes < without.nodes
 
 
+def test_a_full_table_is_emptied_and_the_score_stands(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cs, "_TT_LIMIT", 50)
+    board = opening_board(30)
+    assert search(board, depth=6).score == search(board, depth=6, use_tt=False).score
+
+
 def test_iterative_deepening_stops_at_the_deadline() -> None:
     clock = FakeClock(step=0.01)
     result = search(Board.initial(), budget=0.5, clock=clock)
