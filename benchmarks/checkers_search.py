@@ -7,21 +7,24 @@ Prints, for engines/checkers_search.py on this machine:
 - ``depth``: the depth iterative deepening completes from the start position in 1 s and 2 s;
 - ``latency``: each level's time per move (p50, p99, max) over a few games against a depth-2
   searcher (a level's target: its time budget plus 100 ms);
+- ``ladder``: each level against the level below it, over a few games from the deck (the
+  stronger level's share of the points);
 - ``match``: master (the real level: 2 s of iterative deepening a move) against a depth-2
   searcher, from the ACF three-move ballots (engines/checkers_openings.py: the 156-ballot
   deck, in ACF order, each ballot played twice with the colours swapped). A win scores 1, a
   draw ½; games end by the rules (no move, threefold repetition, the 40-move rule). Target:
   at least 90% of the points over 100 games.
 
-Options: ``--sections nps,depth,latency,match`` (default all), ``--games N`` (match games,
-default 100; even), ``--latency-games N`` (default 2 a level), ``--master-budget S`` (default:
-the master level's budget), ``--first-game N`` (start the match at game N + 1, to run it in
-parts).
+Options: ``--sections nps,depth,latency,ladder,match`` (default all), ``--games N`` (match
+games, default 100; even), ``--latency-games N`` (default 2 a level), ``--ladder-games N``
+(default 10 a pair), ``--master-budget S`` (default: the master level's budget),
+``--first-game N`` (start the match at game N + 1, to run it in parts).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import statistics
 import sys
 import time
@@ -162,11 +165,33 @@ def match(games: int, budget: float | None, first: int = 0) -> None:
     )
 
 
+def ladder(games: int) -> None:
+    """Each level against the one below it, from the deck, colours swapped each game."""
+    levels = list(Level)
+    for weaker, stronger in itertools.pairwise(levels):
+        points = 0.0
+        for index in range(games):
+            game = _deck_game(index // 2 * 11)
+            strong, weak = robot(stronger), robot(weaker)
+            strong_color = Color.BLACK if index % 2 == 0 else Color.WHITE
+            if strong_color is Color.BLACK:
+                winner = play_game(game, strong, weak)
+            else:
+                winner = play_game(game, weak, strong)
+            points += 0.5 if winner is None else float(winner is strong_color)
+        print(
+            f"ladder: {stronger.name.lower()} vs {weaker.name.lower()}: "
+            f"{points:.1f}/{games} = {100 * points / games:.0f}%",
+            flush=True,
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sections", default="nps,depth,latency,match")
+    parser.add_argument("--sections", default="nps,depth,latency,ladder,match")
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--latency-games", type=int, default=2)
+    parser.add_argument("--ladder-games", type=int, default=10)
     parser.add_argument("--master-budget", type=float, default=None)
     parser.add_argument("--first-game", type=int, default=0, help="resume: games before it skipped")
     args = parser.parse_args()
@@ -177,6 +202,8 @@ def main() -> None:
         depth_reached()
     if "latency" in sections:
         latency(args.latency_games)
+    if "ladder" in sections:
+        ladder(args.ladder_games)
     if "match" in sections:
         match(args.games, args.master_budget, args.first_game)
 
