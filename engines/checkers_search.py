@@ -32,7 +32,7 @@ A two-for-one shot: Black gives a man on 23 and takes two back, crowning on 29.
 
 Two kings beat one, even from its double corner (a forced win in 29 plies):
 
->>> result = search(Board.from_fen("B:WK28:BK1,K2"), budget=60.0)
+>>> result = search(Board.from_fen("B:WK28:BK1,K2"), depth=30)
 >>> result.score, equity(result.score), str(result.move)
 (9971, 1.0, '2-7')
 """
@@ -522,7 +522,6 @@ class _Searcher:
     def __init__(
         self,
         history_keys: Iterable[int],
-        quiet_plies: int,
         clock: Clock,
         budget: float | None,
         node_limit: int | None,
@@ -533,7 +532,6 @@ class _Searcher:
         self.killers: list[list[_IMove | None]] = [[None, None] for _ in range(_MAX_PLY + 2)]
         self.history: dict[int, int] = {}
         self.seen: set[int] = set(history_keys)
-        self.root_quiet = quiet_plies
         self.clock = clock
         self.start = clock()
         self.deadline = None if budget is None else self.start + budget
@@ -1041,7 +1039,7 @@ def search(
     """
     _check_limits(depth, budget, node_limit)
     root = _Root(board, history)
-    searcher = _Searcher(root.history_keys, root.quiet, clock, budget, node_limit, use_tt)
+    searcher = _Searcher(root.history_keys, clock, budget, node_limit, use_tt)
     order = list(root.moves)
     order.sort(key=_capture_size, reverse=True)
     best_score, best_move, reached = 0, order[0], 0
@@ -1091,7 +1089,7 @@ def analyse(
     """
     _check_limits(depth, budget, node_limit)
     root = _Root(board, history)
-    searcher = _Searcher(root.history_keys, root.quiet, clock, budget, node_limit)
+    searcher = _Searcher(root.history_keys, clock, budget, node_limit)
     order = list(root.moves)
     scores: dict[_IMove, int] = {}
     max_depth = _MAX_DEPTH if depth is None else min(depth, _MAX_DEPTH)
