@@ -6,7 +6,7 @@ Prints, for engines/checkers_search.py on this machine:
   node counts;
 - ``depth``: the depth iterative deepening completes from the start position in 1 s and 2 s;
 - ``latency``: each level's time per move (p50, p99, max) over a few games against a depth-2
-  searcher (a level's target: its time budget plus 100 ms);
+  searcher (a level's target: its time budget plus 100 ms), and the master-level hint's;
 - ``ladder``: each level against the level below it, over a few games from the deck (the
   stronger level's share of the points);
 - ``match``: master (the real level: 2 s of iterative deepening a move) against a depth-2
@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engines.checkers import Board, Color, Game, Move
 from engines.checkers_openings import ACF_BALLOTS, THREE_MOVE_DECK
-from engines.checkers_search import LEVELS, Level, choose_move, search
+from engines.checkers_search import LEVELS, Level, choose_move, hint, search
 
 Player = Callable[[Game], Move]
 MAX_PLIES = 400  # a game this long is called a draw (the 40-move rule should end it first)
@@ -126,6 +126,21 @@ def latency(games: int) -> None:
         )
 
 
+def hint_latency() -> None:
+    """``hint`` (every move scored, full windows) at the master level, from a few ballots."""
+    times = []
+    for index in range(0, 156, 31):
+        game = _deck_game(index)
+        start = time.perf_counter()
+        hint(game.board, game.reversible_positions, Level.MASTER)
+        times.append(time.perf_counter() - start)
+    print(
+        f"latency hint (master)  p50 {statistics.median(times) * 1000:7.1f} ms  "
+        f"max {max(times) * 1000:7.1f} ms  ({len(times)} positions; budget "
+        f"{LEVELS[Level.MASTER].budget * 1000:.0f} ms + 100)"
+    )
+
+
 def match(games: int, budget: float | None, first: int = 0) -> None:
     master = robot(Level.MASTER, budget)
     points = 0.0
@@ -202,6 +217,7 @@ def main() -> None:
         depth_reached()
     if "latency" in sections:
         latency(args.latency_games)
+        hint_latency()
     if "ladder" in sections:
         ladder(args.ladder_games)
     if "match" in sections:
