@@ -25,14 +25,16 @@ from engines.backgammon import Position as BgPosition
 from engines.checkers import Board
 from engines.gnubg import MatchId
 from engines.nannon import Position as NannonPosition
-from engines.nannon_solver import Context, CubeDecision, NannonSolver
+from engines.nannon_solver import Context, CubeDecision, NannonSolver, TakeDecision
 
 __all__ = [
     "HintUnavailableError",
     "backgammon_hint",
     "checkers_hint",
     "cube_json",
+    "moves_json",
     "nannon_hint",
+    "take_json",
 ]
 
 DIGITS = 6
@@ -42,12 +44,24 @@ class HintUnavailableError(RuntimeError):
     """This game's hints can't be computed here (gnubg missing)."""
 
 
-def _moves(ranked: list[tuple[str, str, float]]) -> dict[str, Any]:
+def moves_json(ranked: list[tuple[str, str, float]]) -> dict[str, Any]:
+    """(move, position after it, equity), best first, as the hint JSON."""
     return {
         "moves": [
             {"move": move, "position": position, "equity": round(equity, DIGITS)}
             for move, position, equity in ranked
         ]
+    }
+
+
+def take_json(decision: TakeDecision) -> dict[str, Any]:
+    """Take or pass (the taker's equities), as the hint JSON."""
+    return {
+        "take": {
+            "action": "take" if decision.take else "pass",
+            "take": round(decision.take_equity, DIGITS),
+            "pass": round(decision.pass_equity, DIGITS),
+        }
     }
 
 
@@ -76,16 +90,13 @@ def backgammon_hint(position_id: str, match_id: str, level: Level = Level.MASTER
         )
     settings = BACKGAMMON_LEVELS[Level(level)]
     if match.double_offered:
-        answer = gnubg_brain.take_decision(position_id, match_id, settings.ply, settings.noise)
-        return {
-            "take": {
-                "action": "take" if answer.take else "pass",
-                "take": round(answer.take_equity, DIGITS),
-                "pass": round(answer.pass_equity, DIGITS),
-            }
-        }
+        return take_json(
+            gnubg_brain.take_decision(position_id, match_id, settings.ply, settings.noise)
+        )
     if match.dice != (0, 0):
-        return _moves(gnubg_brain.rank_plays(position_id, match_id, settings.ply, settings.noise))
+        return moves_json(
+            gnubg_brain.rank_plays(position_id, match_id, settings.ply, settings.noise)
+        )
     return cube_json(gnubg_brain.cube_decision(position_id, match_id, settings.ply, settings.noise))
 
 
@@ -99,7 +110,7 @@ def nannon_hint(
     if roll is None:
         return cube_json(solver.cube_action(position, context))
     ranked = solver.rank_moves(position, roll, context)
-    return _moves([(str(r.move), r.position.id, r.equity) for r in ranked])
+    return moves_json([(str(r.move), r.position.id, r.equity) for r in ranked])
 
 
 def checkers_hint(

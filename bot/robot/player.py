@@ -50,7 +50,14 @@ from engines.nannon_solver import (
     choose_take,
 )
 
-__all__ = ["Choice", "Decision", "checkers_history", "choose_action", "nannon_context"]
+__all__ = [
+    "Choice",
+    "Decision",
+    "checkers_history",
+    "choose_action",
+    "doubled_on_a_tie",
+    "nannon_context",
+]
 
 
 class Choice(enum.StrEnum):
@@ -213,7 +220,7 @@ async def _nannon(
     if phase is Phase.CUBE_OFFERED:
         doubler = 1 - seat
         doubler_context = nannon_context(match, doubler)
-        if _doubled_on_a_tie(match):  # judged at the opening roll, not with the doubler on roll
+        if doubled_on_a_tie(match):  # judged at the opening roll, not with the doubler on roll
             tie = await worker.nannon_opening_cube_action(doubler_context)
             answer = TakeDecision(tie.take, -tie.double_take, -tie.double_pass)
         else:
@@ -226,7 +233,7 @@ async def _nannon(
     return WAIT
 
 
-def _doubled_on_a_tie(match: GameMatch) -> bool:
+def doubled_on_a_tie(match: GameMatch) -> bool:
     """Whether the double waiting for an answer came after a tied opening roll: the game's
     latest opening roll is a tie (a game starts only after one that is not)."""
     dice = match.opening_dice
