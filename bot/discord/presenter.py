@@ -26,7 +26,7 @@ from bot.discord.replies import (
     mention_only,
 )
 from bot.discord.style import style_of
-from engines.base import GameKind, GameResult, Phase, ResultKind
+from engines.base import GameKind, GameResult, MatchRules, Phase, ResultKind
 from engines.cube import Cube
 from engines.spec import spec_of
 from render.common import Scene
@@ -271,7 +271,18 @@ async def strip_components(bot: TableBot, view: MatchView, message_id: int | Non
 async def post_board(
     bot: TableBot, view: MatchView, notes: Sequence[str] = (), *, ping: bool = True
 ) -> discord.Message:
-    """Post the current turn as a new message, strip the previous board, remember this one."""
+    """Post the current turn as a new message, strip the previous board, remember this one.
+    The bot's turn listeners hear of it even when Discord refuses the message (the robot plays
+    on: the next board shows where the match stands)."""
+    try:
+        return await _post_board(bot, view, notes, ping=ping)
+    finally:
+        bot.turn_shown(view)
+
+
+async def _post_board(
+    bot: TableBot, view: MatchView, notes: Sequence[str], *, ping: bool
+) -> discord.Message:
     previous = view.board_message_id
     embed = turn_embed(view, notes)
     rendered = await render_board(view)
@@ -282,7 +293,8 @@ async def post_board(
         embed.set_image(url="attachment://board.png")
     content = ""
     allowed = NO_MENTIONS
-    if ping and view.actor is not None and not view.match_over:
+    if ping and view.actor is not None and not view.match_over and view.actor != view.robot_seat:
+        # The human on turn is pinged; the robot (the bot itself) is not.
         player = view.players[view.actor]
         content = f"<@{player.user_id}>, it's your turn."
         allowed = mention_only(player.user_id)
@@ -440,11 +452,11 @@ async def start_match(
 # --- challenges ----------------------------------------------------------------------------
 
 
-def invitation(challenge: Challenge) -> tuple[str | None, discord.Embed, discord.AllowedMentions]:
-    challenger = escape_name(challenge.challenger.name)
-    rules = challenge.rules
-    spec = spec_of(challenge.game)
-    what = f"{spec.title}, {length_text(challenge.game, rules.length)}"
+def what_text(game: GameKind, rules: MatchRules) -> str:
+    """The game and its options, as an invitation says them: "Backgammon, to 5 (cube,
+    Crawford)"."""
+    spec = spec_of(game)
+    what = f"{spec.title}, {length_text(game, rules.length)}"
     if spec.cube:  # the cube options, said even when the cube is off
         options = ["cube" if rules.cube else "no cube"]
         if rules.cube and rules.length:
@@ -454,6 +466,13 @@ def invitation(challenge: Challenge) -> tuple[str | None, discord.Embed, discord
         if rules.auto_doubles:
             options.append(f"up to {rules.auto_doubles} automatic doubles")
         what += f" ({', '.join(options)})"
+    return what
+
+
+def invitation(challenge: Challenge) -> tuple[str | None, discord.Embed, discord.AllowedMentions]:
+    challenger = escape_name(challenge.challenger.name)
+    spec = spec_of(challenge.game)
+    what = what_text(challenge.game, challenge.rules)
     if challenge.opponent is not None:
         opponent = escape_name(challenge.opponent.name)
         description = f"{challenger} challenges {opponent} to {what}."

@@ -53,6 +53,7 @@ from engines.nannon_solver import (
 __all__ = [
     "Choice",
     "Decision",
+    "available",
     "checkers_history",
     "choose_action",
     "doubled_on_a_tie",
@@ -298,6 +299,24 @@ def checkers_history(match: CheckersMatch) -> list[str]:
     """The game's positions since the last capture or man move (FENs, oldest first): the search
     scores repetitions and the 40-move rule from them."""
     return [board.fen for board in match.game.reversible_positions]
+
+
+async def _always() -> bool:
+    return True
+
+
+# What the robot needs to play each game here, asked when a match against it starts.
+_AVAILABLE: dict[spec.GameSpec, Callable[[], Awaitable[bool]]] = {
+    spec.BACKGAMMON: lambda: worker.gnubg_available(),  # looked up when asked
+    spec.NANNON: _always,
+    spec.CHECKERS: _always,
+}
+
+
+async def available(game: spec.GameSpec) -> bool:
+    """Whether the robot plays ``game`` on this platform: backgammon needs GNU Backgammon's
+    wheel (:func:`bot.robot.worker.gnubg_available`); Nannon and checkers run anywhere."""
+    return await _AVAILABLE[game]()
 
 
 _PLAYERS: dict[spec.GameSpec, Player] = {
