@@ -250,3 +250,45 @@ async def test_a_failing_engine_says_so_and_board_retries(tablebot: FakeDiscord)
     await settle(fake)
     moved = await svc.get_view(match_id)
     assert moved.version > stuck.version and moved.actor == 0
+
+
+async def test_a_turn_gone_stale_is_thought_again(tablebot: FakeDiscord) -> None:
+    fake = tablebot
+    await robot_ready(fake)
+    alice = await fake.add_member("alice")
+    cog = robot_cog(fake)
+    real = cog.decide
+    thinking, go_on = asyncio.Event(), asyncio.Event()
+    asked: list[Phase] = []
+
+    async def slow(match: GameMatch, *args: Any, **kwargs: Any) -> Decision:
+        asked.append(match.phase)
+        if not go_on.is_set():
+            thinking.set()
+            fake.poke()
+            await go_on.wait()
+        return await real(match, *args, **kwargs)
+
+    cog.decide = slow
+    match_id, thread, _ = await challenge_robot(fake, alice, "checkers", level="beginner")
+    svc = service_of(fake)
+    view = await svc.get_view(match_id)
+    it = await human_acts(fake, thread, view, alice)  # Black (the human) moves first
+    await it.response()
+    await fake.wait_until(thinking.is_set, what="the robot thinking")
+    # While the robot thinks about its move, the human offers a draw.
+    board = boards(fake, thread, match_id)[-1]
+    it = await fake.click(board, label="Offer draw", by=alice)
+    await it.response()
+    await fake.wait_bot_idle()
+    offered = await svc.get_view(match_id)
+    assert offered.phase is Phase.DRAW_OFFERED and offered.actor == 1
+    go_on.set()  # its move is stale now: it thinks again, and answers the offer
+    await settle(fake)
+    assert asked[:2] == [Phase.MOVE, Phase.DRAW_OFFERED]
+    events = await svc.store.events(match_id)
+    robot_actions = [e.kind for e in events if e.actor == fake.bot_user.id]
+    # The stale move was never applied: the robot's first action answers the offer (a game
+    # drawn goes on with game 2, where the robot plays Black and moves first; declined, it
+    # moves on in game 1).
+    assert robot_actions[:2] in (["accept_draw", "move"], ["decline_draw", "move"])
