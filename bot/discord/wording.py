@@ -413,6 +413,8 @@ def hint_text(kind: str, data: dict[str, Any], view: MatchView) -> str:
         return "\n".join([*lines, scale])
     if kind == "cube":
         cube = data["cube"]
+        if cube is None:
+            return "**No double: just roll.** A win at the cube's value already takes the match."
         return "\n".join(
             [
                 f"**Cube action: {cube['action']}.**",
@@ -423,6 +425,8 @@ def hint_text(kind: str, data: dict[str, Any], view: MatchView) -> str:
             ]
         )
     take = data["take"]
+    if take is None:
+        return "**Take.** The doubler's win already takes the match: taking costs you nothing."
     return "\n".join(
         [
             f"**{take['action'].capitalize()}.**",

@@ -4,7 +4,9 @@ worker, as :mod:`bot.robot.hints`'s JSON.
 ``kind`` says what the player decides (the service's ``HintKind`` values): ``"moves"`` (every
 legal move of the roll, or the checkers move, best first), ``"cube"`` (the cube action before
 the roll, or at a tied Nannon opening) or ``"take"`` (take or pass the double offered). Equities
-are from the player's side: points in money play, ``2 * MWC - 1`` in a match. Hints are given
+are from the player's side: points in money play, ``2 * MWC - 1`` in a match; ``{"cube": None}``
+(``{"take": None}``) when doubling can't matter (a dead cube: the doubler's win already takes
+the match; such a double is taken). Hints are given
 at :data:`HINT_LEVEL` (master: gnubg's 2-ply, the exact Nannon solver, the checkers search's
 full budget). The match is only read.
 """
@@ -15,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bot.robot import hints, jobs, worker
+from bot.robot.gnubg_brain import CannotDoubleError
 from bot.robot.levels import Level
 from bot.robot.player import checkers_history, doubled_on_a_tie, nannon_context
 from engines import spec
@@ -49,9 +52,12 @@ async def _backgammon(match: GameMatch, seat: int, kind: str, level: Level) -> d
     assert isinstance(match, DiceMatch)
     if not await worker.gnubg_available():
         raise worker.RobotUnavailableError(worker.NOT_AVAILABLE)
-    return await worker.run(
-        hints.backgammon_hint, match.position_id, match_id_of(match), int(level)
-    )
+    try:
+        return await worker.run(
+            hints.backgammon_hint, match.position_id, match_id_of(match), int(level)
+        )
+    except CannotDoubleError:  # a dead cube: a win at its value already takes the match
+        return {kind: None}
 
 
 async def _nannon(match: GameMatch, seat: int, kind: str, level: Level) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from bot.robot import jobs, worker
+from bot.robot.gnubg_brain import CannotDoubleError
 from bot.robot.levels import Level
 from engines import spec
 from engines.base import GameMatch, Phase
@@ -141,7 +142,10 @@ async def _backgammon(
     if phase is Phase.ROLL:
         if not match.can_double(seat):
             return Decision(Choice.ROLL)
-        cube = await worker.cube_decision(position_id, match_id_of(match), level)
+        try:
+            cube = await worker.cube_decision(position_id, match_id_of(match), level)
+        except CannotDoubleError:  # a dead cube: a win at its value already takes the match
+            return Decision(Choice.ROLL)
         if cube.double:
             return Decision(Choice.DOUBLE, equity=min(cube.double_take, cube.double_pass))
         return Decision(Choice.ROLL, equity=cube.no_double)
@@ -154,7 +158,10 @@ async def _backgammon(
         return Decision(Choice.MOVE, play, equity)
     if phase is Phase.CUBE_OFFERED:
         # The doubler is on turn: the position and Match ID are the doubler's.
-        answer = await worker.take_decision(position_id, match_id_of(match), level)
+        try:
+            answer = await worker.take_decision(position_id, match_id_of(match), level)
+        except CannotDoubleError:  # a dead cube for the doubler: taking costs nothing more
+            return Decision(Choice.TAKE)
         if answer.take:
             return Decision(Choice.TAKE, equity=answer.take_equity)
         return Decision(Choice.PASS, equity=answer.pass_equity)

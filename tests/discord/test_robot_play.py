@@ -138,8 +138,19 @@ async def test_a_checkers_match_against_the_beginner_robot(tablebot: FakeDiscord
     assert view.robot_level == int(Level.BEGINNER)
 
 
+@pytest.mark.parametrize(
+    ("game", "options"),
+    [
+        ("nannon", {"points": 3, "level": "expert"}),
+        pytest.param("backgammon", {"points": 1, "level": "expert"}, marks=needs_gnubg),
+        ("checkers", {"level": "beginner"}),
+    ],
+)
 async def test_a_restart_while_the_robot_pauses(
-    tablebot: FakeDiscord, caplog: pytest.LogCaptureFixture
+    tablebot: FakeDiscord,
+    caplog: pytest.LogCaptureFixture,
+    game: str,
+    options: dict[str, Any],
 ) -> None:
     fake = tablebot
     await robot_ready(fake, robot_pause_ms=1500)
@@ -156,9 +167,7 @@ async def test_a_restart_while_the_robot_pauses(
     robot_cog(fake).sleep = hold
     svc = service_of(fake)
     robot = fake.bot_member(fake.guild)
-    it = await fake.slash(
-        "challenge", {"game": "nannon", "opponent": robot, "points": 3, "level": "expert"}, by=alice
-    )
+    it = await fake.slash("challenge", {"game": game, "opponent": robot, **options}, by=alice)
     invitation = (await it.response()).message
     assert invitation is not None
     thread = await fake.wait_until(lambda: fake.channels.get(invitation.id), what="the thread")
@@ -221,7 +230,17 @@ async def test_the_worker_killed_during_the_robots_turn(
     assert await worker.run(jobs.pid) != first_pid
 
 
-async def test_a_failing_engine_says_so_and_board_retries(tablebot: FakeDiscord) -> None:
+@pytest.mark.parametrize(
+    "error",
+    [
+        worker.RobotCrashedError("the robot worker died twice running test"),
+        RuntimeError("gnubg answered something unreadable"),
+    ],
+    ids=["crashed", "unexpected"],
+)
+async def test_a_failing_engine_says_so_and_board_retries(
+    tablebot: FakeDiscord, error: Exception
+) -> None:
     fake = tablebot
     await robot_ready(fake)
     alice = await fake.add_member("alice")
@@ -231,7 +250,7 @@ async def test_a_failing_engine_says_so_and_board_retries(tablebot: FakeDiscord)
 
     async def crashes(*args: Any, **kwargs: Any) -> Decision:
         if failing:
-            raise worker.RobotCrashedError("the robot worker died twice running test")
+            raise error
         return await real(*args, **kwargs)
 
     cog.decide = crashes
@@ -292,3 +311,25 @@ async def test_a_turn_gone_stale_is_thought_again(tablebot: FakeDiscord) -> None
     # drawn goes on with game 2, where the robot plays Black and moves first; declined, it
     # moves on in game 1).
     assert robot_actions[:2] in (["accept_draw", "move"], ["decline_draw", "move"])
+
+
+async def test_the_robot_answers_a_resignation(tablebot: FakeDiscord) -> None:
+    fake = tablebot
+    await robot_ready(fake)
+    alice = await fake.add_member("alice")
+    made = robot_choices(fake)
+    match_id, thread, _ = await challenge_robot(fake, alice, "nannon", points=3, level="master")
+    before = len(made)
+    board = boards(fake, thread, match_id)[-1]
+    it = await fake.click(board, label="Resign", by=alice)
+    menu = (await it.response()).message
+    assert menu is not None and menu.ephemeral
+    it = await fake.click(menu, label="Resign this game", by=alice)
+    await it.response()
+    await settle(fake)
+    answer = made[before]  # (then, its own turns in the game or the next one)
+    assert answer in (Choice.ACCEPT_RESIGNATION, Choice.DECLINE_RESIGNATION)
+    view = await service_of(fake).get_view(match_id)
+    assert view.phase is not Phase.RESIGN_OFFERED
+    if answer is Choice.ACCEPT_RESIGNATION:
+        assert view.games and view.games[0].winner == 1

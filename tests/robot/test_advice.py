@@ -89,3 +89,13 @@ async def test_backgammon_hints_say_when_gnubg_is_missing(
     match.apply(OpeningRoll(None, (6, 1)))
     with pytest.raises(worker.RobotUnavailableError, match=worker.NOT_AVAILABLE):
         await match_hint(match, 0, "moves")
+
+
+@needs_gnubg
+async def test_a_dead_cube_has_no_cube_hint() -> None:
+    match = new_match("backgammon", MatchRules(length=1))
+    match.apply(OpeningRoll(None, (6, 1)))
+    match.apply(Move(0, "13/7 8/7"))
+    assert await match_hint(match, 1, "cube", Level.EXPERT) == {"cube": None}
+    match.apply(Double(1))
+    assert await match_hint(match, 0, "take", Level.EXPERT) == {"take": None}

@@ -228,3 +228,17 @@ async def test_a_finished_match_has_nothing_to_decide() -> None:
     match.apply(AcceptResign(0))
     assert match.is_over()
     assert await choose_action(match, 0, Level.MASTER, random.Random(1)) == Decision(Choice.WAIT)
+
+
+@needs_gnubg
+@pytest.mark.asyncio
+async def test_a_dead_cube_is_neither_turned_nor_passed() -> None:
+    # A 1-point match: a win already takes the match, so the cube means nothing.
+    match = new_match("backgammon", MatchRules(length=1))
+    match.apply(OpeningRoll(None, (6, 1)))
+    match.apply(Move(0, "13/7 8/7"))
+    assert match.phase is Phase.ROLL and match.can_double(1)  # the rules allow it
+    rng = random.Random(1)
+    assert await choose_action(match, 1, Level.MASTER, rng) == Decision(Choice.ROLL)
+    match.apply(Double(1))  # doubled anyway: the robot takes, it costs nothing
+    assert await choose_action(match, 0, Level.MASTER, rng) == Decision(Choice.TAKE)

@@ -185,12 +185,23 @@ class RobotCog(commands.Cog, name="Robot"):
             log.warning("match %s: the robot could not decide: %s", match_id, exc)
             await self._apologise(turn)
             return False
+        except Exception:
+            log.exception("match %s: the robot's engine failed", match_id)
+            await self._apologise(turn)
+            return False
         if decision is None:
             return False  # closing: nothing was done, the next start plays this turn
         command = command_for(turn, decision)
         if command is None:
             return False
-        update = await service.act(command)
+        try:
+            update = await service.act(command)
+        except StaleActionError:
+            raise  # the human acted meanwhile: think again
+        except GameError:
+            log.exception("match %s: the robot's %s was refused", match_id, decision)
+            await self._apologise(turn)
+            return False
         if decision.choice is Choice.OFFER_DRAW:
             self._draw_offers[match_id] = update.version
         log.debug("match %s: the robot %s at version %s", match_id, decision.choice, turn.version)
