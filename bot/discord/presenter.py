@@ -7,11 +7,12 @@ thread readable and never edits a message older than an hour (Discord error 3004
 
 from __future__ import annotations
 
+import functools
 import io
 import logging
 import re
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import discord
 
@@ -252,6 +253,38 @@ def turn_embed(view: MatchView, notes: Sequence[str] = ()) -> discord.Embed:
 
 # --- posting -------------------------------------------------------------------------------
 
+Shown = TypeVar("Shown")
+Result = TypeVar("Result")
+Rest = ParamSpec("Rest")
+
+
+def tells_turn_listeners(
+    view_of: Callable[[Shown], MatchView],
+) -> Callable[
+    [Callable[Concatenate[TableBot, Shown, Rest], Awaitable[Result]]],
+    Callable[Concatenate[TableBot, Shown, Rest], Awaitable[Result]],
+]:
+    """Once the decorated function has shown a state of a match (a board posted, an update
+    published; even when Discord refused it), the bot's turn listeners hear of it
+    (``TableBot.turn_shown``): the robot cog plays its turns from there. A state may be told
+    more than once (publish posts a board)."""
+
+    def decorate(
+        show: Callable[Concatenate[TableBot, Shown, Rest], Awaitable[Result]],
+    ) -> Callable[Concatenate[TableBot, Shown, Rest], Awaitable[Result]]:
+        @functools.wraps(show)
+        async def shown(
+            bot: TableBot, subject: Shown, /, *args: Rest.args, **kwargs: Rest.kwargs
+        ) -> Result:
+            try:
+                return await show(bot, subject, *args, **kwargs)
+            finally:
+                bot.turn_shown(view_of(subject))
+
+        return shown
+
+    return decorate
+
 
 def target_channel(bot: TableBot, view: MatchView) -> discord.PartialMessageable:
     channel_id = view.thread_id or view.channel_id
@@ -268,21 +301,19 @@ async def strip_components(bot: TableBot, view: MatchView, message_id: int | Non
         log.info("could not strip components of message %s", message_id)
 
 
+def _the_view(view: MatchView) -> MatchView:
+    return view
+
+
+def _its_view(update: MatchUpdate) -> MatchView:
+    return update.view
+
+
+@tells_turn_listeners(_the_view)
 async def post_board(
     bot: TableBot, view: MatchView, notes: Sequence[str] = (), *, ping: bool = True
 ) -> discord.Message:
-    """Post the current turn as a new message, strip the previous board, remember this one.
-    The bot's turn listeners hear of it even when Discord refuses the message (the robot plays
-    on: the next board shows where the match stands)."""
-    try:
-        return await _post_board(bot, view, notes, ping=ping)
-    finally:
-        bot.turn_shown(view)
-
-
-async def _post_board(
-    bot: TableBot, view: MatchView, notes: Sequence[str], *, ping: bool
-) -> discord.Message:
+    """Post the current turn as a new message, strip the previous board, remember this one."""
     previous = view.board_message_id
     embed = turn_embed(view, notes)
     rendered = await render_board(view)
@@ -383,6 +414,7 @@ def match_over_text(update: MatchUpdate) -> str:
     return "\n".join(lines)
 
 
+@tells_turn_listeners(_its_view)
 async def publish(bot: TableBot, update: MatchUpdate) -> None:
     """Show what an action changed: a result if a game ended, then the next board."""
     view = update.view
