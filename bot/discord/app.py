@@ -179,27 +179,6 @@ class TableBot(commands.Bot):
                 log.info("synced %d commands to guild %s", len(synced), guild.id)
         freeze_startup_objects()
 
-    def turn_shown(self, view: MatchView) -> None:
-        """Tell the turn listeners that this state of a match is on the board (or resumed)."""
-        for listener in tuple(self.turn_listeners):
-            try:
-                listener(view)
-            except Exception:
-                log.exception("a turn listener failed on match %s", view.match_id)
-
-    def spawn_work(
-        self, work: Coroutine[Any, Any, Any], *, name: str | None = None
-    ) -> asyncio.Task[Any] | None:
-        """Run ``work`` in a task of its own, registered as work close() waits for (as
-        :meth:`begin_work` registers a handler). None, and ``work`` is not run, once closing."""
-        if self._closing or self.is_closed():
-            work.close()
-            return None
-        task = asyncio.get_running_loop().create_task(work, name=name)
-        self._in_flight.add(task)
-        task.add_done_callback(self._in_flight.discard)
-        return task
-
     def route_clicks(self, item: type[Item], handler: ClickHandler[Item]) -> None:
         """Answer clicks on the persistent component class ``item`` with ``handler``: each cog
         routes its components as it loads, so click handlers sit with their commands. The class
@@ -263,6 +242,27 @@ class TableBot(commands.Bot):
             self._in_flight.add(task)
             task.add_done_callback(self._in_flight.discard)
         return True
+
+    def turn_shown(self, view: MatchView) -> None:
+        """Tell the turn listeners that this state of a match is on the board (or resumed)."""
+        for listener in tuple(self.turn_listeners):
+            try:
+                listener(view)
+            except Exception:
+                log.exception("a turn listener failed on match %s", view.match_id)
+
+    def spawn_work(
+        self, work: Coroutine[Any, Any, Any], *, name: str | None = None
+    ) -> asyncio.Task[Any] | None:
+        """Run ``work`` in a task of its own, registered as work close() waits for (as
+        :meth:`begin_work` registers a handler). None, and ``work`` is not run, once closing."""
+        if self._closing or self.is_closed():
+            work.close()
+            return None
+        task = asyncio.get_running_loop().create_task(work, name=name)
+        self._in_flight.add(task)
+        task.add_done_callback(self._in_flight.discard)
+        return task
 
     async def _drain(self) -> None:
         current = asyncio.current_task()

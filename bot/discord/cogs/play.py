@@ -18,8 +18,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.discord import presenter, wording
-from bot.discord import robot_matches as robot
+from bot.discord import presenter
 from bot.discord.components import (
     ChallengeButton,
     FinishedButton,
@@ -38,6 +37,8 @@ from bot.discord.replies import (
     reply,
     resolve_match,
 )
+from bot.discord.robot_matches import LevelName, is_robot, robot_rematch, start_robot_match
+from bot.discord.wording import LEVEL_FOR_ROBOT_ONLY, ROBOT_REMATCH_STARTED
 from bot.service import MatchView
 from bot.service.commands import (
     AcceptDraw,
@@ -161,7 +162,7 @@ class PlayCog(commands.Cog):
         crawford: bool | None = None,
         jacoby: bool | None = None,
         auto_doubles: app_commands.Range[int, 0, 10] | None = None,
-        level: robot.LevelName | None = None,
+        level: LevelName | None = None,
     ) -> None:
         if interaction.guild_id is None or interaction.channel_id is None:
             raise GameError("Challenges work in a server only.")
@@ -170,14 +171,14 @@ class PlayCog(commands.Cog):
             raise GameError(
                 "You can't challenge yourself. Leave the opponent empty to let anyone accept."
             )
-        against_robot = robot.is_robot(self.bot, opponent)
+        against_robot = is_robot(self.bot, opponent)
         if opponent is not None and opponent.bot and not against_robot:
             raise GameError("Bots don't play here: challenge a person, or anyone.")
         if level is not None and not against_robot:
-            raise GameError(wording.LEVEL_FOR_ROBOT_ONLY)
+            raise GameError(LEVEL_FOR_ROBOT_ONLY)
         if against_robot:  # tablebot itself: the robot accepts at once
             options = {"length": points, "cube": cube, "crawford": crawford, "jacoby": jacoby}
-            await robot.start_robot_match(
+            await start_robot_match(
                 self.bot, interaction, GameKind(game), level, auto_doubles=auto_doubles, **options
             )
             return
@@ -405,9 +406,9 @@ class PlayCog(commands.Cog):
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
         if (await self.bot.service.get_view(item.match_id, guild_id)).robot_seat is not None:
-            await robot.robot_rematch(self.bot, interaction, item.match_id)
+            await robot_rematch(self.bot, interaction, item.match_id)
             await interaction.followup.send(
-                wording.ROBOT_REMATCH_STARTED, ephemeral=True, allowed_mentions=NO_MENTIONS
+                ROBOT_REMATCH_STARTED, ephemeral=True, allowed_mentions=NO_MENTIONS
             )
             return
         challenge = await self.bot.service.rematch(item.match_id, guild_id, interaction.user.id)
