@@ -7,6 +7,7 @@ where gnubg does not run, a level against a person)."""
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 from typing import Any
 
 import pytest
@@ -30,6 +31,10 @@ from engines.nannon import Position as NannonPosition
 from engines.nannon_solver import NannonSolver
 
 pytestmark = pytest.mark.asyncio
+
+needs_gnubg = pytest.mark.skipif(
+    importlib.util.find_spec("gnubg") is None, reason="the gnubg wheel is not installed here"
+)
 
 
 async def answer(fake: FakeDiscord, command: str, by: Member, **options: Any) -> Message:
@@ -221,3 +226,27 @@ async def test_a_level_is_for_the_robot_only(tablebot: FakeDiscord) -> None:
     response = (await it.response()).message
     assert response is not None and response.ephemeral
     assert response.content == wording.LEVEL_FOR_ROBOT_ONLY
+
+
+@needs_gnubg
+async def test_backgammon_hints_by_gnubg_in_a_money_game(tablebot: FakeDiscord) -> None:
+    fake = tablebot
+    await robot_ready(fake)
+    alice = await fake.add_member("alice")
+    match_id, thread, _ = await challenge_robot(fake, alice, "backgammon", points=0, level="expert")
+    view = await until_human(fake, match_id, Phase.MOVE, alice)
+    lines = (await say(fake, "hint", alice, thread)).splitlines()
+    assert lines[0] == f"**Best moves** ({len(view.legal_moves)} legal):"
+    shown = [line.split("`")[1] for line in lines[1:-1]]
+    assert 1 <= len(shown) <= 3 and set(shown) <= set(view.legal_moves)
+    assert lines[-1] == "Equities for you, in points, for a cube of 1."
+    it = await human_acts(fake, thread, view, alice)
+    await it.response()
+    await until_human(fake, match_id, Phase.ROLL, alice)  # before her roll: the cube
+    lines = (await say(fake, "hint", alice, thread)).splitlines()
+    assert lines[0].startswith("**Cube action: ") and lines[1].startswith("No double: ")
+    assert [line.split(":")[0] for line in lines[1:4]] == [
+        "No double",
+        "Double, take",
+        "Double, pass",
+    ]
