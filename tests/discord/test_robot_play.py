@@ -21,6 +21,7 @@ from support.discord_driver import (
     boards,
     embed_text,
     footer,
+    reply_to,
     results,
     say,
     service_of,
@@ -89,6 +90,13 @@ async def test_a_nannon_match_against_the_master_robot(
     assert any(f"<@{alice.id}>" in b.content for b in boards(fake, thread, match_id))
     over = results(fake, thread)[-1]
     assert "Match over" in over.embeds[0]["title"] and "rating" not in embed_text(over)
+    # As any match: /export and /verify.
+    exported = await reply_to(await fake.slash("export", {"match": match_id}, by=alice))
+    [attachment] = exported.attachments
+    assert attachment.filename == f"tablebot-{match_id}.mat"
+    assert "alice" in attachment.data.decode() and "tablebot" in attachment.data.decode()
+    verified = await reply_to(await fake.slash("verify", {"match": match_id}, by=alice))
+    assert "checks out" in embed_text(verified)
     problems = [r for r in caplog.records if r.levelno >= logging.WARNING and r.name != "discord"]
     assert not problems, [r.getMessage() for r in problems]
 
