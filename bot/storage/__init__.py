@@ -14,11 +14,13 @@ from pathlib import Path
 
 from bot.storage.protocol import Store
 from bot.storage.types import (
+    ROBOT_RECORD_COLUMNS,
     STAT_COLUMNS,
     CheckpointResult,
     EventRow,
     Finisher,
     NewEvent,
+    RobotRecordUpdate,
     Row,
     StatUpdate,
     StoreError,
@@ -55,11 +57,13 @@ async def connect_store(target: str | Path) -> Store:
 
 
 __all__ = [
+    "ROBOT_RECORD_COLUMNS",
     "STAT_COLUMNS",
     "CheckpointResult",
     "EventRow",
     "Finisher",
     "NewEvent",
+    "RobotRecordUpdate",
     "Row",
     "StatUpdate",
     "Store",
