@@ -50,7 +50,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from fakediscord import TOKEN, Channel, FakeDiscord, Guild, Member  # noqa: E402
 
 from bot.config import Settings  # noqa: E402
-from bot.discord import presenter  # noqa: E402
+from bot.discord import presenter, wording  # noqa: E402
 from bot.discord.app import TableBot, create_bot, freeze_startup_objects, loop_factory  # noqa: E402
 from engines.base import Phase  # noqa: E402
 
@@ -223,7 +223,7 @@ class Load:
             opponent_name=b.name, length=length,
         )  # fmt: skip
         update = await self.svc.accept(challenge.id, guild.id, b.id, b.name)
-        await presenter.post_board(self.bot, update.view, update.notes)
+        await presenter.post_board(self.bot, update.view, wording.notes(update))
         return update.match_id
 
     async def setup(self, n: int, guilds: int, warm_rate: float, warm_seconds: float) -> None:
