@@ -407,6 +407,10 @@ class PlayCog(commands.Cog):
         me = self.bot.user
         if me is None or payload.user_id == me.id:
             return
+        if payload.message_author_id is not None and payload.message_author_id != me.id:
+            # Only the bot's own announcements can be shouted: a 📣 anywhere else in the
+            # server costs no request (Discord names the message's author in the event).
+            return
         if not self.bot.begin_work():
             return  # closing: a shout needs the service
         try:
