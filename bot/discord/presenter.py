@@ -403,9 +403,15 @@ async def publish(bot: TableBot, update: MatchUpdate) -> None:
 
 
 async def start_match(
-    bot: TableBot, update: MatchUpdate, invitation: discord.Message | None
+    bot: TableBot,
+    update: MatchUpdate,
+    invitation: discord.Message | None,
+    *,
+    threads: bool = True,
 ) -> None:
-    """After an accept: close the invitation, open the match thread when allowed, first board."""
+    """After an accept: close the invitation, open the match thread when allowed (the server's
+    setting, and ``threads``: the bot may create threads there and post in them), first
+    board."""
     view = update.view
     names = [escape_name(p.name) for p in view.players]
     if invitation is not None:
@@ -418,7 +424,7 @@ async def start_match(
         except discord.HTTPException:
             log.info("could not close invitation %s", invitation.id)
     settings = await bot.service.guild_settings(view.guild_id)
-    if settings.use_threads and invitation is not None:
+    if settings.use_threads and threads and invitation is not None:
         try:
             thread = await invitation.create_thread(
                 name=match_title(view), auto_archive_duration=1440

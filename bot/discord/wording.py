@@ -40,7 +40,7 @@ from engines.base import GameKind, GameResult, ResultKind
 from engines.match import NO_MOVE
 from engines.spec import spec_of
 
-__all__ = ["describe_event", "notes", "refusal_text", "verify_text"]
+__all__ = ["describe_event", "missing_permissions", "notes", "refusal_text", "verify_text"]
 
 PASS_HINT = f'play "{NO_MOVE}" to pass the turn'  # when auto_pass is off
 RESULT_WORDS = {
@@ -334,3 +334,36 @@ def verify_text(report: VerifyReport) -> str:
             f"drawn from seed {report.seed}, but the log shows {len(report.dice)}."
         )
     return f"The dice of match #{report.match_id} do NOT match the seed {report.seed}."
+
+
+# --- the bot's permissions -------------------------------------------------------------------
+
+# discord.Permissions attribute -> the name Discord's settings show.
+PERMISSION_NAMES = {
+    "view_channel": "View Channels",
+    "send_messages": "Send Messages",
+    "send_messages_in_threads": "Send Messages in Threads",
+    "embed_links": "Embed Links",
+    "attach_files": "Attach Files",
+    "read_message_history": "Read Message History",
+    "create_public_threads": "Create Public Threads",
+    "add_reactions": "Add Reactions",
+}
+
+
+def _and(names: Sequence[str]) -> str:
+    if len(names) <= 2:
+        return " and ".join(names)
+    return f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def missing_permissions(missing: Sequence[str]) -> str:
+    """Why /challenge refuses a channel: the permissions the bot lacks there, by name."""
+    names = [PERMISSION_NAMES.get(m, m.replace("_", " ").title()) for m in missing]
+    them = "it" if len(names) == 1 else "them"
+    plural = "" if len(names) == 1 else "s"
+    return (
+        f"I can't host a match in this channel: I'm missing the {_and(names)} "
+        f"permission{plural} here. A server admin can grant {them} to tablebot in this "
+        "channel's settings, or you can challenge in another channel."
+    )

@@ -18,7 +18,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.discord import presenter
+from bot.discord import permissions, presenter, wording
 from bot.discord.components import (
     ChallengeButton,
     FinishedButton,
@@ -30,6 +30,7 @@ from bot.discord.components import (
 )
 from bot.discord.replies import (
     NO_MENTIONS,
+    FormattedGameError,
     display_name,
     escape_name,
     interaction_context,
@@ -169,6 +170,11 @@ class PlayCog(commands.Cog):
             )
         if opponent is not None and opponent.bot:
             raise GameError("Bots don't play here: challenge a person, or anyone.")
+        lacking = permissions.match_missing(
+            interaction.app_permissions, in_thread=permissions.is_thread(interaction.channel)
+        )
+        if lacking:
+            raise FormattedGameError(wording.missing_permissions(lacking))
         challenge = await self.bot.service.challenge(
             interaction.guild_id,
             interaction.channel_id,
@@ -364,7 +370,8 @@ class PlayCog(commands.Cog):
         if item.action == "accept":
             await interaction.response.defer()
             update = await svc.accept(item.challenge_id, guild_id, user.id, display_name(user))
-            await presenter.start_match(self.bot, update, interaction.message)
+            threads = permissions.can_open_thread(interaction.app_permissions)
+            await presenter.start_match(self.bot, update, interaction.message, threads=threads)
             return
         await interaction.response.defer()
         if item.action == "decline":
