@@ -43,6 +43,7 @@ import traceback
 import tracemalloc
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
@@ -50,8 +51,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from fakediscord import TOKEN, Channel, FakeDiscord, Guild, Member  # noqa: E402
 
 from bot.config import Settings  # noqa: E402
-from bot.discord import presenter  # noqa: E402
+from bot.discord import presenter, wording  # noqa: E402
 from bot.discord.app import TableBot, create_bot, freeze_startup_objects, loop_factory  # noqa: E402
+from bot.service import MatchUpdate  # noqa: E402
 from engines.base import Phase  # noqa: E402
 
 log = logging.getLogger(__name__)
@@ -201,18 +203,21 @@ class Load:
         self.bot_bytes_created = 0.0
         self.bot_bytes_played = 0.0
         self.bot_bytes_marginal = 0.0
-        # Instrumentation: the bot records each new board with set_board_message, so a
-        # per-match event marks the end of an action without re-checking every waiter.
+        # Instrumentation: every action ends with presenter.publish (the board edited in
+        # place, or the next board posted), so a per-match event set when it returns marks
+        # the end of an action without re-checking every waiter.
         self.board_posted: dict[int, asyncio.Event] = {}
-        record_board = self.svc.set_board_message
+        real_publish = presenter.publish
 
-        async def set_board_message(match_id: int, message_id: int | None) -> None:
-            await record_board(match_id, message_id)
-            event = self.board_posted.get(match_id)
-            if event is not None:
-                event.set()
+        async def publish(bot: TableBot, update: MatchUpdate, via: Any = None) -> None:
+            try:
+                await real_publish(bot, update, via)
+            finally:
+                event = self.board_posted.get(update.view.match_id)
+                if event is not None:
+                    event.set()
 
-        self.svc.set_board_message = set_board_message  # type: ignore[method-assign]
+        presenter.publish = publish
 
     async def start_match(self, slot: int) -> int:
         """A new match in ``slot``, challenged and accepted through the service, its first
@@ -223,7 +228,7 @@ class Load:
             opponent_name=b.name, length=length,
         )  # fmt: skip
         update = await self.svc.accept(challenge.id, guild.id, b.id, b.name)
-        await presenter.post_board(self.bot, update.view, update.notes)
+        await presenter.post_board(self.bot, update.view, wording.notes(update))
         return update.match_id
 
     async def setup(self, n: int, guilds: int, warm_rate: float, warm_seconds: float) -> None:

@@ -49,6 +49,11 @@ ClickHandler = Callable[[Item, discord.Interaction["TableBot"]], Awaitable[None]
 GUILD_INSTALL = app_commands.AppInstallationType(guild=True, user=False)
 GUILD_CONTEXT = app_commands.AppCommandContext(guild=True, dm_channel=False, private_channel=False)
 
+# Discord forgets an interaction whose first answer is later than 3 s: a click whose action
+# is still running after this many seconds is deferred, and its answer edited in through the
+# webhook after (bot.discord.delivery.in_time).
+RESPONSE_BUDGET = 2.0
+
 # How long close() waits for the interactions already being handled before it cancels them.
 CLOSE_GRACE_SECONDS = 15.0
 
@@ -144,6 +149,13 @@ class TableBot(commands.Bot):
         # NANNON announcements posted by this process: message id -> (match id, game number).
         # After a restart the handler reads the same from the message's embed footer.
         self.shout_messages: dict[int, tuple[int, int]] = {}
+        # The board a follow-up posted, per match: (its webhook, its message id, until when
+        # (monotonic) the webhook may edit it), so an edit of it spares the bot token
+        # (bot.discord.delivery). In memory only: after a restart the bot token edits it.
+        self.board_hooks: dict[int, tuple[discord.Webhook, int, float]] = {}
+        # Seconds a click's action may take before its answer is deferred (Discord forgets an
+        # interaction not answered within 3 s).
+        self.response_budget = RESPONSE_BUDGET
         self.close_grace = CLOSE_GRACE_SECONDS
         self._closing = False
         # Set when close() begins (before it waits for the work in flight).

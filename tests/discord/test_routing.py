@@ -146,7 +146,7 @@ async def test_without_thread_permission_the_match_is_played_in_the_channel(
 
     # Played there: a click on the board and a command typed in the channel.
     it = await fake.click(board, label="Roll", by=bob)
-    assert (await it.response()).type == 6
+    assert (await it.response()).type == 7  # the board, edited in the answer
     board = await next_board(fake, fake.channel, 1, board)
     view = await svc.get_view(1)
     assert (view.phase, view.actor, view.dice) == (Phase.MOVE, 1, (3,))

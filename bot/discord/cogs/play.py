@@ -18,7 +18,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.discord import permissions, presenter, wording
+from bot.discord import delivery, permissions, presenter, wording
 from bot.discord.components import (
     ChallengeButton,
     FinishedButton,
@@ -121,21 +121,23 @@ class PlayCog(commands.Cog):
         self, interaction: discord.Interaction[TableBot], command: Build, done: str
     ) -> None:
         """Defer (ephemeral, rendering may be slow), find the match, build the command for it,
-        act, post the board."""
+        act, say ``done`` (filling in the "thinking" answer), then show the action: the board
+        edited, or the next board posted as a follow-up (bot.discord.delivery)."""
         await interaction.response.defer(ephemeral=True, thinking=True)
         view = await resolve_match(self.bot.service, interaction)
         built = command(view, interaction.guild_id or 0, interaction.user.id)
         update = await self.bot.service.act(built)
-        await presenter.publish(self.bot, update)
+        via: discord.Interaction[TableBot] | None = interaction
         try:
             await interaction.followup.send(done, ephemeral=True, allowed_mentions=NO_MENTIONS)
         except discord.HTTPException as exc:
-            # Applied and on the board: no apology, which would ask the user to do it again.
-            log.warning(
-                "could not confirm %s (applied, board posted): %s",
-                interaction_context(interaction),
-                exc,
-            )
+            # Applied: no apology, which would ask the user to do it again. The board goes
+            # out with the bot token (a follow-up now would fill in the ephemeral answer).
+            log.warning("could not confirm %s (applied): %s", interaction_context(interaction), exc)
+            via = None
+        else:
+            delivery.mark_filled(interaction)
+        await presenter.publish(self.bot, update, via)
 
     # --- challenges -------------------------------------------------------------------------
 
@@ -297,14 +299,24 @@ class PlayCog(commands.Cog):
         self,
         interaction: discord.Interaction[TableBot],
         action: Callable[[], Awaitable[MatchUpdate]],
-    ) -> MatchUpdate:
-        """Defer (rendering can be slow), apply the action, post the result. Errors propagate to
-        the one error path, which answers ephemerally with a followup."""
-        if not interaction.response.is_done():
-            await interaction.response.defer()
-        update = await action()
-        await presenter.publish(self.bot, update)
-        return update
+        *,
+        menu: bool = False,
+    ) -> None:
+        """Apply the action and show it through the click's answer (bot.discord.delivery),
+        deferred only when it takes longer than the bot's response budget. ``menu``: the click
+        came from an ephemeral menu, which is closed ("Done.") as the answer. Errors propagate
+        to the one error path, which answers ephemerally."""
+
+        async def work() -> None:
+            update = await action()
+            if menu:
+                try:
+                    await delivery.answer_edit(interaction, content="Done.", view=None)
+                except discord.HTTPException:
+                    log.debug("could not close the ephemeral menu", exc_info=True)
+            await presenter.publish(self.bot, update, interaction)
+
+        await delivery.in_time(interaction, work(), self.bot.response_budget)
 
     async def match_button(
         self, item: MatchButton, interaction: discord.Interaction[TableBot]
@@ -334,13 +346,11 @@ class PlayCog(commands.Cog):
         command = button_command(
             item.action, item.match_id, guild_id, interaction.user.id, item.version
         )
-        await self._apply_and_publish(interaction, lambda: self.bot.service.act(command))
-        if item.action in ("passok", "rs1", "rs2", "rs3", "leave"):
-            # Those came from an ephemeral menu: close it so it cannot be clicked again.
-            try:
-                await interaction.edit_original_response(content="Done.", view=None)
-            except discord.HTTPException:
-                log.debug("could not close the ephemeral menu", exc_info=True)
+        # passok, rs1-3 and leave come from an ephemeral menu: it is closed as the answer.
+        menu = item.action in ("passok", "rs1", "rs2", "rs3", "leave")
+        await self._apply_and_publish(
+            interaction, lambda: self.bot.service.act(command), menu=menu
+        )
 
     async def move_select(
         self, item: MoveSelect, interaction: discord.Interaction[TableBot]
@@ -368,20 +378,26 @@ class PlayCog(commands.Cog):
         guild_id = interaction.guild_id or 0
         user = interaction.user
         if item.action == "accept":
-            await interaction.response.defer()
-            update = await svc.accept(item.challenge_id, guild_id, user.id, display_name(user))
-            threads = permissions.can_open_thread(interaction.app_permissions)
-            await presenter.start_match(self.bot, update, interaction.message, threads=threads)
+
+            async def accept() -> None:
+                update = await svc.accept(item.challenge_id, guild_id, user.id, display_name(user))
+                threads = permissions.can_open_thread(interaction.app_permissions)
+                await presenter.start_match(
+                    self.bot, update, interaction.message, threads=threads, via=interaction
+                )
+
+            await delivery.in_time(interaction, accept(), self.bot.response_budget)
             return
-        await interaction.response.defer()
         if item.action == "decline":
             challenge = await svc.decline(item.challenge_id, guild_id, user.id)
             text = f"{escape_name(display_name(user))} declined the challenge."
         else:
             challenge = await svc.cancel(item.challenge_id, guild_id, user.id)
             text = f"{escape_name(challenge.challenger.name)} withdrew the challenge."
-        if interaction.message is not None:
-            await interaction.message.edit(content=text, view=None, allowed_mentions=NO_MENTIONS)
+        # The invitation says so, as the click's answer.
+        await delivery.answer_edit(
+            interaction, content=text, view=None, allowed_mentions=NO_MENTIONS
+        )
 
     async def finished_button(
         self, item: FinishedButton, interaction: discord.Interaction[TableBot]

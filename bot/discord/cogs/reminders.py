@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import discord
 from discord.ext import commands
 
+from bot.discord import delivery
 from bot.discord.components import ClaimWinButton, claim_view
 from bot.discord.presenter import close_expired_invitation, publish
 from bot.discord.replies import escape_name, mention_only
@@ -180,20 +181,23 @@ class Reminders(commands.Cog, name="Reminders"):
     ) -> None:
         """A click on Claim win. Who may claim, and when, is the service's call; a refusal
         becomes an ephemeral reply."""
-        await interaction.response.defer()
-        update = await self.service.act(
-            ClaimWin(
-                item.match_id,
-                interaction.guild_id or 0,
-                interaction.user.id,
-                expected_version=item.version,
+
+        async def claim() -> None:
+            update = await self.service.act(
+                ClaimWin(
+                    item.match_id,
+                    interaction.guild_id or 0,
+                    interaction.user.id,
+                    expected_version=item.version,
+                )
             )
-        )
-        log.info("match %s claimed by user %s", item.match_id, interaction.user.id)
-        if interaction.message is not None:
+            log.info("match %s claimed by user %s", item.match_id, interaction.user.id)
+            # The claim message loses its button as the click's answer.
             with contextlib.suppress(discord.HTTPException):
-                await interaction.message.edit(view=None)
-        await publish(self.bot, update)
+                await delivery.answer_edit(interaction, view=None)
+            await publish(self.bot, update, interaction)
+
+        await delivery.in_time(interaction, claim(), self.bot.response_budget)
 
 
 async def setup(bot: TableBot) -> None:
