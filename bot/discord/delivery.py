@@ -26,9 +26,11 @@ import logging
 import time
 from collections.abc import Coroutine
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import discord
+
+from bot.discord import wording
 
 if TYPE_CHECKING:
     from bot.discord.app import TableBot
@@ -147,18 +149,31 @@ def can_follow_up(interaction: discord.Interaction[Any] | None, channel_id: int)
 # --- where a match is played ---------------------------------------------------------------
 
 
-def match_channel_id(view: MatchView) -> int:
+class MatchPlace(Protocol):
+    """Where a match is played (a MatchView, or an IdleMatch for the reminders)."""
+
+    @property
+    def match_id(self) -> int: ...
+    @property
+    def guild_id(self) -> int: ...
+    @property
+    def channel_id(self) -> int: ...
+    @property
+    def thread_id(self) -> int | None: ...
+
+
+def match_channel_id(view: MatchPlace) -> int:
     return view.thread_id or view.channel_id
 
 
-def target_channel(bot: TableBot, view: MatchView) -> discord.PartialMessageable:
+def target_channel(bot: TableBot, view: MatchPlace) -> discord.PartialMessageable:
     """The match's thread, else its channel. A partial channel: discord.py keeps no archived
     thread in its cache, and a post needs none."""
     return bot.get_partial_messageable(match_channel_id(view), guild_id=view.guild_id)
 
 
 async def send_to_match(
-    bot: TableBot, match: MatchView, content: str | None = None, **kwargs: Any
+    bot: TableBot, match: MatchPlace, content: str | None = None, **kwargs: Any
 ) -> discord.Message:
     """Post in the match's thread (else channel) with the bot token. A thread that refuses
     (404: deleted; 403: locked, or closed to the bot) no longer hosts the match: the match moves
@@ -182,7 +197,8 @@ async def send_to_match(
         if isinstance(file, discord.File):
             file.reset()
     parent = bot.get_partial_messageable(match.channel_id, guild_id=match.guild_id)
-    return await parent.send(content, **kwargs)
+    moved = wording.thread_gone("refused")
+    return await parent.send(f"{moved}\n{content}" if content else moved, **kwargs)
 
 
 # --- the board -----------------------------------------------------------------------------

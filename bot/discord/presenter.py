@@ -441,6 +441,27 @@ async def publish(
         raise FormattedGameError(missed)
 
 
+async def move_out_of_thread(bot: TableBot, match_id: int, guild_id: int, how: str) -> bool:
+    """The match's thread was deleted, locked or closed by a moderator (``how``, in
+    wording.thread_gone's words): the match goes on in the thread's parent channel, where its
+    board is posted again (pinging the player on turn). False when there was nothing to move
+    (over, or not in a thread any more)."""
+    view = await bot.service.get_view(match_id, guild_id)
+    if view.match_over or view.thread_id is None:
+        return False
+    log.info("match %s leaves thread %s (%s)", match_id, view.thread_id, how)
+    await bot.service.set_thread(match_id, None)
+    # The board in the thread can't be edited any more (gone, locked or archived).
+    await bot.service.set_board_message(match_id, None)
+    delivery.forget_board(bot, match_id)
+    view = await bot.service.get_view(match_id, guild_id)
+    try:
+        await post_board(bot, view, [wording.thread_gone(how)])
+    except discord.HTTPException as exc:
+        log.warning("match %s: could not post its board in the channel: %s", match_id, exc)
+    return True
+
+
 async def start_match(
     bot: TableBot,
     update: MatchUpdate,

@@ -40,7 +40,14 @@ from engines.base import GameKind, GameResult, ResultKind
 from engines.match import NO_MOVE
 from engines.spec import spec_of
 
-__all__ = ["describe_event", "missing_permissions", "notes", "refusal_text", "verify_text"]
+__all__ = [
+    "describe_event",
+    "missing_permissions",
+    "notes",
+    "refusal_text",
+    "thread_gone",
+    "verify_text",
+]
 
 PASS_HINT = f'play "{NO_MOVE}" to pass the turn'  # when auto_pass is off
 RESULT_WORDS = {
@@ -367,3 +374,19 @@ def missing_permissions(missing: Sequence[str]) -> str:
         f"permission{plural} here. A server admin can grant {them} to tablebot in this "
         "channel's settings, or you can challenge in another channel."
     )
+
+
+# --- a match's thread, gone ------------------------------------------------------------------
+
+THREAD_GONE = {
+    "deleted": "This match's thread was deleted: the match goes on here.",
+    "locked": "This match's thread was locked: the match goes on here.",
+    "archived": "This match's thread was closed: the match goes on here.",
+    "refused": "This match's thread can't be used any more: the match goes on here.",
+}
+
+
+def thread_gone(how: str) -> str:
+    """Why a match left its thread for the channel: ``how`` is "deleted", "locked",
+    "archived" (by a moderator) or "refused" (Discord refused the bot's post there)."""
+    return THREAD_GONE[how]

@@ -421,6 +421,44 @@ class PlayCog(commands.Cog):
             "Rematch offered.", ephemeral=True, allowed_mentions=NO_MENTIONS
         )
 
+    # --- a match's thread, closed ----------------------------------------------------------
+
+    @commands.Cog.listener()
+    async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
+        await self._thread_closed(payload.thread_id, payload.guild_id, "deleted")
+
+    @commands.Cog.listener()
+    async def on_raw_thread_update(self, payload: discord.RawThreadUpdateEvent) -> None:
+        meta: dict[str, Any] = dict(payload.data.get("thread_metadata", {}))
+        if meta.get("locked"):
+            await self._thread_closed(payload.thread_id, payload.guild_id, "locked")
+        elif meta.get("archived"):
+            minutes = int(meta.get("auto_archive_duration") or 1440)
+            await self._thread_closed(
+                payload.thread_id, payload.guild_id, "archived", idle_minutes=minutes
+            )
+
+    async def _thread_closed(
+        self, thread_id: int, guild_id: int, how: str, *, idle_minutes: int | None = None
+    ) -> None:
+        """A match thread deleted, locked, or archived: the match goes on in the parent
+        channel (presenter.move_out_of_thread). An archive is a moderator's when it came before
+        the thread's own auto-archive time (``idle_minutes`` since the last action); a thread
+        that archived itself, the match idle, stays: the next post unarchives it."""
+        if not self.bot.begin_work():
+            return
+        try:
+            view = await self.bot.service.match_in_thread(thread_id)
+            if view is None or view.guild_id != guild_id or view.match_over:
+                return
+            if idle_minutes is not None:
+                idle = self.bot.service.clock() - view.last_action_at
+                if idle >= idle_minutes * 60:
+                    return
+            await presenter.move_out_of_thread(self.bot, view.match_id, guild_id, how)
+        except Exception:
+            log.exception("could not move the match out of thread %s (%s)", thread_id, how)
+
     # --- the NANNON shout -------------------------------------------------------------------
 
     @commands.Cog.listener()
