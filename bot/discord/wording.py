@@ -44,6 +44,7 @@ __all__ = [
     "describe_event",
     "missing_permissions",
     "notes",
+    "page_of",
     "refusal_text",
     "thread_gone",
     "verify_text",
@@ -390,3 +391,11 @@ def thread_gone(how: str) -> str:
     """Why a match left its thread for the channel: ``how`` is "deleted", "locked",
     "archived" (by a moderator) or "refused" (Discord refused the bot's post there)."""
     return THREAD_GONE[how]
+
+
+# --- pages of a list -------------------------------------------------------------------------
+
+
+def page_of(page: int, pages: int) -> str:
+    """Under a page of a long list (``page`` counts from 0)."""
+    return f"Page {page + 1} of {pages}"
