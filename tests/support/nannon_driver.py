@@ -96,9 +96,7 @@ class Table:
         request in flight."""
         await self.fake.wait_for_call(
             lambda c: (
-                c.method == "POST"
-                and c.path.endswith("/callback")
-                and c.status in (200, 204)
+                c.method == "POST" and c.path.endswith("/callback") and c.status in (200, 204)
             ),
             since=since,
         )

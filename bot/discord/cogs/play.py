@@ -348,9 +348,7 @@ class PlayCog(commands.Cog):
         )
         # passok, rs1-3 and leave come from an ephemeral menu: it is closed as the answer.
         menu = item.action in ("passok", "rs1", "rs2", "rs3", "leave")
-        await self._apply_and_publish(
-            interaction, lambda: self.bot.service.act(command), menu=menu
-        )
+        await self._apply_and_publish(interaction, lambda: self.bot.service.act(command), menu=menu)
 
     async def move_select(
         self, item: MoveSelect, interaction: discord.Interaction[TableBot]
