@@ -1,26 +1,40 @@
-"""Load test (issue 8): the real bot against the fake Discord, in one process. Run by hand:
+"""Load test: the real bot against the fake Discord, in one process, with Discord's rate limits
+on. Run by hand:
 
     python benchmarks/load.py [--matches 200] [--guilds 20] [--rate 50] [--seconds 30]
+                              [--threads | --no-threads] [--no-rate-limits]
                               [--ramp [--ramp-factor 1.25]] [--stalls MS]
                               [--warm-seconds 30] [--warm-rate 10]
 
 N matches (Nannon to 11, backgammon to 3 and checkers to 3, a third each) spread over G guilds
-play random legal moves through real interactions: the move select on the board message,
-`/move`, `/roll` and `/take`, with every board rendered. A match that ends is replaced by a new
-one between the same players, so N matches stay active. The load is open-loop: each match's
-actions arrive as a Poisson process with mean N/R seconds between them, scheduled from the last
-arrival, not from the last answer, so slow answers don't lower the offered rate (an arrival that
-finds its match's previous action still running waits for it; that wait is counted apart, as
-"late"). Printed:
+are challenged with /challenge and accepted with the invitation's button, and play random legal
+moves through real interactions: the move select and the Roll button on the board message,
+`/move`, `/roll` and `/take`, typed in the match's thread, with every board rendered. A match
+that ends is replaced by a new one between the same players, so N matches stay active. With
+threads on (the default) each match has its thread; ``--no-threads`` plays every match in one
+channel of one guild, where the per-channel limits bind if anything does.
 
-- latency from INTERACTION_CREATE to the callback (the response or defer), and to the end of
-  the action (the defer plus its follow-up: the new board posted and, for a slash command, its
-  ephemeral "Played."), p50/p95/p99/max;
-- offered and achieved actions per second, peak RSS (``resource.getrusage``), the worst
-  event-loop lag seen by a 10 ms ticker, and memory per active match: the bot's own allocations
-  (tracemalloc, the fake Discord's left out) for each match beyond the first half (the fixed base
-  left out), and all told divided by N right after the matches are created and again after a
-  stretch of play;
+The fake Discord runs on the real clock with its rate limits on (``--no-rate-limits`` turns them
+off): 50 requests a second per bot token, the interaction endpoints exempt, and per-route
+buckets (5 messages per 5 s per channel, 5 edits per 5 s, ...); discord.py obeys them as it
+would Discord's.
+
+The load is open-loop: each match's actions arrive as a Poisson process with mean N/R seconds
+between them, scheduled from the last arrival, not from the last answer, so slow answers don't
+lower the offered rate (an arrival that finds its match's previous action still running waits
+for it; that wait is counted apart, as "late"). Printed:
+
+- latency from INTERACTION_CREATE to the callback (a click's answer, which edits the board, or
+  a command's defer), and to the end of the action (the board edited or the next board posted
+  and, for a slash command, its ephemeral "Played."), p50/p95/p99/max;
+- offered and achieved actions per second; requests per action made with the bot token and to
+  the interaction endpoints, by route; the 429s the fake sent; with ``--no-threads``, what
+  players see: messages per second in the one channel, and how many other messages come
+  between two boards of the same match;
+- peak RSS (``resource.getrusage``), the worst event-loop lag seen by a 10 ms ticker, and memory
+  per active match: the bot's own allocations (tracemalloc, the fake Discord's left out) for
+  each match beyond the first half (the fixed base left out), and all told divided by N right
+  after the matches are created and again after a stretch of play;
 - with ``--ramp``: the highest rate at which the end-to-end p99 stays under 1 s;
 - with ``--stalls MS``: where the event loop was when it stalled, by a thread that samples the
   loop thread's stack every 2 ms while the ticker is more than MS late (a stall profile).
@@ -43,6 +57,7 @@ import traceback
 import tracemalloc
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
@@ -50,8 +65,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from fakediscord import TOKEN, Channel, FakeDiscord, Guild, Member  # noqa: E402
 
 from bot.config import Settings  # noqa: E402
-from bot.discord import presenter, wording  # noqa: E402
+from bot.discord import presenter  # noqa: E402
 from bot.discord.app import TableBot, create_bot, freeze_startup_objects, loop_factory  # noqa: E402
+from bot.service import MatchUpdate  # noqa: E402
 from engines.base import Phase  # noqa: E402
 
 log = logging.getLogger(__name__)
@@ -181,9 +197,36 @@ class LagMeter:
             await asyncio.gather(self._task, return_exceptions=True)
 
 
+class RefusedHooks(logging.Handler):
+    """Counts the board edits a webhook refused (the fake had forgotten the interaction past
+    its history limit; Discord keeps it 15 minutes): each falls back to the bot token."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "webhook refused" in record.getMessage():
+            self.count += 1
+
+
 class Load:
     def __init__(self, fake: FakeDiscord, bot: TableBot) -> None:
         self.fake, self.bot, self.svc = fake, bot, bot.service
+
+        # The harness holds a click until the bot has no request in flight, so that a test's
+        # click never beats discord.py to a view it registers after posting it. Discord
+        # delivers a click whatever the bot is doing, and every component here is a
+        # DynamicItem, found by its custom_id: no wait.
+        async def no_wait(timeout: float = 0) -> None:
+            return None
+
+        fake.wait_bot_idle = no_wait  # type: ignore[method-assign]
+        self.refused_hooks = RefusedHooks()
+        delivery_log = logging.getLogger("bot.discord.delivery")
+        delivery_log.setLevel(logging.INFO)
+        delivery_log.addHandler(self.refused_hooks)
+        delivery_log.propagate = False
         self.members: dict[int, Member] = {}
         # One slot per concurrent match: its guild, channel, players and game, and the match
         # being played there now (a new one replaces it when it ends).
@@ -201,43 +244,84 @@ class Load:
         self.bot_bytes_created = 0.0
         self.bot_bytes_played = 0.0
         self.bot_bytes_marginal = 0.0
-        # Instrumentation: the bot records each new board with set_board_message, so a
-        # per-match event marks the end of an action without re-checking every waiter.
+        # Instrumentation: every action ends with presenter.publish (the board edited in
+        # place, or the next board posted), so a per-match event set when it returns marks
+        # the end of an action without re-checking every waiter.
         self.board_posted: dict[int, asyncio.Event] = {}
-        record_board = self.svc.set_board_message
+        real_publish = presenter.publish
 
-        async def set_board_message(match_id: int, message_id: int | None) -> None:
-            await record_board(match_id, message_id)
-            event = self.board_posted.get(match_id)
-            if event is not None:
-                event.set()
+        async def publish(bot: TableBot, update: MatchUpdate, via: Any = None) -> None:
+            try:
+                await real_publish(bot, update, via)
+            finally:
+                match_id = update.view.match_id
+                self.note_board(match_id)
+                event = self.board_posted.get(match_id)
+                if event is not None:
+                    event.set()
 
-        self.svc.set_board_message = set_board_message  # type: ignore[method-assign]
+        presenter.publish = publish
+        # The first board of a match, by its invitation's id (start_match waits for it).
+        self.first_board: dict[int, asyncio.Event] = {}
+        real_start = presenter.start_match
+
+        async def start_match(
+            bot: TableBot, update: MatchUpdate, invitation: Any, *args: Any, **kw: Any
+        ) -> None:
+            try:
+                await real_start(bot, update, invitation, *args, **kw)
+            finally:
+                event = self.first_board.get(invitation.id if invitation is not None else 0)
+                if event is not None:
+                    event.set()
+
+        presenter.start_match = start_match
+        # Where each match is played (its thread, or the channel), and what players see in a
+        # channel: for each match, the channel's message count at its latest board, and how
+        # many other messages came between two of its boards.
+        self.where: dict[int, Channel] = {}
+        self.board_seen: dict[int, tuple[int, int]] = {}  # match -> (board id, channel count)
+        self.between: list[int] = []
 
     async def start_match(self, slot: int) -> int:
-        """A new match in ``slot``, challenged and accepted through the service, its first
-        board posted as the bot would."""
+        """A new match in ``slot``: /challenge, and the opponent clicks Accept; once its first
+        board is posted (in its thread, with threads on)."""
+        fake = self.fake
         guild, channel, a, b, game, length = self.slots[slot]
-        challenge = await self.svc.challenge(
-            guild.id, channel.id, a.id, a.name, game, opponent_id=b.id,
-            opponent_name=b.name, length=length,
-        )  # fmt: skip
-        update = await self.svc.accept(challenge.id, guild.id, b.id, b.name)
-        await presenter.post_board(self.bot, update.view, wording.notes(update))
-        return update.match_id
+        it = await fake.slash(
+            "challenge", {"game": game, "opponent": b, "points": length}, by=a, channel=channel
+        )
+        invitation = (await it.response(timeout=30)).message
+        assert invitation is not None, "no invitation"
+        challenge_id = int(invitation.custom_ids[0].rsplit(":", 1)[1])
+        first = self.first_board[invitation.id] = asyncio.Event()
+        click = await fake.click(invitation, label="Accept", by=b)
+        await click.response(timeout=30)
+        await asyncio.wait_for(first.wait(), timeout=60)
+        del self.first_board[invitation.id]
+        challenge = await self.svc.get_challenge(challenge_id, guild.id)
+        assert challenge.match_id is not None
+        view = await self.svc.get_view(challenge.match_id)
+        self.where[challenge.match_id] = fake.channels[view.thread_id or view.channel_id]
+        return challenge.match_id
 
-    async def setup(self, n: int, guilds: int, warm_rate: float, warm_seconds: float) -> None:
+    async def setup(
+        self, n: int, guilds: int, threads: bool, warm_rate: float, warm_seconds: float
+    ) -> None:
         """Create the matches, then play a while, measuring the bot's memory per active match
         after each (tracemalloc slows the bot down, so the timed runs come after it stops)."""
         fake = self.fake
         places = [fake.guild]
-        for g in range(1, guilds):
+        for g in range(1, guilds if threads else 1):
             places.append(await fake.add_guild(f"guild {g}"))
         await self.bot.tree.sync()  # global commands: every guild has them
         for guild in places:
-            await self.svc.update_guild_settings(guild.id, use_threads=False)
+            await self.svc.update_guild_settings(
+                guild.id, use_threads=threads, rate_limit_actions=1000
+            )
+            self.bot.rate_limit.invalidate(guild.id)
         for i in range(n):
-            guild = places[i % guilds]
+            guild = places[i % len(places)]
             a = await fake.add_member(f"p{i}a", guild)
             b = await fake.add_member(f"p{i}b", guild)
             self.members[a.id], self.members[b.id] = a, b
@@ -265,6 +349,21 @@ class Load:
             self.bot_bytes_played = bot_bytes(traced_before, tracemalloc.take_snapshot()) / n
         tracemalloc.stop()
 
+    def note_board(self, match_id: int) -> None:
+        """After an action: if the match's board is a new message, how many other messages its
+        channel got since the previous one (what a player scrolls past to find it)."""
+        live = self.svc._state.live.get(match_id)  # no await: the match as just committed
+        board_id = live.record.board_message_id if live is not None else None
+        channel = self.where.get(match_id)
+        if board_id is None or channel is None:
+            return
+        seen = self.board_seen.get(match_id)
+        count = channel.messages_sent
+        if seen is not None and seen[0] != board_id:
+            self.between.append(count - seen[1] - 1)
+        if seen is None or seen[0] != board_id:
+            self.board_seen[match_id] = (board_id, count)
+
     async def act(self, slot: int) -> None:
         fake, svc = self.fake, self.svc
         match_id = self.matches[slot]
@@ -280,15 +379,21 @@ class Load:
             who = self.members[view.players[seat].user_id]
             posted = self.board_posted[match_id] = asyncio.Event()
             start = time.perf_counter()
+            where = self.where[match_id]
+            board = fake.messages_by_id.get(view.board_message_id or 0)
+            buttons = {c.get("label") for c in board.buttons} if board is not None else set()
             if view.phase in (Phase.ROLL, Phase.OPENING_TIE):
-                kind = "/roll"
-                it = await fake.slash("roll", {}, by=who)
+                if "Roll" in buttons and self.rng.random() < 0.5:
+                    kind = "Roll"
+                    it = await fake.click(board, label="Roll", by=who)  # type: ignore[arg-type]
+                else:
+                    kind = "/roll"
+                    it = await fake.slash("roll", {}, by=who, channel=where)
             elif view.phase is Phase.CUBE_OFFERED:
                 kind = "/take"
-                it = await fake.slash("take", {}, by=who)
+                it = await fake.slash("take", {}, by=who, channel=where)
             elif view.phase is Phase.MOVE:
                 move = self.rng.choice(view.legal_moves)
-                board = fake.get_message(view.board_message_id) if view.board_message_id else None
                 options = [
                     o["value"]
                     for row in (board.components if board else [])
@@ -300,7 +405,7 @@ class Load:
                     it = await fake.select(board, [move], by=who)  # type: ignore[arg-type]
                 else:
                     kind = "/move"
-                    it = await fake.slash("move", {"play": move}, by=who)
+                    it = await fake.slash("move", {"play": move}, by=who, channel=where)
             else:
                 return
             # From INTERACTION_CREATE: a click first waits in the harness for the bot to be
@@ -336,11 +441,16 @@ class Load:
             await self.act(slot)
             arrival += self.rng.expovariate(1 / think)
 
-    async def run(self, rate: float, seconds: float) -> dict[str, float]:
+    async def run(self, rate: float, seconds: float) -> dict[str, Any]:
         self.first.clear()
         self.done.clear()
         self.late.clear()
+        self.between.clear()
         self.arrivals = self.errors = 0
+        requests = self.fake.stats.snapshot()
+        refused_hooks = self.refused_hooks.count
+        channel = self.slots[0][1]
+        posted = channel.messages_sent
         lag = LagMeter(sampler=self.sampler)
         lag.start()
         loop = asyncio.get_running_loop()
@@ -355,7 +465,19 @@ class Load:
             task.cancel()
         elapsed = loop.time() - start
         await lag.stop()
+        made = self.fake.stats.since(requests)
+        actions = max(1, len(self.done))
         return {
+            "bot_token": made.bot_token_total / actions,
+            "interaction": made.interaction_total / actions,
+            "routes": {k: v / actions for k, v in made.bot_token.most_common()},
+            "refused_hooks": self.refused_hooks.count - refused_hooks,
+            "429s": made.rate_limited_total,
+            "global_429s": made.global_rate_limited,
+            "bot_token_rate": made.bot_token_total / elapsed,
+            "channel_rate": (channel.messages_sent - posted) / elapsed,
+            "between_p50": pct([float(b) for b in self.between], 0.5),
+            "between_p90": pct([float(b) for b in self.between], 0.9),
             "offered": self.arrivals / seconds,
             "achieved": len(self.done) / elapsed,
             "late": len(self.late) / max(1, self.arrivals),
@@ -373,9 +495,12 @@ class Load:
         }
 
 
-def show(label: str, r: dict[str, float]) -> None:
-    plain = ("offered", "achieved", "errors", "late")
-    ms = {k: v * 1000 for k, v in r.items() if k not in plain}
+TIMES = ("late_p99", "p50", "p95", "p99", "max", "done_p50", "done_p95", "done_p99")
+TIMES += ("done_max", "lag")
+
+
+def show(label: str, r: dict[str, Any], *, one_channel: bool = False) -> None:
+    ms = {k: r[k] * 1000 for k in TIMES}
     print(
         f"{label}: offered {r['offered']:.1f}/s, achieved {r['achieved']:.1f}/s, "
         f"{r['late'] * 100:.1f}% of arrivals waited for their match (p99 {ms['late_p99']:.0f} ms); "
@@ -385,6 +510,21 @@ def show(label: str, r: dict[str, float]) -> None:
         f"loop lag {ms['lag']:.0f} ms; errors {int(r['errors'])}",
         flush=True,
     )
+    routes = ", ".join(f"{route} {per:.3f}" for route, per in r["routes"].items()) or "none"
+    print(
+        f"  requests per action: bot token {r['bot_token']:.3f} ({routes}), interaction "
+        f"endpoints {r['interaction']:.2f}; bot token {r['bot_token_rate']:.1f}/s; "
+        f"429s received {r['429s']} (global {r['global_429s']}); board edits refused by a "
+        f"webhook the fake had forgotten (then made with the bot token): {r['refused_hooks']}",
+        flush=True,
+    )
+    if one_channel:
+        print(
+            f"  the one channel: {r['channel_rate']:.1f} new messages/s; between two boards of "
+            f"a match, {r['between_p50']:.0f} other messages (p50), {r['between_p90']:.0f} "
+            "(p90)",
+            flush=True,
+        )
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -394,8 +534,16 @@ async def main(args: argparse.Namespace) -> None:
             token=TOKEN, db_path=Path(tmp) / "load.db", dev_guild_id=None, log_level="WARNING"
         )
         # The fake keeps only recent history: a real Discord's memory isn't in our process, and
-        # every full garbage collection walked it (300 entries: 56 ms; 100: 25-38 ms).
-        fake = FakeDiscord(strict=False, ready_timeout=60, history_limit=100)
+        # every full garbage collection walked it (300 entries: 56 ms; 100: 25-38 ms). It
+        # keeps every interaction whose follow-up is a live board, which the bot edits through
+        # its webhook (Discord keeps a token 15 minutes).
+        fake = FakeDiscord(
+            strict=False,
+            ready_timeout=60,
+            history_limit=args.history,
+            clock=time.monotonic,  # rate-limit windows and deadlines on the real clock
+            rate_limits=args.rate_limits,
+        )
         async with fake.run(lambda **o: create_bot(settings, **o)):
             bot = fake.bot
             assert isinstance(bot, TableBot)
@@ -404,10 +552,14 @@ async def main(args: argparse.Namespace) -> None:
                 load.sampler = StallSampler(args.stalls / 1000)
             t0 = time.perf_counter()
             before = rss_kb()
-            await load.setup(args.matches, args.guilds, args.warm_rate, args.warm_seconds)
+            await load.setup(
+                args.matches, args.guilds, args.threads, args.warm_rate, args.warm_seconds
+            )
             after = rss_kb()
+            where = f"{args.guilds} guilds, a thread each" if args.threads else "one channel"
+            limits = "on" if args.rate_limits else "off"
             print(
-                f"set up {args.matches} matches over {args.guilds} guilds and played "
+                f"rate limits {limits}; set up {args.matches} matches ({where}) and played "
                 f"{args.warm_seconds:g} s at {args.warm_rate:g}/s in "
                 f"{time.perf_counter() - t0:.1f} s; bot memory per "
                 f"active match (tracemalloc, the fake Discord's allocations left out): "
@@ -418,7 +570,7 @@ async def main(args: argparse.Namespace) -> None:
                 flush=True,
             )
             result = await load.run(args.rate, args.seconds)
-            show(f"N={args.matches} R={args.rate:g}", result)
+            show(f"N={args.matches} R={args.rate:g}", result, one_channel=not args.threads)
             print(f"actions by kind: {load.kinds}; matches replaced as they ended: {load.replaced}")
             if args.ramp:
                 best = None
@@ -462,6 +614,15 @@ if __name__ == "__main__":
     parser.add_argument("--ramp-factor", type=float, default=1.25)
     parser.add_argument("--max-rate", type=float, default=400.0)
     parser.add_argument("--stalls", type=float, default=0.0, metavar="MS")
+    parser.add_argument(
+        "--threads", action=argparse.BooleanOptionalAction, default=True,
+        help="a thread per match (default), or every match in one channel",
+    )  # fmt: skip
+    parser.add_argument(
+        "--rate-limits", action=argparse.BooleanOptionalAction, default=True,
+        help="the fake Discord's rate limits (default on)",
+    )  # fmt: skip
+    parser.add_argument("--history", type=int, default=100, help="the fake's history limit")
     # The bot's own event loop (uvloop where installed), as `tablebot` runs it.
     with asyncio.Runner(loop_factory=loop_factory()) as runner:
         runner.run(main(parser.parse_args()))

@@ -159,8 +159,31 @@ async def test_sync_subcommand_syncs_every_command_globally_as_guild_only(
         # Guild-only: Discord offers it in servers only (context 0), not in DMs or group DMs.
         assert command["contexts"] == [0], command["name"]
         assert command["dm_permission"] is False, command["name"]
+        # Server installs only (integration_types unset would mean the app's default).
+        assert command["integration_types"] == [0], command["name"]
     assert f"synced {len(synced)} global commands" in caplog.text
     assert TOKEN not in caplog.text
+
+
+@pytest.mark.asyncio
+async def test_sync_subcommand_clears_the_dev_guilds_own_copies(
+    tmp_path: Path, fake_discord: Any
+) -> None:
+    """With DEV_GUILD_ID set, `tablebot sync` syncs globally and empties the dev guild's own
+    list, where every command would otherwise show twice."""
+    from fakediscord import TOKEN
+
+    from bot.discord.app import _main
+
+    fake = fake_discord
+    guild = fake.guild
+    fake.commands[guild.id] = [{"name": "challenge", "id": "1"}]  # a copy from a dev start-up
+    settings = Settings(
+        token=TOKEN, db_path=tmp_path / "t.db", dev_guild_id=guild.id, log_level="INFO"
+    )
+    assert await _main(settings, sync_only=True) == 0
+    assert {c["name"] for c in fake.commands[None]} == EXPECTED_COMMANDS
+    assert fake.commands[guild.id] == []
 
 
 @pytest.mark.asyncio

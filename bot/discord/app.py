@@ -47,6 +47,15 @@ EXTENSIONS = (
 Item = TypeVar("Item", bound=discord.ui.DynamicItem[Any])
 ClickHandler = Callable[[Item, discord.Interaction["TableBot"]], Awaitable[None]]
 
+# Commands are declared for server installs and server channels only.
+GUILD_INSTALL = app_commands.AppInstallationType(guild=True, user=False)
+GUILD_CONTEXT = app_commands.AppCommandContext(guild=True, dm_channel=False, private_channel=False)
+
+# Discord forgets an interaction whose first answer is later than 3 s: a click whose action
+# is still running after this many seconds is deferred, and its answer edited in through the
+# webhook after (bot.discord.delivery.in_time).
+RESPONSE_BUDGET = 2.0
+
 # How long close() waits for the interactions already being handled before it cancels them.
 CLOSE_GRACE_SECONDS = 15.0
 
@@ -124,6 +133,11 @@ class TableBot(commands.Bot):
             intents=intents,
             tree_cls=TableTree,
             help_command=None,
+            # Every command works in servers only, and only where the bot is installed in the
+            # server: Discord would otherwise offer them to user installs (integration_types
+            # unset means "the app's default", which may include user installs).
+            allowed_installs=GUILD_INSTALL,
+            allowed_contexts=GUILD_CONTEXT,
             # No message cache: every handler works from interactions and raw reaction
             # events, and 1,000 cached messages only lengthen garbage collections.
             **{"max_messages": None, **client_options},
@@ -137,6 +151,13 @@ class TableBot(commands.Bot):
         # NANNON announcements posted by this process: message id -> (match id, game number).
         # After a restart the handler reads the same from the message's embed footer.
         self.shout_messages: dict[int, tuple[int, int]] = {}
+        # The board a follow-up posted, per match: (its webhook, its message id, until when
+        # (monotonic) the webhook may edit it), so an edit of it spares the bot token
+        # (bot.discord.delivery). In memory only: after a restart the bot token edits it.
+        self.board_hooks: dict[int, tuple[discord.Webhook, int, float]] = {}
+        # Seconds a click's action may take before its answer is deferred (Discord forgets an
+        # interaction not answered within 3 s).
+        self.response_budget = RESPONSE_BUDGET
         self.close_grace = CLOSE_GRACE_SECONDS
         self._closing = False
         # Set when close() begins (before it waits for the work in flight).
@@ -164,20 +185,54 @@ class TableBot(commands.Bot):
         for view in resumed:
             self.turn_shown(view)
         if self.settings.dev_guild_id is not None:
-            guild = discord.Object(id=self.settings.dev_guild_id)
-            self.tree.copy_global_to(guild=guild)
-            try:
-                synced = await self.tree.sync(guild=guild)
-            except discord.HTTPException as exc:
-                log.error(
-                    "could not sync commands to DEV_GUILD_ID %s (is the bot in that server, "
-                    "invited with the applications.commands scope?): %s",
-                    self.settings.dev_guild_id,
-                    exc,
-                )
-            else:
-                log.info("synced %d commands to guild %s", len(synced), guild.id)
+            await self.sync_dev_guild()
         freeze_startup_objects()
+
+    async def sync_dev_guild(self) -> None:
+        """DEV_GUILD_ID's commands, synced at start-up. A server sees its own commands and the
+        global ones side by side, so once the commands are synced globally (``tablebot sync``,
+        /sync) the dev server's own copies are removed, or every command would show twice
+        there; before that, it gets a copy of every command, which shows at once."""
+        guild_id = self.settings.dev_guild_id
+        if guild_id is None:
+            return
+        guild = discord.Object(id=guild_id)
+        try:
+            global_commands = await self.tree.fetch_commands()
+            self.tree.clear_commands(guild=guild)
+            if not global_commands:
+                self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+        except discord.HTTPException as exc:
+            log.error(
+                "could not sync commands to DEV_GUILD_ID %s (is the bot in that server, "
+                "invited with the applications.commands scope?): %s",
+                guild_id,
+                exc,
+            )
+            return
+        if global_commands:
+            log.info(
+                "%d global commands exist: guild %s uses them (its own copies removed); run "
+                "`tablebot sync` after changing a command",
+                len(global_commands),
+                guild_id,
+            )
+        else:
+            log.info("synced %d commands to guild %s", len(synced), guild_id)
+
+    async def sync_global(self) -> list[app_commands.AppCommand]:
+        """Sync the commands globally (``tablebot sync``, /sync), then drop DEV_GUILD_ID's own
+        copies, which would show beside the global ones."""
+        synced = await self.tree.sync()
+        if self.settings.dev_guild_id is not None:
+            guild = discord.Object(id=self.settings.dev_guild_id)
+            self.tree.clear_commands(guild=guild)
+            try:
+                await self.tree.sync(guild=guild)
+            except discord.HTTPException as exc:
+                log.warning("could not clear guild %s's own commands: %s", guild.id, exc)
+        return synced
 
     def route_clicks(self, item: type[Item], handler: ClickHandler[Item]) -> None:
         """Answer clicks on the persistent component class ``item`` with ``handler``: each cog
@@ -321,7 +376,7 @@ async def _main(settings: Settings, sync_only: bool) -> int:
         try:
             if sync_only:
                 await bot.login(settings.token)
-                synced = await bot.tree.sync()
+                synced = await bot.sync_global()
                 log.info(
                     "synced %d global commands; they can take up to an hour to show", len(synced)
                 )

@@ -282,6 +282,51 @@ def claim_view(match_id: int, version: int) -> discord.ui.View:
     return view
 
 
+# --- pages of a long list ------------------------------------------------------------------
+
+# The lists that can grow past one message: /games, /history and the leaderboards. ``arg``
+# says whose list (a user id) or which board ("nannon.11", "nannon.all").
+PAGE_TEMPLATE = r"tb:pg:(?P<kind>games|history|lb):(?P<arg>[a-z0-9.]{1,40}):(?P<page>[0-9]{1,4})"
+
+
+class PageButton(
+    Persistent,
+    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
+    template=PAGE_TEMPLATE,
+):
+    """Previous or Next under a list: the list is read again and the message shows ``page``
+    (0-based) of it."""
+
+    INT_GROUPS = frozenset({"page"})
+
+    def __init__(self, kind: str, arg: str, page: int, *, label: str = "", disabled: bool = False):
+        super().__init__(
+            discord.ui.Button(
+                label=label or "Page",
+                style=ButtonStyle.secondary,
+                custom_id=f"tb:pg:{kind}:{arg}:{page}",
+                disabled=disabled,
+            )
+        )
+        self.kind = kind
+        self.arg = arg
+        self.page = page
+
+
+def pager(kind: str, arg: str, page: int, pages: int) -> discord.ui.View | None:
+    """Previous and Next for ``page`` of ``pages`` (None when one page holds the list)."""
+    if pages <= 1:
+        return None
+    view = discord.ui.View(timeout=None)
+    view.add_item(
+        PageButton(kind, arg, max(page - 1, 0), label="Previous", disabled=page <= 0)
+    )
+    view.add_item(
+        PageButton(kind, arg, min(page + 1, pages), label="Next", disabled=page >= pages - 1)
+    )
+    return view
+
+
 # --- per turn ------------------------------------------------------------------------------
 
 

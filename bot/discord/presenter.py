@@ -1,8 +1,10 @@
 """Turn messages: the board PNG (rendered off the event loop), its alt text, the embed, the
 components; plus game and match results, invitations and the NANNON announcement.
 
-A new message is posted every turn and the previous board loses its components, which keeps a
-thread readable and never edits a message older than an hour (Discord error 30046).
+One message per turn: while the same player goes on (a roll, then the move) the board is edited
+in place; when the turn passes, it loses its buttons and the next player's board is a new
+message that pings them. How each reaches Discord, mostly through the acting interaction and
+not the bot token, is :mod:`bot.discord.delivery`'s.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import discord
 
 from bot import rendering
 from bot.discord import components as ui
-from bot.discord import wording
+from bot.discord import delivery, wording
 from bot.discord.replies import (
     NO_MENTIONS,
     FormattedGameError,
@@ -252,6 +254,8 @@ def turn_embed(view: MatchView, notes: Sequence[str] = ()) -> discord.Embed:
 
 
 # --- posting -------------------------------------------------------------------------------
+# How each message reaches Discord (the interaction's answer, its follow-ups, its webhook, or
+# the bot token) is bot.discord.delivery's: here is what is shown, and when.
 
 Shown = TypeVar("Shown")
 Result = TypeVar("Result")
@@ -287,40 +291,24 @@ def tells_turn_listeners(
 
 
 def target_channel(bot: TableBot, view: MatchView) -> discord.PartialMessageable:
-    channel_id = view.thread_id or view.channel_id
-    return bot.get_partial_messageable(channel_id, guild_id=view.guild_id)
+    return delivery.target_channel(bot, view)
 
 
 async def strip_components(bot: TableBot, view: MatchView, message_id: int | None) -> None:
     """Remove the buttons of an earlier board (a stale click is refused anyway)."""
-    if message_id is None:
-        return
-    try:
-        await target_channel(bot, view).get_partial_message(message_id).edit(view=None)
-    except discord.HTTPException:
-        log.info("could not strip components of message %s", message_id)
+    await delivery.edit_board(bot, view, message_id, {"view": None})
 
 
-def _the_view(view: MatchView) -> MatchView:
-    return view
-
-
-def _its_view(update: MatchUpdate) -> MatchView:
-    return update.view
-
-
-@tells_turn_listeners(_the_view)
-async def post_board(
-    bot: TableBot, view: MatchView, notes: Sequence[str] = (), *, ping: bool = True
-) -> discord.Message:
-    """Post the current turn as a new message, strip the previous board, remember this one."""
-    previous = view.board_message_id
+async def turn_message(
+    view: MatchView, notes: Sequence[str] = (), *, ping: bool = True
+) -> delivery.TurnMessage:
+    """The board message of the current turn: the ping of the player on turn, the embed, the
+    board picture and the components."""
     embed = turn_embed(view, notes)
     rendered = await render_board(view)
-    files: list[discord.File] = []
+    file = None
     if rendered is not None:
         file, _alt = rendered
-        files.append(file)
         embed.set_image(url="attachment://board.png")
     content = ""
     allowed = NO_MENTIONS
@@ -334,19 +322,39 @@ async def post_board(
             f"\n{len(view.legal_moves)} legal moves: the menu shows the first "
             f"{ui.MAX_SELECT_OPTIONS}. Type `/move` for any other."
         )
-    components = ui.turn_view(view)
-    channel = target_channel(bot, view)
-    kwargs: dict[str, Any] = {"embed": embed, "files": files, "allowed_mentions": allowed}
-    if components is not None:
-        kwargs["view"] = components
-    message = await channel.send(content.strip() or None, **kwargs)
+    return delivery.TurnMessage(content.strip() or None, embed, file, ui.turn_view(view), allowed)
+
+def _the_view(view: MatchView) -> MatchView:
+    return view
+
+
+def _its_view(update: MatchUpdate) -> MatchView:
+    return update.view
+
+
+@tells_turn_listeners(_the_view)
+async def post_board(
+    bot: TableBot,
+    view: MatchView,
+    notes: Sequence[str] = (),
+    *,
+    ping: bool = True,
+    via: discord.Interaction[Any] | None = None,
+) -> discord.Message:
+    """Post the current turn as a new message (the follow-up of ``via`` where it can), strip
+    the previous board, remember this one."""
+    previous = view.board_message_id
+    turn = await turn_message(view, notes, ping=ping)
+    message = await delivery.post_board_message(bot, view, turn, via)
     await bot.service.set_board_message(view.match_id, message.id)
     if previous is not None and previous != message.id:
         await strip_components(bot, view, previous)
     return message
 
 
-async def post_result(bot: TableBot, update: MatchUpdate) -> discord.Message | None:
+async def post_result(
+    bot: TableBot, update: MatchUpdate, via: discord.Interaction[Any] | None = None
+) -> discord.Message | None:
     """Announce a finished game (and the match, when it ended too)."""
     view = update.view
     result = update.game_result
@@ -381,7 +389,7 @@ async def post_result(bot: TableBot, update: MatchUpdate) -> discord.Message | N
     kwargs: dict[str, Any] = {"embed": embed, "allowed_mentions": allowed}
     if update.match_over:
         kwargs["view"] = ui.finished_view(view.match_id)
-    message = await target_channel(bot, view).send(content, **kwargs)
+    message = await delivery.post_to_match(bot, view, content, via, **kwargs)
     if nannon and result is not None:
         bot.shout_messages[message.id] = (view.match_id, result.game_number)
         try:
@@ -414,26 +422,56 @@ def match_over_text(update: MatchUpdate) -> str:
     return "\n".join(lines)
 
 
-@tells_turn_listeners(_its_view)
-async def publish(bot: TableBot, update: MatchUpdate) -> None:
-    """Show what an action changed: a result if a game ended, then the next board."""
+def goes_on_in_place(update: MatchUpdate, via: discord.Interaction[Any] | None) -> bool:
+    """Whether the board is edited in place: the player who acted (through ``via``) acts next,
+    or nobody in particular does (a tied opening roll); nothing ended. Without an interaction
+    (the bot's own move) a new board is posted."""
     view = update.view
+    if via is None or update.game_result is not None or update.match_over:
+        return False
+    return view.actor is None or view.seat_of(via.user.id) == view.actor
+
+
+@tells_turn_listeners(_its_view)
+async def publish(
+    bot: TableBot, update: MatchUpdate, via: discord.Interaction[Any] | None = None
+) -> None:
+    """Show what an action changed. ``via``, the interaction that asked for it, answers where
+    it can (bot.discord.delivery): when the same player goes on (a roll, then the move) the board
+    is edited in place; when the turn passes, or a game ended, the board loses its buttons, the
+    result is announced, and the next board is a new message that pings the player on turn.
+    A click must not be answered yet; a command's "thinking" answer must be filled in."""
+    view = update.view
+    notes = wording.notes(update)
+    board_id = view.board_message_id
+    turn: delivery.TurnMessage | None = None
+    if goes_on_in_place(update, via):
+        turn = await turn_message(view, notes)
+        if await delivery.edit_board(bot, view, board_id, turn.for_edit(), via):
+            return
+        # Not editable (deleted, or its channel refuses it): a new board below.
+    else:
+        # The board's final state: no buttons (the result message carries Export and Rematch).
+        await delivery.edit_board(bot, view, board_id, {"view": None}, via)
+    if delivery.is_click(via) and via is not None:
+        await delivery.defer(via)  # a click on some other message: answered, nothing changes
     # The action stands (it is in the log) whatever Discord refuses below: a refusal is said
     # plainly, rather than the apology's "try again", and the rest is still posted.
     missed: str | None = None
     if update.game_result is not None or update.match_over:
         try:
-            await post_result(bot, update)
+            await post_result(bot, update, via)
         except discord.HTTPException as exc:
             log.warning("match %s: could not post the result: %s", view.match_id, exc)
             missed = RESULT_NOT_POSTED
     if update.match_over:
-        # The final board, without buttons: the result message carries Export and Rematch.
-        await strip_components(bot, view, view.board_message_id)
         await bot.service.set_board_message(view.match_id, None)
+        delivery.forget_board(bot, view.match_id)
     else:
         try:
-            await post_board(bot, view, wording.notes(update))
+            turn = turn or await turn_message(view, notes)
+            message = await delivery.post_board_message(bot, view, turn, via)
+            await bot.service.set_board_message(view.match_id, message.id)
         except discord.HTTPException as exc:
             log.warning(
                 "match %s: could not post the board of move %s: %s",
@@ -446,23 +484,55 @@ async def publish(bot: TableBot, update: MatchUpdate) -> None:
         raise FormattedGameError(missed)
 
 
+async def move_out_of_thread(bot: TableBot, match_id: int, guild_id: int, how: str) -> bool:
+    """The match's thread was deleted, locked or closed by a moderator (``how``, in
+    wording.thread_gone's words): the match goes on in the thread's parent channel, where its
+    board is posted again (pinging the player on turn). False when there was nothing to move
+    (over, or not in a thread any more)."""
+    view = await bot.service.get_view(match_id, guild_id)
+    if view.match_over or view.thread_id is None:
+        return False
+    log.info("match %s leaves thread %s (%s)", match_id, view.thread_id, how)
+    await bot.service.set_thread(match_id, None)
+    # The board in the thread can't be edited any more (gone, locked or archived).
+    await bot.service.set_board_message(match_id, None)
+    delivery.forget_board(bot, match_id)
+    view = await bot.service.get_view(match_id, guild_id)
+    try:
+        await post_board(bot, view, [wording.thread_gone(how)])
+    except discord.HTTPException as exc:
+        log.warning("match %s: could not post its board in the channel: %s", match_id, exc)
+    return True
+
+
 async def start_match(
-    bot: TableBot, update: MatchUpdate, invitation: discord.Message | None
+    bot: TableBot,
+    update: MatchUpdate,
+    invitation: discord.Message | None,
+    *,
+    threads: bool = True,
+    via: discord.Interaction[Any] | None = None,
 ) -> None:
-    """After an accept: close the invitation, open the match thread when allowed, first board."""
+    """After an accept (``via``, the click on the invitation): close the invitation, open the
+    match thread when allowed (the server's setting, and ``threads``: the bot may create
+    threads there and post in them), first board."""
     view = update.view
     names = [escape_name(p.name) for p in view.players]
     if invitation is not None:
+        closed: dict[str, Any] = {
+            "content": f"{names[1]} accepted {names[0]}'s challenge: match #{view.match_id}.",
+            "view": None,
+            "allowed_mentions": NO_MENTIONS,
+        }
         try:
-            await invitation.edit(
-                content=f"{names[1]} accepted {names[0]}'s challenge: match #{view.match_id}.",
-                view=None,
-                allowed_mentions=NO_MENTIONS,
-            )
+            if delivery.is_click(via) and via is not None:
+                await delivery.answer_edit(via, **closed)
+            else:
+                await invitation.edit(**closed)
         except discord.HTTPException:
             log.info("could not close invitation %s", invitation.id)
     settings = await bot.service.guild_settings(view.guild_id)
-    if settings.use_threads and invitation is not None:
+    if settings.use_threads and threads and invitation is not None:
         try:
             thread = await invitation.create_thread(
                 name=match_title(view), auto_archive_duration=1440
@@ -473,8 +543,10 @@ async def start_match(
         else:
             await bot.service.set_thread(view.match_id, thread.id)
             view = await bot.service.get_view(view.match_id, view.guild_id)
+    if delivery.is_click(via) and via is not None:
+        await delivery.defer(via)
     try:
-        await post_board(bot, view, wording.notes(update))
+        await post_board(bot, view, wording.notes(update), via=via)
     except discord.HTTPException as exc:
         # The match exists: /board posts its board once Discord takes it.
         log.warning("match %s: could not post the first board: %s", view.match_id, exc)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 
-from bot.discord import presenter, wording
+from bot.discord import permissions, presenter, wording
 from bot.discord.replies import NO_MENTIONS, display_name, escape_name
 from bot.discord.style import style_of
 from bot.robot import player
@@ -45,9 +45,11 @@ async def announce(
     bot: TableBot,
     update: MatchUpdate,
     respond: Callable[..., Awaitable[discord.Message]],
+    permissions_here: discord.Permissions,
 ) -> None:
     """Post the accepted challenge with ``respond`` (the interaction's answer, or a plain
-    message), then start the match from it: its thread, its first board."""
+    message), then start the match from it: its thread (where the bot may open one and post
+    in it: ``permissions_here``), its first board."""
     view = update.view
     assert view.robot_seat is not None and view.robot_level is not None
     human = view.players[1 - view.robot_seat]
@@ -62,7 +64,8 @@ async def announce(
     )
     embed.set_footer(text=f"Match #{view.match_id}")
     message = await respond(embed=embed, allowed_mentions=NO_MENTIONS)
-    await presenter.start_match(bot, update, message)
+    threads = permissions.can_open_thread(permissions_here)
+    await presenter.start_match(bot, update, message, threads=threads)
 
 
 async def start_robot_match(
@@ -95,7 +98,7 @@ async def start_robot_match(
         await interaction.response.send_message(**kwargs)
         return await interaction.original_response()
 
-    await announce(bot, update, respond)
+    await announce(bot, update, respond, interaction.app_permissions)
 
 
 async def robot_rematch(
@@ -113,4 +116,4 @@ async def robot_rematch(
     async def respond(**kwargs: Any) -> discord.Message:
         return await channel.send(**kwargs)
 
-    await announce(bot, update, respond)
+    await announce(bot, update, respond, interaction.app_permissions)

@@ -48,7 +48,15 @@ from engines.base import GameKind, GameResult, ResultKind
 from engines.match import NO_MOVE
 from engines.spec import spec_of
 
-__all__ = ["describe_event", "notes", "refusal_text", "verify_text"]
+__all__ = [
+    "describe_event",
+    "missing_permissions",
+    "notes",
+    "page_of",
+    "refusal_text",
+    "thread_gone",
+    "verify_text",
+]
 
 PASS_HINT = f'play "{NO_MOVE}" to pass the turn'  # when auto_pass is off
 RESULT_WORDS = {
@@ -460,3 +468,60 @@ def verify_text(report: VerifyReport) -> str:
             f"drawn from seed {report.seed}, but the log shows {len(report.dice)}."
         )
     return f"The dice of match #{report.match_id} do NOT match the seed {report.seed}."
+
+
+# --- the bot's permissions -------------------------------------------------------------------
+
+# discord.Permissions attribute -> the name Discord's settings show.
+PERMISSION_NAMES = {
+    "view_channel": "View Channels",
+    "send_messages": "Send Messages",
+    "send_messages_in_threads": "Send Messages in Threads",
+    "embed_links": "Embed Links",
+    "attach_files": "Attach Files",
+    "read_message_history": "Read Message History",
+    "create_public_threads": "Create Public Threads",
+    "add_reactions": "Add Reactions",
+}
+
+
+def _and(names: Sequence[str]) -> str:
+    if len(names) <= 2:
+        return " and ".join(names)
+    return f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def missing_permissions(missing: Sequence[str]) -> str:
+    """Why /challenge refuses a channel: the permissions the bot lacks there, by name."""
+    names = [PERMISSION_NAMES.get(m, m.replace("_", " ").title()) for m in missing]
+    them = "it" if len(names) == 1 else "them"
+    plural = "" if len(names) == 1 else "s"
+    return (
+        f"I can't host a match in this channel: I'm missing the {_and(names)} "
+        f"permission{plural} here. A server admin can grant {them} to tablebot in this "
+        "channel's settings, or you can challenge in another channel."
+    )
+
+
+# --- a match's thread, gone ------------------------------------------------------------------
+
+THREAD_GONE = {
+    "deleted": "This match's thread was deleted: the match goes on here.",
+    "locked": "This match's thread was locked: the match goes on here.",
+    "archived": "This match's thread was closed: the match goes on here.",
+    "refused": "This match's thread can't be used any more: the match goes on here.",
+}
+
+
+def thread_gone(how: str) -> str:
+    """Why a match left its thread for the channel: ``how`` is "deleted", "locked",
+    "archived" (by a moderator) or "refused" (Discord refused the bot's post there)."""
+    return THREAD_GONE[how]
+
+
+# --- pages of a list -------------------------------------------------------------------------
+
+
+def page_of(page: int, pages: int) -> str:
+    """Under a page of a long list (``page`` counts from 0)."""
+    return f"Page {page + 1} of {pages}"

@@ -37,6 +37,7 @@ async def test_sync_is_for_the_owner_only(tablebot: FakeDiscord) -> None:
     assert None not in fake.commands and not global_syncs(fake)
 
     owner = fake.guild.members[fake.owner.id]  # owns the guild and the application
+    dev_guild_names = fake.command_names()
     it = await fake.slash("sync", {}, by=owner)
     assert (await it.response()).ephemeral
     answer = await reply_to(it)
@@ -46,8 +47,52 @@ async def test_sync_is_for_the_owner_only(tablebot: FakeDiscord) -> None:
         f"Synced {len(synced)} commands globally (they may take up to an hour to appear)."
     )
     assert len(global_syncs(fake)) == 1
-    assert {c["name"] for c in synced} == fake.command_names()
+    assert {c["name"] for c in synced} == dev_guild_names
     assert {"challenge", "move", "roll", "config", "sync"} <= {c["name"] for c in synced}
+
+
+def shown_in(fake: FakeDiscord) -> list[str]:
+    """The command names the dev guild's members see: its own commands and the global ones."""
+    return [c["name"] for c in fake._commands_for(fake.guild)]
+
+
+async def test_dev_guild_commands_never_show_twice(tablebot: FakeDiscord) -> None:
+    """DEV_GUILD_ID gets a copy of every command at start-up while there are no global ones;
+    once /sync has synced them globally, its own copies go (at once, and at every start-up
+    after), so each command shows once there."""
+    fake = tablebot
+    before = shown_in(fake)
+    assert None not in fake.commands and len(before) == len(set(before)) > 10
+
+    owner = fake.guild.members[fake.owner.id]
+    await reply_to(await fake.slash("sync", {}, by=owner))
+    assert fake.commands[fake.guild.id] == []  # the dev guild's own copies are gone
+    assert sorted(shown_in(fake)) == sorted(before)
+
+    # A restart with DEV_GUILD_ID still set: the global commands exist, no copy is made.
+    await fake.restart_bot()
+    await fake.wait_bot_idle()
+    guild_syncs = fake.calls_matching(
+        method="PUT", route="/applications/{application_id}/guilds/{guild_id}/commands"
+    )
+    assert guild_syncs[-1].json == []
+    assert sorted(shown_in(fake)) == sorted(before)
+    # The commands work as before, from the global list.
+    assert (await reply_to(await fake.slash("games", {}, by=owner))).ephemeral
+
+
+async def test_commands_are_for_server_installs_and_server_channels_only(
+    tablebot: FakeDiscord,
+) -> None:
+    """integration_types [0] (server install; unset would let Discord offer them to user
+    installs) and contexts [0] (server channels), on every command synced."""
+    fake = tablebot
+    owner = fake.guild.members[fake.owner.id]
+    guild_commands = list(fake.commands[fake.guild.id])
+    await reply_to(await fake.slash("sync", {}, by=owner))
+    for command in [*guild_commands, *fake.commands[None]]:
+        assert command["integration_types"] == [0], command["name"]
+        assert command["contexts"] == [0], command["name"]
 
 
 def settings_lines(text: str) -> set[str]:

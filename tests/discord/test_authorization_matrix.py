@@ -265,7 +265,7 @@ async def accepted(w: World, game: str, points: int) -> Scene:
     invitation = (await invite(w, game, points)).message
     assert invitation is not None
     it = await w.fake.click(invitation, label="Accept", by=w.bob)
-    assert (await it.response()).type == 6
+    assert (await it.response()).type == 7  # the invitation, edited in the click's answer
     thread = await w.fake.wait_until(lambda: w.fake.channels.get(invitation.id), what="a thread")
     first = await w.fake.wait_until(
         lambda: next((m for m in w.fake.messages(thread) if footer(m).startswith("Match #")), None),
@@ -819,7 +819,8 @@ async def check(
         view = await scene.view()
         events = await svc.store.event_count(scene.mid)
         if cell.reply is None:
-            assert (await it.response()).type == 6, role  # the board is updated, no message
+            # The board (or the ephemeral menu) is edited in the click's answer, no message.
+            assert (await it.response()).type == 7, role
         else:
             answer = await reply_to(it)
             assert answer.ephemeral and answer.content == cell.reply, (role, answer.content)
@@ -838,7 +839,7 @@ async def check(
         assert cell.then(after, scene.seat(who)), (role, after)
         return False
     if isinstance(cell, Answers):
-        assert (await it.response()).type == 6, role  # deferred: the invitation is edited
+        assert (await it.response()).type == 7, role  # the invitation, edited in the answer
         invitation, challenge_id = scene.message, scene.challenge_id
         assert invitation is not None and challenge_id is not None
         await fake.wait_until(lambda: not invitation.components, what="the invitation answered")

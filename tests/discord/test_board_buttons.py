@@ -86,7 +86,7 @@ async def resign_by_menu(fake: FakeDiscord, board: Message, by: Member, label: s
         "Concede the match",
     ]
     it = await fake.click(menu, label=label, by=by)
-    assert (await it.response()).type == 6
+    assert (await it.response()).type == 7  # the menu, closed in the click's answer
     await fake.wait_until(lambda: menu.content == "Done." and not menu.components)
     return menu
 
@@ -112,7 +112,7 @@ async def test_checkers_accept_draw_button_twice_draws_the_match(tablebot: FakeD
     assert labels(board) == ["Accept draw", "Decline draw", "Resign"]
     check_alt(board, view)
     it = await fake.click(board, label="Accept draw", by=bob)
-    assert (await it.response()).type == 6
+    assert (await it.response()).type == 7  # the board, edited in the click's answer
     board = await next_board(fake, thread, mid, board)
     view = await svc.get_view(mid)
     assert not view.match_over and view.game_number == 2
@@ -140,7 +140,7 @@ async def test_checkers_accept_draw_button_twice_draws_the_match(tablebot: FakeD
     assert (view.phase, view.actor, view.draw_offered_by) == (Phase.DRAW_OFFERED, 0, 1)
     assert "bob offers a draw. alice: accept or decline?" in embed_text(board)
     it = await fake.click(board, label="Accept draw", by=alice)
-    assert (await it.response()).type == 6
+    assert (await it.response()).type == 7
     over = await fake.wait_until(
         lambda: next(
             (m for m in results(fake, thread) if m.embeds[0]["title"].startswith("Match over")),
@@ -212,7 +212,7 @@ async def test_resign_gammon_and_backgammon_buttons_with_the_cube_at_two(
         assert labels(board) == ["Accept resignation", "Decline resignation", "Resign"]
         dice.face = faces(6, 1, then=(3,))  # the next game's opening
         it = await fake.click(board, label="Accept resignation", by=alice)
-        assert (await it.response()).type == 6
+        assert (await it.response()).type == 7
         board = await next_board(fake, thread, mid, board)
         view = await svc.get_view(mid)
         result = view.games[-1]
@@ -435,12 +435,13 @@ async def test_claim_win_refused_to_a_bystander_then_a_forfeit(
     clock.advance(settings.claim_minutes * 60 + 10)
 
     # carol is not playing: refused, only she sees it, nothing changes.
+    # A refusal is the click's answer.
     it = await fake.click(claim, label="Claim win", by=carol)
-    refusal = await it.followup()
+    refusal = await reply_to(it)
     assert refusal.ephemeral and refusal.content == f"You are not playing in match #{mid}."
     # bob, the idle one, may not claim either.
     it = await fake.click(claim, label="Claim win", by=bob)
-    refusal = await it.followup()
+    refusal = await reply_to(it)
     assert refusal.ephemeral
     assert refusal.content == "The match is waiting for you: you can't claim it."
     await fake.wait_bot_idle()
@@ -449,7 +450,7 @@ async def test_claim_win_refused_to_a_bystander_then_a_forfeit(
     assert labels(claim) == ["Claim win"]
 
     it = await fake.click(claim, label="Claim win", by=alice)
-    assert (await it.response()).type == 6
+    assert (await it.response()).type == 7  # the claim message loses its button
     over = await fake.wait_until(
         lambda: next(
             (m for m in results(fake, thread) if m.embeds[0]["title"].startswith("Match over")),

@@ -10,7 +10,7 @@ import copy
 import pytest
 from fakediscord import FakeDiscord, Member, Message
 from support.db import sql_rows
-from support.discord_driver import service_of
+from support.discord_driver import reply_to, service_of
 
 from bot.discord.app import TableBot
 from bot.discord.cogs.reminders import Reminders
@@ -83,8 +83,8 @@ async def test_expired_invitation_is_closed_and_its_old_buttons_refused(
     for label, by in (("Accept", bob), ("Decline", bob), ("Cancel", alice)):
         it = await fake.click(stale, label=label, by=by)
         response = await it.response()
-        assert response.type == 6, response  # a deferred update: nothing public
-        refusal = await it.followup()
+        assert response.type == 4, response  # the refusal is the answer, for bob only
+        refusal = await reply_to(it)
         assert refusal.ephemeral, refusal
         assert refusal.content.startswith("This challenge expired"), refusal.content
     await fake.wait_bot_idle()

@@ -232,7 +232,7 @@ async def test_config_automation_off_no_auto_roll_no_forced_move(
     assert [o["value"] for o in menu["options"]] == list(view.legal_moves)
     assert f"<@{alice.id}>" in board.content
     it = await fake.select(board, [view.legal_moves[0]], by=alice)
-    assert (await it.response()).type == 6
+    assert (await it.response()).type == 7  # the board, edited in the click's answer
     board = await next_board(fake, thread, mid, board)
     view = await svc.get_view(mid)
     assert view.last_move is not None and view.last_move.seat == 0
@@ -257,7 +257,7 @@ async def test_config_automation_off_no_auto_roll_no_forced_move(
     await fake.wait_bot_idle()
     assert (await svc.get_view(mid)).version == version  # nothing rolled behind his back
     it = await fake.click(board, label="Roll", by=bob)
-    assert (await it.response()).type == 6
+    assert (await it.response()).type == 7
     board = await next_board(fake, thread, mid, board)
     view = await svc.get_view(mid)
     assert (view.phase, view.actor, view.dice) == (Phase.MOVE, 1, (3,))

@@ -1,19 +1,21 @@
 """Faults survived, end to end through the fake Discord with the real bot.
 
-- Discord trouble: a 5xx or a 429 on the interaction callback (and on the board's POST) is
-  retried, the action is applied exactly once, and the thread shows every move exactly once.
-  The same for a slash command (/roll, /move) whose defer and follow-up get a 500 or a 503: the
-  user sees exactly one answer.
+- Discord trouble: a 5xx or a 429 on a click's answer (the board edited in place, or its
+  buttons taken away) and on the follow-up that posts the next board is retried, the action is
+  applied exactly once, and the thread shows every move exactly once. The same for a slash
+  command (/roll, /move) whose defer and follow-up get a 500 or a 503: the user sees exactly
+  one answer.
   When the retries run out: if the defer never gets through, nothing is applied (the user tries
   again later, and that applies once); if the follow-up never does, the action stands, the board
-  shows it, and the user is not told to try again; if the board's POST never does, the action
-  stands, the user is told so, and /board posts it once Discord is back. Either way the stored
-  log replays to the match, and no move is lost or doubled.
+  shows it, and the user is not told to try again; if the next board is never taken (as the
+  follow-up, nor with the bot token), the action stands, the user is told so, and /board posts
+  it once Discord is back. Either way the stored log replays to the match, and no move is lost
+  or doubled.
   A gateway drop: the client RESUMEs, and a click made while it was away is still applied once.
   A drop that ends the session (close code 4009, or INVALID_SESSION with d=false): the bot
   IDENTIFYs anew; a click made while it was gone never reaches it (as on Discord), and clicks
   after it apply once.
-- A stale board (its buttons survived because stripping them failed) is refused politely.
+- A stale board (as a client that has not caught up shows it) is refused politely.
 - Ten simultaneous clicks on the same Roll button, or the same move, apply exactly once.
 - Five restarts of the bot during one match, clicking the previous process's board each time:
   the match finishes with the score its game results add up to.
@@ -34,9 +36,15 @@ from typing import Any
 import discord.http
 import discord.webhook.async_
 import pytest
-from fakediscord import FakeDiscord, FakeDiscordError, InteractionHandle, Message
+from fakediscord import Call, FakeDiscord, FakeDiscordError, InteractionHandle, Message
 from support.db import sql_rows
-from support.discord_driver import DiceScript, footer, lift_rate_limit, service_of
+from support.discord_driver import (
+    DiceScript,
+    footer,
+    handlers_done,
+    lift_rate_limit,
+    service_of,
+)
 from support.nannon_driver import (
     MATCH_ID,
     Table,
@@ -113,39 +121,41 @@ async def assert_applied_once(
 
 
 @pytest.mark.parametrize("status", [502, 429])
-async def test_callback_and_post_failures_are_retried_and_applied_once(
+async def test_callback_and_followup_failures_are_retried_and_applied_once(
     tablebot: FakeDiscord, dice: DiceScript, status: int
 ) -> None:
     fake = tablebot
     table, board = await setup_match(fake, dice)
     bob = table.players[1]
 
-    # Bob's Roll: the callback (the defer) fails once, then the new board's POST fails once.
+    # Bob's Roll: its answer (the board, edited in place: he moves next) fails once.
     before, events = await table.view(), await table.events()
     callback_fault = fake.fail_next(status, method="POST", path=CALLBACK)
-    post_fault = fake.fail_next(
-        status, method="POST", path=rf"^/channels/{table.thread.id}/messages$"
-    )
     mark = fake.mark()
     it = await fake.click(board, label="Roll", by=bob)
-    board = await assert_applied_once(table, it, before, events, board, mark)
+    rolled_board = await assert_applied_once(table, it, before, events, board, mark)
+    assert rolled_board is board  # the same message, edited
     rolled = await table.view()
     assert rolled.phase is Phase.MOVE and rolled.actor == 1 and rolled.dice == (3,)
-    assert len(callback_fault.hits) == 1 and len(post_fault.hits) == 1
+    assert len(callback_fault.hits) == 1
     callbacks = [c for c in fake.calls[mark:] if re.search(CALLBACK, c.path)]
     assert [c.status for c in callbacks] == [status, 200]
     assert callbacks[0].json == callbacks[1].json
     posts = fake.calls_matching(method="POST", route="/channels/{channel_id}/messages", since=mark)
-    assert [c.status for c in posts] == [status, 200]
+    assert not posts
 
-    # Bob's move from the menu: the callback fails once more; the move is played once.
+    # Bob's move from the menu: its answer (the board loses its buttons) fails once, and so
+    # does the follow-up with alice's new board; the move is played once, shown once.
     before, events = rolled, await table.events()
     move = before.legal_moves[-1]
     callback_fault = fake.fail_next(status, method="POST", path=CALLBACK)
+    followup_fault = fake.fail_next(status, method="POST", path=FOLLOWUP)
     mark = fake.mark()
     it = await fake.select(board, [move], by=bob)
     board = await assert_applied_once(table, it, before, events, board, mark)
-    assert len(callback_fault.hits) == 1
+    assert len(callback_fault.hits) == 1 and len(followup_fault.hits) == 1
+    followups = webhook_calls(fake, it, FOLLOWUP, mark)
+    assert [c.status for c in followups] == [status, 200]
     moved = await table.view()
     assert moved.actor == 0 and moved.last_move is not None
     assert (moved.last_move.seat, moved.last_move.text) == (1, move)
@@ -201,9 +211,10 @@ async def test_slash_command_callback_and_followup_5xx_are_retried_and_answered_
     assert [c.status for c in callbacks] == [status, 200]
     assert callbacks[0].json == callbacks[1].json
     followups = webhook_calls(fake, it, FOLLOWUP, mark)
-    assert [c.status for c in followups] == [status, 200]
+    # The answer's follow-up, tried twice; after a move, alice's new board is one more.
+    assert [c.status for c in followups] == [status, 200, *([200] if command == "move" else [])]
     # Exactly one answer: the "thinking" message, filled in once; nothing else for bob.
-    assert len(it.state.callbacks) == 1 and it.followups == [answer]
+    assert len(it.state.callbacks) == 1 and [m for m in it.followups if m.ephemeral] == [answer]
     assert it.state.original is answer and answer.edits == [followups[1].json]
     assert ephemeral_texts(it) == [done]
     # Applied once: one version, one board, the log replays.
@@ -326,6 +337,11 @@ async def test_slash_command_whose_followup_never_gets_through_stands_and_shows(
     assert (await table.view()).version == after.version
 
 
+def public_followup(call: Call) -> bool:
+    """A follow-up everyone would see (not an ephemeral answer)."""
+    return not int((call.json or {}).get("flags") or 0) & 64
+
+
 @pytest.mark.parametrize("status", [500, 503])
 async def test_board_that_never_gets_posted_leaves_the_action_applied_and_said(
     tablebot: FakeDiscord,
@@ -334,45 +350,55 @@ async def test_board_that_never_gets_posted_leaves_the_action_applied_and_said(
     caplog: pytest.LogCaptureFixture,
     status: int,
 ) -> None:
-    """Discord refuses the new board's POST until the retries run out (a 500 is tried five
-    times, a 503 once): the roll stands, bob is told so (not to try again), a second try is
-    refused, and /board posts the board once Discord is back."""
+    """Discord refuses alice's new board after bob's move, as the follow-up and then with the
+    bot token, until the retries run out: the move
+    stands, bob is told so (not to try again), a second try is refused, and /board posts the
+    board once Discord is back."""
     fake = tablebot
     table, board = await setup_match(fake, dice)
     bob = table.players[1]
+    mark = fake.mark()
+    await fake.click(board, label="Roll", by=bob)
+    board = await table.board_at((await table.view()).version)
+    await table.settled(board, mark)
     before, events, posts = await table.view(), await table.events(), len(thread_posts(table))
 
     posting = rf"^/channels/{table.thread.id}/messages$"
     outage = fake.fail_next(status, method="POST", path=posting, times=100)
-    it = await fake.click(board, label="Roll", by=bob)
+    followups = fake.fail_next(
+        status, method="POST", path=FOLLOWUP, predicate=public_followup, times=100
+    )
+    move = before.legal_moves[0]
+    it = await fake.select(board, [move], by=bob)
     [said] = await fake.wait_until(lambda: ephemeral_texts(it), what="bob's answer")
-    await fake.wait_bot_idle()
+    await table.settled(board, mark)
     assert said == BOARD_NOT_POSTED
+    # discord.py tries a follow-up five times either way, a bot-token post a 503 once.
+    assert len(followups.hits) == 5
     assert len(outage.hits) == (5 if status == 500 else 1)
     after = await table.view()
-    assert after.version == before.version + 1 and after.dice == (3,)
+    assert after.version == before.version + 1 and after.actor == 0
     assert await table.events() > events
     await table.assert_log_replays()
     assert len(thread_posts(table)) == posts  # no board for it yet
+    assert not board.components  # bob's board keeps no menu
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
-    # Not doubled: bob's second try is refused, typed or clicked.
-    it = await fake.slash("roll", {}, by=bob, channel=table.thread)
-    assert (await it.followup()).content == "You rolled already: pick a move."
-    it = await fake.click(board, label="Roll", by=bob)
-    [said] = await fake.wait_until(lambda: ephemeral_texts(it), what="a refusal")
-    assert "out of date" in said
+    # Not doubled: bob's second try is refused, typed (from what his client still shows).
+    it = await fake.slash("move", {"play": move}, by=bob, channel=table.thread)
+    assert (await it.followup()).content == "It's alice's turn."
     assert (await table.view()).version == after.version
 
-    # Discord is back: /board shows the roll, and the move from its menu is applied once.
+    # Discord is back: /board shows alice's turn, and her Roll on it is applied once.
     fake.faults.remove(outage)
+    fake.faults.remove(followups)
     mark = fake.mark()
     it = await fake.slash("board", {}, by=bob, channel=table.thread)
     assert (await it.followup()).content == "Board posted."
     new_board = await table.board_at(after.version)
     await table.settled(board, mark)
-    assert not board.components and new_board.components
+    assert new_board is not board and new_board.components
     events, mark = await table.events(), fake.mark()
-    it = await fake.select(new_board, [after.legal_moves[0]], by=bob)
+    it = await fake.click(new_board, label="Roll", by=table.players[0])
     await assert_applied_once(table, it, after, events, new_board, mark)
     assert not fake.bot_errors
 
@@ -492,15 +518,15 @@ async def test_stale_board_clicks_are_refused_politely_and_change_nothing(
     tablebot: FakeDiscord, dice: DiceScript
 ) -> None:
     fake = tablebot
-    table, old = await setup_match(fake, dice)
+    table, board = await setup_match(fake, dice)
     alice, bob = table.players[0], table.players[1]
 
-    # Removing the old board's buttons fails, so they stay clickable once bob has rolled.
-    strip = fake.fail_next(403, method="PATCH", path=rf"/messages/{old.id}$")
+    # What a client that has not caught up still shows: the board with bob's Roll and Double.
+    old = stale_copy(board)
     before, events, mark = await table.view(), await table.events(), fake.mark()
-    it = await fake.click(old, label="Roll", by=bob)
-    board = await assert_applied_once(table, it, before, events, old, mark)
-    assert len(strip.hits) == 1 and {"Roll", "Double"} <= {b["label"] for b in old.buttons}
+    it = await fake.click(board, label="Roll", by=bob)
+    board = await assert_applied_once(table, it, before, events, board, mark)
+    assert {"Roll", "Double"} <= {b["label"] for b in old.buttons}
 
     current, events = await table.view(), await table.events()
     posts = len(thread_posts(table))
@@ -512,7 +538,7 @@ async def test_stale_board_clicks_are_refused_politely_and_change_nothing(
         it = await fake.click(old, label=label, by=who)
         refusal = await fake.wait_until(lambda it=it: ephemeral_texts(it), what="a refusal")
         assert len(refusal) == 1 and says in refusal[0], refusal
-        await fake.wait_bot_idle()
+        await handlers_done(fake)
         after = await table.view()
         assert (after.version, after.phase, after.dice) == (
             current.version,
@@ -524,21 +550,30 @@ async def test_stale_board_clicks_are_refused_politely_and_change_nothing(
         assert len(thread_posts(table)) == posts  # nothing public
         assert_boards_unique(table)
 
-    # The current board still works (and its menu, too, keeps its options: stripping fails).
-    fake.fail_next(403, method="PATCH", path=rf"/messages/{board.id}$")
+    # The current board works, and its menu, as a client that has not caught up shows it,
+    # keeps its options.
+    menu = stale_copy(board)
     mark = fake.mark()
     it = await fake.select(board, [current.legal_moves[0]], by=bob)
     await assert_applied_once(table, it, current, events, board, mark)
 
     # Bob picks a move again from that earlier menu: refused, nothing changes.
     moved, events = await table.view(), await table.events()
-    it = await fake.select(board, [current.legal_moves[-1]], by=bob)
+    it = await fake.select(menu, [current.legal_moves[-1]], by=bob)
     refusal = await fake.wait_until(lambda: ephemeral_texts(it), what="a refusal")
     assert len(refusal) == 1 and any(p in refusal[0] for p in POLITE), refusal
-    await fake.wait_bot_idle()
+    await handlers_done(fake)
     assert (await table.view()).version == moved.version
     assert await table.events() == events
     assert_boards_unique(table)
+
+
+def stale_copy(message: Message) -> Message:
+    """``message`` as a client that has not refreshed shows it, buttons and all."""
+    copied = copy.copy(message)
+    copied.components = copy.deepcopy(message.components)
+    copied.embeds = copy.deepcopy(message.embeds)
+    return copied
 
 
 # --- Double clicks ---------------------------------------------------------------------------
@@ -715,23 +750,29 @@ async def test_first_board_refused_at_accept_is_said_and_board_recovers(
 async def test_result_refused_at_match_end_is_said_and_the_match_is_over(
     tablebot: FakeDiscord, dice: DiceScript, quick_retries: None
 ) -> None:
-    """Discord refuses the match-over message: the match is over all the same, its last board
-    loses its buttons, and the player is told where to look instead of to try again."""
+    """Discord refuses the match-over message (as the follow-up, then with the bot token): the
+    match is over all the same, its last board loses its buttons, and the player is told where
+    to look instead of to try again."""
     fake = tablebot
     table, board = await setup_match(fake, dice)
     bob = table.players[1]
     posting = rf"^/channels/{table.thread.id}/messages$"
     outage = fake.fail_next(503, method="POST", path=posting, times=100)
+    followups = fake.fail_next(
+        503, method="POST", path=FOLLOWUP, predicate=public_followup, times=100
+    )
     it = await fake.slash("resign", {"level": "match"}, by=bob, channel=table.thread)
     said = await it.followup()
-    await fake.wait_bot_idle()
-    assert said.ephemeral and said.content == RESULT_NOT_POSTED
-    assert outage.hits
+    assert said.content == "You conceded the match."
+    await handlers_done(fake)
+    assert ephemeral_texts(it) == ["You conceded the match.", RESULT_NOT_POSTED]
+    assert outage.hits and followups.hits
     view = await table.view()
     assert view.match_over and view.winner_seat == 0
     assert not board.components  # the final board keeps no buttons
     await table.assert_log_replays()
     # Nothing is left to do in it.
     fake.faults.remove(outage)
+    fake.faults.remove(followups)
     it = await fake.slash("resign", {"level": "match"}, by=bob, channel=table.thread)
     assert (await it.followup()).content == f"Match #{MATCH_ID} is over."

@@ -39,7 +39,14 @@ from fakediscord import Channel, FakeDiscord, InteractionHandle, Member, Message
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from support.db import sql_rows
-from support.discord_driver import DiceScript, footer, lift_rate_limit, reply_to, service_of
+from support.discord_driver import (
+    DiceScript,
+    footer,
+    handlers_done,
+    lift_rate_limit,
+    reply_to,
+    service_of,
+)
 
 from bot.discord.app import TableBot
 from bot.discord.replies import APOLOGY
@@ -186,7 +193,7 @@ async def start_table(fake: FakeDiscord, kind: GameKind, a: Member, b: Member) -
         lambda: next((m for m in fake.messages(thread) if footer(m).startswith("Match #")), None),
         what="the first board",
     )
-    await fake.wait_bot_idle()
+    await handlers_done(fake)
     match_id = int(footer(board).split()[1][1:])
     view = await service_of(fake).get_view(match_id)
     assert view.kind is kind and view.thread_id == thread.id
@@ -265,14 +272,19 @@ def assert_clear_refusal(fake: FakeDiscord, it: InteractionHandle, answer: Messa
     return text
 
 
-def assert_pings_nobody(fake: FakeDiscord, it: InteractionHandle) -> None:
+def assert_pings_nobody(
+    fake: FakeDiscord, it: InteractionHandle, but: frozenset[int] = frozenset()
+) -> None:
+    """Nothing the bot sent for ``it`` can ping anyone, ``but`` these users (the player on turn
+    after a move, whose new board, a follow-up of ``it``, pings them)."""
     bodies = [b for b in sent_bodies(fake, it) if "content" in b or "embeds" in b]
     assert bodies
     for body in bodies:
         allowed = body.get("allowed_mentions")
         assert allowed is not None, body
         assert allowed.get("parse", []) == [], allowed
-        assert not allowed.get("roles") and not allowed.get("users"), allowed
+        assert not allowed.get("roles"), allowed
+        assert {int(u) for u in allowed.get("users") or []} <= but, allowed
 
 
 async def ready_to_move(world: World, kind: GameKind) -> tuple[Table, MatchView]:
@@ -291,7 +303,7 @@ async def ready_to_move(world: World, kind: GameKind) -> tuple[Table, MatchView]
         assert view.phase in (Phase.ROLL, Phase.OPENING, Phase.OPENING_TIE), view.phase
         it = await fake.slash("roll", {}, by=who, channel=table.thread)
         assert (await reply_to(it)).content == "Rolled."
-        await fake.wait_bot_idle()
+        await handlers_done(fake)  # the board is edited after the answer
     raise AssertionError(f"{kind.value}: no roll to play")
 
 
@@ -339,9 +351,11 @@ async def test_move_text_through_discord_is_refused_clearly_or_plays_the_right_m
     response = await it.response()
     assert response.type == 5 and response.ephemeral  # "thinking", for the typist only
     answer = await reply_to(it)
-    await fake.wait_bot_idle()
+    await handlers_done(fake)
     assert not errors(caplog), errors(caplog)
-    assert answer.ephemeral and len(it.followups) == 1 and len(it.state.callbacks) == 1
+    # One answer for the typist (a board the move makes may follow it, for everyone).
+    assert answer.ephemeral and len(it.state.callbacks) == 1
+    assert [m for m in it.followups if m.ephemeral] == [answer]
 
     if answer.content != "Played.":
         assert_clear_refusal(fake, it, answer)
@@ -354,7 +368,9 @@ async def test_move_text_through_discord_is_refused_clearly_or_plays_the_right_m
     # Played: exactly the move the text means, by the engine alone, on the match before.
     event(f"/move played ({'a legal move' if meant else 'fuzzed text'})")
     assert who == "turn"
-    assert_pings_nobody(fake, it)
+    after = await svc.get_view(table.match_id)
+    on_turn = frozenset() if after.actor is None else {after.players[after.actor].user_id}
+    assert_pings_nobody(fake, it, but=frozenset(on_turn))
     engine = replay(view.kind, view.rules, log)
     if meant is not None:
         [move] = [m for m in engine.legal_moves() if engine.format_move(m) == meant]
@@ -370,7 +386,10 @@ async def test_move_text_through_discord_is_refused_clearly_or_plays_the_right_m
     after = await svc.get_view(table.match_id)
     assert after.version > view.version
     assert replay(view.kind, view.rules, [*log, *logged]).position_id == after.position_id
-    assert len(public(fake, table.thread, fake.channel)) > len(before_public)
+    # A board shows it: a new message, or the board edited in place (the same player goes on).
+    shown = [m for channel in (table.thread, fake.channel) for m in fake.messages(channel)]
+    board = f"Match #{table.match_id} · move {after.version}"
+    assert any(footer(m) == board and not m.ephemeral for m in shown)
 
 
 # --- /move autocomplete ----------------------------------------------------------------------

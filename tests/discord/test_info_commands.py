@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from fakediscord import FakeDiscord, Member, Message
-from support.discord_driver import Clock, service_of
+from support.discord_driver import Clock, reply_to, service_of
 
 from bot.discord.cogs.admin import NOT_MANAGER
 from bot.discord.cogs.reminders import Reminders
@@ -284,7 +284,7 @@ async def test_reminder_then_claim_win(tablebot: FakeDiscord, clock: Clock) -> N
     clock.advance(settings.claim_minutes * 60 + 10)
 
     it = await fake.click(message, label="Claim win", by=idle)
-    refusal = await it.followup()
+    refusal = await reply_to(it)  # a refusal is the click's answer
     assert refusal.ephemeral and "waiting for you" in refusal.content
     assert not (await svc.get_view(view.match_id)).match_over
 

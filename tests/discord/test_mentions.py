@@ -16,7 +16,7 @@ from typing import Any
 import discord
 import pytest
 from fakediscord import Call, FakeDiscord, Member, Message
-from support.discord_driver import DiceScript
+from support.discord_driver import DiceScript, reply_to
 from support.nannon_driver import Table
 
 from bot.discord.presenter import SHOUT
@@ -97,7 +97,7 @@ async def play_match_with_hostile_name(fake: FakeDiscord, dice: DiceScript) -> P
     invitation = (await it.response()).message
     assert invitation is not None
     it = await fake.click(invitation, label="Accept", by=carol)
-    refusal = await it.followup()
+    refusal = await reply_to(it)  # a refusal is the click's answer
     assert refusal.ephemeral
 
     table, board = await start_match_from(fake, invitation, alice, hostile)
@@ -130,7 +130,7 @@ async def start_match_from(
     fake: FakeDiscord, invitation: Message, alice: Member, opponent: Member
 ) -> tuple[Table, Message]:
     it = await fake.click(invitation, label="Accept", by=opponent)
-    assert (await it.response()).type == 6
+    assert (await it.response()).type == 7
     thread = (await fake.wait_until(lambda: fake.threads(fake.channel), what="the thread"))[0]
     table = Table(fake, thread, {0: alice, 1: opponent})
     return table, await table.latest_board()

@@ -156,7 +156,7 @@ async def test_backgammon_money_game_with_hits_bar_and_bear_off(
             assert {"Roll", "Double", "Resign"} <= {b["label"] for b in board.buttons}
             script.next_roll_of(view.actor)
             it = await fake.click(board, label="Roll", by=who)
-            assert (await it.response()).type == 6
+            assert (await it.response()).type == 7  # the board, edited in the answer
         else:
             assert view.phase is Phase.MOVE, view.phase
             if any(m.startswith("bar/") for m in view.legal_moves):
@@ -173,7 +173,7 @@ async def test_backgammon_money_game_with_hits_bar_and_bear_off(
             if in_menu and seen["select"] <= seen["command"]:
                 seen["select"] += 1
                 it = await fake.select(board, [move], by=who)
-                assert (await it.response()).type == 6
+                assert (await it.response()).type == 7  # the board, edited in the answer
             else:
                 seen["command"] += 1
                 it = await fake.autocomplete(

@@ -54,7 +54,7 @@ async def test_checkers_double_jump_and_draw_offers(tablebot: FakeDiscord) -> No
             assert (await it.followup()).content == "Played."
         else:
             it = await fake.select(board, [move], by=who)
-            assert (await it.response()).type == 6
+            assert (await it.response()).type == 7  # the board, edited in the answer
         following = await next_board(fake, thread, 1, board)
         check_board(following, "alice", "bob")
         return following
@@ -79,7 +79,7 @@ async def test_checkers_double_jump_and_draw_offers(tablebot: FakeDiscord) -> No
 
     # alice offers a draw; bob declines; alice is still to move.
     it = await fake.click(board, label="Offer draw", by=alice)
-    assert (await it.response()).type == 6
+    assert (await it.response()).type == 7  # the board, edited in the answer
     board = await next_board(fake, thread, 1, board)
     assert labels(board) == {"Accept draw", "Decline draw", "Resign"}
     assert "alice offers a draw" in embed_text(board)

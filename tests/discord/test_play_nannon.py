@@ -14,6 +14,7 @@ from support.discord_driver import (
     embed_text,
     next_board,
     next_board_or_end,
+    reply_to,
     results,
     service_of,
 )
@@ -81,7 +82,7 @@ class Driver:
         if view.phase in (Phase.ROLL, Phase.OPENING_TIE):
             self.used["roll"] += 1
             it = await fake.click(board, label="Roll", by=who)
-            assert (await it.response()).type == 6
+            assert (await it.response()).type == 7  # the board, edited in the answer
             return
         assert view.phase is Phase.MOVE, view.phase
         move = choose(view, racing=view.actor == self.racer)
@@ -96,7 +97,7 @@ class Driver:
         else:
             self.used["select"] += 1
             it = await fake.select(board, [move], by=who)
-            assert (await it.response()).type == 6
+            assert (await it.response()).type == 7  # the board, edited in the answer
 
     async def play_until(self, board: Message, done: Callable[[MatchView], bool]) -> Message:
         for _ in range(60):
@@ -134,11 +135,11 @@ async def test_nannon_match_to_3(tablebot: FakeDiscord, dice: DiceScript) -> Non
 
     # Someone else can't take bob's place.
     it = await fake.click(invitation, label="Accept", by=carol)
-    refusal = await it.followup()
+    refusal = await reply_to(it)  # a refusal is the click's answer
     assert refusal.ephemeral and "bob" in refusal.content
 
     it = await fake.click(invitation, label="Accept", by=bob)
-    assert (await it.response()).type == 6
+    assert (await it.response()).type == 7  # the invitation, edited in the click's answer
     thread = (await fake.wait_until(lambda: fake.threads(fake.channel), what="the thread"))[0]
     assert thread.name == "Nannon · alice vs bob · to 3"
     board = await next_board(fake, thread, 1, None)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from fakediscord import FakeDiscord, Member, Message
-from support.discord_driver import footer, next_board, service_of
+from support.discord_driver import footer, handlers_done, next_board, reply_to, service_of
 
 from bot.discord import presenter
 from bot.discord.app import TableBot
@@ -26,10 +26,12 @@ async def start_open_match(fake: FakeDiscord, alice: Member, bob: Member) -> Mes
     invitation = (await it.response()).message
     assert invitation is not None and "anyone" in invitation.embeds[0]["description"]
     it = await fake.click(invitation, label="Accept", by=alice)
-    assert "yourself" in (await it.followup()).content
+    assert "yourself" in (await reply_to(it)).content  # a refusal is the click's answer
     await fake.click(invitation, label="Accept", by=bob)
     thread = (await fake.wait_until(lambda: fake.threads(fake.channel), what="the thread"))[0]
-    return await next_board(fake, thread, 1, None)
+    board = await next_board(fake, thread, 1, None)
+    await handlers_done(fake)  # the accept's handler has finished too
+    return board
 
 
 async def act(fake: FakeDiscord, board: Message, view: MatchView, who: Member) -> None:
@@ -82,7 +84,7 @@ async def test_out_of_date_menu_is_refused_and_changes_nothing(tablebot: FakeDis
     moved = await svc.get_view(1)
 
     it = await fake.click(menu, label="Resign this game", by=players[view.actor])
-    refusal = await it.followup()
+    refusal = await reply_to(it)
     assert refusal.ephemeral and "out of date" in refusal.content
     assert (await svc.get_view(1)).version == moved.version
 

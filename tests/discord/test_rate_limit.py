@@ -138,7 +138,7 @@ async def test_clicks_and_commands_share_one_budget(
     clock.advance(1.0)  # 1000 a second: his bucket has refilled
     mark = fake.mark()
     it = await fake.click(board, label="Roll", by=bob)
-    assert (await it.response()).type == 6
+    assert (await it.response()).type == 7  # the board, edited in the answer
     await table.next_after(before, board, mark)
     after = await table.view()
     assert after.version == before.version + 1 and after.phase is Phase.MOVE
@@ -158,7 +158,7 @@ async def test_menu_choices_are_limited_and_autocomplete_is_not_counted(
     before = await table.view()
     mark = fake.mark()
     it = await fake.click(board, label="Roll", by=bob)  # 2 of 3
-    assert (await it.response()).type == 6
+    assert (await it.response()).type == 7  # the board, edited in the answer
     board = await table.next_after(before, board, mark) or board
     rolled = await table.view()
     assert rolled.phase is Phase.MOVE and rolled.actor == 1 and rolled.legal_moves

@@ -99,9 +99,16 @@ async def test_hint_is_for_your_own_decision(tablebot: FakeDiscord) -> None:
     await it.response()
     await fake.wait_until(held.is_set, what="the robot's turn")
     assert (await service_of(fake).get_view(match_id)).actor == 1
-    assert await say(fake, "hint", alice, thread) == wording.REFUSALS[Refusal.NO_HINT]({})
+
+    async def ask(who: Member) -> str:
+        # Not say(): it waits for every handler, and the robot's turn is held for good here.
+        answer = await reply_to(await fake.slash("hint", {}, by=who, channel=thread))
+        assert answer.ephemeral, answer
+        return answer.content
+
+    assert await ask(alice) == wording.REFUSALS[Refusal.NO_HINT]({})
     outsider = await fake.add_member("carol")
-    assert "You are not playing in match" in await say(fake, "hint", outsider, thread)
+    assert "You are not playing in match" in await ask(outsider)
 
 
 async def test_hint_between_people_needs_the_servers_setting(tablebot: FakeDiscord) -> None:

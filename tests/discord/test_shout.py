@@ -74,3 +74,32 @@ async def test_only_the_winner_can_shout(tablebot: FakeDiscord, dice: DiceScript
     assert "**bob** shouts it: a shutout in game 1!" in found[0].content
     assert (await svc.stats(fake.guild.id, bob.id, GameKind.NANNON)).nannons_shouted == 1
     assert not shouts(fake, fake.messages(fake.channel))
+
+
+async def test_a_shout_on_someone_elses_message_costs_no_request(tablebot: FakeDiscord) -> None:
+    """The 📣 handler reads the message's author from the reaction event: a 📣 on a member's
+    message is dropped without a request, where it used to fetch the message; one on a
+    message of the bot's that it does not know (after a restart) is still fetched once."""
+    fake = tablebot
+    alice = await fake.add_member("alice")
+    bob = await fake.add_member("bob")
+    said = await fake.say("what a game", by=alice)
+    it = await fake.slash("challenge", {"game": "nannon", "opponent": bob}, by=alice)
+    invitation = (await it.response()).message
+    assert invitation is not None
+    await settled(fake)
+
+    before, mark = fake.stats.snapshot(), fake.mark()
+    for who in (alice, bob):
+        await fake.react(said, SHOUT, by=who)
+    # The handlers run in the order of their events: once the invitation's 📣 was fetched,
+    # the two before it are done.
+    await fake.react(invitation, SHOUT, by=bob)
+    fetch = await fake.wait_for_call(
+        method="GET", route="/channels/{channel_id}/messages/{message_id}", since=mark
+    )
+    await settled(fake)
+    assert fetch.params["message_id"] == str(invitation.id)
+    done = fake.stats.since(before)
+    assert done.bot_token == {"GET /channels/{channel_id}/messages/{message_id}": 1}
+    assert not shouts(fake, fake.messages(fake.channel))

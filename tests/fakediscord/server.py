@@ -225,6 +225,12 @@ def _awaits_answer(state: InteractionState) -> bool:
     return response.get("type") == 5 and not state.followups and not state.original_edits
 
 
+def _still_used(state: InteractionState) -> bool:
+    """Awaits its answer, or one of its follow-ups still has components: a live message the
+    bot may still edit through this webhook, as Discord allows for 15 minutes."""
+    return _awaits_answer(state) or any(m.components and not m.deleted for m in state.followups)
+
+
 @dataclass(eq=False)
 class InteractionState:
     """What the fake knows about one interaction it sent, and everything the bot answered."""
@@ -641,13 +647,14 @@ class FakeServer:
         limit = self.history_limit
         if limit is None or len(self.interactions) <= max(2 * limit, self._trim_interactions_at):
             return
-        # Forget the oldest, but never one that still waits for its answer: Discord keeps a
-        # token 15 minutes, and under overload a follow-up can come after 2 * limit newer ones.
+        # Forget the oldest, but never one that still waits for its answer or posted a live
+        # message (with components): Discord keeps a token 15 minutes, and under overload a
+        # follow-up, or an edit of that message, can come after 2 * limit newer ones.
         excess = len(self.interactions) - limit
         for old_id, old in list(self.interactions.items()):
             if excess <= 0:
                 break
-            if not _awaits_answer(old):
+            if not _still_used(old):
                 del self.interactions[old_id]
                 self.interactions_by_token.pop(old.token, None)
                 excess -= 1

@@ -16,7 +16,7 @@ from discord.http import Route
 from PIL import Image
 
 from fakediscord import FakeDiscord, FakeDiscordError, Member, fake_discord_fixture
-from fakediscord.model import Channel, User
+from fakediscord.model import Channel, Message, User
 from fakediscord.server import FakeServer, InteractionState
 
 FRUITS = ["apple", "apricot", "banana", "cherry"]
@@ -554,7 +554,9 @@ async def test_quick_form_split_reads_what_discord_py_sends() -> None:
     assert _split_form(odd, boundary) is None  # left to aiohttp's reader
 
 
-def test_a_history_limit_never_forgets_an_interaction_that_awaits_its_answer() -> None:
+def test_a_history_limit_never_forgets_an_interaction_that_awaits_its_answer_or_a_live_board() -> (
+    None
+):
     # Under overload a deferred command's follow-up can come after 2 * limit newer interactions;
     # Discord would still take it (a token lasts 15 minutes), so the fake must find it too.
     server = FakeServer(history_limit=2)
@@ -570,14 +572,18 @@ def test_a_history_limit_never_forgets_an_interaction_that_awaits_its_answer() -
     unanswered = state(0, None)
     deferred = state(1, {"type": 5})
     followed_up = state(2, {"type": 5})
-    followed_up.followups.append(object())  # type: ignore[arg-type]
+    followed_up.followups.append(Message(100, channel, user, "done"))
     answered = state(3, {"type": 4})
-    for it in (unanswered, deferred, followed_up, answered):
+    # A follow-up with buttons: the bot may edit it through this webhook while it lives.
+    live_board = state(4, {"type": 7})
+    live_board.followups.append(Message(101, channel, user, components=[{"type": 1}]))
+    for it in (unanswered, deferred, followed_up, answered, live_board):
         server.remember_interaction(it)
-    for n in range(4, 30):
+    for n in range(5, 30):
         server.remember_interaction(state(n, {"type": 4}))
     assert server.interactions_by_token["token0"] is unanswered
     assert server.interactions_by_token["token1"] is deferred
+    assert server.interactions_by_token["token4"] is live_board
     assert "token2" not in server.interactions_by_token
     assert "token3" not in server.interactions_by_token
-    assert len(server.interactions) <= 2 * 4 and "token29" in server.interactions_by_token
+    assert len(server.interactions) <= 2 * 5 and "token29" in server.interactions_by_token

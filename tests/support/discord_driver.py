@@ -16,6 +16,7 @@ service made here: ``TableBot(settings, service=MatchService(store, dice_factory
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Callable
@@ -185,10 +186,27 @@ def boards(fake: FakeDiscord, channel: Channel, match_id: int) -> list[Message]:
     return [m for m in fake.messages(channel) if footer(m).startswith(prefix)]
 
 
+def shown_version(message: Message) -> int:
+    """The match version a board shows now (its footer ends ``· move 7``)."""
+    return int(footer(message).rsplit(" ", 1)[1])
+
+
+# The version each board showed when a helper handed it out: a board is edited in place while
+# the same player goes on, so "the next board" may be the same message showing a later move.
+_handed_out: dict[int, int] = {}
+
+
+def handed_out(board: Message) -> Message:
+    """Remember the version ``board`` shows now, for :func:`next_board`."""
+    _handed_out[board.id] = shown_version(board)
+    return board
+
+
 async def next_board(
     fake: FakeDiscord, channel: Channel, match_id: int, previous: Message | None
 ) -> Message:
-    """Wait for a board newer than ``previous``, once every earlier board lost its buttons."""
+    """Wait for the board after ``previous``: a newer board message, or ``previous`` itself
+    edited in place to a later move, once every earlier board lost its buttons."""
     board = await next_board_or_end(fake, channel, match_id, previous)
     assert board is not None, f"match #{match_id} ended"
     return board
@@ -198,6 +216,9 @@ async def next_board_or_end(
     fake: FakeDiscord, channel: Channel, match_id: int, previous: Message | None
 ) -> Message | None:
     """The next board, or None once the match-over message is there (and boards are bare)."""
+    seen = None
+    if previous is not None:
+        seen = _handed_out.get(previous.id, shown_version(previous))
 
     def ready() -> Message | bool | None:
         found = boards(fake, channel, match_id)
@@ -207,14 +228,17 @@ async def next_board_or_end(
         )
         if over and not any(b.components for b in found):
             return True
-        if not found or (previous is not None and found[-1].id == previous.id):
+        if not found:
+            return None
+        same = previous is not None and found[-1].id == previous.id
+        if same and (seen is None or shown_version(found[-1]) == seen):
             return None
         if any(b.components for b in found[:-1]):
             return None
         return found[-1]
 
     got = await fake.wait_until(ready, what=f"the next board of match #{match_id}")
-    return got if isinstance(got, Message) else None
+    return handed_out(got) if isinstance(got, Message) else None
 
 
 def results(fake: FakeDiscord, channel: Channel) -> list[Message]:
@@ -224,6 +248,15 @@ def results(fake: FakeDiscord, channel: Channel) -> list[Message]:
         for m in fake.messages(channel)
         if m.embeds and str(m.embeds[0].get("title", "")).startswith(("Game over", "Match over"))
     ]
+
+
+async def handlers_done(fake: FakeDiscord) -> None:
+    """Until the bot has no handler running (TableBot.wait_idle) and no request in flight."""
+    bot = fake.bot
+    assert isinstance(bot, TableBot)
+    async with asyncio.timeout(5):
+        await bot.wait_idle()
+    await fake.wait_bot_idle()
 
 
 # --- answers and permissions -----------------------------------------------------------------
@@ -293,9 +326,11 @@ def public(fake: FakeDiscord, channel: Channel) -> list[Message]:
 
 
 async def say(fake: FakeDiscord, command: str, by: Member, where: Channel, **options: Any) -> str:
-    """Type a command in ``where``; the bot's ephemeral answer."""
+    """Type a command in ``where``; the bot's ephemeral answer, once the bot is done with it
+    (a turn command answers first, then shows the action on the board)."""
     message = await reply_to(await fake.slash(command, options, by=by, channel=where))
     assert message.ephemeral, message
+    await handlers_done(fake)
     return message.content
 
 
@@ -305,7 +340,7 @@ async def accept_in_thread(
     """``by`` accepts the invitation: the match id and the thread the match moved to (once its
     first board is there)."""
     it = await fake.click(invitation, label="Accept", by=by)
-    assert (await it.response()).type == 6
+    assert (await it.response()).type == 7  # the invitation, edited in the click's answer
     # A thread started from a message has the message's id.
     thread = await fake.wait_until(lambda: fake.channels.get(invitation.id), what="the thread")
     first = await fake.wait_until(

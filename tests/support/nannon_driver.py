@@ -16,7 +16,15 @@ from bot.service import MatchView
 from engines import replay
 from engines.base import GameMatch, Phase
 from engines.nannon import SAFETY, Move, Position
-from support.discord_driver import DiceScript, boards, footer, results, service_of
+from support.discord_driver import (
+    DiceScript,
+    boards,
+    handed_out,
+    handlers_done,
+    results,
+    service_of,
+    shown_version,
+)
 
 MATCH_ID = 1  # every test starts from a fresh database
 
@@ -34,7 +42,7 @@ def faces(*first: int, then: Iterable[int] = (3,)) -> Callable[[], int]:
 
 def board_version(message: Message) -> int:
     """The match version a board shows (its footer says ``Match #1 · move 7``)."""
-    return int(footer(message).rsplit(" ", 1)[1])
+    return shown_version(message)
 
 
 @dataclass
@@ -72,27 +80,27 @@ class Table:
             hits = [b for b in self.boards() if board_version(b) == version]
             return hits[-1] if hits else None
 
-        return await self.fake.wait_until(found, what=f"the board of version {version}")
+        board = await self.fake.wait_until(found, what=f"the board of version {version}")
+        return handed_out(board)
 
     async def latest_board(self) -> Message:
         """The board of the current version, once posted (and the bot is done posting)."""
         view = await self.view()
         board = await self.board_at(view.version)
-        await self.fake.wait_bot_idle()
+        await handlers_done(self.fake)
         return board
 
     async def settled(self, previous: Message, since: int) -> None:
-        """Wait until the bot has finished publishing an action: its last step removes the
-        buttons of the board that was clicked (``previous``), answered (even with an error)."""
+        """Wait until the bot has finished an action asked for after call ``since`` (a click on
+        ``previous``, or a command): it was answered, and the bot has no handler running and no
+        request in flight."""
         await self.fake.wait_for_call(
             lambda c: (
-                c.method == "PATCH"
-                and c.path.endswith(f"/messages/{previous.id}")
-                and c.status != 0
+                c.method == "POST" and c.path.endswith("/callback") and c.status in (200, 204)
             ),
             since=since,
         )
-        await self.fake.wait_bot_idle()
+        await handlers_done(self.fake)
 
     async def next_after(self, before: MatchView, clicked: Message, since: int) -> Message | None:
         """The board after the action taken on ``clicked`` (at ``before``), once the bot is done
@@ -141,7 +149,7 @@ async def start_match(
     invitation = (await it.response()).message
     assert invitation is not None
     it = await fake.click(invitation, label="Accept", by=opponent)
-    assert (await it.response()).type == 6
+    assert (await it.response()).type == 7  # the invitation, edited in the click's answer
     thread = (await fake.wait_until(lambda: fake.threads(fake.channel), what="the thread"))[0]
     table = Table(fake, thread, {0: challenger, 1: opponent})
     return table, await table.latest_board()

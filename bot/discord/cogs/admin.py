@@ -268,7 +268,7 @@ class AdminCog(commands.Cog, name="Admin"):
         if not await self.bot.is_owner(interaction.user):
             raise GameError(NOT_OWNER)
         await interaction.response.defer(ephemeral=True, thinking=True)
-        synced = await self.bot.tree.sync()
+        synced = await self.bot.sync_global()
         log.info("global sync by the owner: %d commands", len(synced))
         await interaction.followup.send(
             f"Synced {len(synced)} commands globally (they may take up to an hour to appear).",

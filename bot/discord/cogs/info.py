@@ -16,6 +16,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.discord import wording
+from bot.discord.components import PageButton, pager
 from bot.discord.replies import NO_MENTIONS, escape_name
 from bot.discord.style import style_of
 from engines.base import GameKind, ResultKind
@@ -57,16 +58,52 @@ def _record(played_won: int, lost: int, drawn: int) -> str:
     return f"{played_won}-{lost}" + (f"-{drawn}" if drawn else "")
 
 
+# --- pages ----------------------------------------------------------------------------------
+
+# A list longer than one message is shown in pages (components.pager: Previous and Next): at
+# most PAGE_LINES lines, and no more characters than Discord takes (2,000 in a message's
+# content, 4,096 in an embed's description), with room left for the header and the footer.
+PAGE_LINES = 10
+CONTENT_ROOM = 1800
+DESCRIPTION_ROOM = 3900
+# How far back /history and the leaderboards read (the service's own cap is 100).
+LIST_DEPTH = 100
+
+
+def paginate(lines: list[str], room: int, most: int = PAGE_LINES) -> list[list[str]]:
+    """``lines`` in pages of at most ``most`` lines and ``room`` characters (newlines
+    included); a line longer than ``room`` is cut. At least one page, maybe empty."""
+    pages: list[list[str]] = []
+    current: list[str] = []
+    size = 0
+    for full in lines:
+        line = full[:room]
+        if current and (len(current) >= most or size + 1 + len(line) > room):
+            pages.append(current)
+            current, size = [], 0
+        size += len(line) + (1 if current else 0)
+        current.append(line)
+    pages.append(current)
+    return pages if pages[0] else [[]]
+
+
+def page_of(pages: list[list[str]], page: int) -> tuple[int, list[str]]:
+    """The page asked for, kept within the list (which may have shrunk since)."""
+    page = max(0, min(page, len(pages) - 1))
+    return page, pages[page]
+
+
 def format_leaderboard(
-    game: GameKind, rows: list[LeaderboardRow], points: int | None
-) -> discord.Embed:
+    game: GameKind, rows: list[LeaderboardRow], points: int | None, page: int = 0
+) -> tuple[discord.Embed, discord.ui.View | None]:
+    """A page of the leaderboard and its Previous and Next (None when it fits one page)."""
     title = f"{spec_of(game).title} leaderboard"
     if points is not None:
         title += " · money games" if points == 0 else f" · matches to {points}"
     embed = discord.Embed(title=title, colour=EMBED_COLOUR)
     if not rows:
         embed.description = "Nobody has finished a match here yet."
-        return embed
+        return embed, None
     lines = []
     for row in rows:
         lines.append(
@@ -74,9 +111,15 @@ def format_leaderboard(
             f"{_record(row.won, row.lost, row.drawn)} · "
             f"{_num(row.points_won)}-{_num(row.points_lost)} pts"
         )
-    embed.description = "\n".join(lines)
-    embed.set_footer(text="rank · name · rating · W-L · points won-lost")
-    return embed
+    pages = paginate(lines, DESCRIPTION_ROOM)
+    page, shown = page_of(pages, page)
+    embed.description = "\n".join(shown)
+    footer = "rank · name · rating · W-L · points won-lost"
+    if len(pages) > 1:
+        footer += f" · {wording.page_of(page, len(pages))}"
+    embed.set_footer(text=footer)
+    arg = f"{game.value}.{'all' if points is None else points}"
+    return embed, pager("lb", arg, page, len(pages))
 
 
 def counters_text(line: StatLine) -> str:
@@ -117,11 +160,20 @@ def format_stats(name: str, lines: list[StatLine]) -> discord.Embed:
     return embed
 
 
-def format_history(name: str, entries: list[HistoryEntry]) -> discord.Embed:
-    embed = discord.Embed(title=f"Recent matches of {escape_name(name)}", colour=EMBED_COLOUR)
+def format_history(
+    name: str, entries: list[HistoryEntry], user_id: int = 0, page: int = 0
+) -> tuple[discord.Embed, discord.ui.View | None]:
+    """A page of ``user_id``'s matches (named ``name``) and its Previous and Next."""
+    return history_page(f"Recent matches of {escape_name(name)}", entries, user_id, page)
+
+
+def history_page(
+    title: str, entries: list[HistoryEntry], user_id: int, page: int
+) -> tuple[discord.Embed, discord.ui.View | None]:
+    embed = discord.Embed(title=title, colour=EMBED_COLOUR)
     if not entries:
         embed.description = "No matches here yet."
-        return embed
+        return embed, None
     lines = []
     for entry in entries:
         length = "money" if entry.length == 0 else f"to {entry.length}"
@@ -134,15 +186,22 @@ def format_history(name: str, entries: list[HistoryEntry]) -> discord.Embed:
             f"{escape_name(entry.opponent.name)}: **{entry.result}** "
             f"{_num(entry.score[0])}-{_num(entry.score[1])}{change} <t:{when}:R>"
         )
-    embed.description = "\n".join(lines)[:4000]
-    return embed
+    pages = paginate(lines, DESCRIPTION_ROOM)
+    page, shown = page_of(pages, page)
+    embed.description = "\n".join(shown)
+    if len(pages) > 1:
+        embed.set_footer(text=wording.page_of(page, len(pages)))
+    return embed, pager("history", str(user_id), page, len(pages))
 
 
-def format_games(views: list[MatchView], user_id: int) -> str:
+def format_games(
+    views: list[MatchView], user_id: int, page: int = 0
+) -> tuple[str, discord.ui.View | None]:
+    """A page of the user's active matches, with links, and its Previous and Next."""
     if not views:
-        return "You have no active matches here. Start one with /challenge."
-    lines = ["Your active matches:"]
-    for view in views[:20]:
+        return "You have no active matches here. Start one with /challenge.", None
+    lines = []
+    for view in views:
         seat = view.seat_of(user_id)
         other = view.players[1 - seat] if seat is not None else view.players[1]
         length = "money" if view.length == 0 else f"to {view.length}"
@@ -157,9 +216,12 @@ def format_games(views: list[MatchView], user_id: int) -> str:
             f"- `#{view.match_id}` {spec_of(view.kind).title} {length} vs "
             f"{escape_name(other.name)}, {score}{turn}: {match_link(view)}"
         )
-    if len(views) > 20:
-        lines.append(f"… and {len(views) - 20} more.")
-    return "\n".join(lines)
+    pages = paginate(lines, CONTENT_ROOM)
+    page, shown = page_of(pages, page)
+    text = "\n".join(["Your active matches:", *shown])
+    if len(pages) > 1:
+        text += f"\n{wording.page_of(page, len(pages))}"
+    return text, pager("games", str(user_id), page, len(pages))
 
 
 class InfoCog(commands.Cog, name="Info"):
@@ -168,9 +230,42 @@ class InfoCog(commands.Cog, name="Info"):
     def __init__(self, bot: TableBot) -> None:
         self.bot = bot
 
+    async def cog_load(self) -> None:
+        self.bot.route_clicks(PageButton, self.page_button)
+
+    async def cog_unload(self) -> None:
+        self.bot.unroute_clicks(PageButton)
+
     @property
     def service(self) -> MatchService:
         return self.bot.service
+
+    async def page_button(self, item: PageButton, interaction: discord.Interaction[Any]) -> None:
+        """Previous or Next under a list: the list read again, the message shows that page."""
+        guild_id = interaction.guild_id
+        assert guild_id is not None
+        if item.kind == "games":
+            views = await self.service.active_matches(guild_id, interaction.user.id)
+            text, pages = format_games(views, interaction.user.id, item.page)
+            await interaction.response.edit_message(
+                content=text, view=pages, allowed_mentions=NO_MENTIONS
+            )
+            return
+        if item.kind == "history":
+            user_id = int(item.arg)
+            entries = await self.service.history(guild_id, user_id, LIST_DEPTH)
+            shown = interaction.message.embeds if interaction.message is not None else []
+            title = (shown[0].title if shown else None) or "Recent matches"
+            embed, pages = history_page(title, entries, user_id, item.page)
+        else:
+            game, length = item.arg.split(".", 1)
+            kind = GameKind(game)
+            points = None if length == "all" else int(length)
+            rows = await self.service.leaderboard(guild_id, kind, points, LIST_DEPTH)
+            embed, pages = format_leaderboard(kind, rows, points, item.page)
+        await interaction.response.edit_message(
+            embed=embed, view=pages, allowed_mentions=NO_MENTIONS
+        )
 
     async def _match_id_choices(
         self, interaction: discord.Interaction[Any], current: str
@@ -200,11 +295,13 @@ class InfoCog(commands.Cog, name="Info"):
     async def games(self, interaction: discord.Interaction[Any]) -> None:
         assert interaction.guild_id is not None
         views = await self.service.active_matches(interaction.guild_id, interaction.user.id)
+        text, pages = format_games(views, interaction.user.id)
         await interaction.response.send_message(
-            format_games(views, interaction.user.id),
+            text,
             ephemeral=True,
             allowed_mentions=NO_MENTIONS,
             suppress_embeds=True,
+            view=pages if pages is not None else discord.utils.MISSING,
         )
 
     @app_commands.command(name="leaderboard", description="The server's best players of a game.")
@@ -220,9 +317,12 @@ class InfoCog(commands.Cog, name="Info"):
     ) -> None:
         assert interaction.guild_id is not None
         kind = GameKind(game)
-        rows = await self.service.leaderboard(interaction.guild_id, kind, points)
+        rows = await self.service.leaderboard(interaction.guild_id, kind, points, LIST_DEPTH)
+        embed, pages = format_leaderboard(kind, rows, points)
         await interaction.response.send_message(
-            embed=format_leaderboard(kind, rows, points), allowed_mentions=NO_MENTIONS
+            embed=embed,
+            allowed_mentions=NO_MENTIONS,
+            view=pages if pages is not None else discord.utils.MISSING,
         )
 
     @app_commands.command(name="stats", description="A player's record, rating and NANNONs.")
@@ -254,11 +354,13 @@ class InfoCog(commands.Cog, name="Info"):
     ) -> None:
         assert interaction.guild_id is not None
         who = user or interaction.user
-        entries = await self.service.history(interaction.guild_id, who.id)
+        entries = await self.service.history(interaction.guild_id, who.id, LIST_DEPTH)
+        embed, pages = format_history(who.display_name, entries, who.id)
         await interaction.response.send_message(
-            embed=format_history(who.display_name, entries),
+            embed=embed,
             ephemeral=True,
             allowed_mentions=NO_MENTIONS,
+            view=pages if pages is not None else discord.utils.MISSING,
         )
 
     @app_commands.command(name="export", description="Download a match as .mat or .pdn.")

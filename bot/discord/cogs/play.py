@@ -18,7 +18,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.discord import presenter
+from bot.discord import delivery, permissions, presenter, wording
 from bot.discord.components import (
     ChallengeButton,
     FinishedButton,
@@ -30,6 +30,7 @@ from bot.discord.components import (
 )
 from bot.discord.replies import (
     NO_MENTIONS,
+    FormattedGameError,
     display_name,
     escape_name,
     interaction_context,
@@ -122,21 +123,23 @@ class PlayCog(commands.Cog):
         self, interaction: discord.Interaction[TableBot], command: Build, done: str
     ) -> None:
         """Defer (ephemeral, rendering may be slow), find the match, build the command for it,
-        act, post the board."""
+        act, say ``done`` (filling in the "thinking" answer), then show the action: the board
+        edited, or the next board posted as a follow-up (bot.discord.delivery)."""
         await interaction.response.defer(ephemeral=True, thinking=True)
         view = await resolve_match(self.bot.service, interaction)
         built = command(view, interaction.guild_id or 0, interaction.user.id)
         update = await self.bot.service.act(built)
-        await presenter.publish(self.bot, update)
+        via: discord.Interaction[TableBot] | None = interaction
         try:
             await interaction.followup.send(done, ephemeral=True, allowed_mentions=NO_MENTIONS)
         except discord.HTTPException as exc:
-            # Applied and on the board: no apology, which would ask the user to do it again.
-            log.warning(
-                "could not confirm %s (applied, board posted): %s",
-                interaction_context(interaction),
-                exc,
-            )
+            # Applied: no apology, which would ask the user to do it again. The board goes
+            # out with the bot token (a follow-up now would fill in the ephemeral answer).
+            log.warning("could not confirm %s (applied): %s", interaction_context(interaction), exc)
+            via = None
+        else:
+            delivery.mark_filled(interaction)
+        await presenter.publish(self.bot, update, via)
 
     # --- challenges -------------------------------------------------------------------------
 
@@ -174,6 +177,11 @@ class PlayCog(commands.Cog):
         against_robot = is_robot(self.bot, opponent)
         if opponent is not None and opponent.bot and not against_robot:
             raise GameError("Bots don't play here: challenge a person, or anyone.")
+        lacking = permissions.match_missing(
+            interaction.app_permissions, in_thread=permissions.is_thread(interaction.channel)
+        )
+        if lacking:
+            raise FormattedGameError(wording.missing_permissions(lacking))
         if level is not None and not against_robot:
             raise GameError(LEVEL_FOR_ROBOT_ONLY)
         if against_robot:  # tablebot itself: the robot accepts at once
@@ -304,14 +312,24 @@ class PlayCog(commands.Cog):
         self,
         interaction: discord.Interaction[TableBot],
         action: Callable[[], Awaitable[MatchUpdate]],
-    ) -> MatchUpdate:
-        """Defer (rendering can be slow), apply the action, post the result. Errors propagate to
-        the one error path, which answers ephemerally with a followup."""
-        if not interaction.response.is_done():
-            await interaction.response.defer()
-        update = await action()
-        await presenter.publish(self.bot, update)
-        return update
+        *,
+        menu: bool = False,
+    ) -> None:
+        """Apply the action and show it through the click's answer (bot.discord.delivery),
+        deferred only when it takes longer than the bot's response budget. ``menu``: the click
+        came from an ephemeral menu, which is closed ("Done.") as the answer. Errors propagate
+        to the one error path, which answers ephemerally."""
+
+        async def work() -> None:
+            update = await action()
+            if menu:
+                try:
+                    await delivery.answer_edit(interaction, content="Done.", view=None)
+                except discord.HTTPException:
+                    log.debug("could not close the ephemeral menu", exc_info=True)
+            await presenter.publish(self.bot, update, interaction)
+
+        await delivery.in_time(interaction, work(), self.bot.response_budget)
 
     async def match_button(
         self, item: MatchButton, interaction: discord.Interaction[TableBot]
@@ -341,13 +359,9 @@ class PlayCog(commands.Cog):
         command = button_command(
             item.action, item.match_id, guild_id, interaction.user.id, item.version
         )
-        await self._apply_and_publish(interaction, lambda: self.bot.service.act(command))
-        if item.action in ("passok", "rs1", "rs2", "rs3", "leave"):
-            # Those came from an ephemeral menu: close it so it cannot be clicked again.
-            try:
-                await interaction.edit_original_response(content="Done.", view=None)
-            except discord.HTTPException:
-                log.debug("could not close the ephemeral menu", exc_info=True)
+        # passok, rs1-3 and leave come from an ephemeral menu: it is closed as the answer.
+        menu = item.action in ("passok", "rs1", "rs2", "rs3", "leave")
+        await self._apply_and_publish(interaction, lambda: self.bot.service.act(command), menu=menu)
 
     async def move_select(
         self, item: MoveSelect, interaction: discord.Interaction[TableBot]
@@ -375,19 +389,26 @@ class PlayCog(commands.Cog):
         guild_id = interaction.guild_id or 0
         user = interaction.user
         if item.action == "accept":
-            await interaction.response.defer()
-            update = await svc.accept(item.challenge_id, guild_id, user.id, display_name(user))
-            await presenter.start_match(self.bot, update, interaction.message)
+
+            async def accept() -> None:
+                update = await svc.accept(item.challenge_id, guild_id, user.id, display_name(user))
+                threads = permissions.can_open_thread(interaction.app_permissions)
+                await presenter.start_match(
+                    self.bot, update, interaction.message, threads=threads, via=interaction
+                )
+
+            await delivery.in_time(interaction, accept(), self.bot.response_budget)
             return
-        await interaction.response.defer()
         if item.action == "decline":
             challenge = await svc.decline(item.challenge_id, guild_id, user.id)
             text = f"{escape_name(display_name(user))} declined the challenge."
         else:
             challenge = await svc.cancel(item.challenge_id, guild_id, user.id)
             text = f"{escape_name(challenge.challenger.name)} withdrew the challenge."
-        if interaction.message is not None:
-            await interaction.message.edit(content=text, view=None, allowed_mentions=NO_MENTIONS)
+        # The invitation says so, as the click's answer.
+        await delivery.answer_edit(
+            interaction, content=text, view=None, allowed_mentions=NO_MENTIONS
+        )
 
     async def finished_button(
         self, item: FinishedButton, interaction: discord.Interaction[TableBot]
@@ -417,6 +438,44 @@ class PlayCog(commands.Cog):
             "Rematch offered.", ephemeral=True, allowed_mentions=NO_MENTIONS
         )
 
+    # --- a match's thread, closed ----------------------------------------------------------
+
+    @commands.Cog.listener()
+    async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
+        await self._thread_closed(payload.thread_id, payload.guild_id, "deleted")
+
+    @commands.Cog.listener()
+    async def on_raw_thread_update(self, payload: discord.RawThreadUpdateEvent) -> None:
+        meta: dict[str, Any] = dict(payload.data.get("thread_metadata", {}))
+        if meta.get("locked"):
+            await self._thread_closed(payload.thread_id, payload.guild_id, "locked")
+        elif meta.get("archived"):
+            minutes = int(meta.get("auto_archive_duration") or 1440)
+            await self._thread_closed(
+                payload.thread_id, payload.guild_id, "archived", idle_minutes=minutes
+            )
+
+    async def _thread_closed(
+        self, thread_id: int, guild_id: int, how: str, *, idle_minutes: int | None = None
+    ) -> None:
+        """A match thread deleted, locked, or archived: the match goes on in the parent
+        channel (presenter.move_out_of_thread). An archive is a moderator's when it came before
+        the thread's own auto-archive time (``idle_minutes`` since the last action); a thread
+        that archived itself, the match idle, stays: the next post unarchives it."""
+        if not self.bot.begin_work():
+            return
+        try:
+            view = await self.bot.service.match_in_thread(thread_id)
+            if view is None or view.guild_id != guild_id or view.match_over:
+                return
+            if idle_minutes is not None:
+                idle = self.bot.service.clock() - view.last_action_at
+                if idle >= idle_minutes * 60:
+                    return
+            await presenter.move_out_of_thread(self.bot, view.match_id, guild_id, how)
+        except Exception:
+            log.exception("could not move the match out of thread %s (%s)", thread_id, how)
+
     # --- the NANNON shout -------------------------------------------------------------------
 
     @commands.Cog.listener()
@@ -425,6 +484,10 @@ class PlayCog(commands.Cog):
             return
         me = self.bot.user
         if me is None or payload.user_id == me.id:
+            return
+        if payload.message_author_id is not None and payload.message_author_id != me.id:
+            # Only the bot's own announcements can be shouted: a 📣 anywhere else in the
+            # server costs no request (Discord names the message's author in the event).
             return
         if not self.bot.begin_work():
             return  # closing: a shout needs the service

@@ -22,11 +22,12 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord.ext import commands
 
+from bot.discord import delivery
 from bot.discord.components import ClaimWinButton, claim_view
 from bot.discord.presenter import close_expired_invitation, publish
 from bot.discord.replies import escape_name, mention_only
@@ -130,70 +131,69 @@ class Reminders(commands.Cog, name="Reminders"):
                 log.exception("could not close the invitation of challenge %s", challenge.id)
         return done
 
-    async def _channel(self, item: IdleMatch) -> discord.abc.Messageable | None:
-        channel_id = item.thread_id or item.channel_id
-        channel = self.bot.get_channel(channel_id)
-        if channel is None:
-            try:
-                channel = await self.bot.fetch_channel(channel_id)
-            except (discord.NotFound, discord.Forbidden):
-                log.warning("match %s: channel %s is gone", item.match_id, channel_id)
-                return None
-        if not isinstance(channel, discord.abc.Messageable):
-            return None
-        return channel
+    async def _send(self, item: IdleMatch, content: str, **kwargs: Any) -> bool:
+        """Post in the match's thread, or its channel once the thread is gone, locked or closed
+        to the bot (the match moves there: bot.discord.delivery.send_to_match). False when
+        Discord refused it there too: logged, and not retried this turn."""
+        try:
+            await delivery.send_to_match(self.bot, item, content, **kwargs)
+        except discord.HTTPException as exc:
+            log.warning("match %s: could not post a reminder or claim: %s", item.match_id, exc)
+            return False
+        return True
 
     def _minutes(self, item: IdleMatch, now: float | None) -> int:
         current = time.time() if now is None else now
         return max(0, int((current - item.idle_since) // 60))
 
     async def _post_reminder(self, item: IdleMatch, now: float | None) -> bool:
-        channel = await self._channel(item)
-        if channel is not None:
-            await channel.send(
-                reminder_text(item, self._minutes(item, now)),
-                allowed_mentions=mention_only(item.idle.user_id),
-            )
-        # Marked even when the channel is gone, so a deleted thread isn't retried forever.
+        posted = await self._send(
+            item,
+            reminder_text(item, self._minutes(item, now)),
+            allowed_mentions=mention_only(item.idle.user_id),
+        )
+        # Marked even when Discord refused it, so a channel that refuses is not retried at
+        # every pass.
         await self.service.mark_reminded(item.match_id, item.version)
-        return channel is not None
+        return posted
 
     async def _post_claim(self, item: IdleMatch, now: float | None) -> bool:
         key = (item.match_id, item.version)
         if key in self._claims_posted:
             return False
-        self._claims_posted.add(key)
-        channel = await self._channel(item)
-        if channel is None:
-            return False
-        await channel.send(
+        self._claims_posted.add(key)  # once per turn, posted or refused
+        posted = await self._send(
+            item,
             claim_text(item, self._minutes(item, now)),
             view=claim_view(item.match_id, item.version),
             allowed_mentions=mention_only(item.waiting.user_id),
         )
         if item.reminder_due:
             await self.service.mark_reminded(item.match_id, item.version)
-        return True
+        return posted
 
     async def claim_win(
         self, item: ClaimWinButton, interaction: discord.Interaction[TableBot]
     ) -> None:
         """A click on Claim win. Who may claim, and when, is the service's call; a refusal
         becomes an ephemeral reply."""
-        await interaction.response.defer()
-        update = await self.service.act(
-            ClaimWin(
-                item.match_id,
-                interaction.guild_id or 0,
-                interaction.user.id,
-                expected_version=item.version,
+
+        async def claim() -> None:
+            update = await self.service.act(
+                ClaimWin(
+                    item.match_id,
+                    interaction.guild_id or 0,
+                    interaction.user.id,
+                    expected_version=item.version,
+                )
             )
-        )
-        log.info("match %s claimed by user %s", item.match_id, interaction.user.id)
-        if interaction.message is not None:
+            log.info("match %s claimed by user %s", item.match_id, interaction.user.id)
+            # The claim message loses its button as the click's answer.
             with contextlib.suppress(discord.HTTPException):
-                await interaction.message.edit(view=None)
-        await publish(self.bot, update)
+                await delivery.answer_edit(interaction, view=None)
+            await publish(self.bot, update, interaction)
+
+        await delivery.in_time(interaction, claim(), self.bot.response_budget)
 
 
 async def setup(bot: TableBot) -> None:
