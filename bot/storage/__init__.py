@@ -18,11 +18,14 @@ from bot.storage.types import (
     CheckpointResult,
     EventRow,
     Finisher,
+    GuildShards,
     NewEvent,
     Row,
     StatUpdate,
     StoreError,
     VersionConflict,
+    redact,
+    shard_of,
 )
 
 _POSTGRES_SCHEMES = ("postgresql://", "postgres://")
@@ -59,6 +62,7 @@ __all__ = [
     "CheckpointResult",
     "EventRow",
     "Finisher",
+    "GuildShards",
     "NewEvent",
     "Row",
     "StatUpdate",
@@ -68,4 +72,6 @@ __all__ = [
     "connect_store",
     "is_postgres_url",
     "open_store",
+    "redact",
+    "shard_of",
 ]
