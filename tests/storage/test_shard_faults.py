@@ -17,20 +17,18 @@ the first is started again on the same shard, resumes its own matches and plays 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import subprocess
 import sys
-from collections import defaultdict
 from collections.abc import Callable
 from typing import IO, Any
 
 import pytest
+from support.ratings_audit import audit_ratings
 from test_crash_recovery import ROOT, check_database
 
-from bot.service.ratings import INITIAL_RATING
-from bot.storage import Store, connect_store, shard_of
+from bot.storage import connect_store, shard_of
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.postgres]
 
@@ -168,37 +166,6 @@ class Worker:
         assert self.process.returncode == -signal.SIGKILL
 
 
-async def check_ratings(store: Store) -> int:
-    """No lost rating update: per (guild, game, player), the finished matches' rating changes
-    chain from the initial rating to the stored one, every change used once, and ``played``
-    counts them. Returns how many rating changes were checked."""
-    changes: dict[tuple[int, str, int], list[tuple[float, float]]] = defaultdict(list)
-    rows: list[Any] = await store._fetchall(  # type: ignore[attr-defined]
-        "SELECT guild_id, game, rating_changes FROM matches WHERE status = 'finished'"
-    )
-    for row in rows:
-        for change in json.loads(row["rating_changes"] or "[]"):
-            key = (row["guild_id"], row["game"], change["user_id"])
-            changes[key].append((change["before"], change["after"]))
-    ratings = {
-        (r["guild_id"], r["game"], r["user_id"]): r
-        for r in await store._fetchall("SELECT * FROM ratings")  # type: ignore[attr-defined]
-    }
-    for key, edges in changes.items():
-        row = ratings.get(key)
-        assert row is not None, f"{key}: rated matches, no ratings row"
-        left = list(edges)
-        rating = INITIAL_RATING
-        while left:
-            step = next((e for e in left if e[0] == rating), None)
-            assert step is not None, f"{key}: no change from {rating} (lost update?): {edges}"
-            left.remove(step)
-            rating = step[1]
-        assert rating == row["rating"], f"{key}: chain ends at {rating}, stored {row['rating']}"
-        assert row["played"] == len(edges), key
-    return sum(len(edges) for edges in changes.values())
-
-
 async def rows(url: str, sql: str) -> list[Any]:
     store = await connect_store(url)
     try:
@@ -239,7 +206,8 @@ async def test_kill_one_of_two_processes_under_load(postgres_database: Any) -> N
     assert await check_database(url, acked) >= 10  # every acknowledged action is there
     store = await connect_store(url)
     try:
-        assert await check_ratings(store) >= 20  # no rating update lost
+        audit = await audit_ratings(store)  # no rating update lost
+        assert audit.changes >= 20 and audit.lost == 0 and not audit.problems, audit.problems
         found = await store._fetchall("SELECT DISTINCT guild_id FROM matches")  # type: ignore[attr-defined]
         assert {r["guild_id"] for r in found} == set(GUILDS)
         # The check bites: one rating update undone is caught.
@@ -247,7 +215,7 @@ async def test_kill_one_of_two_processes_under_load(postgres_database: Any) -> N
             "UPDATE ratings SET rating = rating - 3 WHERE guild_id = $1 AND user_id = 100",
             (GUILDS[0],),
         )
-        with pytest.raises(AssertionError, match="chain ends at"):
-            await check_ratings(store)
+        audit = await audit_ratings(store)
+        assert audit.lost == 1 and "the chain ends at" in audit.problems[0], audit.problems
     finally:
         await store.close()
