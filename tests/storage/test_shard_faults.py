@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 import pytest
-from support.ratings_audit import audit_ratings
+from support.ratings_audit import audit_ratings, surplus, trail_end
 from test_crash_recovery import ROOT, check_database
 
 from bot.storage import connect_store, shard_of
@@ -216,6 +216,18 @@ async def test_kill_one_of_two_processes_under_load(postgres_database: Any) -> N
             (GUILDS[0],),
         )
         audit = await audit_ratings(store)
-        assert audit.lost == 1 and "the chain ends at" in audit.problems[0], audit.problems
+        assert audit.lost == 1 and "the changes end at" in audit.problems[0], audit.problems
     finally:
         await store.close()
+
+
+async def test_the_audit_follows_a_rating_back_to_a_value_it_had_and_finds_a_lost_one() -> None:
+    # An even win and loss bring a rating back to 1500 exactly: the changes form one trail in
+    # whichever order the matches are read.
+    back = [(1500.0, 1488.7), (1500.0, 1516.0), (1516.0, 1500.0)]
+    assert trail_end(1500.0, back) == 1488.7
+    assert trail_end(1500.0, back[::-1]) == 1488.7
+    assert trail_end(1500.0, []) == 1500.0
+    # Two updates that both read 1500: one was lost.
+    lost = [(1500.0, 1516.0), (1500.0, 1484.0)]
+    assert trail_end(1500.0, lost) is None and surplus(1500.0, lost) == 1

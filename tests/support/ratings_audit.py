@@ -2,15 +2,18 @@
 and benchmarks/service.py).
 
 Every finished match stores its rating changes (``matches.rating_changes``: per player, the
-rating ``before`` and ``after``). For each (guild, game, player) those changes must chain from
-the initial rating, each ``before`` the previous ``after``, to the rating the ``ratings`` row
-holds, with every change used once, and the row's ``played`` must count them. Two updates that
-read the same rating (one of them lost) leave a change off the chain; an update written over
-another leaves the chain ending elsewhere than the stored rating.
+rating ``before`` and ``after``). For each (guild, game, player) those changes must form one
+trail from the initial rating to the rating the ``ratings`` row holds, each change's ``before``
+the previous change's ``after``, every change used once (a rating can come back to a value it
+had, 1500 -> 1516 -> 1500, so the trail is found as an Euler trail, not greedily), and the row's
+``played`` must count them. Two updates that read the same rating (one of them lost) leave two
+changes leaving it and no trail; an update written over another leaves the trail ending
+elsewhere than the stored rating.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -45,18 +48,44 @@ async def audit_ratings(store: Any) -> RatingsAudit:
     }
     audit = RatingsAudit(changes=sum(len(edges) for edges in changes.values()))
     for key, edges in changes.items():
-        left, rating = list(edges), INITIAL_RATING
-        while (step := next((e for e in left if e[0] == rating), None)) is not None:
-            left.remove(step)
-            rating = step[1]
         row = ratings.get(key)
         stored = None if row is None else row["rating"]
-        if left:
-            audit.lost += len(left)
-            audit.problems.append(f"{key}: no change from {rating} for {left} (lost update)")
-        if rating != stored:
+        end = trail_end(INITIAL_RATING, edges)
+        if end is None:
+            audit.lost += max(1, surplus(INITIAL_RATING, edges))
+            audit.problems.append(f"{key}: no one trail through {edges} (lost update)")
+        elif end != stored:
             audit.lost += 1
-            audit.problems.append(f"{key}: the chain ends at {rating}, the row says {stored}")
+            audit.problems.append(f"{key}: the changes end at {end}, the row says {stored}")
         if row is not None and row["played"] != len(edges):
             audit.problems.append(f"{key}: played {row['played']}, {len(edges)} rated matches")
     return audit
+
+
+def trail_end(start: float, edges: list[tuple[float, float]]) -> float | None:
+    """Where a trail from ``start`` using every change (``before`` -> ``after``) once ends, or
+    None when there is no such trail (Hierholzer's algorithm, then checked)."""
+    following: dict[float, list[float]] = defaultdict(list)
+    for before, after in edges:
+        following[before].append(after)
+    stack, path = [start], []
+    while stack:
+        if following[stack[-1]]:
+            stack.append(following[stack[-1]].pop())
+        else:
+            path.append(stack.pop())
+    path.reverse()
+    if len(path) != len(edges) + 1 or sorted(itertools.pairwise(path)) != sorted(edges):
+        return None
+    return path[-1]
+
+
+def surplus(start: float, edges: list[tuple[float, float]]) -> int:
+    """How many more changes leave a rating than reach it (the start may have one): the updates
+    that read a rating another update had already used."""
+    balance: dict[float, int] = defaultdict(int)
+    balance[start] -= 1
+    for before, after in edges:
+        balance[before] += 1
+        balance[after] -= 1
+    return sum(max(0, extra) for extra in balance.values())
