@@ -10,7 +10,12 @@ Prints, through the robot's worker process (bot/robot/worker.py), as the bot wou
   a cheap stand-in: 2-ply is the judge, not rollouts; rolls with one legal play are left out);
 - Nannon decisions: the first at a new match score (a solve), then p50/p99 (target p99 10 ms);
 - the event loop's worst lag while 20 robot decisions are in flight (target <= 50 ms),
-  measured by a task that wakes every 5 ms.
+  measured by a task that wakes every 5 ms;
+- end to end, through the real bot against the fake Discord (``--driver``, on by default): 20
+  matches against the robot (backgammon master and expert, Nannon master, checkers expert), the
+  20 humans' commands sent at once, so that 20 robots think at once; per round, the event
+  loop's worst lag (the 5 ms ticker) and the robot's reply time (from the human's command to
+  the robot's action applied), p50 and max, and the round's time.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the fake Discord
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.discord.app import loop_factory
@@ -150,7 +156,120 @@ async def lag(positions: list[tuple[str, str]], rng: random.Random) -> None:
     )
 
 
-async def main(count: int, seed: int) -> None:
+class Ticker:
+    """The event loop's worst lateness, seen by a task that wakes every 5 ms."""
+
+    def __init__(self) -> None:
+        self.worst = 0.0
+        self._stop = asyncio.Event()
+        self._task = asyncio.create_task(self._run())
+
+    async def _run(self) -> None:
+        while not self._stop.is_set():
+            start = time.perf_counter()
+            await asyncio.sleep(0.005)
+            self.worst = max(self.worst, time.perf_counter() - start - 0.005)
+
+    async def stop(self) -> float:
+        self._stop.set()
+        await self._task
+        return self.worst
+
+
+async def driver(matches: int, rounds: int) -> None:
+    """``matches`` robot matches through the real bot and the fake Discord; each round sends
+    every human's command at once (so the robots all think at once) and waits for the bot."""
+    import tempfile
+
+    from fakediscord import TOKEN, FakeDiscord
+
+    from bot.config import Settings
+    from bot.discord.app import TableBot, create_bot
+    from bot.service.commands import MatchCommand
+    from engines.base import Phase
+
+    games = [
+        ("backgammon", "master", 3),
+        ("backgammon", "expert", 3),
+        ("nannon", "master", 5),
+        ("checkers", "expert", 1),
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(
+            token=TOKEN, db_path=Path(tmp) / "robot.db", dev_guild_id=None, log_level="WARNING"
+        )
+        fake = FakeDiscord(strict=False, ready_timeout=60, history_limit=100)
+        async with fake.run(lambda **o: create_bot(settings, **o)):
+            bot = fake.bot
+            assert isinstance(bot, TableBot)
+            svc = bot.service
+            await bot.tree.sync()
+            await svc.update_guild_settings(
+                fake.guild.id, robot_pause_ms=0, rate_limit_actions=1000, use_threads=False
+            )
+            robot_id = fake.bot_user.id
+            acted: dict[int, float] = {}
+            real_act = svc.act
+
+            async def act(command: MatchCommand) -> Any:
+                update = await real_act(command)
+                if command.user_id == robot_id:
+                    acted.setdefault(command.match_id, time.perf_counter())
+                return update
+
+            svc.act = act  # type: ignore[method-assign]
+            humans, ids = [], []
+            robot = fake.bot_member(fake.guild)
+            for n in range(matches):
+                game, level, points = games[n % len(games)]
+                human = await fake.add_member(f"human{n}")
+                options = {"game": game, "opponent": robot, "level": level, "points": points}
+                it = await fake.slash("challenge", options, by=human)
+                invitation = (await it.response(timeout=60)).message
+                assert invitation is not None
+                ids.append(int(invitation.embeds[0]["footer"]["text"].split("#")[1]))
+                humans.append(human)
+            await bot.wait_idle()
+            print(f"Through the bot: {matches} robot matches ({', '.join(g for g, _, _ in games)})")
+            for number in range(1, rounds + 1):
+                sent: dict[int, float] = {}
+                acted.clear()
+                calls = []
+                for human, match_id in zip(humans, ids, strict=True):
+                    view = await svc.get_view(match_id)
+                    if view.match_over or view.actor not in (0, None):
+                        continue
+                    channel = fake.channels[view.channel_id]
+                    if view.phase is Phase.MOVE:
+                        command, options = "move", {"play": view.legal_moves[0]}
+                    elif view.phase is Phase.CUBE_OFFERED:
+                        command, options = "take", {}
+                    else:
+                        command, options = "roll", {}
+                    sent[match_id] = time.perf_counter()
+                    calls.append(fake.slash(command, options, by=human, channel=channel))
+                ticker = Ticker()
+                start = time.perf_counter()
+                for it in await asyncio.gather(*calls):
+                    await it.response(timeout=60)
+                await bot.wait_idle()
+                took = time.perf_counter() - start
+                worst = await ticker.stop()
+                replies = sorted(acted[m] - sent[m] for m in sent if m in acted)
+                median = statistics.median(replies) if replies else float("nan")
+                print(
+                    f"  round {number}: {len(sent)} commands, {len(replies)} robot replies in "
+                    f"{took:.2f} s; reply p50 {median * 1000:.0f} ms, max "
+                    f"{(replies[-1] if replies else float('nan')) * 1000:.0f} ms; "
+                    f"event loop worst lag {worst * 1000:.1f} ms (target <= 50 ms)",
+                    flush=True,
+                )
+
+
+async def main(count: int, seed: int, matches: int, rounds: int, only_driver: bool) -> None:
+    if only_driver:
+        await driver(matches, rounds)
+        return
     rng = random.Random(seed)
     start = time.perf_counter()
     await worker.warm_up()
@@ -163,12 +282,27 @@ async def main(count: int, seed: int) -> None:
         print("Backgammon: gnubg is not available here")
     await nannon(1000, rng)
     worker.shutdown()
+    if matches:
+        await driver(matches, rounds)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--driver", type=int, default=20, metavar="N", help="robot matches through the bot (0: no)"
+    )
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--only-driver", action="store_true", help="the end-to-end section only")
     options = parser.parse_args()
     with asyncio.Runner(loop_factory=loop_factory()) as runner:
-        runner.run(main(options.positions, options.seed))
+        runner.run(
+            main(
+                options.positions,
+                options.seed,
+                options.driver,
+                options.rounds,
+                options.only_driver,
+            )
+        )

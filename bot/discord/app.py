@@ -17,7 +17,7 @@ import gc
 import logging
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -29,7 +29,8 @@ from bot import rendering
 from bot.config import Settings
 from bot.discord.ratelimit import CommandRateLimit, allow_interaction, guild_limits
 from bot.discord.replies import NO_MENTIONS, admit, refuse_closing, report_error
-from bot.service import MatchService
+from bot.robot import worker as robot_worker
+from bot.service import MatchService, MatchView
 from bot.storage import GuildShards, StoreError, is_postgres_url, open_store, redact
 
 log = logging.getLogger(__name__)
@@ -40,6 +41,7 @@ EXTENSIONS = (
     "bot.discord.cogs.info",
     "bot.discord.cogs.admin",
     "bot.discord.cogs.reminders",
+    "bot.discord.cogs.robot",
 )
 
 Item = TypeVar("Item", bound=discord.ui.DynamicItem[Any])
@@ -148,6 +150,9 @@ class TableBot(commands.AutoShardedBot):
         self._in_flight: set[asyncio.Task[Any]] = set()
         # Persistent component class -> the handler its cog answers its clicks with.
         self._click_handlers: dict[type[Any], ClickHandler[Any]] = {}
+        # Told of every board shown (and every match resumed at start-up): the robot cog
+        # plays its turns from here. A listener must not block: it starts work, if any.
+        self.turn_listeners: list[Callable[[MatchView], None]] = []
 
     async def setup_hook(self) -> None:
         await self.service.store.connect()
@@ -158,6 +163,12 @@ class TableBot(commands.AutoShardedBot):
         resumed = await self.service.resume_active(guilds=self.guild_shards)
         log.info("resumed %d active matches", len(resumed))
         await rendering.warm_up()  # the render worker's start-up, not the first board's
+        if any(view.robot_seat is not None for view in resumed):
+            # Robot matches go on: start the robot's worker (gnubg, the Nannon solver) now,
+            # in the background. Otherwise it starts with the first robot match.
+            self.spawn_work(robot_worker.warm_up(), name="tablebot-robot-warm-up")
+        for view in resumed:
+            self.turn_shown(view)
         if self.settings.dev_guild_id is not None and self.owns_shard_zero:
             guild = discord.Object(id=self.settings.dev_guild_id)
             self.tree.copy_global_to(guild=guild)
@@ -249,6 +260,27 @@ class TableBot(commands.AutoShardedBot):
             task.add_done_callback(self._in_flight.discard)
         return True
 
+    def turn_shown(self, view: MatchView) -> None:
+        """Tell the turn listeners that this state of a match is on the board (or resumed)."""
+        for listener in tuple(self.turn_listeners):
+            try:
+                listener(view)
+            except Exception:
+                log.exception("a turn listener failed on match %s", view.match_id)
+
+    def spawn_work(
+        self, work: Coroutine[Any, Any, Any], *, name: str | None = None
+    ) -> asyncio.Task[Any] | None:
+        """Run ``work`` in a task of its own, registered as work close() waits for (as
+        :meth:`begin_work` registers a handler). None, and ``work`` is not run, once closing."""
+        if self._closing or self.is_closed():
+            work.close()
+            return None
+        task = asyncio.get_running_loop().create_task(work, name=name)
+        self._in_flight.add(task)
+        task.add_done_callback(self._in_flight.discard)
+        return task
+
     async def _drain(self) -> None:
         current = asyncio.current_task()
         pending = {t for t in self._in_flight if t is not current and not t.done()}
@@ -277,6 +309,8 @@ class TableBot(commands.AutoShardedBot):
             # queue yet, and its close() fails there, having nothing else to close.
             if self.user is not None:
                 raise
+        # The robot's worker stops with the bot (no robot turn is in flight any more).
+        await asyncio.to_thread(robot_worker.shutdown)
         await self.service.close()
 
 

@@ -7,11 +7,12 @@ thread readable and never edits a message older than an hour (Discord error 3004
 
 from __future__ import annotations
 
+import functools
 import io
 import logging
 import re
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import discord
 
@@ -26,7 +27,7 @@ from bot.discord.replies import (
     mention_only,
 )
 from bot.discord.style import style_of
-from engines.base import GameKind, GameResult, Phase, ResultKind
+from engines.base import GameKind, GameResult, MatchRules, Phase, ResultKind
 from engines.cube import Cube
 from engines.spec import spec_of
 from render.common import Scene
@@ -252,6 +253,38 @@ def turn_embed(view: MatchView, notes: Sequence[str] = ()) -> discord.Embed:
 
 # --- posting -------------------------------------------------------------------------------
 
+Shown = TypeVar("Shown")
+Result = TypeVar("Result")
+Rest = ParamSpec("Rest")
+
+
+def tells_turn_listeners(
+    view_of: Callable[[Shown], MatchView],
+) -> Callable[
+    [Callable[Concatenate[TableBot, Shown, Rest], Awaitable[Result]]],
+    Callable[Concatenate[TableBot, Shown, Rest], Awaitable[Result]],
+]:
+    """Once the decorated function has shown a state of a match (a board posted, an update
+    published; even when Discord refused it), the bot's turn listeners hear of it
+    (``TableBot.turn_shown``): the robot cog plays its turns from there. A state may be told
+    more than once (publish posts a board)."""
+
+    def decorate(
+        show: Callable[Concatenate[TableBot, Shown, Rest], Awaitable[Result]],
+    ) -> Callable[Concatenate[TableBot, Shown, Rest], Awaitable[Result]]:
+        @functools.wraps(show)
+        async def shown(
+            bot: TableBot, subject: Shown, /, *args: Rest.args, **kwargs: Rest.kwargs
+        ) -> Result:
+            try:
+                return await show(bot, subject, *args, **kwargs)
+            finally:
+                bot.turn_shown(view_of(subject))
+
+        return shown
+
+    return decorate
+
 
 def target_channel(bot: TableBot, view: MatchView) -> discord.PartialMessageable:
     channel_id = view.thread_id or view.channel_id
@@ -268,6 +301,15 @@ async def strip_components(bot: TableBot, view: MatchView, message_id: int | Non
         log.info("could not strip components of message %s", message_id)
 
 
+def _the_view(view: MatchView) -> MatchView:
+    return view
+
+
+def _its_view(update: MatchUpdate) -> MatchView:
+    return update.view
+
+
+@tells_turn_listeners(_the_view)
 async def post_board(
     bot: TableBot, view: MatchView, notes: Sequence[str] = (), *, ping: bool = True
 ) -> discord.Message:
@@ -282,7 +324,8 @@ async def post_board(
         embed.set_image(url="attachment://board.png")
     content = ""
     allowed = NO_MENTIONS
-    if ping and view.actor is not None and not view.match_over:
+    if ping and view.actor is not None and not view.match_over and view.actor != view.robot_seat:
+        # The human on turn is pinged; the robot (the bot itself) is not.
         player = view.players[view.actor]
         content = f"<@{player.user_id}>, it's your turn."
         allowed = mention_only(player.user_id)
@@ -371,6 +414,7 @@ def match_over_text(update: MatchUpdate) -> str:
     return "\n".join(lines)
 
 
+@tells_turn_listeners(_its_view)
 async def publish(bot: TableBot, update: MatchUpdate) -> None:
     """Show what an action changed: a result if a game ended, then the next board."""
     view = update.view
@@ -440,11 +484,11 @@ async def start_match(
 # --- challenges ----------------------------------------------------------------------------
 
 
-def invitation(challenge: Challenge) -> tuple[str | None, discord.Embed, discord.AllowedMentions]:
-    challenger = escape_name(challenge.challenger.name)
-    rules = challenge.rules
-    spec = spec_of(challenge.game)
-    what = f"{spec.title}, {length_text(challenge.game, rules.length)}"
+def what_text(game: GameKind, rules: MatchRules) -> str:
+    """The game and its options, as an invitation says them: "Backgammon, to 5 (cube,
+    Crawford)"."""
+    spec = spec_of(game)
+    what = f"{spec.title}, {length_text(game, rules.length)}"
     if spec.cube:  # the cube options, said even when the cube is off
         options = ["cube" if rules.cube else "no cube"]
         if rules.cube and rules.length:
@@ -454,6 +498,13 @@ def invitation(challenge: Challenge) -> tuple[str | None, discord.Embed, discord
         if rules.auto_doubles:
             options.append(f"up to {rules.auto_doubles} automatic doubles")
         what += f" ({', '.join(options)})"
+    return what
+
+
+def invitation(challenge: Challenge) -> tuple[str | None, discord.Embed, discord.AllowedMentions]:
+    challenger = escape_name(challenge.challenger.name)
+    spec = spec_of(challenge.game)
+    what = what_text(challenge.game, challenge.rules)
     if challenge.opponent is not None:
         opponent = escape_name(challenge.opponent.name)
         description = f"{challenger} challenges {opponent} to {what}."

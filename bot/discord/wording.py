@@ -10,7 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from bot.service import ChallengeStatus, MatchUpdate, MatchView, Player, VerifyReport
+from bot.robot.levels import LEVEL_NAMES
+from bot.service import (
+    ChallengeStatus,
+    MatchUpdate,
+    MatchView,
+    Player,
+    RobotRecord,
+    VerifyReport,
+)
 from bot.service.errors import Refusal, Refused
 from bot.service.events import (
     CrawfordGame,
@@ -259,6 +267,17 @@ REFUSALS: dict[Refusal, Words] = {
     Refusal.ONLY_CHALLENGER_CANCELS: lambda p: f"Only {p['name']} can cancel this challenge.",
     Refusal.CHALLENGE_ANSWERED: lambda p: "This challenge was answered already.",
     Refusal.MATCH_STILL_ON: lambda p: f"Match #{p['match_id']} is still on: finish it first.",
+    Refusal.BAD_ROBOT_LEVEL: lambda p: (
+        f"The robot plays at {', '.join(LEVEL_NAMES)}, not {_quoted(p['value'])}."
+    ),
+    Refusal.HINTS_OFF: lambda p: (
+        "Hints are for matches against tablebot here: a server admin can allow them in "
+        "matches between people with /config robot."
+    ),
+    Refusal.NO_HINT: lambda p: (
+        "Nothing for you to decide right now: /hint works on your roll to play, before your "
+        "roll when you may double, and when you are doubled."
+    ),
     Refusal.STALE_BOARD: lambda p: (
         "That board is out of date: the match has moved on. Use the latest board."
     ),
@@ -309,6 +328,113 @@ def refusal_text(error: BaseException) -> str:
     if isinstance(error, Refused):
         return REFUSALS[error.refusal](error.params)
     return str(error)
+
+
+# --- the robot and /hint -----------------------------------------------------------------------
+
+DEFAULT_LEVEL = "intermediate"  # /challenge opponent:@tablebot without a level
+LEVEL_FOR_ROBOT_ONLY = (
+    "The level is for matches against tablebot: pick tablebot as the opponent to play the robot."
+)
+ROBOT_FAILED = (
+    "tablebot could not work out its next move just now (its engine failed; this is logged). "
+    "Type /board to let it try again, or claim the match if it stays stuck."
+)
+ROBOT_HINT_FAILED = "The robot could not work out a hint just now: please try again."
+ROBOT_REMATCH_STARTED = "Rematch started: the robot accepted at once."
+ROBOT_NOT_READY = "The robot is not here yet: try again in a moment."
+SERVER_ONLY = "Challenges work in a server only."
+
+
+def level_name(level: int) -> str:
+    """A robot level's name: 1 is "beginner" .. 5 "master"."""
+    return next(name for name, value in LEVEL_NAMES.items() if int(value) == int(level))
+
+
+def robot_unavailable(kind: GameKind) -> str:
+    """Why /challenge against the robot is refused for a game whose engine does not run here
+    (backgammon without GNU Backgammon's wheel)."""
+    return (
+        f"Sorry, {spec_of(kind).title.lower()} against the robot is not available on this "
+        "platform. Challenge a person instead."
+    )
+
+
+def robot_challenge(challenger: str, robot: str, level: int, what: str) -> str:
+    """The invitation the robot accepts at once; ``what`` is the game and its options."""
+    return f"{challenger} challenges {robot} ({level_name(level)}) to {what}. {robot} accepts."
+
+
+def robot_settings_line(robot_rated: bool, hints_in_human_matches: bool, pause_ms: int) -> str:
+    """The robot's settings in /config show."""
+    rated = "rated (ratings and leaderboards)" if robot_rated else "unrated"
+    hints = "also between people" if hints_in_human_matches else "against the robot only"
+    return f"- Robot matches {rated}; /hint {hints}; the robot's pause {pause_ms} ms"
+
+
+def robot_record_text(records: Sequence[RobotRecord], robot: str = "tablebot") -> str:
+    """A player's record against each robot level, for /stats: "Against tablebot: beginner
+    3-1, master 0-2"."""
+    parts = []
+    for record in records:
+        drawn = f"-{record.drawn}" if record.drawn else ""
+        parts.append(f"{level_name(record.level)} {record.won}-{record.lost}{drawn}")
+    return f"Against {robot}: {', '.join(parts)}"
+
+
+def _equity(value: float) -> str:
+    return f"{value:+.3f}"
+
+
+def equity_scale(view: MatchView) -> str:
+    """What a hint's equities measure in this match."""
+    if not spec_of(view.kind).cube:
+        return "the search's estimate, from -1 (a loss) to +1 (a win)"
+    if view.length == 0:
+        return "in points, for a cube of 1"
+    return "in match winning chances, from -1 (the match lost) to +1 (won)"
+
+
+HINT_MOVES_SHOWN = 3
+
+
+def hint_text(kind: str, data: dict[str, Any], view: MatchView) -> str:
+    """The robot's hint (:mod:`bot.robot.hints`'s data) in lines: the best moves with their
+    equities, the cube action, or take or pass."""
+    scale = f"Equities for you, {equity_scale(view)}."
+    if kind == "moves":
+        moves = data["moves"][:HINT_MOVES_SHOWN]
+        if not moves:
+            return "There is no legal move to play."
+        lines = [f"**Best moves** ({len(data['moves'])} legal):"]
+        lines += [
+            f"{n}. `{m['move']}` {_equity(m['equity'])}" for n, m in enumerate(moves, start=1)
+        ]
+        return "\n".join([*lines, scale])
+    if kind == "cube":
+        cube = data["cube"]
+        if cube is None:
+            return "**No double: just roll.** A win at the cube's value already takes the match."
+        return "\n".join(
+            [
+                f"**Cube action: {cube['action']}.**",
+                f"No double: {_equity(cube['no_double'])}",
+                f"Double, take: {_equity(cube['double_take'])}",
+                f"Double, pass: {_equity(cube['double_pass'])}",
+                scale,
+            ]
+        )
+    take = data["take"]
+    if take is None:
+        return "**Take.** The doubler's win already takes the match: taking costs you nothing."
+    return "\n".join(
+        [
+            f"**{take['action'].capitalize()}.**",
+            f"Take: {_equity(take['take'])}",
+            f"Pass: {_equity(take['pass'])}",
+            scale,
+        ]
+    )
 
 
 # --- /verify ---------------------------------------------------------------------------------

@@ -348,10 +348,16 @@ def _cube_equities(text: str, match: MatchId) -> tuple[float, float, float] | No
 
 
 def _may_double(match: MatchId) -> bool:
+    """Whether the side on roll may double, and doubling means something: not the opponent's
+    cube, not the Crawford game, and not a dead cube (in match play, a win at the cube's
+    value already gives it the match: gnubg then prints no cube analysis)."""
     on_roll = match.player_on_roll
     if match.cube_owner not in (-1, on_roll):
         return False
-    return not (match.match_length and match.crawford)
+    if not match.match_length:
+        return True
+    away = match.match_length - match.score[on_roll]
+    return not match.crawford and match.cube_value < away
 
 
 def _classify(no_double: float, take: float, cash: float) -> CubeDecision:
@@ -368,7 +374,7 @@ def cube_decision(
 ) -> CubeDecision:
     """The cube decision of the side on roll before it rolls (the dice in ``match_id`` are
     ignored): its equities if it rolls, doubles and is taken, doubles and is passed.
-    CannotDoubleError when the rules don't let it double."""
+    CannotDoubleError when the rules don't let it double, or the cube is dead for it."""
     position = Position.from_id(position_id)
     match = MatchId.decode(match_id)
     if not _may_double(match):

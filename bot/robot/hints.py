@@ -15,41 +15,53 @@ Backgammon must run in the main thread of a process of its own.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
+from collections.abc import Sequence
 from typing import Any
 
 from bot.robot import gnubg_brain
 from bot.robot.levels import BACKGAMMON_LEVELS, Level
+from engines import checkers_search
 from engines.backgammon import Position as BgPosition
+from engines.checkers import Board
 from engines.gnubg import MatchId
 from engines.nannon import Position as NannonPosition
-from engines.nannon_solver import Context, CubeDecision, NannonSolver
+from engines.nannon_solver import Context, CubeDecision, NannonSolver, TakeDecision
 
 __all__ = [
-    "CHECKERS_SEARCH",
     "HintUnavailableError",
     "backgammon_hint",
-    "checkers_available",
     "checkers_hint",
     "cube_json",
+    "moves_json",
     "nannon_hint",
+    "take_json",
 ]
 
-CHECKERS_SEARCH = "engines.checkers_search"
 DIGITS = 6
 
 
 class HintUnavailableError(RuntimeError):
-    """This game's hints can't be computed here (gnubg missing, no checkers search yet)."""
+    """This game's hints can't be computed here (gnubg missing)."""
 
 
-def _moves(ranked: list[tuple[str, str, float]]) -> dict[str, Any]:
+def moves_json(ranked: list[tuple[str, str, float]]) -> dict[str, Any]:
+    """(move, position after it, equity), best first, as the hint JSON."""
     return {
         "moves": [
             {"move": move, "position": position, "equity": round(equity, DIGITS)}
             for move, position, equity in ranked
         ]
+    }
+
+
+def take_json(decision: TakeDecision) -> dict[str, Any]:
+    """Take or pass (the taker's equities), as the hint JSON."""
+    return {
+        "take": {
+            "action": "take" if decision.take else "pass",
+            "take": round(decision.take_equity, DIGITS),
+            "pass": round(decision.pass_equity, DIGITS),
+        }
     }
 
 
@@ -78,16 +90,13 @@ def backgammon_hint(position_id: str, match_id: str, level: Level = Level.MASTER
         )
     settings = BACKGAMMON_LEVELS[Level(level)]
     if match.double_offered:
-        answer = gnubg_brain.take_decision(position_id, match_id, settings.ply, settings.noise)
-        return {
-            "take": {
-                "action": "take" if answer.take else "pass",
-                "take": round(answer.take_equity, DIGITS),
-                "pass": round(answer.pass_equity, DIGITS),
-            }
-        }
+        return take_json(
+            gnubg_brain.take_decision(position_id, match_id, settings.ply, settings.noise)
+        )
     if match.dice != (0, 0):
-        return _moves(gnubg_brain.rank_plays(position_id, match_id, settings.ply, settings.noise))
+        return moves_json(
+            gnubg_brain.rank_plays(position_id, match_id, settings.ply, settings.noise)
+        )
     return cube_json(gnubg_brain.cube_decision(position_id, match_id, settings.ply, settings.noise))
 
 
@@ -101,23 +110,16 @@ def nannon_hint(
     if roll is None:
         return cube_json(solver.cube_action(position, context))
     ranked = solver.rank_moves(position, roll, context)
-    return _moves([(str(r.move), r.position.id, r.equity) for r in ranked])
+    return moves_json([(str(r.move), r.position.id, r.equity) for r in ranked])
 
 
-def checkers_available() -> bool:
-    return importlib.util.find_spec(CHECKERS_SEARCH) is not None
-
-
-def checkers_hint(fen: str, level: Level = Level.MASTER) -> dict[str, Any]:
+def checkers_hint(
+    fen: str, level: Level = Level.MASTER, history: Sequence[str] = ()
+) -> dict[str, Any]:
     """Every legal move of a checkers position (a FEN) by the checkers search at ``level``'s
-    depth and time budget, equities in [-1, 1] from the side to move. The one place the search
-    plugs in: ``engines.checkers_search.analyse(board, depth=..., budget=...)``."""
-    if not checkers_available():
-        raise HintUnavailableError("checkers hints arrive with the checkers search")
-    from engines.checkers import Board
-
-    search: Any = importlib.import_module(CHECKERS_SEARCH)
+    depth and time budget, best first, equities in [-1, 1] from the side to move
+    (:func:`engines.checkers_search.hint`). ``history``: the game's positions since the last
+    capture or man move (FENs), which repetitions and the 40-move rule are judged by."""
     board = Board.from_fen(fen)
-    settings = search.LEVELS[search.Level(int(level))]
-    ranked = search.analyse(board, depth=settings.depth, budget=settings.budget)
-    return _moves([(str(s.move), board.apply(s.move).fen, s.equity) for s in ranked])
+    past = [Board.from_fen(text) for text in history]
+    return checkers_search.hint(board, past, checkers_search.Level(int(level)))

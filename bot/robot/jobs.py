@@ -3,15 +3,22 @@
 Backgammon goes to GNU Backgammon (:mod:`bot.robot.gnubg_brain`), Nannon to the exact solver
 (:mod:`engines.nannon_solver`), one solver per worker: a match score is solved the first time it
 is asked (0.2 to 0.6 s, money play 0.17 s) and then answers in microseconds, so the first hint
-at a new score must not run on the event loop. Everything takes and returns plain, picklable
-values.
+at a new score must not run on the event loop. Checkers goes to the alpha-beta search
+(:mod:`engines.checkers_search`), which thinks for up to its level's budget (master: 2 s).
+Everything takes and returns plain, picklable values (a checkers position is its FEN, its
+history the FENs since the last capture or man move).
 """
 
 from __future__ import annotations
 
 import os
+import random
+from collections.abc import Sequence
+from typing import Any
 
 from bot.robot import gnubg_brain
+from engines import checkers_search
+from engines.checkers import Board, Color
 from engines.nannon import Position as NannonPosition
 from engines.nannon_solver import (
     Context,
@@ -73,3 +80,37 @@ def nannon_equity(position_id: str, context: Context) -> float:
 
 def nannon_match_equity(score: MatchScore) -> float:
     return solver().match_equity(score)
+
+
+# -- checkers ------------------------------------------------------------------------------------
+
+
+def _boards(history: Sequence[str]) -> list[Board]:
+    return [Board.from_fen(fen) for fen in history]
+
+
+def checkers_move(
+    fen: str, history: Sequence[str], level: int, seed: int, offer_draw: bool
+) -> str | None:
+    """The move the robot plays at ``level`` (``rng`` seeded with ``seed``), or None when it
+    offers a draw instead (only if ``offer_draw``)."""
+    board, past = Board.from_fen(fen), _boards(history)
+    chosen = checkers_search.Level(level)
+    if offer_draw and checkers_search.should_offer_draw(board, past, chosen):
+        return None
+    return str(checkers_search.choose_move(board, chosen, random.Random(seed), history=past))
+
+
+def checkers_accept_draw(fen: str, history: Sequence[str], robot: str, level: int) -> bool:
+    """Whether the robot, playing ``robot`` ("black" or "white"), accepts a draw offer."""
+    board = Board.from_fen(fen)
+    colour = Color[robot.upper()]
+    return checkers_search.accept_draw(
+        board, colour, _boards(history), checkers_search.Level(level)
+    )
+
+
+def checkers_hint(fen: str, history: Sequence[str], level: int) -> dict[str, Any]:
+    """Every legal move, best first, with its equity (the hint JSON)."""
+    board = Board.from_fen(fen)
+    return checkers_search.hint(board, _boards(history), checkers_search.Level(level))

@@ -15,8 +15,10 @@ read, never changed.
   this platform).
 - Nannon asks the exact solver in the worker, and the level picks from its exact equities with
   ``rng`` (:func:`engines.nannon_solver.choose_move` and the others; master always the best).
-- Checkers: the checkers search (``engines.checkers_search``, another branch) plugs in at
-  :func:`_checkers`; until then the robot does not play checkers.
+- Checkers asks the alpha-beta search (:mod:`engines.checkers_search`) in the worker: its
+  move at the level's depth, budget and noise (drawn with ``rng``), a draw offer in a settled,
+  level position (only when ``offer_draw``: the driver says no right after an offer of its
+  own), and its answer to the opponent's draw offer.
 
 A forced move (one legal move, or ``no move``) is played without asking anyone.
 """
@@ -28,10 +30,12 @@ import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from bot.robot import worker
+from bot.robot import jobs, worker
+from bot.robot.gnubg_brain import CannotDoubleError
 from bot.robot.levels import Level
 from engines import spec
 from engines.base import GameMatch, Phase
+from engines.checkers import CheckersMatch
 from engines.gnubg import match_id_of
 from engines.match import DiceMatch
 from engines.nannon import Position as NannonPosition
@@ -47,7 +51,15 @@ from engines.nannon_solver import (
     choose_take,
 )
 
-__all__ = ["Choice", "Decision", "choose_action"]
+__all__ = [
+    "Choice",
+    "Decision",
+    "available",
+    "checkers_history",
+    "choose_action",
+    "doubled_on_a_tie",
+    "nannon_context",
+]
 
 
 class Choice(enum.StrEnum):
@@ -62,6 +74,7 @@ class Choice(enum.StrEnum):
     DECLINE_RESIGNATION = "decline resignation"
     ACCEPT_DRAW = "accept draw"
     DECLINE_DRAW = "decline draw"
+    OFFER_DRAW = "offer draw"  # checkers, on the robot's move (it moves after the answer)
     WAIT = "wait"  # nothing for this seat to decide now
 
 
@@ -79,13 +92,21 @@ class Decision:
 
 WAIT = Decision(Choice.WAIT)
 
-Player = Callable[[GameMatch, int, Level, random.Random], Awaitable[Decision]]
+Player = Callable[[GameMatch, int, Level, random.Random, bool], Awaitable[Decision]]
 
 
-async def choose_action(match: GameMatch, seat: int, level: Level, rng: random.Random) -> Decision:
+async def choose_action(
+    match: GameMatch,
+    seat: int,
+    level: Level,
+    rng: random.Random,
+    *,
+    offer_draw: bool = True,
+) -> Decision:
     """What the robot in ``seat`` does now in ``match`` at ``level``; ``rng`` draws the lower
-    levels' choices where the game's engine leaves them to chance (Nannon). ``WAIT`` when the
-    seat has nothing to decide (the opponent is to act, or the match is over)."""
+    levels' choices where the game's engine leaves them to chance (Nannon, checkers). ``WAIT``
+    when the seat has nothing to decide (the opponent is to act, or the match is over).
+    ``offer_draw`` False: no draw offer now (checkers), only a move."""
     if seat not in (0, 1):
         raise ValueError(f"a seat is 0 or 1, not {seat!r}")
     phase = match.phase
@@ -95,7 +116,7 @@ async def choose_action(match: GameMatch, seat: int, level: Level, rng: random.R
         return Decision(Choice.ROLL)
     if phase is not Phase.OPENING_TIE and match.actor != seat:
         return WAIT
-    return await _PLAYERS[match.spec](match, seat, Level(level), rng)
+    return await _PLAYERS[match.spec](match, seat, Level(level), rng, offer_draw)
 
 
 # -- forced moves --------------------------------------------------------------------------------
@@ -112,14 +133,19 @@ def _forced(match: GameMatch) -> Decision | None:
 # -- backgammon ----------------------------------------------------------------------------------
 
 
-async def _backgammon(match: GameMatch, seat: int, level: Level, rng: random.Random) -> Decision:
+async def _backgammon(
+    match: GameMatch, seat: int, level: Level, rng: random.Random, offer_draw: bool
+) -> Decision:
     assert isinstance(match, DiceMatch)
     phase = match.phase
     position_id = match.position_id
     if phase is Phase.ROLL:
         if not match.can_double(seat):
             return Decision(Choice.ROLL)
-        cube = await worker.cube_decision(position_id, match_id_of(match), level)
+        try:
+            cube = await worker.cube_decision(position_id, match_id_of(match), level)
+        except CannotDoubleError:  # a dead cube: a win at its value already takes the match
+            return Decision(Choice.ROLL)
         if cube.double:
             return Decision(Choice.DOUBLE, equity=min(cube.double_take, cube.double_pass))
         return Decision(Choice.ROLL, equity=cube.no_double)
@@ -132,7 +158,10 @@ async def _backgammon(match: GameMatch, seat: int, level: Level, rng: random.Ran
         return Decision(Choice.MOVE, play, equity)
     if phase is Phase.CUBE_OFFERED:
         # The doubler is on turn: the position and Match ID are the doubler's.
-        answer = await worker.take_decision(position_id, match_id_of(match), level)
+        try:
+            answer = await worker.take_decision(position_id, match_id_of(match), level)
+        except CannotDoubleError:  # a dead cube for the doubler: taking costs nothing more
+            return Decision(Choice.TAKE)
         if answer.take:
             return Decision(Choice.TAKE, equity=answer.take_equity)
         return Decision(Choice.PASS, equity=answer.pass_equity)
@@ -149,7 +178,7 @@ async def _backgammon(match: GameMatch, seat: int, level: Level, rng: random.Ran
 # -- Nannon --------------------------------------------------------------------------------------
 
 
-def _nannon_context(match: GameMatch, seat: int) -> Context:
+def nannon_context(match: GameMatch, seat: int) -> Context:
     """The solver's context for ``seat``. A match without the cube or the Crawford rule is
     played as if it had them (the robot then never doubles: the rules don't let it)."""
     try:
@@ -172,9 +201,11 @@ async def _won_equity(context: Context, points: int) -> float:
     return 2.0 * await worker.nannon_match_equity(MatchScore(left, theirs, crawford)) - 1.0
 
 
-async def _nannon(match: GameMatch, seat: int, level: Level, rng: random.Random) -> Decision:
+async def _nannon(
+    match: GameMatch, seat: int, level: Level, rng: random.Random, offer_draw: bool
+) -> Decision:
     phase = match.phase
-    context = _nannon_context(match, seat)
+    context = nannon_context(match, seat)
     position_id = match.position_id
     if phase is Phase.OPENING_TIE:
         if not match.can_double(seat):
@@ -196,8 +227,8 @@ async def _nannon(match: GameMatch, seat: int, level: Level, rng: random.Random)
         return Decision(Choice.MOVE, str(chosen.move), chosen.equity)
     if phase is Phase.CUBE_OFFERED:
         doubler = 1 - seat
-        doubler_context = _nannon_context(match, doubler)
-        if _doubled_on_a_tie(match):  # judged at the opening roll, not with the doubler on roll
+        doubler_context = nannon_context(match, doubler)
+        if doubled_on_a_tie(match):  # judged at the opening roll, not with the doubler on roll
             tie = await worker.nannon_opening_cube_action(doubler_context)
             answer = TakeDecision(tie.take, -tie.double_take, -tie.double_pass)
         else:
@@ -210,7 +241,7 @@ async def _nannon(match: GameMatch, seat: int, level: Level, rng: random.Random)
     return WAIT
 
 
-def _doubled_on_a_tie(match: GameMatch) -> bool:
+def doubled_on_a_tie(match: GameMatch) -> bool:
     """Whether the double waiting for an answer came after a tied opening roll: the game's
     latest opening roll is a tie (a game starts only after one that is not)."""
     dice = match.opening_dice
@@ -229,7 +260,7 @@ async def _nannon_resignation(match: GameMatch, seat: int, context: Context) -> 
     _, resign_level = match.resign_offer
     value = await _won_equity(context, int(resign_level) * match.cube.value)
     on_turn = match.turn
-    turn_context = context if on_turn == seat else _nannon_context(match, on_turn)
+    turn_context = context if on_turn == seat else nannon_context(match, on_turn)
     if match.dice:  # rolled: the best move's equity for the side on turn
         ranked = await worker.nannon_rank_moves(match.position_id, match.dice[0], turn_context)
         if ranked:
@@ -248,11 +279,51 @@ async def _nannon_resignation(match: GameMatch, seat: int, context: Context) -> 
 # -- checkers ------------------------------------------------------------------------------------
 
 
-async def _checkers(match: GameMatch, seat: int, level: Level, rng: random.Random) -> Decision:
-    """The plug for the checkers search (``engines.checkers_search``, not on this branch):
-    ``choose_move(board, level, rng, history=...)`` for a move and ``accept_draw(board, colour,
-    history, level)`` for a draw offer, run in the worker like the others."""
-    raise worker.RobotUnavailableError("the checkers robot arrives with the checkers search")
+async def _checkers(
+    match: GameMatch, seat: int, level: Level, rng: random.Random, offer_draw: bool
+) -> Decision:
+    assert isinstance(match, CheckersMatch)
+    fen = match.board.fen
+    history = checkers_history(match)
+    if match.phase is Phase.DRAW_OFFERED:
+        colour = match.color_of(seat).name.lower()
+        if await worker.run(jobs.checkers_accept_draw, fen, history, colour, int(level)):
+            return Decision(Choice.ACCEPT_DRAW)
+        return Decision(Choice.DECLINE_DRAW)
+    if match.phase is not Phase.MOVE:
+        return WAIT
+    forced = _forced(match)
+    if forced is not None:
+        return forced
+    seed = rng.getrandbits(64)
+    move = await worker.run(jobs.checkers_move, fen, history, int(level), seed, offer_draw)
+    if move is None:
+        return Decision(Choice.OFFER_DRAW)
+    return Decision(Choice.MOVE, move)
+
+
+def checkers_history(match: CheckersMatch) -> list[str]:
+    """The game's positions since the last capture or man move (FENs, oldest first): the search
+    scores repetitions and the 40-move rule from them."""
+    return [board.fen for board in match.game.reversible_positions]
+
+
+async def _always() -> bool:
+    return True
+
+
+# What the robot needs to play each game here, asked when a match against it starts.
+_AVAILABLE: dict[spec.GameSpec, Callable[[], Awaitable[bool]]] = {
+    spec.BACKGAMMON: lambda: worker.gnubg_available(),  # looked up when asked
+    spec.NANNON: _always,
+    spec.CHECKERS: _always,
+}
+
+
+async def available(game: spec.GameSpec) -> bool:
+    """Whether the robot plays ``game`` on this platform: backgammon needs GNU Backgammon's
+    wheel (:func:`bot.robot.worker.gnubg_available`); Nannon and checkers run anywhere."""
+    return await _AVAILABLE[game]()
 
 
 _PLAYERS: dict[spec.GameSpec, Player] = {

@@ -23,9 +23,9 @@ from bot.service.model import MatchStatus, MatchUpdate, RatingChange
 from bot.service.ratings import rate_match
 from bot.service.settings import GuildSettings
 from bot.service.standings import game_stats
-from bot.service.state import LiveMatch, ServiceState
+from bot.service.state import LiveMatch, MatchRecord, ServiceState
 from bot.service.views import build_view, legal
-from bot.storage import NewEvent, Row, StatUpdate, VersionConflict
+from bot.storage import NewEvent, RobotRecordUpdate, Row, StatUpdate, VersionConflict
 from engines.actions import (
     Action,
     Move,
@@ -85,7 +85,7 @@ async def act(state: ServiceState, command: MatchCommand) -> MatchUpdate:
             try:
                 advance(live, settings, steps)
                 resigned = None if offer is None else ResignLevel(offer[1])
-                await commit(state, live, steps, games_before, resigned)
+                await commit(state, live, steps, games_before, resigned, settings=settings)
             except VersionConflict:
                 # Another process sharing the database committed first: our copy is stale.
                 log.warning("match %d: version conflict, reloading", match_id)
@@ -142,14 +142,39 @@ def new_event(step: Step, now: float) -> NewEvent:
     return NewEvent(now, step.actor, step.action.kind, step.action.to_dict())
 
 
+def robot_records(
+    record: MatchRecord, winner: int | None, score: tuple[float, float]
+) -> list[RobotRecordUpdate]:
+    """A finished robot match (won by seat ``winner``, None for a draw, at ``score``) in its
+    human player's record against the robot's level; nothing for a match between people."""
+    robot, level = record.robot_seat, record.robot_level
+    if robot is None or level is None:
+        return []
+    human = 1 - robot
+    outcome = "drawn" if winner is None else ("won" if winner == human else "lost")
+    player = record.players[human]
+    add = {"played": 1, outcome: 1, "points_won": score[human], "points_lost": score[robot]}
+    return [
+        RobotRecordUpdate(
+            record.guild_id, record.game.value, player.user_id, player.name, level, add
+        )
+    ]
+
+
 async def commit(
     state: ServiceState,
     live: LiveMatch,
     steps: list[Step],
     games_before: int,
     resigned: ResignLevel | None = None,
+    *,
+    settings: GuildSettings,
 ) -> None:
+    """Commit the steps. A match against the robot changes stats, ratings and leaderboards
+    only when the server rates robot matches (``robot_rated``, as it is when each game ends);
+    its end always counts in the human's record against the robot's level."""
     record, match = live.record, live.match
+    rated = record.robot_seat is None or settings.robot_rated
     now = state.now()
     events = [new_event(step, now) for step in steps]
     finished = match.games[games_before:]
@@ -185,6 +210,7 @@ async def commit(
         ]
         return updates, {"rating_changes": json.dumps([asdict(c) for c in rating_changes])}
 
+    robot = robot_records(record, winner, (float(score[0]), float(score[1]))) if over else []
     await state.store.commit_action(
         record.id,
         record.version,
@@ -193,8 +219,9 @@ async def commit(
         match.snapshot(),
         changes,
         game_results=[{**result.to_dict(), "at": now} for result in finished],
-        stat_updates=game_stats(record, finished, resigned),
-        finish=finish if over else None,
+        stat_updates=game_stats(record, finished, resigned) if rated else (),
+        finish=finish if over and rated else None,
+        robot_records=robot,
     )
     record.version += 1
     record.next_seq += len(events)

@@ -162,14 +162,76 @@ async def accept(
 ) -> MatchUpdate:
     """Accept a challenge: create the match (seat 0 = challenger), roll the opening."""
     challenge = await get_challenge(state, challenge_id, guild_id)
-    now = state.now()
     check_open(challenge)
     if user_id == challenge.challenger.user_id:
         raise refused(Refusal.OWN_CHALLENGE)
     if challenge.opponent is not None and challenge.opponent.user_id != user_id:
         raise refused(Refusal.CHALLENGE_FOR_OTHER, name=challenge.opponent.name)
+    return await start_match(state, challenge, Player(user_id, clean_name(user_name)))
+
+
+ROBOT_LEVELS = range(1, 6)  # 1 beginner, 2 intermediate, 3 advanced, 4 expert, 5 master
+
+
+def robot_level(level: object) -> int:
+    """A robot level, 1 to 5; refused otherwise."""
+    if type(level) is not int or level not in ROBOT_LEVELS:
+        raise refused(Refusal.BAD_ROBOT_LEVEL, value=level)
+    return level
+
+
+async def robot_match(
+    state: ServiceState,
+    guild_id: int,
+    channel_id: int,
+    challenger_id: int,
+    challenger_name: str,
+    game: GameKind | str,
+    *,
+    robot_id: int,
+    robot_name: str,
+    level: int,
+    length: int | None = None,
+    cube: bool | None = None,
+    crawford: bool | None = None,
+    jacoby: bool | None = None,
+    auto_doubles: int | None = None,
+) -> MatchUpdate:
+    """A match against the robot (``robot_id``: the bot's own user, seat 1) at ``level``: the
+    challenge is recorded as any other (the same checks and server defaults) and the robot
+    accepts it at once. The robot plays through :meth:`act` like anyone else."""
+    chosen = robot_level(level)
+    if robot_id == challenger_id:
+        raise refused(Refusal.SELF_CHALLENGE)
+    challenge = await new_challenge(
+        state,
+        guild_id,
+        channel_id,
+        challenger_id,
+        challenger_name,
+        game,
+        opponent_id=robot_id,
+        opponent_name=robot_name,
+        length=length,
+        cube=cube,
+        crawford=crawford,
+        jacoby=jacoby,
+        auto_doubles=auto_doubles,
+    )
+    assert challenge.opponent is not None
+    return await start_match(state, challenge, challenge.opponent, robot_level=chosen)
+
+
+async def start_match(
+    state: ServiceState, challenge: Challenge, opponent: Player, *, robot_level: int | None = None
+) -> MatchUpdate:
+    """Create the match of an open challenge accepted by ``opponent`` (seat 1; the robot when
+    ``robot_level`` is given) and roll its opening."""
+    guild_id = challenge.guild_id
+    challenge_id = challenge.id
+    now = state.now()
     settings = await state.guild_settings(guild_id)
-    players = (challenge.challenger, Player(user_id, clean_name(user_name)))
+    players = (challenge.challenger, opponent)
     rules = challenge.rules
     if spec_of(challenge.game).auto_pass:
         # A rule of the match (replay must not depend on today's settings), taken as the
@@ -197,6 +259,8 @@ async def accept(
         finished_at=None,
         reminded_version=None,
         rating_changes=(),
+        robot_seat=None if robot_level is None else 1,
+        robot_level=robot_level,
     )
     live = LiveMatch(record, match, dice)
     steps: list[Step] = []
@@ -222,6 +286,8 @@ async def accept(
         "created_at": now,
         "last_action_at": now,
         "version": 0,
+        "robot_seat": record.robot_seat,
+        "robot_level": record.robot_level,
     }
     events = [new_event(step, now) for step in steps]
     match_id = await state.store.create_match(challenge_id, values, events, match.snapshot())
@@ -302,16 +368,31 @@ async def expire_challenges(
     return [replace(challenge_from_row(row), status=ChallengeStatus.EXPIRED) for row in rows]
 
 
+def _rematch_options(record: MatchRecord) -> dict[str, Any]:
+    """The finished match's rules as challenge options (the cube options exist only where the
+    game has a cube)."""
+    rules = record.rules
+    cubed = spec_of(record.game).cube
+    return {
+        "length": rules.length,
+        "cube": rules.cube if cubed else None,
+        "crawford": rules.crawford if cubed else None,
+        "jacoby": rules.jacoby if cubed else None,
+        "auto_doubles": rules.auto_doubles if cubed else None,
+    }
+
+
+def _check_finished(record: MatchRecord) -> None:
+    if record.status is not MatchStatus.FINISHED:
+        raise refused(Refusal.MATCH_STILL_ON, match_id=record.id)
+
+
 async def rematch(state: ServiceState, match_id: int, guild_id: int, user_id: int) -> Challenge:
     """A named challenge to the same opponent with the same rules, from a finished match."""
-    live = await state.live_match(match_id, guild_id)
-    record = live.record
+    record = (await state.live_match(match_id, guild_id)).record
     seat = record.seat_of(user_id)
-    if record.status is not MatchStatus.FINISHED:
-        raise refused(Refusal.MATCH_STILL_ON, match_id=match_id)
+    _check_finished(record)
     me, them = record.players[seat], record.players[1 - seat]
-    rules = record.rules
-    cubed = spec_of(record.game).cube  # the cube options exist only where the game has a cube
     return await new_challenge(
         state,
         guild_id,
@@ -321,9 +402,30 @@ async def rematch(state: ServiceState, match_id: int, guild_id: int, user_id: in
         record.game,
         opponent_id=them.user_id,
         opponent_name=them.name,
-        length=rules.length,
-        cube=rules.cube if cubed else None,
-        crawford=rules.crawford if cubed else None,
-        jacoby=rules.jacoby if cubed else None,
-        auto_doubles=rules.auto_doubles if cubed else None,
+        **_rematch_options(record),
+    )
+
+
+async def robot_rematch(
+    state: ServiceState, match_id: int, guild_id: int, user_id: int
+) -> MatchUpdate:
+    """The same match again against the robot at the same level, from a finished robot match
+    (its human player asks; they are seat 0 again)."""
+    record = (await state.live_match(match_id, guild_id)).record
+    seat = record.seat_of(user_id)
+    _check_finished(record)
+    if record.robot_seat is None or record.robot_level is None or seat == record.robot_seat:
+        raise refused(Refusal.NOT_A_PLAYER, match_id=match_id)
+    me, robot = record.players[seat], record.players[record.robot_seat]
+    return await robot_match(
+        state,
+        guild_id,
+        record.channel_id,
+        me.user_id,
+        me.name,
+        record.game,
+        robot_id=robot.user_id,
+        robot_name=robot.name,
+        level=record.robot_level,
+        **_rematch_options(record),
     )

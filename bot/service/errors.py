@@ -83,6 +83,10 @@ class Refusal(StrEnum):
     ONLY_CHALLENGER_CANCELS = "only_challenger_cancels"  # name
     CHALLENGE_ANSWERED = "challenge_answered"
     MATCH_STILL_ON = "match_still_on"  # match_id (a rematch)
+    BAD_ROBOT_LEVEL = "bad_robot_level"  # value (levels are 1 to 5)
+    # Hints
+    HINTS_OFF = "hints_off"  # hints in matches between people are off in this server
+    NO_HINT = "no_hint"  # nothing for this player to decide now
     # Actions
     STALE_BOARD = "stale_board"  # expected_version is not the match's
     MATCH_CHANGED = "match_changed"  # another process committed first
@@ -174,6 +178,7 @@ _KINDS: dict[Refusal, type[Refused]] = {
     Refusal.WAITING_FOR_DRAW_ANSWER: NotYourTurn,
     Refusal.ANSWER_DRAW: WrongPhase,
     Refusal.CLAIM_OWN_WAIT: NotYourTurn,
+    Refusal.NO_HINT: WrongPhase,
 }
 _CUBE_REASONS = {
     Refusal.CHECKERS_NO_CUBE: CubeErrorReason.NO_CUBE,

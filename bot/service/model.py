@@ -17,6 +17,8 @@ __all__ = [
     "ChallengeStatus",
     "DiceFactory",
     "ExportFile",
+    "HintKind",
+    "HintRequest",
     "HistoryEntry",
     "IdleMatch",
     "LastMove",
@@ -27,6 +29,8 @@ __all__ = [
     "MatchView",
     "Player",
     "RatingChange",
+    "RobotRecord",
+    "RobotTurn",
     "StatLine",
     "VerifyReport",
 ]
@@ -117,6 +121,8 @@ class MatchView:
     dice_seed: str | None  # revealed only once the match is over
     created_at: float
     last_action_at: float
+    robot_seat: int | None = None  # the seat the robot plays; None between people
+    robot_level: int | None = None  # the robot's level, 1 (beginner) to 5 (master)
 
     @property
     def length(self) -> int:
@@ -202,6 +208,58 @@ class StatLine:
     nannons_against: int = 0
     nannons_shouted: int = 0
     streak: int = 0  # +n: n wins in a row, -n: n losses in a row
+    vs_robot: tuple[RobotRecord, ...] = ()  # the record against each robot level played
+
+
+@dataclass(frozen=True)
+class RobotRecord:
+    """A player's record against the robot at one level (1 beginner .. 5 master) in one game,
+    kept whether or not robot matches are rated."""
+
+    level: int
+    played: int
+    won: int
+    lost: int
+    drawn: int
+    points_won: float
+    points_lost: float
+
+
+class HintKind(StrEnum):
+    """What a hint is about: the moves of the roll (or the checkers move), the cube action
+    before the roll (or at a tied opening), or taking or passing a double."""
+
+    MOVES = "moves"
+    CUBE = "cube"
+    TAKE = "take"
+
+
+@dataclass(frozen=True)
+class RobotTurn:
+    """The robot's seat has something to decide: what the robot needs to think. ``match`` is a
+    private copy of the engine's match at ``version`` (read it freely; nothing else sees it);
+    a command built from it names ``user_id`` (the robot's) and ``expected_version=version``."""
+
+    match_id: int
+    guild_id: int
+    version: int
+    seat: int
+    user_id: int
+    level: int
+    match: GameMatch
+
+
+@dataclass(frozen=True)
+class HintRequest:
+    """A hint the service allowed: ``kind`` for ``seat`` in a private copy of the match at
+    ``version``. The robot computes it (off the event loop); the service changes nothing."""
+
+    match_id: int
+    version: int
+    seat: int
+    kind: HintKind
+    robot_match: bool
+    match: GameMatch
 
 
 @dataclass(frozen=True)

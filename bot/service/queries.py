@@ -6,24 +6,30 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+from bot.service.errors import Refusal, refused
 from bot.service.handlers import MAX_MOVE_TEXT
 from bot.service.model import (
     ExportFile,
+    HintKind,
+    HintRequest,
     HistoryEntry,
     IdleMatch,
     LeaderboardRow,
     MatchStatus,
     MatchView,
     Player,
+    RobotRecord,
+    RobotTurn,
     StatLine,
     VerifyReport,
 )
 from bot.service.ratings import INITIAL_RATING
 from bot.service.state import ServiceState, game_kind, rating_changes_from_json, storable
 from bot.service.views import build_view
-from bot.storage import STAT_COLUMNS, GuildShards
+from bot.storage import ROBOT_RECORD_COLUMNS, STAT_COLUMNS, GuildShards
+from engines import match_from_snapshot
 from engines.actions import OpeningRoll, Roll, action_from_dict
-from engines.base import GameKind, Phase, ResultKind
+from engines.base import GameKind, GameMatch, Phase, ResultKind
 from engines.dice import verify
 from engines.exports import export_match
 from engines.spec import spec_of
@@ -59,9 +65,7 @@ async def candidate_matches(
     """The user's active matches in this channel or thread (the bot acts when exactly one)."""
     if not storable(guild_id, channel_id, user_id):
         return []  # no match has a guild, user, channel or thread id SQLite can't store
-    return await _views(
-        state, await state.store.candidate_match_ids(guild_id, channel_id, user_id)
-    )
+    return await _views(state, await state.store.candidate_match_ids(guild_id, channel_id, user_id))
 
 
 async def legal_moves(
@@ -151,9 +155,15 @@ async def history(
 
 async def stats(state: ServiceState, guild_id: int, user_id: int, game: GameKind | str) -> StatLine:
     kind = game_kind(game)
+    if not storable(guild_id, user_id):
+        return StatLine(guild_id, kind, user_id, "", INITIAL_RATING, 0)
+    vs_robot = tuple(
+        RobotRecord(level=r["level"], **{name: r[name] for name in ROBOT_RECORD_COLUMNS})
+        for r in await state.store.robot_records(guild_id, kind.value, user_id)
+    )
     row = await state.store.stats_row(guild_id, kind.value, user_id)
     if row is None:
-        return StatLine(guild_id, kind, user_id, "", INITIAL_RATING, 0)
+        return StatLine(guild_id, kind, user_id, "", INITIAL_RATING, 0, vs_robot=vs_robot)
     counters = {name: row[name] for name in STAT_COLUMNS}
     return StatLine(
         guild_id=guild_id,
@@ -163,6 +173,7 @@ async def stats(state: ServiceState, guild_id: int, user_id: int, game: GameKind
         rating=float(row["rating"]),
         experience=row["experience"],
         streak=row["streak"],
+        vs_robot=vs_robot,
         **counters,
     )
 
@@ -211,10 +222,14 @@ async def idle_matches(
         view = await get_view(state, row["id"])
         if view.actor is None or view.status is not MatchStatus.ACTIVE:
             continue
+        # The robot is never reminded (its opponent may claim a match it stopped playing),
+        # and it claims nothing.
         reminder_due = (
-            idle_for >= settings.reminder_minutes * 60 and row["reminded_version"] != view.version
+            idle_for >= settings.reminder_minutes * 60
+            and row["reminded_version"] != view.version
+            and view.actor != view.robot_seat
         )
-        claimable = idle_for >= settings.claim_minutes * 60
+        claimable = idle_for >= settings.claim_minutes * 60 and 1 - view.actor != view.robot_seat
         if reminder_due or claimable:
             found.append(
                 IdleMatch(
@@ -250,3 +265,85 @@ async def record_shout(
     return await state.store.record_shout(
         match_id, nannons[-1].game_number, user_id, guild_id, view.kind.value, state.now()
     )
+
+
+# --- the robot and hints ----------------------------------------------------------------------
+
+
+def _private_copy(match: GameMatch) -> GameMatch:
+    """The match rebuilt from its snapshot: the robot reads it off the lock, while the service
+    goes on changing its own."""
+    return match_from_snapshot(match.snapshot())
+
+
+def _robot_may_act(match: GameMatch, seat: int) -> bool:
+    """The robot's seat is to act, or either seat may (an opening roll, a tied opening)."""
+    if match.phase is Phase.MATCH_OVER:
+        return False
+    return match.actor == seat or match.phase in (Phase.OPENING, Phase.OPENING_TIE)
+
+
+async def robot_turn(state: ServiceState, match_id: int) -> RobotTurn | None:
+    """What the robot needs to decide in the match now, or None: not a robot match, over, or
+    waiting for the other player."""
+    live = await state.live_match(match_id, None)
+    async with live.lock:
+        record = live.record
+        seat, level = record.robot_seat, record.robot_level
+        if seat is None or level is None or record.status is not MatchStatus.ACTIVE:
+            return None
+        if not live.valid or not _robot_may_act(live.match, seat):
+            return None
+        return RobotTurn(
+            match_id=record.id,
+            guild_id=record.guild_id,
+            version=record.version,
+            seat=seat,
+            user_id=record.players[seat].user_id,
+            level=level,
+            match=_private_copy(live.match),
+        )
+
+
+def hint_kind(match: GameMatch, seat: int) -> HintKind | None:
+    """What a hint for ``seat`` is about now, or None when it has nothing to decide (the
+    opponent's turn, a roll it can't double before, an offer of a resignation or a draw)."""
+    phase = match.phase
+    if phase is Phase.MOVE and match.turn == seat:
+        return HintKind.MOVES
+    if phase is Phase.ROLL and match.turn == seat and match.can_double(seat):
+        return HintKind.CUBE
+    if phase is Phase.OPENING_TIE and match.can_double(seat):
+        return HintKind.CUBE
+    if phase is Phase.CUBE_OFFERED and match.actor == seat:
+        return HintKind.TAKE
+    return None
+
+
+async def hint_request(
+    state: ServiceState, match_id: int, guild_id: int, user_id: int
+) -> HintRequest:
+    """Whether ``user_id`` may have a hint in the match now, and on what: always in a match
+    against the robot, in a match between people only where the server allows it
+    (``hints_in_human_matches``); only for the player's own decision."""
+    settings = await state.guild_settings(guild_id)
+    live = await state.live_match(match_id, guild_id)
+    async with live.lock:
+        record = live.record
+        seat = record.seat_of(user_id)
+        if record.status is MatchStatus.FINISHED:
+            raise refused(Refusal.MATCH_OVER, match_id=match_id)
+        robot = record.robot_seat is not None
+        if not robot and not settings.hints_in_human_matches:
+            raise refused(Refusal.HINTS_OFF)
+        kind = hint_kind(live.match, seat)
+        if kind is None:
+            raise refused(Refusal.NO_HINT)
+        return HintRequest(
+            match_id=record.id,
+            version=record.version,
+            seat=seat,
+            kind=kind,
+            robot_match=robot,
+            match=_private_copy(live.match),
+        )

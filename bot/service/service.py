@@ -29,11 +29,13 @@ from bot.service.model import (
     Challenge,
     DiceFactory,
     ExportFile,
+    HintRequest,
     HistoryEntry,
     IdleMatch,
     LeaderboardRow,
     MatchUpdate,
     MatchView,
+    RobotTurn,
     StatLine,
     VerifyReport,
 )
@@ -163,6 +165,59 @@ class MatchService:
     async def rematch(self, match_id: int, guild_id: int, user_id: int) -> Challenge:
         """A named challenge to the same opponent with the same rules, from a finished match."""
         return await challenges.rematch(self._state, match_id, guild_id, user_id)
+
+    # --- the robot --------------------------------------------------------------------------
+
+    async def robot_match(
+        self,
+        guild_id: int,
+        channel_id: int,
+        challenger_id: int,
+        challenger_name: str,
+        game: GameKind | str,
+        *,
+        robot_id: int,
+        robot_name: str,
+        level: int,
+        length: int | None = None,
+        cube: bool | None = None,
+        crawford: bool | None = None,
+        jacoby: bool | None = None,
+        auto_doubles: int | None = None,
+    ) -> MatchUpdate:
+        """Start a match against the robot: ``robot_id`` is the bot's own user (it takes seat
+        1 and plays through :meth:`act` like anyone), ``level`` 1 (beginner) to 5 (master).
+        The challenge is checked as any other and accepted at once."""
+        return await challenges.robot_match(
+            self._state,
+            guild_id,
+            channel_id,
+            challenger_id,
+            challenger_name,
+            game,
+            robot_id=robot_id,
+            robot_name=robot_name,
+            level=level,
+            length=length,
+            cube=cube,
+            crawford=crawford,
+            jacoby=jacoby,
+            auto_doubles=auto_doubles,
+        )
+
+    async def robot_rematch(self, match_id: int, guild_id: int, user_id: int) -> MatchUpdate:
+        """The same match against the robot again, at the same level, from a finished one."""
+        return await challenges.robot_rematch(self._state, match_id, guild_id, user_id)
+
+    async def robot_turn(self, match_id: int) -> RobotTurn | None:
+        """What the robot has to decide in the match now (a private copy of the match, its
+        seat, level and the version to act on), or None when it has nothing to decide."""
+        return await queries.robot_turn(self._state, match_id)
+
+    async def hint_request(self, match_id: int, guild_id: int, user_id: int) -> HintRequest:
+        """Allow a hint for the player (always against the robot; between people where the
+        server's ``hints_in_human_matches`` is on) and say on what; the robot computes it."""
+        return await queries.hint_request(self._state, match_id, guild_id, user_id)
 
     # --- actions ----------------------------------------------------------------------------
 

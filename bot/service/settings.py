@@ -39,6 +39,9 @@ class GuildSettings:
     challenge_channels: tuple[int, ...] = ()
     rate_limit_actions: int = 20  # at most this many commands per user ...
     rate_limit_seconds: int = 10  # ... in this many seconds (enforced by the Discord layer)
+    robot_rated: bool = False  # matches against the robot change ratings and leaderboards
+    hints_in_human_matches: bool = False  # /hint in matches between people (robot: always)
+    robot_pause_ms: int = 1000  # the robot shows its move after this pause (milliseconds)
 
     def default_length(self, game: GameKind) -> int:
         length: int = getattr(self, f"{GameKind(game).value}_length")  # one field per game
@@ -55,6 +58,7 @@ BOUNDS: dict[str, tuple[int, int]] = {
     "challenge_minutes": (1, 7 * 24 * 60),
     "rate_limit_actions": (1, 1000),
     "rate_limit_seconds": (1, 3600),
+    "robot_pause_ms": (0, 10_000),
 }
 
 

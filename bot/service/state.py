@@ -72,6 +72,8 @@ class MatchRecord:
     finished_at: float | None
     reminded_version: int | None
     rating_changes: tuple[RatingChange, ...]
+    robot_seat: int | None = None  # the seat the robot plays; None between people
+    robot_level: int | None = None  # its level, 1 (beginner) to 5 (master)
 
     @classmethod
     def from_row(cls, row: Any, next_seq: int) -> MatchRecord:
@@ -98,6 +100,8 @@ class MatchRecord:
             finished_at=row["finished_at"],
             reminded_version=row["reminded_version"],
             rating_changes=rating_changes_from_json(row["rating_changes"]),
+            robot_seat=row["robot_seat"],
+            robot_level=row["robot_level"],
         )
 
     def seat_of(self, user_id: int) -> int:

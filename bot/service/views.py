@@ -97,4 +97,6 @@ def build_view(live: LiveMatch) -> MatchView:
         dice_seed=record.seed.hex() if over else None,
         created_at=record.created_at,
         last_action_at=record.last_action_at,
+        robot_seat=record.robot_seat,
+        robot_level=record.robot_level,
     )

@@ -14,12 +14,14 @@ from pathlib import Path
 
 from bot.storage.protocol import Store
 from bot.storage.types import (
+    ROBOT_RECORD_COLUMNS,
     STAT_COLUMNS,
     CheckpointResult,
     EventRow,
     Finisher,
     GuildShards,
     NewEvent,
+    RobotRecordUpdate,
     Row,
     StatUpdate,
     StoreError,
@@ -58,12 +60,14 @@ async def connect_store(target: str | Path) -> Store:
 
 
 __all__ = [
+    "ROBOT_RECORD_COLUMNS",
     "STAT_COLUMNS",
     "CheckpointResult",
     "EventRow",
     "Finisher",
     "GuildShards",
     "NewEvent",
+    "RobotRecordUpdate",
     "Row",
     "StatUpdate",
     "Store",

@@ -123,6 +123,27 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (match_id, game_number)
     ) WITHOUT ROWID;
     """,
+    # 2: the robot opponent. Which seat the robot plays and at which level (both NULL in a
+    # match between people), and each player's record against each robot level, per game
+    # (kept whether or not robot matches are rated).
+    """
+    ALTER TABLE matches ADD COLUMN robot_seat INTEGER;
+    ALTER TABLE matches ADD COLUMN robot_level INTEGER;
+    CREATE TABLE robot_records (
+        guild_id INTEGER NOT NULL,
+        game TEXT NOT NULL,
+        user_id INTEGER NOT NULL,
+        level INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        played INTEGER NOT NULL DEFAULT 0,
+        won INTEGER NOT NULL DEFAULT 0,
+        lost INTEGER NOT NULL DEFAULT 0,
+        drawn INTEGER NOT NULL DEFAULT 0,
+        points_won REAL NOT NULL DEFAULT 0,
+        points_lost REAL NOT NULL DEFAULT 0,
+        PRIMARY KEY (guild_id, game, user_id, level)
+    ) WITHOUT ROWID;
+    """,
 )
 
 

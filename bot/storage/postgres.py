@@ -44,6 +44,7 @@ from bot.storage.postgres_statements import (
     Players,
     action_statement,
     append_events,
+    apply_robot_records,
     apply_stats,
     encode_events,
     insert_results,
@@ -55,6 +56,7 @@ from bot.storage.types import (
     Finisher,
     GuildShards,
     NewEvent,
+    RobotRecordUpdate,
     Row,
     StatUpdate,
     StoreError,
@@ -341,9 +343,11 @@ class PostgresStore:
         game_results: Iterable[dict[str, Any]] = (),
         stat_updates: Iterable[StatUpdate] = (),
         finish: Finisher | None = None,
+        robot_records: Iterable[RobotRecordUpdate] = (),
     ) -> None:
         """The one transaction of an action: append events, replace the snapshot, update the
-        match row (``changes``), record finished games and stats, bump the version.
+        match row (``changes``), record finished games, stats and records against the robot,
+        bump the version.
 
         With ``finish``, the transaction first locks the match's row (checking its version) and
         its players' ratings rows, reads them and calls ``finish(rows)`` there; it returns more
@@ -354,8 +358,9 @@ class PostgresStore:
         snapshot_text = dumps(snapshot)
         results = list(game_results)
         stats = list(stat_updates)
+        robot = list(robot_records)
 
-        if finish is None and not results and not stats:
+        if finish is None and not results and not stats and not robot:
             # Most actions: one statement, atomic by itself, one round trip.
             sql, args = action_statement(
                 match_id, expected_version, first_seq, encoded, snapshot_text, changes
@@ -381,6 +386,7 @@ class PostgresStore:
                 raise VersionConflict(match_id)
             await insert_results(db, match_id, results)
             await apply_stats(db, all_stats)
+            await apply_robot_records(db, robot)
             if players is not None:
                 await players.drop_unused(db, all_stats)
 
@@ -473,11 +479,13 @@ class PostgresStore:
                        winner_seat IS NULL AS drawn, score0 AS pw, score1 AS pl
                 FROM matches
                 WHERE guild_id = $1 AND game = $2 AND length = $3 AND status = 'finished'
+                  AND (robot_seat IS NULL OR rating_changes IS NOT NULL)
                 UNION ALL
                 SELECT player1_id, winner_seat = 1, winner_seat = 0,
                        winner_seat IS NULL, score1, score0
                 FROM matches
                 WHERE guild_id = $1 AND game = $2 AND length = $3 AND status = 'finished'
+                  AND (robot_seat IS NULL OR rating_changes IS NOT NULL)
             )
             SELECT s.user_id, r.name, r.rating, count(*) AS played,
                    count(*) FILTER (WHERE s.won) AS won,
@@ -499,6 +507,15 @@ class PostgresStore:
     async def stats_row(self, guild_id: int, game: str, user_id: int) -> Row | None:
         return await self._one(
             "SELECT * FROM ratings WHERE guild_id = $1 AND game = $2 AND user_id = $3",
+            guild_id,
+            game,
+            user_id,
+        )
+
+    async def robot_records(self, guild_id: int, game: str, user_id: int) -> list[Row]:
+        return await self._all(
+            "SELECT * FROM robot_records WHERE guild_id = $1 AND game = $2 AND user_id = $3 "
+            "ORDER BY level",
             guild_id,
             game,
             user_id,

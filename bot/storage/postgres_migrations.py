@@ -146,6 +146,25 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (match_id, game_number)
     );
     """,
+    # 2: the robot opponent (as step 2 of migrations.py).
+    """
+    ALTER TABLE matches ADD COLUMN robot_seat integer;
+    ALTER TABLE matches ADD COLUMN robot_level integer;
+    CREATE TABLE robot_records (
+        guild_id bigint NOT NULL,
+        game text NOT NULL,
+        user_id bigint NOT NULL,
+        level integer NOT NULL,
+        name text NOT NULL,
+        played integer NOT NULL DEFAULT 0,
+        won integer NOT NULL DEFAULT 0,
+        lost integer NOT NULL DEFAULT 0,
+        drawn integer NOT NULL DEFAULT 0,
+        points_won double precision NOT NULL DEFAULT 0,
+        points_lost double precision NOT NULL DEFAULT 0,
+        PRIMARY KEY (guild_id, game, user_id, level)
+    );
+    """,
 )
 
 

@@ -8,7 +8,15 @@ from collections.abc import Sequence
 from itertools import groupby
 from typing import Any
 
-from bot.storage.types import NewEvent, Row, StatUpdate, VersionConflict, dumps
+from bot.storage.types import (
+    ROBOT_RECORD_COLUMNS,
+    NewEvent,
+    RobotRecordUpdate,
+    Row,
+    StatUpdate,
+    VersionConflict,
+    dumps,
+)
 
 # An asyncpg connection (asyncpg ships no type information).
 Connection = Any
@@ -203,3 +211,34 @@ async def apply_stats(db: Connection, updates: Sequence[StatUpdate]) -> None:
                 for u in batch
             ],
         )
+
+
+async def apply_robot_records(db: Connection, updates: Sequence[RobotRecordUpdate]) -> None:
+    """Add to the players' records against the robot, creating missing rows (in key order, as
+    :func:`apply_stats`)."""
+    if not updates:
+        return
+    ordered = sorted(updates, key=lambda u: (u.guild_id, u.game, u.user_id, u.level))
+    names = ["guild_id", "game", "user_id", "level", "name", *ROBOT_RECORD_COLUMNS]
+    marks = ", ".join(f"${i}" for i in range(1, len(names) + 1))
+    sets = ", ".join(
+        [
+            "name = excluded.name",
+            *(f"{c} = robot_records.{c} + excluded.{c}" for c in ROBOT_RECORD_COLUMNS),
+        ]
+    )
+    await db.executemany(
+        f"INSERT INTO robot_records ({', '.join(names)}) VALUES ({marks}) "
+        f"ON CONFLICT (guild_id, game, user_id, level) DO UPDATE SET {sets}",
+        [
+            (
+                u.guild_id,
+                u.game,
+                u.user_id,
+                u.level,
+                u.name,
+                *(u.add.get(c, 0) for c in ROBOT_RECORD_COLUMNS),
+            )
+            for u in ordered
+        ],
+    )

@@ -14,7 +14,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
-from bot.storage.types import EventRow, Finisher, GuildShards, NewEvent, Row, StatUpdate
+from bot.storage.types import (
+    EventRow,
+    Finisher,
+    GuildShards,
+    NewEvent,
+    RobotRecordUpdate,
+    Row,
+    StatUpdate,
+)
 
 
 class Store(Protocol):
@@ -118,10 +126,12 @@ class Store(Protocol):
         game_results: Iterable[dict[str, Any]] = (),
         stat_updates: Iterable[StatUpdate] = (),
         finish: Finisher | None = None,
+        robot_records: Iterable[RobotRecordUpdate] = (),
     ) -> None:
         """The one transaction of an action: append ``events`` from ``first_seq``, replace the
         snapshot, update the match row (``changes`` by column) and bump its version, record
-        finished games (``game_results``) and stats (``stat_updates``, applied in order).
+        finished games (``game_results``), stats (``stat_updates``, applied in order) and
+        records against the robot (``robot_records``, added to, rows made as needed).
 
         With ``finish`` (a match's last action): first, inside the same transaction, read the
         current ratings rows of the match's two players (by user id, in the match's guild and
@@ -182,12 +192,18 @@ class Store(Protocol):
     async def length_board(self, guild_id: int, game: str, length: int, limit: int) -> list[Row]:
         """The leaderboard over finished matches of one length (the same columns as
         :meth:`rating_board`, counted over those matches, with the overall rating), in the same
-        order; at most ``limit``."""
+        order; at most ``limit``. A match against the robot counts only if it was rated (its
+        ``rating_changes`` were recorded)."""
         ...
 
     async def stats_row(self, guild_id: int, game: str, user_id: int) -> Row | None:
         """The player's ratings row (rating, experience, streak and every ``STAT_COLUMNS``
         counter), or None before their first game."""
+        ...
+
+    async def robot_records(self, guild_id: int, game: str, user_id: int) -> list[Row]:
+        """The player's records against the robot in ``game``, one row per level played
+        (columns level and every ``ROBOT_RECORD_COLUMNS`` counter), by level."""
         ...
 
     async def record_shout(

@@ -52,6 +52,7 @@ import aiosqlite
 from bot.storage import migrations
 from bot.storage.sqlite_statements import (
     append_events,
+    apply_robot_records,
     apply_stats,
     encode_events,
     insert_results,
@@ -64,6 +65,7 @@ from bot.storage.types import (
     Finisher,
     GuildShards,
     NewEvent,
+    RobotRecordUpdate,
     Row,
     StatUpdate,
     StoreError,
@@ -470,9 +472,11 @@ class SqliteStore:
         game_results: Iterable[dict[str, Any]] = (),
         stat_updates: Iterable[StatUpdate] = (),
         finish: Finisher | None = None,
+        robot_records: Iterable[RobotRecordUpdate] = (),
     ) -> None:
         """The one transaction of an action: append events, replace the snapshot, update the
-        match row (``changes``), record finished games and stats, bump the version.
+        match row (``changes``), record finished games, stats and records against the robot,
+        bump the version.
 
         One call on the connection's thread (see :meth:`_transaction`). With ``finish``, the
         transaction first reads the players' ratings rows and calls ``finish(rows)`` there, on
@@ -484,6 +488,7 @@ class SqliteStore:
         snapshot_text = dumps(snapshot)
         results = list(game_results)
         stats = list(stat_updates)
+        robot = list(robot_records)
 
         def commit(db: sqlite3.Connection) -> None:
             columns = changes
@@ -506,6 +511,7 @@ class SqliteStore:
             )
             insert_results(db, match_id, results)
             apply_stats(db, all_stats)
+            apply_robot_records(db, robot)
 
         await self._transaction(commit)
 
@@ -586,11 +592,13 @@ class SqliteStore:
                        winner_seat IS NULL AS drawn, score0 AS pw, score1 AS pl
                 FROM matches
                 WHERE guild_id = ?1 AND game = ?2 AND length = ?3 AND status = 'finished'
+                  AND (robot_seat IS NULL OR rating_changes IS NOT NULL)
                 UNION ALL
                 SELECT player1_id, winner_seat = 1, winner_seat = 0,
                        winner_seat IS NULL, score1, score0
                 FROM matches
                 WHERE guild_id = ?1 AND game = ?2 AND length = ?3 AND status = 'finished'
+                  AND (robot_seat IS NULL OR rating_changes IS NOT NULL)
             )
             SELECT s.user_id, r.name, r.rating, COUNT(*) AS played,
                    SUM(s.won) AS won, SUM(s.lost) AS lost, SUM(s.drawn) AS drawn,
@@ -607,6 +615,13 @@ class SqliteStore:
     async def stats_row(self, guild_id: int, game: str, user_id: int) -> Row | None:
         return await self._fetchone(
             "SELECT * FROM ratings WHERE guild_id = ? AND game = ? AND user_id = ?",
+            (guild_id, game, user_id),
+        )
+
+    async def robot_records(self, guild_id: int, game: str, user_id: int) -> list[Row]:
+        return await self._fetchall(
+            "SELECT * FROM robot_records WHERE guild_id = ? AND game = ? AND user_id = ? "
+            "ORDER BY level",
             (guild_id, game, user_id),
         )
 

@@ -8,7 +8,15 @@ from collections.abc import Sequence
 from itertools import groupby
 from typing import Any
 
-from bot.storage.types import NewEvent, Row, StatUpdate, VersionConflict, dumps
+from bot.storage.types import (
+    ROBOT_RECORD_COLUMNS,
+    NewEvent,
+    RobotRecordUpdate,
+    Row,
+    StatUpdate,
+    VersionConflict,
+    dumps,
+)
 
 
 def player_ratings(db: sqlite3.Connection, match_id: int) -> dict[int, Row]:
@@ -104,3 +112,29 @@ def apply_stats(db: sqlite3.Connection, updates: Sequence[StatUpdate]) -> None:
                 for u in batch
             ],
         )
+
+
+def apply_robot_records(db: sqlite3.Connection, updates: Sequence[RobotRecordUpdate]) -> None:
+    """Add to the players' records against the robot, creating missing rows."""
+    if not updates:
+        return
+    columns = ", ".join(ROBOT_RECORD_COLUMNS)
+    marks = ", ".join("?" * (5 + len(ROBOT_RECORD_COLUMNS)))
+    sets = ", ".join(
+        ["name = excluded.name", *(f"{c} = {c} + excluded.{c}" for c in ROBOT_RECORD_COLUMNS)]
+    )
+    db.executemany(
+        f"INSERT INTO robot_records (guild_id, game, user_id, level, name, {columns}) "
+        f"VALUES ({marks}) ON CONFLICT (guild_id, game, user_id, level) DO UPDATE SET {sets}",
+        [
+            (
+                u.guild_id,
+                u.game,
+                u.user_id,
+                u.level,
+                u.name,
+                *(u.add.get(c, 0) for c in ROBOT_RECORD_COLUMNS),
+            )
+            for u in updates
+        ],
+    )

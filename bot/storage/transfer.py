@@ -38,6 +38,7 @@ TABLES = (
     "game_results",
     "ratings",
     "shouts",
+    "robot_records",
 )
 # The tables whose ids are identity columns in PostgreSQL (AUTOINCREMENT in SQLite).
 IDENTITY_TABLES = ("challenges", "matches")
@@ -51,6 +52,7 @@ ORDER = {
     "game_results": "match_id, game_number",
     "ratings": "guild_id, game, user_id",
     "shouts": "match_id, game_number",
+    "robot_records": "guild_id, game, user_id, level",
 }
 BATCH = 5000
 # Matches replayed per query of their events.

@@ -81,6 +81,23 @@ class StatUpdate:
     set: dict[str, float]
 
 
+# The counters of a robot_records row: a player's record against one robot level in one game.
+ROBOT_RECORD_COLUMNS = ("played", "won", "lost", "drawn", "points_won", "points_lost")
+
+
+@dataclass(frozen=True)
+class RobotRecordUpdate:
+    """Counter increments (``add``, of :data:`ROBOT_RECORD_COLUMNS`) for a player's record
+    against the robot at ``level`` (1..5) in ``game``."""
+
+    guild_id: int
+    game: str
+    user_id: int
+    name: str
+    level: int
+    add: dict[str, float]
+
+
 @dataclass(frozen=True)
 class CheckpointResult:
     """What ``PRAGMA wal_checkpoint`` reports: whether it was blocked, the frames in the WAL,

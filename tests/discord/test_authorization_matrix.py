@@ -734,6 +734,10 @@ ROWS: list[Row] = [
     Row("config", "/config ratelimit", scene_settings,
         config("ratelimit", lambda who: {"actions": 999, "seconds": 20}),
         config_cells(lambda who: {"rate_limit_actions": 999, "rate_limit_seconds": 20})),
+    Row("config", "/config robot", scene_settings,
+        config("robot", lambda who: {"rated": True, "hints": True, "pause_ms": 0}),
+        config_cells(lambda who: {"robot_rated": True, "hints_in_human_matches": True,
+                                  "robot_pause_ms": 0})),
 ]  # fmt: skip
 
 

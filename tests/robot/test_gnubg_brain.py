@@ -186,10 +186,13 @@ def test_cube_actions_where_the_answer_is_clear() -> None:
     assert not answer.take and answer.pass_equity == -1.0 > answer.take_equity
 
 
-def test_no_cube_decision_where_the_rules_forbid_a_double() -> None:
+def test_no_cube_decision_where_the_rules_forbid_a_double_or_the_cube_is_dead() -> None:
     for match in (
         MatchId(cube_value=2, cube_owner=1),
         MatchId(match_length=5, score=(4, 2), crawford=True),
+        # Dead cubes: a win at the cube's value already takes the match.
+        MatchId(match_length=1),
+        MatchId(match_length=5, score=(3, 0), cube_value=2, cube_owner=0),
     ):
         with pytest.raises(gnubg_brain.CannotDoubleError):
             gnubg_brain.cube_decision(START.id, match.encode())

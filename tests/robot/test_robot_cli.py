@@ -16,6 +16,7 @@ import pytest
 from bot.robot import cli, hints
 from engines.backgammon import Play
 from engines.backgammon import Position as BgPosition
+from engines.checkers import Board
 from engines.gnubg import MatchId
 from engines.nannon import Position as NannonPosition
 from engines.nannon_solver import MONEY_CUBELESS, Context, CubeOwner, CubeState, NannonSolver
@@ -181,11 +182,15 @@ def test_bad_questions_exit_2_with_a_message(
     assert message in err and "Traceback" not in err
 
 
-@pytest.mark.skipif(hints.checkers_available(), reason="the checkers search is here")
-def test_checkers_hints_wait_for_the_checkers_search(capfd: pytest.CaptureFixture[str]) -> None:
-    assert cli.main(["--game", "checkers", "--fen", "B:W21,22:B1", "--json"]) == 2
-    _, err = capfd.readouterr()
-    assert "checkers hints arrive with the checkers search" in err
+def test_checkers_hints_rank_every_move(capfd: pytest.CaptureFixture[str]) -> None:
+    # A two-for-one shot (engines/checkers_search.py's doctest): 18-23 gives a man, takes two.
+    fen = "B:W11,25,27:B15,18,19"
+    assert cli.main(["--game", "checkers", "--fen", fen, "--level", "advanced", "--json"]) == 0
+    out, _ = capfd.readouterr()
+    moves = json.loads(out)["moves"]
+    assert moves[0]["move"] == "18-23" and moves[0]["equity"] > 0
+    assert len(moves) == len(Board.from_fen(fen).legal_moves())
+    assert all(-1 <= m["equity"] <= 1 for m in moves)
 
 
 @pytest.mark.parametrize("game", ["nannon", pytest.param("backgammon", marks=needs_gnubg)])

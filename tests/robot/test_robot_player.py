@@ -1,6 +1,7 @@
 """The robot's decisions (bot/robot/player.py): each phase of a match gets a legal answer, robots
-play whole matches through the engine at different levels, a seat with nothing to decide waits,
-and the checkers robot waits for the checkers search."""
+play whole matches through the engine at different levels, a seat with nothing to decide waits;
+the checkers robot moves, offers draws in a settled level game (not when told not to) and
+answers draw offers."""
 
 from __future__ import annotations
 
@@ -14,18 +15,22 @@ from bot.robot import worker
 from bot.robot.player import Choice, Decision, choose_action
 from engines import new_match
 from engines.actions import (
+    AcceptDraw,
     AcceptResign,
     Action,
+    DeclineDraw,
     DeclineResign,
     Double,
     Drop,
     Move,
+    OfferDraw,
     OpeningRoll,
     Resign,
     Roll,
     Take,
 )
 from engines.base import GameMatch, MatchRules, Phase, ResignLevel
+from engines.checkers import Board, CheckersMatch, Game
 from engines.nannon_solver import Level
 
 needs_gnubg = pytest.mark.skipif(
@@ -56,6 +61,9 @@ def _action(match: GameMatch, seat: int, decision: Decision, rng: random.Random)
         Choice.PASS: Drop(seat),
         Choice.ACCEPT_RESIGNATION: AcceptResign(seat),
         Choice.DECLINE_RESIGNATION: DeclineResign(seat),
+        Choice.OFFER_DRAW: OfferDraw(seat),
+        Choice.ACCEPT_DRAW: AcceptDraw(seat),
+        Choice.DECLINE_DRAW: DeclineDraw(seat),
     }
     return table[choice]
 
@@ -176,10 +184,40 @@ async def test_a_forced_move_is_played_without_asking(monkeypatch: pytest.Monkey
 
 
 @pytest.mark.asyncio
-async def test_checkers_waits_for_the_checkers_search() -> None:
+async def test_checkers_robots_play_a_whole_match() -> None:
     match = new_match("checkers", MatchRules(length=1))
-    with pytest.raises(worker.RobotUnavailableError, match="checkers search"):
-        await choose_action(match, match.turn, Level.MASTER, random.Random(1))
+    made = await play_out(match, (Level.BEGINNER, Level.INTERMEDIATE), random.Random(3))
+    assert match.is_over() and made.count(Choice.MOVE) > 10
+
+
+def _checkers_at(fen: str) -> CheckersMatch:
+    """A checkers match (game 1: Black is seat 0) in the position ``fen``."""
+    match = new_match("checkers", MatchRules(length=1))
+    assert isinstance(match, CheckersMatch)
+    match.game = Game(Board.from_fen(fen))
+    return match
+
+
+@pytest.mark.asyncio
+async def test_the_checkers_robot_offers_and_answers_draws() -> None:
+    rng = random.Random(1)
+    # Bare kings, one a side: the robot to move offers a draw, unless told not to.
+    match = _checkers_at("B:WK30:BK3")
+    assert await choose_action(match, 0, Level.BEGINNER, rng) == Decision(Choice.OFFER_DRAW)
+    decision = await choose_action(match, 0, Level.BEGINNER, rng, offer_draw=False)
+    assert decision.choice is Choice.MOVE and decision.move in match.legal_moves()
+    # Offered one, it accepts a dead draw and declines when it is winning.
+    match.apply(OfferDraw(0))
+    assert await choose_action(match, 1, Level.BEGINNER, rng) == Decision(Choice.ACCEPT_DRAW)
+    assert await choose_action(match, 0, Level.BEGINNER, rng) == Decision(Choice.WAIT)
+    winning = _checkers_at("B:W30:BK3,K7")
+    winning.apply(Move(0, "7-10"))
+    winning.apply(OfferDraw(1))
+    assert await choose_action(winning, 0, Level.BEGINNER, rng) == Decision(Choice.DECLINE_DRAW)
+    # A level game from the start: no offer, a move.
+    opening = new_match("checkers", MatchRules(length=1))
+    decision = await choose_action(opening, 0, Level.BEGINNER, rng)
+    assert decision.choice is Choice.MOVE
 
 
 @pytest.mark.asyncio
@@ -190,3 +228,17 @@ async def test_a_finished_match_has_nothing_to_decide() -> None:
     match.apply(AcceptResign(0))
     assert match.is_over()
     assert await choose_action(match, 0, Level.MASTER, random.Random(1)) == Decision(Choice.WAIT)
+
+
+@needs_gnubg
+@pytest.mark.asyncio
+async def test_a_dead_cube_is_neither_turned_nor_passed() -> None:
+    # A 1-point match: a win already takes the match, so the cube means nothing.
+    match = new_match("backgammon", MatchRules(length=1))
+    match.apply(OpeningRoll(None, (6, 1)))
+    match.apply(Move(0, "13/7 8/7"))
+    assert match.phase is Phase.ROLL and match.can_double(1)  # the rules allow it
+    rng = random.Random(1)
+    assert await choose_action(match, 1, Level.MASTER, rng) == Decision(Choice.ROLL)
+    match.apply(Double(1))  # doubled anyway: the robot takes, it costs nothing
+    assert await choose_action(match, 0, Level.MASTER, rng) == Decision(Choice.TAKE)

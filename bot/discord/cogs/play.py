@@ -37,6 +37,8 @@ from bot.discord.replies import (
     reply,
     resolve_match,
 )
+from bot.discord.robot_matches import LevelName, is_robot, robot_rematch, start_robot_match
+from bot.discord.wording import LEVEL_FOR_ROBOT_ONLY, ROBOT_REMATCH_STARTED
 from bot.service import MatchView
 from bot.service.commands import (
     AcceptDraw,
@@ -148,6 +150,7 @@ class PlayCog(commands.Cog):
         crawford="Use the Crawford rule",
         jacoby="Jacoby rule (money games)",
         auto_doubles="Automatic doubles per game (money games)",
+        level="Against tablebot: the robot's level (default intermediate)",
     )
     async def challenge(
         self,
@@ -159,6 +162,7 @@ class PlayCog(commands.Cog):
         crawford: bool | None = None,
         jacoby: bool | None = None,
         auto_doubles: app_commands.Range[int, 0, 10] | None = None,
+        level: LevelName | None = None,
     ) -> None:
         if interaction.guild_id is None or interaction.channel_id is None:
             raise GameError("Challenges work in a server only.")
@@ -167,8 +171,17 @@ class PlayCog(commands.Cog):
             raise GameError(
                 "You can't challenge yourself. Leave the opponent empty to let anyone accept."
             )
-        if opponent is not None and opponent.bot:
+        against_robot = is_robot(self.bot, opponent)
+        if opponent is not None and opponent.bot and not against_robot:
             raise GameError("Bots don't play here: challenge a person, or anyone.")
+        if level is not None and not against_robot:
+            raise GameError(LEVEL_FOR_ROBOT_ONLY)
+        if against_robot:  # tablebot itself: the robot accepts at once
+            options = {"length": points, "cube": cube, "crawford": crawford, "jacoby": jacoby}
+            await start_robot_match(
+                self.bot, interaction, GameKind(game), level, auto_doubles=auto_doubles, **options
+            )
+            return
         challenge = await self.bot.service.challenge(
             interaction.guild_id,
             interaction.channel_id,
@@ -392,6 +405,12 @@ class PlayCog(commands.Cog):
             )
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
+        if (await self.bot.service.get_view(item.match_id, guild_id)).robot_seat is not None:
+            await robot_rematch(self.bot, interaction, item.match_id)
+            await interaction.followup.send(
+                ROBOT_REMATCH_STARTED, ephemeral=True, allowed_mentions=NO_MENTIONS
+            )
+            return
         challenge = await self.bot.service.rematch(item.match_id, guild_id, interaction.user.id)
         await presenter.post_invitation(self.bot, challenge)
         await interaction.followup.send(

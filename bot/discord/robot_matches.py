@@ -1,0 +1,116 @@
+"""Matches against the robot: ``/challenge game:<g> opponent:@tablebot [level]`` and the rematch
+under a finished robot match. The service records the challenge as any other and the robot
+accepts at once; the match gets its thread and first board as any match, and the robot cog
+(:mod:`bot.discord.cogs.robot`) plays its turns from there. A game whose engine does not run
+here (backgammon without GNU Backgammon) is refused politely."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Literal
+
+import discord
+
+from bot.discord import presenter, wording
+from bot.discord.replies import NO_MENTIONS, display_name, escape_name
+from bot.discord.style import style_of
+from bot.robot import player
+from bot.robot.levels import LEVEL_NAMES
+from bot.service import MatchUpdate
+from engines.base import GameKind
+from engines.errors import GameError
+from engines.spec import spec_of
+
+if TYPE_CHECKING:
+    from bot.discord.app import TableBot
+
+__all__ = ["LevelName", "is_robot", "robot_rematch", "start_robot_match"]
+
+LevelName = Literal["beginner", "intermediate", "advanced", "expert", "master"]
+
+
+def robot_user(bot: TableBot) -> discord.ClientUser:
+    me = bot.user
+    if me is None:  # only before the bot has logged in
+        raise GameError(wording.ROBOT_NOT_READY)
+    return me
+
+
+def is_robot(bot: TableBot, member: discord.abc.User | None) -> bool:
+    """Whether ``member`` is tablebot itself: the robot."""
+    return member is not None and bot.user is not None and member.id == bot.user.id
+
+
+async def announce(
+    bot: TableBot,
+    update: MatchUpdate,
+    respond: Callable[..., Awaitable[discord.Message]],
+) -> None:
+    """Post the accepted challenge with ``respond`` (the interaction's answer, or a plain
+    message), then start the match from it: its thread, its first board."""
+    view = update.view
+    assert view.robot_seat is not None and view.robot_level is not None
+    human = view.players[1 - view.robot_seat]
+    robot = view.players[view.robot_seat]
+    what = presenter.what_text(view.kind, view.rules)
+    embed = discord.Embed(
+        title=f"{spec_of(view.kind).title} challenge",
+        description=wording.robot_challenge(
+            escape_name(human.name), escape_name(robot.name), view.robot_level, what
+        ),
+        colour=style_of(view.kind).colour,
+    )
+    embed.set_footer(text=f"Match #{view.match_id}")
+    message = await respond(embed=embed, allowed_mentions=NO_MENTIONS)
+    await presenter.start_match(bot, update, message)
+
+
+async def start_robot_match(
+    bot: TableBot,
+    interaction: discord.Interaction[TableBot],
+    game: GameKind,
+    level: str | None,
+    **options: Any,
+) -> None:
+    """/challenge against tablebot: the robot accepts at once (politely refused for a game it
+    can't play here)."""
+    if interaction.guild_id is None or interaction.channel_id is None:
+        raise GameError(wording.SERVER_ONLY)
+    if not await player.available(spec_of(game)):
+        raise GameError(wording.robot_unavailable(game))
+    me = robot_user(bot)
+    update = await bot.service.robot_match(
+        interaction.guild_id,
+        interaction.channel_id,
+        interaction.user.id,
+        display_name(interaction.user),
+        game,
+        robot_id=me.id,
+        robot_name=me.display_name,
+        level=int(LEVEL_NAMES[level or wording.DEFAULT_LEVEL]),
+        **options,
+    )
+
+    async def respond(**kwargs: Any) -> discord.Message:
+        await interaction.response.send_message(**kwargs)
+        return await interaction.original_response()
+
+    await announce(bot, update, respond)
+
+
+async def robot_rematch(
+    bot: TableBot, interaction: discord.Interaction[TableBot], match_id: int
+) -> None:
+    """Rematch under a finished robot match: a new one at once, at the same level."""
+    view = await bot.service.get_view(match_id, interaction.guild_id or 0)
+    if not await player.available(spec_of(view.kind)):
+        raise GameError(wording.robot_unavailable(view.kind))
+    update = await bot.service.robot_rematch(
+        match_id, interaction.guild_id or 0, interaction.user.id
+    )
+    channel = presenter.target_channel(bot, update.view)
+
+    async def respond(**kwargs: Any) -> discord.Message:
+        return await channel.send(**kwargs)
+
+    await announce(bot, update, respond)
