@@ -4,7 +4,7 @@ on. Run by hand:
     python benchmarks/load.py [--matches 200] [--guilds 20] [--rate 50] [--seconds 30]
                               [--threads | --no-threads] [--no-rate-limits]
                               [--ramp [--ramp-factor 1.25]] [--stalls MS]
-                              [--warm-seconds 30] [--warm-rate 10]
+                              [--warm-seconds 30] [--warm-rate 10] [--db URL]
 
 N matches (Nannon to 11, backgammon to 3 and checkers to 3, a third each) spread over G guilds
 are challenged with /challenge and accepted with the invitation's button, and play random legal
@@ -527,11 +527,18 @@ def show(label: str, r: dict[str, Any], *, one_channel: bool = False) -> None:
         )
 
 
+def database(db: str | None, tmp: str) -> str | Path:
+    """``--db``: a postgresql:// URL (an empty or tablebot database; the run's matches stay in
+    it) or a SQLite file; by default a new SQLite file in ``tmp``. Several bot processes on one
+    PostgreSQL database are measured by ``benchmarks/service.py --processes K``."""
+    return Path(tmp) / "load.db" if db is None else db if "://" in db else Path(db)
+
+
 async def main(args: argparse.Namespace) -> None:
     logging.basicConfig(level=logging.WARNING)
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(
-            token=TOKEN, db_path=Path(tmp) / "load.db", dev_guild_id=None, log_level="WARNING"
+            token=TOKEN, db_path=database(args.db, tmp), dev_guild_id=None, log_level="WARNING"
         )
         # The fake keeps only recent history: a real Discord's memory isn't in our process, and
         # every full garbage collection walked it (300 entries: 56 ms; 100: 25-38 ms). It
@@ -623,6 +630,7 @@ if __name__ == "__main__":
         help="the fake Discord's rate limits (default on)",
     )  # fmt: skip
     parser.add_argument("--history", type=int, default=100, help="the fake's history limit")
+    parser.add_argument("--db", help="a postgresql:// URL or a SQLite file (default: a temp one)")
     # The bot's own event loop (uvloop where installed), as `tablebot` runs it.
     with asyncio.Runner(loop_factory=loop_factory()) as runner:
         runner.run(main(parser.parse_args()))

@@ -85,8 +85,7 @@ def migrate_db(args: list[str]) -> int:
 
     import asyncpg
 
-    from bot.storage import StoreError
-    from bot.storage.postgres import redact
+    from bot.storage import StoreError, redact
     from bot.storage.transfer import copy_database
 
     target = redact(options.to)

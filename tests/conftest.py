@@ -151,6 +151,21 @@ def store_target(request: pytest.FixtureRequest, tmp_path: Path) -> str | Path:
 
 
 @pytest.fixture
+def new_store_target(
+    request: pytest.FixtureRequest, store_target: str | Path, tmp_path: Path
+) -> Callable[[], str | Path]:
+    """``new()``: another fresh target on ``store_target``'s backend (a test that needs two
+    databases)."""
+    from bot.storage import is_postgres_url
+
+    numbers = itertools.count(1)
+    if is_postgres_url(store_target):
+        new: Callable[..., str] = request.getfixturevalue("postgres_database")
+        return new
+    return lambda: tmp_path / f"t{next(numbers)}.db"
+
+
+@pytest.fixture
 def backend(store_target: str | Path) -> str:
     """``"sqlite"`` or ``"postgres"``: the backend of this test's ``store_target``."""
     from bot.storage import is_postgres_url

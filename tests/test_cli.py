@@ -15,6 +15,7 @@ import pytest_asyncio
 
 from bot.config import ConfigError, Settings
 
+ROOT = Path(__file__).resolve().parents[1]
 GOOD_TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.abcdefghijklmnopqrstuvwxyz012345"
 REJECTED_TOKEN = "MTk4NjIyNDgzNDcxOTI1MjQ4.Gh7Fz1.REJECTEDrejectedREJECTED0123456789"
 
@@ -24,6 +25,8 @@ def run_cli(cwd: Path, env_file: str | None, *args: str) -> subprocess.Completed
         (cwd / ".env").write_text(env_file)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "TABLEBOT_"))}
     env.pop("DEV_GUILD_ID", None)
+    # This checkout's code, whatever `bot` the interpreter would import from ``cwd``.
+    env["PYTHONPATH"] = str(ROOT)
     return subprocess.run(
         [sys.executable, "-m", "bot", *args],
         cwd=cwd,

@@ -31,7 +31,7 @@ from bot.discord.ratelimit import CommandRateLimit, allow_interaction, guild_lim
 from bot.discord.replies import NO_MENTIONS, admit, refuse_closing, report_error
 from bot.robot import worker as robot_worker
 from bot.service import MatchService, MatchView
-from bot.storage import StoreError, open_store
+from bot.storage import GuildShards, StoreError, is_postgres_url, open_store, redact
 
 log = logging.getLogger(__name__)
 
@@ -101,11 +101,16 @@ def freeze_startup_objects() -> None:
     log.debug("froze %d start-up objects", gc.get_freeze_count())
 
 
-class TableBot(commands.Bot):
+class TableBot(commands.AutoShardedBot):
     """The bot, on the match ``service`` it is given (cogs reach it as ``bot.service``): it
     connects the service's store in ``setup_hook`` and closes the service in :meth:`close`.
     ``sync_only`` loads the commands and nothing else (``tablebot sync``); ``clock`` times the
     rate limit (monotonic seconds); ``client_options`` go to discord.py.
+
+    Sharded: it runs the shards ``settings.shard_ids`` of ``settings.shard_count`` (None:
+    every shard, as many as Discord advises), so several processes, each with its own range,
+    can share one PostgreSQL database. Each handles its own guilds (:attr:`guild_shards`):
+    their reminders, claims and expired challenges, and the matches it resumes.
 
     Shutdown: every interaction handler (command, autocomplete, button, menu) and event
     listener that touches the service registers its task with :meth:`begin_work` before its
@@ -128,6 +133,7 @@ class TableBot(commands.Bot):
         intents.guilds = True
         intents.guild_reactions = True
         client_options.setdefault("allowed_mentions", NO_MENTIONS)
+        client_options.update(shard_options(settings, client_options))
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents,
@@ -175,7 +181,7 @@ class TableBot(commands.Bot):
             await self.load_extension(name)
         if self.sync_only:
             return
-        resumed = await self.service.resume_active()
+        resumed = await self.service.resume_active(guilds=self.guild_shards)
         log.info("resumed %d active matches", len(resumed))
         await rendering.warm_up()  # the render worker's start-up, not the first board's
         if any(view.robot_seat is not None for view in resumed):
@@ -184,7 +190,7 @@ class TableBot(commands.Bot):
             self.spawn_work(robot_worker.warm_up(), name="tablebot-robot-warm-up")
         for view in resumed:
             self.turn_shown(view)
-        if self.settings.dev_guild_id is not None:
+        if self.settings.dev_guild_id is not None and self.owns_shard_zero:
             await self.sync_dev_guild()
         freeze_startup_objects()
 
@@ -233,6 +239,17 @@ class TableBot(commands.Bot):
             except discord.HTTPException as exc:
                 log.warning("could not clear guild %s's own commands: %s", guild.id, exc)
         return synced
+
+    @property
+    def guild_shards(self) -> GuildShards | None:
+        """The guilds this process handles (its shards'), or None for every guild."""
+        return guild_shards_of(self.settings)
+
+    @property
+    def owns_shard_zero(self) -> bool:
+        """Whether this process runs shard 0: of several processes, only that one syncs
+        commands at start-up (``tablebot sync`` syncs them globally from anywhere)."""
+        return self.settings.shard_ids is None or 0 in self.settings.shard_ids
 
     def route_clicks(self, item: type[Item], handler: ClickHandler[Item]) -> None:
         """Answer clicks on the persistent component class ``item`` with ``handler``: each cog
@@ -340,28 +357,61 @@ class TableBot(commands.Bot):
         self._closing = True
         self.closing_started.set()
         await self._drain()
-        await super().close()
+        try:
+            await super().close()
+        except AttributeError:
+            # discord.py 2.7: an AutoShardedBot closed before it ever logged in has no event
+            # queue yet, and its close() fails there, having nothing else to close.
+            if self.user is not None:
+                raise
         # The robot's worker stops with the bot (no robot turn is in flight any more).
         await asyncio.to_thread(robot_worker.shutdown)
         await self.service.close()
 
 
+def shard_options(settings: Settings, client_options: dict[str, Any]) -> dict[str, Any]:
+    """discord.py's ``shard_count`` and ``shard_ids`` from the settings, unless the caller
+    passed its own."""
+    options: dict[str, Any] = {}
+    if "shard_count" not in client_options:
+        options["shard_count"] = settings.shard_count
+    if "shard_ids" not in client_options and settings.shard_ids is not None:
+        options["shard_ids"] = list(settings.shard_ids)
+    return options
+
+
+def guild_shards_of(settings: Settings) -> GuildShards | None:
+    """The guilds a process with these settings handles: its shards' (None: all of them)."""
+    if settings.shard_ids is None or settings.shard_count is None:
+        return None
+    return GuildShards.of(settings.shard_count, settings.shard_ids)
+
+
 def create_bot(settings: Settings, *, sync_only: bool = False, **client_options: Any) -> TableBot:
-    """A new bot on the database ``settings.db_path``, opened when the bot starts.
+    """A new bot on the database ``settings.db_path`` (a SQLite file or a PostgreSQL URL),
+    opened when the bot starts.
     ``client_options`` go to the discord.py constructor (``guild_ready_timeout``,
     ``http_trace`` ...); ``sync_only`` loads the commands and nothing else (``tablebot sync``)."""
     service = MatchService(open_store(settings.db_path))
     return TableBot(settings, service=service, sync_only=sync_only, **client_options)
 
 
-async def _check_database(path: Path) -> str | None:
+async def _check_database(target: str | Path) -> str | None:
     """Open (and migrate) the database once before connecting to Discord, so a wrong
-    TABLEBOT_DB is reported plainly at start-up: what is wrong, or None when it is usable."""
-    store = open_store(path)
+    TABLEBOT_DB is reported plainly at start-up: what is wrong (one line, a URL without its
+    password), or None when it is usable."""
+    errors: tuple[type[BaseException], ...] = (StoreError, sqlite3.Error, OSError, TimeoutError)
+    if is_postgres_url(target):
+        import asyncpg  # loaded only for a PostgreSQL database
+
+        errors += (asyncpg.PostgresError, asyncpg.InterfaceError)
+    store = open_store(target)
     try:
         await store.connect()
-    except (StoreError, sqlite3.Error, OSError) as exc:
-        return f"Can't use the database at {str(path)!r} (TABLEBOT_DB): {exc}"
+    except errors as exc:
+        shown = redact(str(target))
+        reason = " ".join(str(exc).replace(str(target), shown).split()) or type(exc).__name__
+        return f"Can't use the database at {shown!r} (TABLEBOT_DB): {reason}"
     await store.close()
     return None
 

@@ -22,6 +22,7 @@ from bot.service.state import (
     storable,
 )
 from bot.service.views import colours as match_colours
+from bot.storage import GuildShards
 from engines import new_match
 from engines.base import GameKind, MatchRules
 from engines.dice import commitment
@@ -358,10 +359,12 @@ async def set_challenge_message(state: ServiceState, challenge_id: int, message_
     await state.store.set_challenge_message(challenge_id, message_id)
 
 
-async def expire_challenges(state: ServiceState, now: float | None = None) -> list[Challenge]:
-    """Mark open challenges past their expiry as expired and return them (each once, with
-    its ``channel_id`` and ``message_id``, so the caller can close its invitation)."""
-    rows = await state.store.expire_challenges(state.now() if now is None else now)
+async def expire_challenges(
+    state: ServiceState, now: float | None = None, guilds: GuildShards | None = None
+) -> list[Challenge]:
+    """Mark open challenges past their expiry (in ``guilds``) as expired and return them (each
+    once, with its ``channel_id`` and ``message_id``, so the caller can close its invitation)."""
+    rows = await state.store.expire_challenges(state.now() if now is None else now, guilds)
     return [replace(challenge_from_row(row), status=ChallengeStatus.EXPIRED) for row in rows]
 
 

@@ -26,7 +26,7 @@ from bot.service.model import (
 from bot.service.ratings import INITIAL_RATING
 from bot.service.state import ServiceState, game_kind, rating_changes_from_json, storable
 from bot.service.views import build_view
-from bot.storage import ROBOT_RECORD_COLUMNS, STAT_COLUMNS
+from bot.storage import ROBOT_RECORD_COLUMNS, STAT_COLUMNS, GuildShards
 from engines import match_from_snapshot
 from engines.actions import OpeningRoll, Roll, action_from_dict
 from engines.base import GameKind, GameMatch, Phase, ResultKind
@@ -207,11 +207,14 @@ async def verify_match(state: ServiceState, match_id: int, guild_id: int) -> Ver
     return VerifyReport(match_id, commitment_hex, view.dice_seed, tuple(dice), ok, drawn)
 
 
-async def idle_matches(state: ServiceState, now: float | None = None) -> list[IdleMatch]:
-    """Active matches whose actor is idle past the reminder (not yet sent) or claim time."""
+async def idle_matches(
+    state: ServiceState, now: float | None = None, guilds: GuildShards | None = None
+) -> list[IdleMatch]:
+    """Active matches (in ``guilds``) whose actor is idle past the reminder (not yet sent) or
+    claim time."""
     now = state.now() if now is None else now
     found = []
-    for row in await state.store.active_match_rows():
+    for row in await state.store.active_match_rows(guilds):
         settings = await state.guild_settings(row["guild_id"])
         idle_for = now - row["last_action_at"]
         if idle_for < settings.reminder_minutes * 60 and idle_for < settings.claim_minutes * 60:

@@ -41,7 +41,7 @@ from bot.service.model import (
 )
 from bot.service.settings import GuildSettings
 from bot.service.state import ServiceState
-from bot.storage import Store, connect_store
+from bot.storage import GuildShards, Store, connect_store
 from engines.base import GameKind
 from engines.dice import FairDice
 
@@ -154,10 +154,13 @@ class MatchService:
     async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
         await challenges.set_challenge_message(self._state, challenge_id, message_id)
 
-    async def expire_challenges(self, now: float | None = None) -> list[Challenge]:
-        """Mark open challenges past their expiry as expired and return them (each once, with
-        its ``channel_id`` and ``message_id``, so the caller can close its invitation)."""
-        return await challenges.expire_challenges(self._state, now)
+    async def expire_challenges(
+        self, now: float | None = None, guilds: GuildShards | None = None
+    ) -> list[Challenge]:
+        """Mark open challenges past their expiry (in ``guilds``; None: everywhere) as expired
+        and return them (each once, even to several processes at once, with its
+        ``channel_id`` and ``message_id``, so the caller can close its invitation)."""
+        return await challenges.expire_challenges(self._state, now, guilds)
 
     async def rematch(self, match_id: int, guild_id: int, user_id: int) -> Challenge:
         """A named challenge to the same opponent with the same rules, from a finished match."""
@@ -277,9 +280,12 @@ class MatchService:
     async def verify_match(self, match_id: int, guild_id: int) -> VerifyReport:
         return await queries.verify_match(self._state, match_id, guild_id)
 
-    async def idle_matches(self, now: float | None = None) -> list[IdleMatch]:
-        """Active matches whose actor is idle past the reminder (not yet sent) or claim time."""
-        return await queries.idle_matches(self._state, now)
+    async def idle_matches(
+        self, now: float | None = None, guilds: GuildShards | None = None
+    ) -> list[IdleMatch]:
+        """Active matches (in ``guilds``; None: everywhere) whose actor is idle past the
+        reminder (not yet sent) or claim time."""
+        return await queries.idle_matches(self._state, now, guilds)
 
     async def record_shout(
         self, match_id: int, guild_id: int, user_id: int, game_number: int | None = None
@@ -297,12 +303,15 @@ class MatchService:
         """Validate and store changes (field names of GuildSettings); GameError on bad values."""
         return await self._state.settings.update(guild_id, changes)
 
-    async def mark_reminded(self, match_id: int, version: int) -> None:
-        """Record that the reminder for this version was sent, so it is sent once."""
-        await self.store.update_match(match_id, reminded_version=version)
+    async def mark_reminded(self, match_id: int, version: int) -> bool:
+        """Claim the reminder for this version before sending it, so it is sent once: True
+        for the one caller (of every process) that may send it; False when it was claimed
+        already or the match has moved on."""
+        won = await self.store.claim_reminder(match_id, version)
         live = self._state.loaded(match_id)
-        if live is not None:
+        if live is not None and live.record.version == version:
             live.record.reminded_version = version
+        return won
 
     async def set_thread(self, match_id: int, thread_id: int | None) -> None:
         await self.store.update_match(match_id, thread_id=thread_id)
@@ -316,10 +325,11 @@ class MatchService:
         if live is not None:
             live.record.board_message_id = message_id
 
-    async def resume_active(self) -> list[MatchView]:
-        """Load every active match (at start-up); returns their views."""
+    async def resume_active(self, guilds: GuildShards | None = None) -> list[MatchView]:
+        """Load every active match (in ``guilds``; None: everywhere) at start-up; returns
+        their views."""
         views = []
-        for row in await self.store.active_match_rows():
+        for row in await self.store.active_match_rows(guilds):
             try:
                 views.append(await self.get_view(row["id"]))
             except Exception:

@@ -19,12 +19,15 @@ from bot.storage.types import (
     CheckpointResult,
     EventRow,
     Finisher,
+    GuildShards,
     NewEvent,
     RobotRecordUpdate,
     Row,
     StatUpdate,
     StoreError,
     VersionConflict,
+    redact,
+    shard_of,
 )
 
 _POSTGRES_SCHEMES = ("postgresql://", "postgres://")
@@ -62,6 +65,7 @@ __all__ = [
     "CheckpointResult",
     "EventRow",
     "Finisher",
+    "GuildShards",
     "NewEvent",
     "RobotRecordUpdate",
     "Row",
@@ -72,4 +76,6 @@ __all__ = [
     "connect_store",
     "is_postgres_url",
     "open_store",
+    "redact",
+    "shard_of",
 ]

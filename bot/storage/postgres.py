@@ -54,6 +54,7 @@ from bot.storage.postgres_statements import (
 from bot.storage.types import (
     EventRow,
     Finisher,
+    GuildShards,
     NewEvent,
     RobotRecordUpdate,
     Row,
@@ -61,6 +62,8 @@ from bot.storage.types import (
     StoreError,
     VersionConflict,
     dumps,
+    guild_condition,
+    redact,
 )
 
 log = logging.getLogger(__name__)
@@ -69,19 +72,6 @@ _T = TypeVar("_T")
 
 POOL_MIN_SIZE = 1
 POOL_MAX_SIZE = 10
-
-
-def redact(url: str) -> str:
-    """The URL without its password, fit for a log or an error message."""
-    scheme, sep, rest = url.partition("://")
-    if not sep:
-        return url
-    authority, slash, tail = rest.partition("/")
-    credentials, at, host = authority.rpartition("@")
-    if at and ":" in credentials:
-        user = credentials.split(":", 1)[0]
-        authority = f"{user}:***@{host}"
-    return f"{scheme}://{authority}{slash}{tail}"
 
 
 class PostgresStore:
@@ -254,12 +244,13 @@ class PostgresStore:
             "UPDATE challenges SET message_id = $1 WHERE id = $2", message_id, challenge_id
         )
 
-    async def expire_challenges(self, now: float) -> list[Row]:
+    async def expire_challenges(self, now: float, guilds: GuildShards | None = None) -> list[Row]:
         async def expire(db: Connection) -> list[Row]:
-            # Locked as read: a challenge accepted meanwhile is re-checked and left out.
+            # Locked as read: a challenge accepted (or expired by another process) meanwhile
+            # is re-checked and left out.
             rows: list[Row] = await db.fetch(
-                "SELECT * FROM challenges WHERE status = 'open' AND expires_at <= $1 "
-                "ORDER BY id FOR UPDATE",
+                "SELECT * FROM challenges WHERE status = 'open' AND expires_at <= $1"
+                f"{guild_condition(guilds)} ORDER BY id FOR UPDATE",
                 now,
             )
             if rows:
@@ -410,8 +401,19 @@ class PostgresStore:
             match_id,
         )
 
-    async def active_match_rows(self) -> list[Row]:
-        return await self._all("SELECT * FROM matches WHERE status = 'active' ORDER BY id")
+    async def active_match_rows(self, guilds: GuildShards | None = None) -> list[Row]:
+        return await self._all(
+            f"SELECT * FROM matches WHERE status = 'active'{guild_condition(guilds)} ORDER BY id"
+        )
+
+    async def claim_reminder(self, match_id: int, version: int) -> bool:
+        changed = await self._write(
+            "UPDATE matches SET reminded_version = $2 "
+            "WHERE id = $1 AND version = $2 AND reminded_version IS DISTINCT FROM $2",
+            match_id,
+            version,
+        )
+        return changed == 1
 
     async def game_results(self, match_id: int) -> list[Row]:
         return await self._all(

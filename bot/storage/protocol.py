@@ -14,7 +14,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
-from bot.storage.types import EventRow, Finisher, NewEvent, RobotRecordUpdate, Row, StatUpdate
+from bot.storage.types import (
+    EventRow,
+    Finisher,
+    GuildShards,
+    NewEvent,
+    RobotRecordUpdate,
+    Row,
+    StatUpdate,
+)
 
 
 class Store(Protocol):
@@ -67,9 +75,11 @@ class Store(Protocol):
         """Record the message that shows the challenge."""
         ...
 
-    async def expire_challenges(self, now: float) -> list[Row]:
-        """Mark every open challenge that expired by ``now`` as expired, in one transaction;
-        their rows as they were before (status still ``open``)."""
+    async def expire_challenges(self, now: float, guilds: GuildShards | None = None) -> list[Row]:
+        """Mark every open challenge that expired by ``now`` (in ``guilds``' guilds; None: in
+        every guild) as expired, in one transaction; their rows as they were before (status
+        still ``open``). A compare-and-set: of several processes expiring at once, each
+        challenge is returned to one."""
         ...
 
     # --- matches ------------------------------------------------------------------------------
@@ -139,8 +149,14 @@ class Store(Protocol):
         """Set bookkeeping columns (thread, board message, reminder) without a new version."""
         ...
 
-    async def active_match_rows(self) -> list[Row]:
-        """Every active match's row, by id."""
+    async def active_match_rows(self, guilds: GuildShards | None = None) -> list[Row]:
+        """Every active match's row (in ``guilds``' guilds; None: in every guild), by id."""
+        ...
+
+    async def claim_reminder(self, match_id: int, version: int) -> bool:
+        """Record that the idle-match reminder for ``version`` is being sent: a compare-and-set
+        that succeeds only while the match is at ``version`` and not yet reminded for it. True
+        for the one caller that set it (of several processes asking at once, one wins)."""
         ...
 
     async def game_results(self, match_id: int) -> list[Row]:

@@ -63,6 +63,7 @@ from bot.storage.types import (
     CheckpointResult,
     EventRow,
     Finisher,
+    GuildShards,
     NewEvent,
     RobotRecordUpdate,
     Row,
@@ -70,6 +71,7 @@ from bot.storage.types import (
     StoreError,
     VersionConflict,
     dumps,
+    guild_condition,
 )
 
 log = logging.getLogger(__name__)
@@ -375,19 +377,15 @@ class SqliteStore:
             "UPDATE challenges SET message_id = ? WHERE id = ?", (message_id, challenge_id)
         )
 
-    async def expire_challenges(self, now: float) -> list[Row]:
+    async def expire_challenges(self, now: float, guilds: GuildShards | None = None) -> list[Row]:
+        where = f"status = 'open' AND expires_at <= ?{guild_condition(guilds)}"
+
         def expire(db: sqlite3.Connection) -> list[Row]:
-            rows = db.execute(
-                "SELECT * FROM challenges WHERE status = 'open' AND expires_at <= ? ORDER BY id",
-                (now,),
-            ).fetchall()
-            if rows:
-                db.execute(
-                    "UPDATE challenges SET status = 'expired' "
-                    "WHERE status = 'open' AND expires_at <= ?",
-                    (now,),
-                )
-            return rows
+            rows = db.execute(f"SELECT * FROM challenges WHERE {where} ORDER BY id", (now,))
+            found = rows.fetchall()
+            if found:
+                db.execute(f"UPDATE challenges SET status = 'expired' WHERE {where}", (now,))
+            return found
 
         return await self._transaction(expire)
 
@@ -524,8 +522,18 @@ class SqliteStore:
             f"UPDATE matches SET {sets} WHERE id = ?", (*changes.values(), match_id)
         )
 
-    async def active_match_rows(self) -> list[Row]:
-        return await self._fetchall("SELECT * FROM matches WHERE status = 'active' ORDER BY id")
+    async def active_match_rows(self, guilds: GuildShards | None = None) -> list[Row]:
+        return await self._fetchall(
+            f"SELECT * FROM matches WHERE status = 'active'{guild_condition(guilds)} ORDER BY id"
+        )
+
+    async def claim_reminder(self, match_id: int, version: int) -> bool:
+        cursor = await self._write_one(
+            "UPDATE matches SET reminded_version = ? "
+            "WHERE id = ? AND version = ? AND reminded_version IS NOT ?",
+            (version, match_id, version, version),
+        )
+        return cursor.rowcount == 1
 
     async def game_results(self, match_id: int) -> list[Row]:
         return await self._fetchall(

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from bot.storage import is_postgres_url
-from bot.storage.postgres import PostgresStore, redact
+from bot.storage.postgres import PostgresStore
 from bot.storage.postgres_statements import Connection
 from bot.storage.sqlite import SqliteStore
-from bot.storage.types import StoreError
+from bot.storage.types import StoreError, redact
 
 # In an order that satisfies the foreign keys (a match's challenge first, its events after it).
 TABLES = (

@@ -4,7 +4,8 @@ database driver here, so the service can build and read them without importing o
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -126,3 +127,62 @@ def dumps(data: Any) -> str:
     """JSON as both stores save it (snapshots, event payloads, settings): compact, keys sorted,
     so the same value is the same text in SQLite and in PostgreSQL."""
     return _ENCODER.encode(data)
+
+
+_PASSWORD_PARAMETER = re.compile(r"([?&]password=)[^&]*", re.IGNORECASE)
+
+
+def redact(url: str) -> str:
+    """A database URL without its password (in the authority or a ``password=`` parameter),
+    fit for a log or an error message."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    authority, slash, tail = rest.partition("/")
+    credentials, at, host = authority.rpartition("@")
+    if at and ":" in credentials:
+        user = credentials.split(":", 1)[0]
+        authority = f"{user}:***@{host}"
+    tail = _PASSWORD_PARAMETER.sub(r"\1***", tail)
+    return f"{scheme}://{authority}{slash}{tail}"
+
+
+def shard_of(guild_id: int, shard_count: int) -> int:
+    """The shard a guild belongs to, as Discord assigns it: ``(guild_id >> 22) % shard_count``."""
+    return (guild_id >> 22) % shard_count
+
+
+@dataclass(frozen=True)
+class GuildShards:
+    """Some of a sharded bot's shards: the guilds one process handles. Guild ``g`` belongs to
+    shard ``(g >> 22) % count`` (:func:`shard_of`); a process owns the guilds of its ``ids``.
+    The stores filter by :meth:`sql` (the same text in SQLite and PostgreSQL)."""
+
+    count: int
+    ids: frozenset[int]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.count, int) or self.count < 1:
+            raise ValueError(f"a shard count is a positive number, not {self.count!r}")
+        if not self.ids or any(not isinstance(i, int) or not 0 <= i < self.count for i in self.ids):
+            raise ValueError(f"shard ids must be in 0..{self.count - 1}, not {sorted(self.ids)}")
+
+    @classmethod
+    def of(cls, count: int, ids: Iterable[int]) -> GuildShards | None:
+        """The filter for shards ``ids`` of ``count``; None (no filter) when they are all of
+        them."""
+        owned = frozenset(ids)
+        return None if owned == frozenset(range(count)) else cls(count, owned)
+
+    def owns(self, guild_id: int) -> bool:
+        return shard_of(guild_id, self.count) in self.ids
+
+    def sql(self, column: str = "guild_id") -> str:
+        """A condition on ``column`` that holds for these shards' guilds. Only ints go in."""
+        ids = ", ".join(str(int(i)) for i in sorted(self.ids))
+        return f"(({column} >> 22) % {int(self.count)}) IN ({ids})"
+
+
+def guild_condition(guilds: GuildShards | None, column: str = "guild_id") -> str:
+    """`` AND <the shards' condition>``, or nothing for every guild (``guilds`` None)."""
+    return "" if guilds is None else f" AND {guilds.sql(column)}"

@@ -151,7 +151,20 @@ Faults
     fake.identifies, fake.session.resumes, fake.gateway_connections  # what the bot did
     await fake.restart_bot()    # close the bot, build a new one from the factory, log in again
 
-Not modelled: one bot, one shard, JSON text frames (no zlib); guild channels are text channels and
+Shards (several bot processes)
+------------------------------
+    fake = FakeDiscord(shard_count=2)     # GET /gateway/bot advises 2; IDENTIFY must say [k, 2]
+    async with fake.run(lambda **o: Bot(shard_count=2, shard_ids=[0], **o)):
+        other = await fake.add_bot(lambda **o: Bot(shard_count=2, shard_ids=[1], **o))
+        g1 = await fake.add_guild("one", shard=1)   # an id with (id >> 22) % 2 == 1
+One session per shard id (`fake.sessions`; `fake.session` is shard 0's). Each guild's events
+(GUILD_CREATE on IDENTIFY included) go to the session of `fake.shard_of(guild)`, the rest to
+shard 0's, so each bot sees only its own shards' guilds; the harness waits until the bot
+running that shard has parsed them. `fake.bot` is the first bot, `fake.other_bots` the rest.
+An AutoShardedBot pauses 5 s before each IDENTIFY but its first (discord.py's
+`before_identify_hook`): give a test bot one shard per process, or override the hook.
+
+Not modelled: JSON text frames (no zlib); guild channels are text channels and
 threads; no DMs from users, voice, presences, webhooks other than interaction follow-ups; no
 per-resource ("shared") 429s, sub-limits (a channel's two renames per 10 minutes), buckets on
 the interaction endpoints or the invalid-request (Cloudflare) limit; no member timeouts or

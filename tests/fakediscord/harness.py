@@ -159,18 +159,23 @@ class FakeDiscord(FakeServer):
         history_limit: int | None = None,
         clock: Callable[[], float] | None = None,
         rate_limits: bool | RateLimits = False,
+        shard_count: int = 1,
     ) -> None:
         super().__init__(
             guild_name=guild_name,
             history_limit=history_limit,
             clock=clock,
             rate_limits=rate_limits,
+            shard_count=shard_count,
         )
         self.guild_ready_timeout = guild_ready_timeout
         self.ready_timeout = ready_timeout
         # strict: at exit, fail on unknown routes, fake crashes and discord.py ERROR logs.
         self.strict = strict
         self.bot: discord.Client | None = None
+        # Bots started with add_bot() beside the first (other processes' shards).
+        self.other_bots: list[discord.Client] = []
+        self._other_tasks: list[asyncio.Task[None]] = []
         self.bot_errors: list[logging.LogRecord] = []
         self._factory: BotFactory | None = None
         self._client_options: dict[str, Any] = {}
@@ -196,9 +201,11 @@ class FakeDiscord(FakeServer):
             DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(f"ws://127.0.0.1:{self.port}/gateway/")
             await self.start_bot()
             yield self
+            await self.stop_other_bots()
             await self.stop_bot()
         finally:
             try:
+                await self.stop_other_bots()
                 await self.stop_bot()
             finally:
                 Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY = saved
@@ -221,25 +228,51 @@ class FakeDiscord(FakeServer):
         self.bot = bot
         self._track_requests(bot.http)
         try:
-            async with asyncio.timeout(self.ready_timeout):
-                await bot.login(TOKEN)  # GET /users/@me, /oauth2/applications/@me, setup_hook
-                self._bot_task = asyncio.create_task(bot.connect(), name="fakediscord-bot")
-                ready = asyncio.create_task(bot.wait_until_ready(), name="fakediscord-ready")
-                done, _ = await asyncio.wait(
-                    {self._bot_task, ready}, return_when=asyncio.FIRST_COMPLETED
-                )
-                if ready not in done:
-                    ready.cancel()
-                    await asyncio.gather(ready, return_exceptions=True)
-                    await self._bot_task  # raises what stopped the bot
-                    raise FakeDiscordError("the bot stopped before it was ready")
-                session = self.session
-                assert session is not None
-                await self._until_processed(session.seq)  # every GUILD_CREATE is cached
+            self._bot_task = await self._connect(bot)
         except BaseException:
             await self.stop_bot()
             raise
         return bot
+
+    async def add_bot(self, bot_factory: BotFactory, **client_options: Any) -> discord.Client:
+        """Start another bot beside the first, as another process would run it: a sharded
+        bot on other shards of this fake (``FakeDiscord(shard_count=n)``), logged in and ready,
+        each of its shards' guilds cached. Stopped with the first (or by
+        :meth:`stop_other_bots`)."""
+        options = {"guild_ready_timeout": self.guild_ready_timeout, **client_options}
+        bot = bot_factory(**options)
+        self.other_bots.append(bot)
+        self._track_requests(bot.http)
+        task = await self._connect(bot)
+        self._other_tasks.append(task)
+        return bot
+
+    async def _connect(self, bot: discord.Client) -> asyncio.Task[None]:
+        """Log ``bot`` in, connect it and wait until it is ready and has parsed every event
+        its shards were sent; the connect task."""
+        async with asyncio.timeout(self.ready_timeout):
+            await bot.login(TOKEN)  # GET /users/@me, /oauth2/applications/@me, setup_hook
+            task = asyncio.create_task(bot.connect(), name="fakediscord-bot")
+            ready = asyncio.create_task(bot.wait_until_ready(), name="fakediscord-ready")
+            done, _ = await asyncio.wait({task, ready}, return_when=asyncio.FIRST_COMPLETED)
+            if ready not in done:
+                ready.cancel()
+                await asyncio.gather(ready, return_exceptions=True)
+                await task  # raises what stopped the bot
+                raise FakeDiscordError("the bot stopped before it was ready")
+            for shard_id in _shard_ids(bot):
+                session = self.sessions.get(shard_id)
+                assert session is not None, f"shard {shard_id} has no session"
+                await self._until_processed(session.seq, session)  # every GUILD_CREATE cached
+        return task
+
+    async def stop_other_bots(self) -> None:
+        """Close the bots :meth:`add_bot` started."""
+        while self.other_bots:
+            bot, task = self.other_bots.pop(), self._other_tasks.pop()
+            await bot.close()
+            async with asyncio.timeout(self.ready_timeout):
+                await task
 
     async def stop_bot(self) -> None:
         """Close the bot (idempotent): bot.close(), then await its connect task."""
@@ -264,6 +297,8 @@ class FakeDiscord(FakeServer):
         sent so far is registered: component clicks wait for that, as a human would.
         """
         for owner in (http, async_context.get()):
+            if "request" in vars(owner):
+                continue  # the shared webhook adapter, tracked for the first bot already
             original = owner.request
 
             async def tracked(*args: Any, __original: Any = original, **kwargs: Any) -> Any:
@@ -340,7 +375,7 @@ class FakeDiscord(FakeServer):
             return session if session.ws is not None else None
 
         session = await self.wait_until(ready, timeout=timeout, what="a new IDENTIFY")
-        await self._until_processed(session.seq, timeout)
+        await self._until_processed(session.seq, session, timeout)
         return session
 
     async def wait_resumed(self, count: int = 1, timeout: float = DEFAULT_TIMEOUT) -> None:
@@ -352,22 +387,32 @@ class FakeDiscord(FakeServer):
             timeout=timeout,
             what=f"RESUME #{count}",
         )
-        await self._until_processed(session.seq)
+        await self._until_processed(session.seq, session)
 
-    async def _until_processed(self, seq: int, timeout: float = DEFAULT_TIMEOUT) -> None:
-        """Wait until the bot's websocket has parsed the dispatch numbered `seq`.
+    async def _until_processed(
+        self, seq: int, session: GatewaySession | None = None, timeout: float = DEFAULT_TIMEOUT
+    ) -> None:
+        """Wait until the bot running ``session``'s shard (default: :attr:`session`) has parsed
+        the dispatch numbered `seq` on it.
 
         discord.py dispatches `socket_event_type` and then parses the event with no await in
         between, so when our waiter resumes the parse is done.
         """
-        bot, session = self.bot, self.session
-        assert bot is not None and session is not None
+        session = session or self.session
+        assert session is not None
+        bot = self._bot_of(session.shard_id)
+        assert bot is not None, f"no bot runs shard {session.shard_id}"
         async with asyncio.timeout(timeout):
             while True:
-                ws = bot.ws
+                ws = _shard_ws(bot, session.shard_id)
                 if ws is not None and ws.session_id == session.id and (ws.sequence or 0) >= seq:
                     return
                 await bot.wait_for("socket_event_type")
+
+    def _bot_of(self, shard_id: int) -> discord.Client | None:
+        """The running bot that runs ``shard_id`` (the latest started, if several do)."""
+        running = [b for b in (self.bot, *self.other_bots) if b is not None]
+        return next((b for b in reversed(running) if shard_id in _shard_ids(b)), None)
 
     # ----------------------------------------------------------------- waiting
 
@@ -449,9 +494,10 @@ class FakeDiscord(FakeServer):
 
     # ----------------------------------------------------------------- world building
 
-    async def add_guild(self, name: str) -> Guild:
-        """A new guild (owner, roles, #general); the bot gets GUILD_CREATE if it is running."""
-        guild = self._new_guild(name)
+    async def add_guild(self, name: str, *, shard: int | None = None) -> Guild:
+        """A new guild (owner, roles, #general); the bot gets GUILD_CREATE if it is running.
+        ``shard``: an id that puts the guild on that shard (``(id >> 22) % shard_count``)."""
+        guild = self._new_guild(name, shard)
         await self._announce("GUILD_CREATE", guild.payload(include_all_members=True))
         return guild
 
@@ -490,9 +536,10 @@ class FakeDiscord(FakeServer):
         return member
 
     async def _announce(self, event: str, data: dict[str, Any]) -> None:
-        seq = await self.dispatch(event, data)
-        if seq is not None and self.bot is not None:
-            await self._until_processed(seq)
+        session = self.session_for(self._guild_of_event(event, data))
+        seq = await self.dispatch_to(session, event, data)
+        if seq is not None and session is not None and self._bot_of(session.shard_id):
+            await self._until_processed(seq, session)
 
     def member(self, name: str, guild: Guild | None = None) -> Member:
         guild = guild or self.guild
@@ -802,11 +849,12 @@ class FakeDiscord(FakeServer):
         return None if guild is None or member is None else guild.permissions_in(member, channel)
 
     async def _as_event(self, dispatching: Any) -> None:
-        session = self.session
-        before = session.seq if session is not None else 0
+        before = {session.shard_id: session.seq for session in self.sessions.values()}
         await dispatching
-        if session is not None and session.seq > before and self.bot is not None:
-            await self._until_processed(session.seq)
+        for session in list(self.sessions.values()):
+            moved = session.seq > before.get(session.shard_id, 0)
+            if moved and self._bot_of(session.shard_id) is not None:
+                await self._until_processed(session.seq, session)
 
     async def _interact(
         self,
@@ -999,3 +1047,21 @@ def fake_discord_fixture(
             yield fake
 
     return fixture
+
+
+def _shard_ids(bot: discord.Client) -> list[int]:
+    """The shards a bot runs: an AutoShardedClient's ``shard_ids`` (all of its count when
+    None), else its one ``shard_id`` (0 when unsharded)."""
+    if isinstance(bot, discord.AutoShardedClient):
+        if bot.shard_ids is not None:
+            return list(bot.shard_ids)
+        return list(range(bot.shard_count or 1))
+    return [bot.shard_id or 0]
+
+
+def _shard_ws(bot: discord.Client, shard_id: int) -> DiscordWebSocket | None:
+    """The websocket a bot runs ``shard_id`` on, or None while it has none."""
+    if isinstance(bot, discord.AutoShardedClient):
+        shard = bot.get_shard(shard_id)
+        return shard._parent.ws if shard is not None else None
+    return bot.ws

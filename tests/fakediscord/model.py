@@ -90,10 +90,15 @@ FLAG_LOADING = 1 << 7
 TEXT_CHANNEL, DM_CHANNEL, PUBLIC_THREAD, PRIVATE_THREAD = 0, 1, 11, 12
 
 
-def snowflake() -> int:
-    """A fresh, strictly increasing, time-based id (discord.py reads creation times from ids)."""
+def snowflake(*, shard: tuple[int, int] | None = None) -> int:
+    """A fresh, strictly increasing, time-based id (discord.py reads creation times from ids).
+    ``shard=(k, n)``: a guild id of shard k of n (``(id >> 22) % n == k``), its time moved on
+    to the next millisecond that gives it."""
     global _last_ms
     ms = max(int(time.time() * 1000), _last_ms)
+    if shard is not None:
+        k, n = shard
+        ms += (k - (ms - DISCORD_EPOCH_MS)) % n
     _last_ms = ms
     return ((ms - DISCORD_EPOCH_MS) << 22) | (1 << 17) | (next(_increment) % 4096)
 

@@ -260,6 +260,8 @@ class InteractionState:
 class GatewaySession:
     id: str
     intents: int
+    shard_id: int = 0  # IDENTIFY's shard: [shard_id, shard_count]
+    shard_count: int = 1
     seq: int = 0
     events: list[dict[str, Any]] = field(default_factory=list)  # every dispatch, for RESUME
     ws: web.WebSocketResponse | None = None
@@ -291,7 +293,11 @@ class FakeServer:
         history_limit: int | None = None,
         clock: Callable[[], float] | None = None,
         rate_limits: bool | RateLimits = False,
+        shard_count: int = 1,
     ) -> None:
+        # How many shards GET /gateway/bot advises and every IDENTIFY must use. Guild g's
+        # events go to the session of shard (g >> 22) % shard_count; the rest to shard 0's.
+        self.shard_count = shard_count
         # None keeps every call, gateway frame and interaction for the test to inspect. A
         # number keeps about that many of each (the newest): a long load run would otherwise
         # grow the heap, and with it every full garbage collection, in the bot's process.
@@ -322,7 +328,7 @@ class FakeServer:
         self.server_errors: list[str] = []  # bugs in the fake itself, raised at the end
         self.gateway_connections: list[str] = []  # "gateway" (IDENTIFY path) or "resume"
         self.identifies = 0  # IDENTIFYs accepted (each starts a new session)
-        self.session: GatewaySession | None = None
+        self.sessions: dict[int, GatewaySession] = {}  # shard id -> its latest session
         self.changed = asyncio.Event()  # replaced by a fresh one on every poke()
         self.port = 0
         self._runner: web.AppRunner | None = None
@@ -334,11 +340,32 @@ class FakeServer:
     # ----------------------------------------------------------------- model helpers
 
     @property
+    def session(self) -> GatewaySession | None:
+        """Shard 0's session (a bot of one shard has only that one), else the first there is."""
+        if 0 in self.sessions:
+            return self.sessions[0]
+        return next(iter(self.sessions.values()), None)
+
+    def shard_of(self, guild: Guild | int) -> int:
+        """The shard a guild's events go to: ``(guild_id >> 22) % shard_count``."""
+        guild_id = guild if isinstance(guild, int) else guild.id
+        return (guild_id >> 22) % self.shard_count
+
+    def session_for(self, guild_id: int | None) -> GatewaySession | None:
+        """The session that gets a guild's events (``None``: events outside guilds, shard 0)."""
+        return self.sessions.get(0 if guild_id is None else self.shard_of(guild_id))
+
+    @staticmethod
+    def _guild_of_event(event: str, data: dict[str, Any]) -> int | None:
+        raw = data.get("id") if event == "GUILD_CREATE" else data.get("guild_id")
+        return int(raw) if raw is not None else None
+
+    @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def _new_guild(self, name: str) -> Guild:
-        gid = snowflake()
+    def _new_guild(self, name: str, shard: int | None = None) -> Guild:
+        gid = snowflake() if shard is None else snowflake(shard=(shard, self.shard_count))
         guild = Guild(
             id=gid,
             name=name,
@@ -793,7 +820,7 @@ class FakeServer:
     async def _get_gateway(self, call: Call) -> dict[str, Any]:
         limit = {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}
         url = f"ws://127.0.0.1:{self.port}/gateway/"
-        return {"url": url, "shards": 1, "session_start_limit": limit}
+        return {"url": url, "shards": self.shard_count, "session_start_limit": limit}
 
     async def _get_user(self, call: Call) -> dict[str, Any]:
         raw = call.params["user_id"]
@@ -1407,23 +1434,33 @@ class FakeServer:
         if message.ephemeral:  # nobody but the user ever hears about ephemeral messages
             return
         # Filtered before the payload is built: most bots never get their messages' events.
-        if not self._wants(event, message.channel.guild is not None):
+        guild = message.channel.guild
+        session = self.session_for(guild.id if guild is not None else None)
+        if not self._wants(session, event, guild is not None):
             return
         await self.dispatch(event, self._payload(message))
 
-    def _wants(self, event: str, in_guild: bool) -> bool:
-        """Whether the bot's session gets ``event`` (its intents), as Discord decides."""
-        session = self.session
+    @staticmethod
+    def _wants(session: GatewaySession | None, event: str, in_guild: bool) -> bool:
+        """Whether ``session`` gets ``event`` (its intents), as Discord decides."""
         if session is None or not session.valid:
             return False
         wanted = _EVENT_INTENTS.get(event)
         return wanted is None or bool(session.intents & wanted[0 if in_guild else 1])
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> int | None:
-        """Send a DISPATCH to the bot; kept for RESUME replay. Returns its seq (None: filtered)."""
-        session = self.session
-        if session is None or not self._wants(event, "guild_id" in data or event == "GUILD_CREATE"):
+        """Send a DISPATCH to the session of the event's guild's shard (:meth:`session_for`);
+        kept for RESUME replay. Returns its seq (None: filtered)."""
+        session = self.session_for(self._guild_of_event(event, data))
+        return await self.dispatch_to(session, event, data)
+
+    async def dispatch_to(
+        self, session: GatewaySession | None, event: str, data: dict[str, Any]
+    ) -> int | None:
+        """Send a DISPATCH on ``session``; its seq (None: no session, or filtered)."""
+        if not self._wants(session, event, "guild_id" in data or event == "GUILD_CREATE"):
             return None
+        assert session is not None
         async with session.lock:
             session.seq += 1
             frame = {"op": 0, "t": event, "s": session.seq, "d": data}
@@ -1476,18 +1513,36 @@ class FakeServer:
         if d.get("token") != TOKEN:
             await ws.close(code=4004, message=b"Authentication failed.")
             return None
-        if self.session is not None:
-            self.session.valid = False
-        session = GatewaySession(id=secrets.token_hex(16), intents=int(d.get("intents", 0)))
+        shard_id, shard_count = d.get("shard") or (0, 1)
+        if shard_count != self.shard_count or not 0 <= shard_id < shard_count:
+            # Discord: 4010 Invalid shard (4011 Sharding required when too few).
+            self.server_errors.append(
+                f"IDENTIFY with shard [{shard_id}, {shard_count}]; this fake has "
+                f"{self.shard_count} shard(s) (FakeDiscord(shard_count=...))"
+            )
+            await ws.close(code=4010, message=b"Invalid shard.")
+            return None
+        previous = self.sessions.get(shard_id)
+        if previous is not None:
+            previous.valid = False
+        session = GatewaySession(
+            id=secrets.token_hex(16),
+            intents=int(d.get("intents", 0)),
+            shard_id=shard_id,
+            shard_count=shard_count,
+        )
         session.ws = ws
-        self.session = session
+        self.sessions[shard_id] = session
         include_members = bool(session.intents & GUILD_MEMBERS)
-        await self.dispatch(
+        owned = [g for g in self.guilds.values() if self.shard_of(g) == shard_id]
+        await self.dispatch_to(
+            session,
             "READY",
             {
                 "v": 10,
                 "user": {**self.bot_user.payload(), "verified": True, "mfa_enabled": False},
-                "guilds": [{"id": str(g), "unavailable": True} for g in self.guilds],
+                "guilds": [{"id": str(g.id), "unavailable": True} for g in owned],
+                "shard": [shard_id, shard_count],
                 "session_id": session.id,
                 "resume_gateway_url": f"ws://127.0.0.1:{self.port}/resume/",
                 "application": {"id": str(self.application_id), "flags": 0},
@@ -1495,15 +1550,16 @@ class FakeServer:
                 "relationships": [],
             },
         )
-        for guild in self.guilds.values():
-            await self.dispatch("GUILD_CREATE", guild.payload(include_all_members=include_members))
+        for guild in owned:
+            payload = guild.payload(include_all_members=include_members)
+            await self.dispatch_to(session, "GUILD_CREATE", payload)
         self.identifies += 1
         session.identified = True
         self.poke()
         return session
 
     async def _resume(self, ws: web.WebSocketResponse, d: dict[str, Any]) -> GatewaySession | None:
-        session = self.session
+        session = next((s for s in self.sessions.values() if s.id == d.get("session_id")), None)
         if (
             session is None
             or not session.valid
@@ -1519,7 +1575,7 @@ class FakeServer:
             for frame in session.events:
                 if frame["s"] > last_seen:
                     await ws.send_str(json.dumps(frame))
-        await self.dispatch("RESUMED", {})
+        await self.dispatch_to(session, "RESUMED", {})
         return session
 
     async def _request_members(self, d: dict[str, Any]) -> None:
@@ -1543,9 +1599,7 @@ class FakeServer:
         if d.get("nonce"):
             chunk["nonce"] = d["nonce"]
         # Not intent-filtered: chunks answer an explicit request.
-        session = self.session
-        if session is not None and session.valid:
-            await self.dispatch("GUILD_MEMBERS_CHUNK", chunk)
+        await self.dispatch("GUILD_MEMBERS_CHUNK", chunk)
 
 
 def _stat_key(call: Call) -> str:

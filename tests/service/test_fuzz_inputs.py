@@ -90,8 +90,8 @@ huge_ids = st.one_of(
 
 
 @pytest_asyncio.fixture
-async def svc(tmp_path: Path) -> AsyncIterator[MatchService]:
-    service = await MatchService.open(tmp_path / "fuzz.db", dice_factory=FairDice.new)
+async def svc(store_target: str | Path) -> AsyncIterator[MatchService]:
+    service = await MatchService.open(store_target, dice_factory=FairDice.new)
     for guild in (G1, G2):
         await service.update_guild_settings(guild, auto_roll=False, auto_move=False)
     try:

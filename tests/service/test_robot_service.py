@@ -50,9 +50,9 @@ def clock() -> Clock:
 
 
 @pytest_asyncio.fixture
-async def service(tmp_path: Path, clock: Clock) -> AsyncIterator[MatchService]:
+async def service(store_target: str | Path, clock: Clock) -> AsyncIterator[MatchService]:
     svc = await MatchService.open(
-        tmp_path / "t.db", dice_factory=lambda: FairDice(bytes(32)), clock=clock
+        store_target, dice_factory=lambda: FairDice(bytes(32)), clock=clock
     )
     yield svc
     await svc.close()

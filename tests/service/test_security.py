@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from support.db import sql_rows
+from support.db import sql_rows, table_names
 from support.wording import refused
 
 from bot.service import (
@@ -62,8 +62,8 @@ def seeded_dice(seed: int = 7) -> Callable[[], FairDice]:
 
 
 @pytest_asyncio.fixture
-async def svc(tmp_path: Path) -> AsyncIterator[MatchService]:
-    service = await MatchService.open(tmp_path / "t.db", dice_factory=seeded_dice(), clock=Clock())
+async def svc(store_target: str | Path) -> AsyncIterator[MatchService]:
+    service = await MatchService.open(store_target, dice_factory=seeded_dice(), clock=Clock())
     # Deterministic states: nothing is rolled or moved for the players.
     for guild in (G1, G2):
         await service.update_guild_settings(guild, auto_roll=False, auto_move=False)
@@ -75,16 +75,9 @@ async def svc(tmp_path: Path) -> AsyncIterator[MatchService]:
 
 async def db_state(svc: MatchService) -> dict[str, list[tuple[Any, ...]]]:
     """Every row of every table: a refusal must leave all of them as they were."""
-    tables = [
-        row["name"]
-        for row in await sql_rows(
-            svc.store,
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
-        )
-    ]
     return {
         table: [tuple(row) for row in await sql_rows(svc.store, f"SELECT * FROM {table}")]
-        for table in sorted(tables)
+        for table in await table_names(svc.store)
     }
 
 
@@ -627,7 +620,7 @@ def test_refusal_text() -> None:
 
 @pytest.mark.asyncio
 async def test_the_token_never_appears_in_logs_or_exceptions(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    store_target: str | Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Log in with a wrong token against the fake Discord, which answers 401."""
     import discord
@@ -638,9 +631,7 @@ async def test_the_token_never_appears_in_logs_or_exceptions(
     from bot.discord.app import create_bot
 
     secret = "MTk4NjIyNDgzNDcxOTI1MjQ4.Gh7Fz1.SECRETsecretSECRETsecret0123456789ab"
-    settings = Settings(
-        token=secret, db_path=tmp_path / "t.db", dev_guild_id=None, log_level="DEBUG"
-    )
+    settings = Settings(token=secret, db_path=store_target, dev_guild_id=None, log_level="DEBUG")
     assert secret not in repr(settings) and secret not in str(settings)
     fake = FakeDiscord()
     await fake.start_server()

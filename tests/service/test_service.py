@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from support.db import sql_rows
+from support.db import sql_rows, sql_write
 from support.wording import refused
 
 from bot.discord.wording import notes, verify_text
@@ -67,8 +67,8 @@ class ScriptedDice:
 
 
 @pytest_asyncio.fixture
-async def service(tmp_path: Path) -> AsyncIterator[MatchService]:
-    svc = await MatchService.open(tmp_path / "t.db", dice_factory=lambda: FairDice(bytes(32)))
+async def service(store_target: str | Path) -> AsyncIterator[MatchService]:
+    svc = await MatchService.open(store_target, dice_factory=lambda: FairDice(bytes(32)))
     yield svc
     await svc.close()
 
@@ -145,9 +145,9 @@ async def test_accept_decline_cancel_refusals(service: MatchService) -> None:
 
 
 @pytest.mark.asyncio
-async def test_challenges_expire(tmp_path: Path) -> None:
+async def test_challenges_expire(store_target: str | Path) -> None:
     clock = Clock()
-    svc = await MatchService.open(tmp_path / "t.db", clock=clock)
+    svc = await MatchService.open(store_target, clock=clock)
     try:
         named = await svc.challenge(
             GUILD, CHANNEL, ALICE, "alice", "nannon", opponent_id=BOB, opponent_name="bob"
@@ -420,13 +420,14 @@ async def test_random_matches_with_offers_and_leaving_replay_to_their_snapshots(
 
 @pytest.mark.asyncio
 async def test_listed_moves_are_never_stale_and_any_spelling_records_the_same(
-    tmp_path: Path,
+    store_target: str | Path,
+    new_store_target: Callable[[], str | Path],
 ) -> None:
     """The service keeps each state's move list: it must match a fresh engine after every
     action, and a move from the list, an engine move object or a respelled move must record
     the same events."""
-    listed = await MatchService.open(tmp_path / "a.db", dice_factory=lambda: FairDice(bytes(32)))
-    other = await MatchService.open(tmp_path / "b.db", dice_factory=lambda: FairDice(bytes(32)))
+    listed = await MatchService.open(store_target, dice_factory=lambda: FairDice(bytes(32)))
+    other = await MatchService.open(new_store_target(), dice_factory=lambda: FairDice(bytes(32)))
     try:
         for game, length in [("nannon", 3), ("backgammon", 1), ("checkers", 1)]:
             a, b = await start(listed, game, length=length), await start(other, game, length=length)
@@ -465,8 +466,8 @@ async def test_listed_moves_are_never_stale_and_any_spelling_records_the_same(
 
 
 @pytest.mark.asyncio
-async def test_close_and_reopen_mid_match_continues(tmp_path: Path) -> None:
-    path = tmp_path / "t.db"
+async def test_close_and_reopen_mid_match_continues(store_target: str | Path) -> None:
+    path = store_target
     svc = await MatchService.open(path)
     update = await start(svc, "backgammon", length=1)
     update = await svc.act(
@@ -497,8 +498,8 @@ async def test_close_and_reopen_mid_match_continues(tmp_path: Path) -> None:
 
 
 @pytest.mark.asyncio
-async def test_verify_catches_dice_not_from_the_seed(tmp_path: Path) -> None:
-    svc = await MatchService.open(tmp_path / "t.db", dice_factory=lambda: ScriptedDice([6, 1]))
+async def test_verify_catches_dice_not_from_the_seed(store_target: str | Path) -> None:
+    svc = await MatchService.open(store_target, dice_factory=lambda: ScriptedDice([6, 1]))
     try:
         update = await start(svc, "nannon", length=1)
         assert "alice 6, bob 1" in notes(update)[1]
@@ -512,9 +513,9 @@ async def test_verify_catches_dice_not_from_the_seed(tmp_path: Path) -> None:
 
 @pytest.mark.asyncio
 async def test_the_seed_commitment_is_shown_at_accept_and_matches_the_seed_revealed_at_the_end(
-    tmp_path: Path,
+    store_target: str | Path,
 ) -> None:
-    svc = await MatchService.open(tmp_path / "t.db")  # fair dice with a fresh random seed
+    svc = await MatchService.open(store_target)  # fair dice with a fresh random seed
     try:
         first = await start(svc, "nannon", length=3)
         shown = first.view.dice_commitment
@@ -570,12 +571,12 @@ class PeekingDice(ScriptedDice):
 
 @pytest.mark.asyncio
 async def test_match_aware_dice_are_shown_the_state_each_die_is_rolled_for(
-    tmp_path: Path,
+    store_target: str | Path,
 ) -> None:
     dice = PeekingDice([6, 1])
     assert isinstance(dice, MatchAwareDice)
     assert not isinstance(FairDice(bytes(32)), MatchAwareDice)  # fair dice need no match
-    svc = await MatchService.open(tmp_path / "t.db", dice_factory=lambda: dice)
+    svc = await MatchService.open(store_target, dice_factory=lambda: dice)
     try:
         update = await start(svc, "nannon", length=1)
         assert update.match_id == 1
@@ -610,9 +611,9 @@ async def test_match_aware_dice_are_shown_the_state_each_die_is_rolled_for(
 
 
 @pytest.mark.asyncio
-async def test_idle_reminder_and_claim(tmp_path: Path) -> None:
+async def test_idle_reminder_and_claim(store_target: str | Path) -> None:
     clock = Clock()
-    svc = await MatchService.open(tmp_path / "t.db", clock=clock)
+    svc = await MatchService.open(store_target, clock=clock)
     try:
         update = await start(svc, "checkers")
         idle, waiting = user_on(update), user_on(update, 1 - update.view.actor)  # type: ignore[operator]
@@ -674,9 +675,11 @@ FORCED_SCRIPT = [2, 1, 1]
 
 
 @pytest.mark.asyncio
-async def test_the_only_legal_move_is_played_automatically_and_reported(tmp_path: Path) -> None:
+async def test_the_only_legal_move_is_played_automatically_and_reported(
+    store_target: str | Path,
+) -> None:
     svc = await MatchService.open(
-        tmp_path / "t.db", dice_factory=lambda: ScriptedDice(list(FORCED_SCRIPT))
+        store_target, dice_factory=lambda: ScriptedDice(list(FORCED_SCRIPT))
     )
     try:
         fresh = await svc.guild_settings(GUILD)
@@ -716,9 +719,11 @@ async def test_the_only_legal_move_is_played_automatically_and_reported(tmp_path
 
 
 @pytest.mark.asyncio
-async def test_auto_move_off_leaves_the_only_legal_move_to_the_player(tmp_path: Path) -> None:
+async def test_auto_move_off_leaves_the_only_legal_move_to_the_player(
+    store_target: str | Path,
+) -> None:
     svc = await MatchService.open(
-        tmp_path / "t.db", dice_factory=lambda: ScriptedDice(list(FORCED_SCRIPT))
+        store_target, dice_factory=lambda: ScriptedDice(list(FORCED_SCRIPT))
     )
     try:
         await svc.update_guild_settings(GUILD, auto_move=False)
@@ -736,12 +741,12 @@ async def test_auto_move_off_leaves_the_only_legal_move_to_the_player(tmp_path: 
 
 @pytest.mark.asyncio
 async def test_results_are_events_and_refusals_are_codes_with_no_sentences(
-    tmp_path: Path,
+    store_target: str | Path,
 ) -> None:
     """The service says what happened and to whom, and why it refused; the words are the
     adapter's (the tests above read them through bot.discord.wording)."""
     svc = await MatchService.open(
-        tmp_path / "t.db", dice_factory=lambda: ScriptedDice(list(FORCED_SCRIPT))
+        store_target, dice_factory=lambda: ScriptedDice(list(FORCED_SCRIPT))
     )
     try:
         update = await start(svc, "nannon", length=3)
@@ -782,9 +787,9 @@ STUCK_SCRIPT = [2, 5, 4, 1]
 
 
 @pytest.mark.asyncio
-async def test_auto_pass_off_waits_for_the_player_to_play_no_move(tmp_path: Path) -> None:
+async def test_auto_pass_off_waits_for_the_player_to_play_no_move(store_target: str | Path) -> None:
     svc = await MatchService.open(
-        tmp_path / "t.db", dice_factory=lambda: ScriptedDice(list(STUCK_SCRIPT))
+        store_target, dice_factory=lambda: ScriptedDice(list(STUCK_SCRIPT))
     )
     try:
         await svc.update_guild_settings(GUILD, auto_pass=False)  # auto-roll and auto-move on
@@ -824,9 +829,11 @@ async def test_auto_pass_off_waits_for_the_player_to_play_no_move(tmp_path: Path
 
 
 @pytest.mark.asyncio
-async def test_auto_pass_on_passes_a_roll_with_no_legal_move_at_once(tmp_path: Path) -> None:
+async def test_auto_pass_on_passes_a_roll_with_no_legal_move_at_once(
+    store_target: str | Path,
+) -> None:
     svc = await MatchService.open(
-        tmp_path / "t.db", dice_factory=lambda: ScriptedDice(list(STUCK_SCRIPT))
+        store_target, dice_factory=lambda: ScriptedDice(list(STUCK_SCRIPT))
     )
     try:
         update = await start(svc, "nannon", length=1, cube=False)
@@ -884,8 +891,8 @@ async def test_verify_counts_every_die_drawn(service: MatchService) -> None:
     await service.act(LeaveMatch(mid, GUILD, BOB))
     report = await service.verify_match(mid, GUILD)
     assert report.ok is True and report.drawn == len(report.dice) >= 2
-    await service.store._write_one(  # tampering, as someone with the database file could
-        "UPDATE matches SET dice_counter = dice_counter + 1 WHERE id = ?", (mid,)
+    await sql_write(  # tampering, as someone with the database could
+        service.store, "UPDATE matches SET dice_counter = dice_counter + 1 WHERE id = ?", (mid,)
     )
     report = await service.verify_match(mid, GUILD)
     assert report.ok is False

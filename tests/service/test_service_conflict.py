@@ -19,9 +19,9 @@ GUILD, CHANNEL, ALICE, BOB = 1, 10, 100, 200
 
 @pytest.mark.asyncio
 async def test_a_version_conflict_is_a_polite_refusal_and_the_match_reloads(
-    tmp_path: Path,
+    store_target: str | Path,
 ) -> None:
-    path = tmp_path / "shared.db"
+    path = store_target
     first = await MatchService.open(path)
     second = await MatchService.open(path)
     try:

@@ -77,11 +77,11 @@ def seeded(seed: int) -> FairDice:
 
 
 @pytest_asyncio.fixture
-async def open_service(tmp_path: Path) -> AsyncIterator[object]:
+async def open_service(store_target: str | Path) -> AsyncIterator[object]:
     services: list[MatchService] = []
 
     async def make(seed: int) -> MatchService:
-        service = await MatchService.open(tmp_path / "t.db", dice_factory=lambda: seeded(seed))
+        service = await MatchService.open(store_target, dice_factory=lambda: seeded(seed))
         services.append(service)
         return service
 

@@ -129,11 +129,14 @@ async def test_connect_store_connects_what_open_store_picks(
 
 
 async def test_a_postgresql_url_is_shown_without_its_password() -> None:
-    from bot.storage.postgres import redact
+    from bot.storage import redact
 
     assert redact("postgresql://bot:s3cr@t@db:5432/tb") == "postgresql://bot:***@db:5432/tb"
     assert redact("postgresql://bot@db/tablebot") == "postgresql://bot@db/tablebot"
     assert redact("postgres://db/t?host=/run") == "postgres://db/t?host=/run"
+    assert redact("postgres://u@db/t?password=pw&sslmode=require") == (
+        "postgres://u@db/t?password=***&sslmode=require"
+    )
     assert repr(PostgresStore("postgresql://u:pw@h/d")) == "PostgresStore('postgresql://u:***@h/d')"
 
 

@@ -111,14 +111,15 @@ def build_bot(
 
 
 def tablebot_factory(
-    fake: FakeDiscord, tmp_path: Path, **bot_options: Any
+    fake: FakeDiscord, tmp_path: Path, *, db: str | Path | None = None, **bot_options: Any
 ) -> Callable[..., TableBot]:
-    """The bot factory the fake calls (again on each restart): same settings, same database, a
-    new service. With ``bot_options`` (``dice_factory``, ``clock``: :func:`build_bot`), else
-    the bot ``create_bot`` builds."""
+    """The bot factory the fake calls (again on each restart): same settings, same database
+    (``db``: a file or a PostgreSQL URL; default a SQLite file in ``tmp_path``), a new service.
+    With ``bot_options`` (``dice_factory``, ``clock``: :func:`build_bot`), else the bot
+    ``create_bot`` builds."""
     settings = Settings(
         token=TOKEN,
-        db_path=tmp_path / "tablebot.db",
+        db_path=tmp_path / "tablebot.db" if db is None else db,
         dev_guild_id=fake.guild.id,
         log_level="INFO",
     )

@@ -6,12 +6,15 @@ expire the open challenges past their time, and edits each one's invitation to s
 without its buttons (a click that still reaches the bot is refused by the service). Then it asks
 the service for idle matches:
 
-- past the server's reminder time, the idle player is pinged once per turn (the service records
-  it with ``mark_reminded``);
+- past the server's reminder time, the idle player is pinged once per turn: the service's
+  ``mark_reminded`` claims it first (a compare-and-set), so of several processes one sends it;
 - past the claim time, the waiting player gets a **Claim win** button
   (:class:`~bot.discord.components.ClaimWinButton`, answered here). Its ``custom_id`` holds the
   match id and version, so it works after a restart and is refused as stale if the idle player
   moved in the meantime. The service decides whether the claim is allowed.
+
+Each process handles its own guilds (``bot.guild_shards``, its shards'): it expires their
+challenges and reminds their idle matches, and nothing else.
 
 Tests call :meth:`Reminders.run_once` directly with a chosen time instead of waiting.
 """
@@ -106,7 +109,7 @@ class Reminders(commands.Cog, name="Reminders"):
             except Exception:
                 # The reminders below must not wait for the next pass because of it.
                 log.exception("expiring challenges failed")
-            for item in await self.service.idle_matches(now):
+            for item in await self.service.idle_matches(now, self.bot.guild_shards):
                 try:
                     if item.claimable:
                         if await self._post_claim(item, now):
@@ -122,7 +125,7 @@ class Reminders(commands.Cog, name="Reminders"):
         expired once, in the database, before its invitation is edited: an edit that fails is
         logged and not retried (the service refuses the old buttons anyway)."""
         done: list[tuple[str, int]] = []
-        for challenge in await self.service.expire_challenges(now):
+        for challenge in await self.service.expire_challenges(now, self.bot.guild_shards):
             done.append(("expire", challenge.id))
             log.info("challenge %s expired", challenge.id)
             try:
@@ -147,15 +150,15 @@ class Reminders(commands.Cog, name="Reminders"):
         return max(0, int((current - item.idle_since) // 60))
 
     async def _post_reminder(self, item: IdleMatch, now: float | None) -> bool:
-        posted = await self._send(
+        # Claimed before it is sent, so it is sent once even with several processes, and a
+        # channel that refuses is not retried at every pass.
+        if not await self.service.mark_reminded(item.match_id, item.version):
+            return False
+        return await self._send(
             item,
             reminder_text(item, self._minutes(item, now)),
             allowed_mentions=mention_only(item.idle.user_id),
         )
-        # Marked even when Discord refused it, so a channel that refuses is not retried at
-        # every pass.
-        await self.service.mark_reminded(item.match_id, item.version)
-        return posted
 
     async def _post_claim(self, item: IdleMatch, now: float | None) -> bool:
         key = (item.match_id, item.version)
