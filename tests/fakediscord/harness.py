@@ -175,7 +175,8 @@ class FakeDiscord(FakeServer):
         self.bot: discord.Client | None = None
         # Bots started with add_bot() beside the first (other processes' shards).
         self.other_bots: list[discord.Client] = []
-        self._other_tasks: list[asyncio.Task[None]] = []
+        # Each one's connect task and what undoes its request tracking.
+        self._other_tasks: list[tuple[asyncio.Task[None], list[Callable[[], None]]]] = []
         self.bot_errors: list[logging.LogRecord] = []
         self._factory: BotFactory | None = None
         self._client_options: dict[str, Any] = {}
@@ -226,7 +227,7 @@ class FakeDiscord(FakeServer):
         assert self._factory is not None, "use `async with fake.run(bot_factory)`"
         bot = self._factory(guild_ready_timeout=self.guild_ready_timeout, **self._client_options)
         self.bot = bot
-        self._track_requests(bot.http)
+        self._untrack += self._track_requests(bot.http)
         try:
             self._bot_task = await self._connect(bot)
         except BaseException:
@@ -242,9 +243,16 @@ class FakeDiscord(FakeServer):
         options = {"guild_ready_timeout": self.guild_ready_timeout, **client_options}
         bot = bot_factory(**options)
         self.other_bots.append(bot)
-        self._track_requests(bot.http)
-        task = await self._connect(bot)
-        self._other_tasks.append(task)
+        untrack = self._track_requests(bot.http)
+        try:
+            task = await self._connect(bot)
+        except BaseException:
+            self.other_bots.remove(bot)
+            await bot.close()
+            for undo in untrack:
+                undo()
+            raise
+        self._other_tasks.append((task, untrack))
         return bot
 
     async def _connect(self, bot: discord.Client) -> asyncio.Task[None]:
@@ -269,10 +277,14 @@ class FakeDiscord(FakeServer):
     async def stop_other_bots(self) -> None:
         """Close the bots :meth:`add_bot` started."""
         while self.other_bots:
-            bot, task = self.other_bots.pop(), self._other_tasks.pop()
-            await bot.close()
-            async with asyncio.timeout(self.ready_timeout):
-                await task
+            bot, (task, untrack) = self.other_bots.pop(), self._other_tasks.pop()
+            try:
+                await bot.close()
+                async with asyncio.timeout(self.ready_timeout):
+                    await task
+            finally:
+                for undo in untrack:
+                    undo()
 
     async def stop_bot(self) -> None:
         """Close the bot (idempotent): bot.close(), then await its connect task."""
@@ -288,17 +300,19 @@ class FakeDiscord(FakeServer):
             while self._untrack:
                 self._untrack.pop()()
 
-    def _track_requests(self, http: discord.http.HTTPClient) -> None:
+    def _track_requests(self, http: discord.http.HTTPClient) -> list[Callable[[], None]]:
         """Count the bot's REST requests in flight, on its HTTP client and the webhook adapter
-        used for interaction responses and follow-ups.
+        used for interaction responses and follow-ups (one for every bot in the process: the
+        first bot's tracking counts every bot's); what undoes it.
 
         discord.py registers a view (store_view) right after the request that sent it returns,
         with no await in between. So once the count is back to 0 and a waiter runs, every view
         sent so far is registered: component clicks wait for that, as a human would.
         """
+        undo: list[Callable[[], None]] = []
         for owner in (http, async_context.get()):
             if "request" in vars(owner):
-                continue  # the shared webhook adapter, tracked for the first bot already
+                continue  # the shared webhook adapter, tracked already
             original = owner.request
 
             async def tracked(*args: Any, __original: Any = original, **kwargs: Any) -> Any:
@@ -310,7 +324,8 @@ class FakeDiscord(FakeServer):
                     self.poke()
 
             owner.request = tracked  # type: ignore[method-assign]
-            self._untrack.append(lambda owner=owner: delattr(owner, "request"))
+            undo.append(lambda owner=owner: delattr(owner, "request"))
+        return undo
 
     async def wait_bot_idle(self, timeout: float = DEFAULT_TIMEOUT) -> None:
         """Wait until the bot has no REST request awaiting an answer."""
