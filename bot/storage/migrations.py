@@ -144,6 +144,31 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (guild_id, game, user_id, level)
     ) WITHOUT ROWID;
     """,
+    # 3: post-match analysis. One row per analysed match: its state (queued, running, done,
+    # failed), the games done so far, the message that shows it, the result as JSON and each
+    # seat's error rate and PR (for /stats). Queued and running rows are picked up again at
+    # start-up.
+    """
+    CREATE TABLE analyses (
+        match_id INTEGER PRIMARY KEY REFERENCES matches (id),
+        status TEXT NOT NULL,
+        ply INTEGER NOT NULL,
+        requester_id INTEGER,
+        requested_at REAL NOT NULL,
+        started_at REAL,
+        finished_at REAL,
+        games_done INTEGER NOT NULL DEFAULT 0,
+        games_total INTEGER,
+        message_id INTEGER,
+        result TEXT,
+        error TEXT,
+        error_rate0 REAL,
+        error_rate1 REAL,
+        pr0 REAL,
+        pr1 REAL
+    );
+    CREATE INDEX analyses_status ON analyses (status, requested_at);
+    """,
 )
 
 

@@ -39,6 +39,7 @@ from typing import Any, TypeVar
 import asyncpg
 
 from bot.storage import postgres_migrations as migrations
+from bot.storage.postgres_analyses import PostgresAnalyses
 from bot.storage.postgres_statements import (
     Connection,
     Players,
@@ -74,7 +75,7 @@ POOL_MIN_SIZE = 1
 POOL_MAX_SIZE = 10
 
 
-class PostgresStore:
+class PostgresStore(PostgresAnalyses):
     """The :class:`~bot.storage.protocol.Store` on a PostgreSQL database:
     ``PostgresStore(url)``, then ``await connect()``; or ``await PostgresStore.open(url)``.
     ``close()`` when done."""

@@ -165,6 +165,28 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (guild_id, game, user_id, level)
     );
     """,
+    # 3: post-match analysis (as step 3 of migrations.py).
+    """
+    CREATE TABLE analyses (
+        match_id bigint PRIMARY KEY REFERENCES matches (id),
+        status text NOT NULL,
+        ply integer NOT NULL,
+        requester_id bigint,
+        requested_at double precision NOT NULL,
+        started_at double precision,
+        finished_at double precision,
+        games_done integer NOT NULL DEFAULT 0,
+        games_total integer,
+        message_id bigint,
+        result text,
+        error text,
+        error_rate0 double precision,
+        error_rate1 double precision,
+        pr0 double precision,
+        pr1 double precision
+    );
+    CREATE INDEX analyses_status ON analyses (status, requested_at);
+    """,
 )
 
 

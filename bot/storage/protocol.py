@@ -212,3 +212,31 @@ class Store(Protocol):
         """Record the shout once per game and count it for the user; False if already
         shouted."""
         ...
+
+    # --- analyses -----------------------------------------------------------------------------
+
+    async def queue_analysis(
+        self, match_id: int, ply: int, requester_id: int | None, at: float
+    ) -> bool:
+        """Queue the match's analysis: a new ``analyses`` row, or a failed one queued again
+        (its progress and result cleared). False, and nothing written, when it is queued,
+        running or done already (of several callers at once, one queues it)."""
+        ...
+
+    async def analysis_row(self, match_id: int) -> Row | None:
+        """The match's ``analyses`` row, or None when it was never queued."""
+        ...
+
+    async def pending_analyses(self, guilds: GuildShards | None = None) -> list[Row]:
+        """The queued and running analyses (of matches in ``guilds``' guilds; None: every
+        guild), oldest request first, then by match id."""
+        ...
+
+    async def update_analysis(self, match_id: int, **changes: Any) -> None:
+        """Set columns of the match's ``analyses`` row (status, progress, message, result)."""
+        ...
+
+    async def analysis_averages(self, guild_id: int, game: str, user_id: int) -> Row:
+        """Over the player's finished analyses in the guild and game: ``analysed`` (how many),
+        ``error_rate`` and ``pr`` (their averages, NULL when none)."""
+        ...

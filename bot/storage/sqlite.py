@@ -50,6 +50,7 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from bot.storage import migrations
+from bot.storage.sqlite_analyses import SqliteAnalyses
 from bot.storage.sqlite_statements import (
     append_events,
     apply_robot_records,
@@ -103,7 +104,7 @@ def _probe(path: str | Path) -> None:
     sqlite3.connect(str(path)).close()
 
 
-class SqliteStore:
+class SqliteStore(SqliteAnalyses):
     """The :class:`~bot.storage.protocol.Store` on a SQLite file: ``SqliteStore(path)``, then
     ``await connect()``; or ``await SqliteStore.open(path)``. ``close()`` when done."""
 

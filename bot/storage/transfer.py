@@ -39,6 +39,7 @@ TABLES = (
     "ratings",
     "shouts",
     "robot_records",
+    "analyses",
 )
 # The tables whose ids are identity columns in PostgreSQL (AUTOINCREMENT in SQLite).
 IDENTITY_TABLES = ("challenges", "matches")
@@ -53,6 +54,7 @@ ORDER = {
     "ratings": "guild_id, game, user_id",
     "shouts": "match_id, game_number",
     "robot_records": "guild_id, game, user_id, level",
+    "analyses": "match_id",
 }
 BATCH = 5000
 # Matches replayed per query of their events.

@@ -75,6 +75,8 @@ async def make_source(path: Path, seed: int = 7) -> dict[str, int]:
         )
         await store.record_shout(match, 1, 2**40, GUILD, "nannon", 6.0)
         await store.update_match(made["match1"], board_message_id=2**61, reminded_version=3)
+        await store.queue_analysis(match, 0, 2**40, 7.0)
+        await store.update_analysis(match, status="done", result="{}", error_rate0=1.5, pr0=0.75)
         return made
     finally:
         await store.close()
