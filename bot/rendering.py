@@ -15,12 +15,15 @@ import concurrent.futures
 import logging
 import multiprocessing
 import threading
+from collections.abc import Callable, Sequence
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from typing import Any, TypeVar
 
 from render import jobs
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 _lock = threading.Lock()
 _pool: concurrent.futures.ProcessPoolExecutor | None = None
@@ -78,17 +81,27 @@ async def warm_up() -> None:
 
 async def board(game: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[bytes, str]:
     """(PNG, alt text) of one board, drawn by the worker process (or a thread)."""
+    return await _draw(jobs.board, game, args, kwargs)
+
+
+async def chart(
+    decisions: Sequence[Any], names: tuple[str, str], match_play: bool
+) -> tuple[bytes, str] | None:
+    """(PNG, alt text) of an analysis' winning-chance chart, drawn as boards are; None where
+    the chart's module is missing."""
+    return await _draw(jobs.chart, tuple(decisions), names, match_play)
+
+
+async def _draw(job: Callable[..., T], *args: Any) -> T:
     pool = _get_pool()
     if pool is not None:
         try:
-            drawn = await asyncio.get_running_loop().run_in_executor(
-                pool, jobs.board, game, args, kwargs
-            )
+            drawn = await asyncio.get_running_loop().run_in_executor(pool, job, *args)
         except (BrokenProcessPool, OSError) as exc:
             # OSError: the worker could not be started (no processes allowed here).
-            log.warning("the render worker failed (%s): drawing this board in a thread", exc)
+            log.warning("the render worker failed (%s): drawing this one in a thread", exc)
             _discard(pool)
         else:
             _worked(pool)
             return drawn
-    return await asyncio.to_thread(jobs.board, game, args, kwargs)
+    return await asyncio.to_thread(job, *args)

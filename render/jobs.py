@@ -26,6 +26,22 @@ def board(game: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[byt
     return module.board_png(*args, **kwargs), module.describe(*args, **kwargs)
 
 
+def chart(decisions: Any, names: tuple[str, str], match_play: bool) -> tuple[bytes, str] | None:
+    """The analysis report's winning-chance chart (PNG, alt text), or None where
+    ``render.analysis_chart`` is missing."""
+    try:
+        module = importlib.import_module("render.analysis_chart")
+    except ImportError:
+        return None
+    png: bytes = module.win_chance_chart(decisions, names, match_play=match_play)
+    describe = getattr(module, "chart_alt_text", None)
+    try:
+        alt = str(describe(decisions, names)) if describe is not None else ""
+    except TypeError:  # another signature: the caller's own alt text stands
+        alt = ""
+    return png, alt
+
+
 def ready() -> bool:
     """A no-op a pool runs once to start its worker (imports included) before the first board."""
     importlib.import_module("render.backgammon")

@@ -286,6 +286,17 @@ REFUSALS: dict[Refusal, Words] = {
         "Nothing for you to decide right now: /hint works on your roll to play, before your "
         "roll when you may double, and when you are doubled."
     ),
+    Refusal.ANALYSIS_UNAVAILABLE: lambda p: "Match analysis is not available on this bot.",
+    Refusal.MATCH_NOT_FINISHED: lambda p: (
+        f"Match #{p['match_id']} is still on: it can be analysed once it is finished."
+    ),
+    Refusal.ANALYSIS_PENDING: lambda p: (
+        f"Match #{p['match_id']} is being analysed already ({p['status']}): the report will "
+        f"be posted in <#{p['channel_id']}>."
+    ),
+    Refusal.ANALYSIS_DONE: lambda p: (
+        f"Match #{p['match_id']} was analysed already: see the report in {_message_link(p)}."
+    ),
     Refusal.STALE_BOARD: lambda p: (
         "That board is out of date: the match has moved on. Use the latest board."
     ),
@@ -525,3 +536,105 @@ def thread_gone(how: str) -> str:
 def page_of(page: int, pages: int) -> str:
     """Under a page of a long list (``page`` counts from 0)."""
     return f"Page {page + 1} of {pages}"
+
+
+# --- post-match analysis -----------------------------------------------------------------------
+
+
+def _message_link(p: dict[str, Any]) -> str:
+    """A jump link to the analysis message where known, else its channel."""
+    channel, message, guild = p.get("channel_id"), p.get("message_id"), p.get("guild_id")
+    if message is not None and guild is not None:
+        return f"https://discord.com/channels/{guild}/{channel}/{message}"
+    return f"<#{channel}>"
+
+
+def _analyses(count: int) -> str:
+    return "1 analysis" if count == 1 else f"{count} analyses"
+
+
+def analysis_queued(match_id: int, channel_id: int, ahead: int) -> str:
+    """The ephemeral answer to /analyse."""
+    wait = f" ({_analyses(ahead)} ahead of it)" if ahead else ""
+    return f"Match #{match_id} is queued for analysis{wait}: the report will be in <#{channel_id}>."
+
+
+def analysis_progress(match_id: int, done: int, total: int | None, ahead: int = 0) -> str:
+    """The progress message, edited in place while the analysis runs."""
+    if total is None:
+        wait = f", {_analyses(ahead)} ahead" if ahead else ""
+        return f"Analysis of match #{match_id}: queued{wait}."
+    game = min(done + 1, total)
+    return f"Analysing match #{match_id}… game {game} of {total}"
+
+
+def analysis_failed(match_id: int) -> str:
+    return (
+        f"Sorry, the analysis of match #{match_id} failed (this is logged). "
+        f"Try again with /analyse match:{match_id}."
+    )
+
+
+def analysis_done(match_id: int) -> str:
+    return f"Analysis of match #{match_id} finished: the report is below."
+
+
+ERROR_RATE_WORDS = {
+    GameKind.BACKGAMMON: "mEMG per decision",
+    GameKind.NANNON: "equity lost (thousandths per decision)",
+    GameKind.CHECKERS: "score lost (thousandths per move)",
+}
+
+
+def analysis_title(match_id: int, kind: GameKind) -> str:
+    return f"How did you play? Match #{match_id} ({spec_of(kind).title})"
+
+
+def analysis_player_text(kind: GameKind, figures: Any) -> str:
+    """One player's figures (an ``engines.analysis.PlayerFigures``)."""
+    lines = [
+        f"**{figures.rating}**",
+        f"Checker play: {figures.checker_error_rate:.1f} ({ERROR_RATE_WORDS[kind]}, "
+        f"{figures.unforced_moves} unforced)",
+    ]
+    if figures.unforced_cube_decisions:
+        lines.append(
+            f"Cube: {figures.cube_error_rate:.1f} ({figures.unforced_cube_decisions} decisions)"
+        )
+    if figures.pr is not None:
+        lines.append(f"PR {figures.pr:.2f}")
+    lines.append(f"{plural(figures.errors, 'error')}, {plural(figures.blunders, 'blunder')}")
+    if spec_of(kind).has_dice:
+        lines.append(f"Luck {figures.luck:+.3f}")
+    return "\n".join(lines)
+
+
+def mistake_title(rank: int, name: str, game: int) -> str:
+    return f"Mistake {rank}: {name}, game {game}"
+
+
+def mistake_text(played: str, best: str, loss: float, dice: Sequence[int]) -> str:
+    roll = f"Roll {dice_text(dice)}. " if dice else ""
+    return f"{roll}Played **{played}**; best **{best}**. Equity lost: {loss:.3f}"
+
+
+NO_MISTAKES = "No mistakes: every decision was the best one."
+CHART_TITLE = "Winning chances after every move"
+
+
+def analysis_stats_text(
+    kind: GameKind, analysed: int, error_rate: float | None, pr: float | None
+) -> str:
+    """The /stats line for a player's analysed matches."""
+    if not analysed or error_rate is None:
+        return ""
+    figure = f"PR {pr:.2f}" if pr is not None else f"error rate {error_rate:.1f}"
+    matches = "1 match" if analysed == 1 else f"{analysed} matches"
+    return f"Analysed: {matches}, average {figure}"
+
+
+def analysis_settings_line(robot: bool, human: bool) -> str:
+    return (
+        f"- Analysis when a match ends: robot matches {'on' if robot else 'off'}, "
+        f"matches between people {'on' if human else 'off'}"
+    )

@@ -6,6 +6,7 @@ It writes no sentences: the adapter's ``bot.discord.wording`` does.
 Match actions go through one entry point, ``MatchService.act(command)``, with one frozen
 command per action (:mod:`bot.service.commands`)."""
 
+from bot.service.analysis import Analyser, AnalysisQueue, RequestAnalysis
 from bot.service.commands import (
     AcceptDraw,
     AcceptResignation,
@@ -34,6 +35,8 @@ from bot.service.errors import (
 from bot.service.events import MatchEvent
 from bot.service.handlers import COMMAND_HANDLERS
 from bot.service.model import (
+    AnalysisStatus,
+    AnalysisView,
     Challenge,
     ChallengeStatus,
     DiceFactory,
@@ -63,6 +66,10 @@ __all__ = [
     "COMMAND_HANDLERS",
     "AcceptDraw",
     "AcceptResignation",
+    "Analyser",
+    "AnalysisQueue",
+    "AnalysisStatus",
+    "AnalysisView",
     "Challenge",
     "ChallengeStatus",
     "ClaimWin",
@@ -98,6 +105,7 @@ __all__ = [
     "RatingChange",
     "Refusal",
     "Refused",
+    "RequestAnalysis",
     "RobotRecord",
     "RobotTurn",
     "RollDice",

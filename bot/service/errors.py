@@ -87,6 +87,11 @@ class Refusal(StrEnum):
     # Hints
     HINTS_OFF = "hints_off"  # hints in matches between people are off in this server
     NO_HINT = "no_hint"  # nothing for this player to decide now
+    # Analysis
+    ANALYSIS_UNAVAILABLE = "analysis_unavailable"  # no analyser in this bot
+    MATCH_NOT_FINISHED = "match_not_finished"  # match_id
+    ANALYSIS_PENDING = "analysis_pending"  # match_id, status, channel_id, message_id
+    ANALYSIS_DONE = "analysis_done"  # match_id, channel_id, message_id (the report)
     # Actions
     STALE_BOARD = "stale_board"  # expected_version is not the match's
     MATCH_CHANGED = "match_changed"  # another process committed first
@@ -179,6 +184,7 @@ _KINDS: dict[Refusal, type[Refused]] = {
     Refusal.ANSWER_DRAW: WrongPhase,
     Refusal.CLAIM_OWN_WAIT: NotYourTurn,
     Refusal.NO_HINT: WrongPhase,
+    Refusal.MATCH_NOT_FINISHED: WrongPhase,
 }
 _CUBE_REASONS = {
     Refusal.CHECKERS_NO_CUBE: CubeErrorReason.NO_CUBE,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from bot.service.model import MatchEvent
+from bot.service.model import AnalysisView, MatchEvent
 from bot.service.views import must_pass
 from engines.actions import (
     AcceptDraw,
@@ -38,6 +38,11 @@ if TYPE_CHECKING:
     from bot.service.state import LiveMatch
 
 __all__ = [
+    "AnalysisEvent",
+    "AnalysisFailed",
+    "AnalysisFinished",
+    "AnalysisProgressed",
+    "AnalysisQueued",
     "CrawfordGame",
     "DiceRolled",
     "DoubleOffered",
@@ -203,6 +208,36 @@ class CrawfordGame(MatchEvent):
 class MatchOver(MatchEvent):
     winner: int | None  # None: drawn
     score: tuple[float, float]
+
+
+# --- post-match analysis (bot.service.analysis tells its listeners) ---------------------------
+
+
+@dataclass(frozen=True)
+class AnalysisEvent:
+    """Something happened to a match's analysis; ``analysis`` is how it stands now."""
+
+    analysis: AnalysisView
+
+
+@dataclass(frozen=True)
+class AnalysisQueued(AnalysisEvent):
+    ahead: int  # analyses to run before this one
+
+
+@dataclass(frozen=True)
+class AnalysisProgressed(AnalysisEvent):
+    """It started (``games_done`` 0) or finished a game."""
+
+
+@dataclass(frozen=True)
+class AnalysisFinished(AnalysisEvent):
+    """Done: ``analysis.analysis`` holds the figures."""
+
+
+@dataclass(frozen=True)
+class AnalysisFailed(AnalysisEvent):
+    """The analyser failed; it may be asked again."""
 
 
 def step_events(

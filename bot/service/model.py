@@ -8,11 +8,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
+from engines.analysis import MatchAnalysis
 from engines.base import GameKind, GameMatch, GameResult, MatchRules, Phase, ResignLevel
 from engines.legal_moves import MoveNotation
 from engines.match import NO_MOVE
 
 __all__ = [
+    "AnalysisStatus",
+    "AnalysisView",
     "Challenge",
     "ChallengeStatus",
     "DiceFactory",
@@ -209,6 +212,9 @@ class StatLine:
     nannons_shouted: int = 0
     streak: int = 0  # +n: n wins in a row, -n: n losses in a row
     vs_robot: tuple[RobotRecord, ...] = ()  # the record against each robot level played
+    analysed: int = 0  # finished matches analysed (post-match analysis)
+    error_rate: float | None = None  # their average error rate (thousandths per decision)
+    pr: float | None = None  # their average PR (backgammon)
 
 
 @dataclass(frozen=True)
@@ -332,3 +338,31 @@ class MatchAwareDice(MatchDice, Protocol):
 
 
 DiceFactory = Callable[[], MatchDice]
+
+
+class AnalysisStatus(StrEnum):
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class AnalysisView:
+    """A match's post-match analysis as it stands: where its match is played (the report goes
+    there), its progress, and once done its figures."""
+
+    match_id: int
+    guild_id: int
+    channel_id: int
+    thread_id: int | None
+    kind: GameKind
+    players: tuple[Player, Player]
+    status: AnalysisStatus
+    ply: int
+    requester_id: int | None  # None: queued automatically at the match's end
+    games_done: int
+    games_total: int | None  # None until it starts
+    message_id: int | None  # the message that shows its progress, then its report
+    analysis: MatchAnalysis | None = None  # once done
+    error: str | None = None  # once failed: what went wrong (for the log)

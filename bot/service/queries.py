@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 from bot.service.errors import Refusal, refused
 from bot.service.handlers import MAX_MOVE_TEXT
@@ -161,9 +162,26 @@ async def stats(state: ServiceState, guild_id: int, user_id: int, game: GameKind
         RobotRecord(level=r["level"], **{name: r[name] for name in ROBOT_RECORD_COLUMNS})
         for r in await state.store.robot_records(guild_id, kind.value, user_id)
     )
+    analysed = await state.store.analysis_averages(guild_id, kind.value, user_id)
+    averages = AnalysedAverages(
+        int(analysed["analysed"]),
+        _float_or_none(analysed["error_rate"]),
+        _float_or_none(analysed["pr"]),
+    )
     row = await state.store.stats_row(guild_id, kind.value, user_id)
     if row is None:
-        return StatLine(guild_id, kind, user_id, "", INITIAL_RATING, 0, vs_robot=vs_robot)
+        return StatLine(
+            guild_id,
+            kind,
+            user_id,
+            "",
+            INITIAL_RATING,
+            0,
+            vs_robot=vs_robot,
+            analysed=averages.analysed,
+            error_rate=averages.error_rate,
+            pr=averages.pr,
+        )
     counters = {name: row[name] for name in STAT_COLUMNS}
     return StatLine(
         guild_id=guild_id,
@@ -174,8 +192,21 @@ async def stats(state: ServiceState, guild_id: int, user_id: int, game: GameKind
         experience=row["experience"],
         streak=row["streak"],
         vs_robot=vs_robot,
+        analysed=averages.analysed,
+        error_rate=averages.error_rate,
+        pr=averages.pr,
         **counters,
     )
+
+
+class AnalysedAverages(NamedTuple):
+    analysed: int
+    error_rate: float | None
+    pr: float | None
+
+
+def _float_or_none(value: Any) -> float | None:
+    return None if value is None else float(value)
 
 
 async def export(state: ServiceState, match_id: int, guild_id: int) -> ExportFile:

@@ -24,8 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from bot.service import actions, challenges, queries
+from bot.service.analysis import Analyser, AnalysisQueue, RequestAnalysis
 from bot.service.commands import MatchCommand
 from bot.service.model import (
+    AnalysisView,
     Challenge,
     DiceFactory,
     ExportFile,
@@ -54,7 +56,7 @@ class MatchService:
     """Challenges, actions, queries. Create with a :class:`Store`, or ``await MatchService.open``.
 
     ``dice_factory`` makes a new match's dice (tests inject a fixed seed); ``clock`` returns the
-    current time in seconds.
+    current time in seconds; ``analyser`` analyses finished matches (None: /analyse is refused).
     """
 
     def __init__(
@@ -63,8 +65,10 @@ class MatchService:
         *,
         dice_factory: DiceFactory = FairDice.new,
         clock: Callable[[], float] = time.time,
+        analyser: Analyser | None = None,
     ) -> None:
         self._state = ServiceState(store, dice_factory, clock)
+        self.analyses = AnalysisQueue(self._state, analyser)
 
     @classmethod
     async def open(
@@ -79,6 +83,7 @@ class MatchService:
         return cls(store, dice_factory=dice_factory, clock=clock)
 
     async def close(self) -> None:
+        await self.analyses.stop()
         self._state.close()
         await self.store.close()
 
@@ -225,7 +230,17 @@ class MatchService:
         """Apply a player's command (:mod:`bot.service.commands`): check it, apply its action and
         the automatic steps after it, commit, answer. With ``expected_version`` (the one the
         clicked board showed), a command on any other version raises StaleActionError."""
-        return await actions.act(self._state, command)
+        update = await actions.act(self._state, command)
+        if update.match_over:
+            await self.analyses.match_ended(update.view)
+        return update
+
+    # --- post-match analysis ----------------------------------------------------------------
+
+    async def request_analysis(self, command: RequestAnalysis) -> AnalysisView:
+        """Queue a finished match's analysis (:class:`~bot.service.analysis.AnalysisQueue`
+        runs it, one at a time, and tells ``analyses.listeners``)."""
+        return await self.analyses.request(command)
 
     # --- queries ----------------------------------------------------------------------------
 

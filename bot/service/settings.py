@@ -42,6 +42,8 @@ class GuildSettings:
     robot_rated: bool = False  # matches against the robot change ratings and leaderboards
     hints_in_human_matches: bool = False  # /hint in matches between people (robot: always)
     robot_pause_ms: int = 1000  # the robot shows its move after this pause (milliseconds)
+    analyse_robot_matches: bool = True  # a robot match is analysed when it ends
+    analyse_human_matches: bool = False  # a match between people is analysed when it ends
 
     def default_length(self, game: GameKind) -> int:
         length: int = getattr(self, f"{GameKind(game).value}_length")  # one field per game
