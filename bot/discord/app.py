@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import importlib
 import logging
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -30,8 +31,11 @@ from bot.config import Settings
 from bot.discord.ratelimit import CommandRateLimit, allow_interaction, guild_limits
 from bot.discord.replies import NO_MENTIONS, admit, refuse_closing, report_error
 from bot.robot import worker as robot_worker
-from bot.service import MatchService, MatchView
+from bot.service import Analyser, MatchService, MatchView
 from bot.storage import GuildShards, StoreError, is_postgres_url, open_store, redact
+from engines.actions import Action
+from engines.analysis import Decision
+from engines.base import GameKind, MatchRules
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +46,7 @@ EXTENSIONS = (
     "bot.discord.cogs.admin",
     "bot.discord.cogs.reminders",
     "bot.discord.cogs.robot",
+    "bot.discord.cogs.analysis",
 )
 
 Item = TypeVar("Item", bound=discord.ui.DynamicItem[Any])
@@ -190,6 +195,10 @@ class TableBot(commands.AutoShardedBot):
             self.spawn_work(robot_worker.warm_up(), name="tablebot-robot-warm-up")
         for view in resumed:
             self.turn_shown(view)
+        # Analyses left queued or running by the last run go on (in this process's guilds).
+        requeued = await self.service.analyses.start(self.guild_shards)
+        if requeued:
+            log.info("queued %d analyses again", requeued)
         if self.settings.dev_guild_id is not None and self.owns_shard_zero:
             await self.sync_dev_guild()
         freeze_startup_objects()
@@ -364,6 +373,8 @@ class TableBot(commands.AutoShardedBot):
             # queue yet, and its close() fails there, having nothing else to close.
             if self.user is not None:
                 raise
+        # An analysis cut short here stays "running" in the database: the next start runs it.
+        await self.service.analyses.stop()
         # The robot's worker stops with the bot (no robot turn is in flight any more).
         await asyncio.to_thread(robot_worker.shutdown)
         await self.service.close()
@@ -387,12 +398,49 @@ def guild_shards_of(settings: Settings) -> GuildShards | None:
     return GuildShards.of(settings.shard_count, settings.shard_ids)
 
 
+class WorkerAnalyser:
+    """The service's :class:`~bot.service.Analyser` on the robot's worker: games are counted
+    here (a replay), each game analysed in the worker process."""
+
+    def __init__(self, module: Any) -> None:
+        self._module = module  # bot.robot.analysis
+
+    def count_games(self, kind: GameKind, rules: MatchRules, actions: Sequence[Action]) -> int:
+        return int(self._module.count_games(kind, rules, actions))
+
+    async def analyse_game(
+        self,
+        kind: GameKind,
+        rules: MatchRules,
+        actions: Sequence[Action],
+        names: tuple[str, str],
+        game: int,
+        ply: int,
+    ) -> list[Decision]:
+        decisions: list[Decision] = await robot_worker.analyse_game(  # type: ignore[attr-defined,unused-ignore]
+            kind, rules, actions, names, game, ply
+        )
+        return decisions
+
+
+def worker_analyser() -> Analyser | None:
+    """The analyser on the robot's worker, or None where the analysis engines are missing
+    (/analyse is then refused)."""
+    try:
+        module = importlib.import_module("bot.robot.analysis")
+    except ImportError:
+        return None
+    if not hasattr(robot_worker, "analyse_game"):
+        return None
+    return WorkerAnalyser(module)
+
+
 def create_bot(settings: Settings, *, sync_only: bool = False, **client_options: Any) -> TableBot:
     """A new bot on the database ``settings.db_path`` (a SQLite file or a PostgreSQL URL),
     opened when the bot starts.
     ``client_options`` go to the discord.py constructor (``guild_ready_timeout``,
     ``http_trace`` ...); ``sync_only`` loads the commands and nothing else (``tablebot sync``)."""
-    service = MatchService(open_store(settings.db_path))
+    service = MatchService(open_store(settings.db_path), analyser=worker_analyser())
     return TableBot(settings, service=service, sync_only=sync_only, **client_options)
 
 

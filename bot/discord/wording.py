@@ -622,9 +622,7 @@ NO_MISTAKES = "No mistakes: every decision was the best one."
 CHART_TITLE = "Winning chances after every move"
 
 
-def analysis_stats_text(
-    kind: GameKind, analysed: int, error_rate: float | None, pr: float | None
-) -> str:
+def analysis_stats_text(analysed: int, error_rate: float | None, pr: float | None) -> str:
     """The /stats line for a player's analysed matches."""
     if not analysed or error_rate is None:
         return ""

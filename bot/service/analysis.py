@@ -112,6 +112,7 @@ class AnalysisQueue:
         self._idle = asyncio.Event()
         self._idle.set()
         self._runner: asyncio.Task[None] | None = None
+        self._telling: set[asyncio.Task[None]] = set()
         self.current: int | None = None  # the match being analysed
 
     # --- requests -----------------------------------------------------------------------------
@@ -151,9 +152,18 @@ class AnalysisQueue:
             )
         ahead = len(self._waiting) + (self.current is not None)
         view = await self.view(record.id)
+        # Told in a task of its own: the caller (a command, a match's last action) doesn't
+        # wait for Discord. It starts before the runner can pick the analysis up.
+        told = asyncio.get_running_loop().create_task(self._tell(AnalysisQueued(view, ahead)))
+        self._telling.add(told)
+        told.add_done_callback(self._telling.discard)
         self._enqueue(record.id)
-        await self._tell(AnalysisQueued(view, ahead))
         return view
+
+    def position(self, match_id: int) -> int:
+        """How many analyses run before this queued one (0 when it is next or running)."""
+        ahead = self._waiting.index(match_id) if match_id in self._waiting else 0
+        return ahead + (self.current is not None and self.current != match_id)
 
     async def match_ended(self, view: MatchView) -> AnalysisView | None:
         """Queue a match that just ended when the server analyses such matches (robot matches
@@ -210,9 +220,11 @@ class AnalysisQueue:
 
     async def stop(self) -> None:
         runner, self._runner = self._runner, None
-        if runner is not None:
-            runner.cancel()
-            await asyncio.wait([runner])
+        tasks = [*self._telling, *([runner] if runner is not None else [])]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks)
         self._waiting.clear()
         self.current = None
         self._idle.set()
@@ -327,6 +339,7 @@ def _view(record: MatchRecord, row: Row) -> AnalysisView:
         channel_id=record.channel_id,
         thread_id=record.thread_id,
         kind=record.game,
+        length=record.rules.length,
         players=record.players,
         status=AnalysisStatus(row["status"]),
         ply=int(row["ply"]),

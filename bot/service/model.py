@@ -357,6 +357,7 @@ class AnalysisView:
     channel_id: int
     thread_id: int | None
     kind: GameKind
+    length: int  # the match's length (0: money play)
     players: tuple[Player, Player]
     status: AnalysisStatus
     ply: int

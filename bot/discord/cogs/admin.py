@@ -72,6 +72,9 @@ def describe_settings(settings: GuildSettings) -> str:
             wording.robot_settings_line(
                 settings.robot_rated, settings.hints_in_human_matches, settings.robot_pause_ms
             ),
+            wording.analysis_settings_line(
+                settings.analyse_robot_matches, settings.analyse_human_matches
+            ),
         ]
     )
 
@@ -260,6 +263,19 @@ class AdminCog(commands.Cog, name="Admin"):
             hints_in_human_matches=hints,
             robot_pause_ms=pause_ms,
         )
+
+    @config.command(name="analysis", description="Analyse matches when they end.")
+    @app_commands.describe(
+        robot="Analyse matches against tablebot when they end (default on)",
+        people="Analyse matches between people when they end (default off)",
+    )
+    async def analysis(
+        self,
+        interaction: discord.Interaction[Any],
+        robot: bool | None = None,
+        people: bool | None = None,
+    ) -> None:
+        await self._update(interaction, analyse_robot_matches=robot, analyse_human_matches=people)
 
     @app_commands.command(name="sync", description="Owner only: sync slash commands globally.")
     @app_commands.guild_only()

@@ -138,7 +138,9 @@ def counters_text(line: StatLine) -> str:
 
 def format_stats(name: str, lines: list[StatLine]) -> discord.Embed:
     embed = discord.Embed(title=f"Stats of {escape_name(name)}", colour=EMBED_COLOUR)
-    played = [line for line in lines if line.played or line.experience or line.vs_robot]
+    played = [
+        line for line in lines if line.played or line.experience or line.vs_robot or line.analysed
+    ]
     if not played:
         embed.description = "No finished matches here yet."
         return embed
@@ -156,6 +158,9 @@ def format_stats(name: str, lines: list[StatLine]) -> discord.Embed:
         if line.streak:
             word = "wins" if line.streak > 0 else "losses"
             parts.append(f"Streak: {abs(line.streak)} {word}")
+        analysed = wording.analysis_stats_text(line.analysed, line.error_rate, line.pr)
+        if analysed:
+            parts.append(analysed)
         embed.add_field(name=spec_of(line.game).title, value="\n".join(parts), inline=False)
     return embed
 

@@ -1,0 +1,205 @@
+"""Post-match analysis in Discord: ``/analyse match:<id>``, and the presenter of an analysis'
+progress and report.
+
+The service queues and runs analyses (:class:`bot.service.AnalysisQueue`, one at a time; a
+match's end queues one where the server wants it) and tells this cog of each step. In the match's
+thread (or channel) one message says "queued", then "Analysing… game 3 of 9", edited in place;
+when the analysis is done it says so, and the report follows: each player's figures, the
+winning-chance chart, and the three worst mistakes, each with the board it was made on (drawn by
+the render worker from the match replayed to that point). The message's id is kept with the
+analysis, so after a restart the same message is edited on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import rendering
+from bot.discord import delivery, presenter, wording
+from bot.discord.replies import NO_MENTIONS, escape_name, inert_text
+from bot.discord.style import style_of
+from bot.service import AnalysisView, RequestAnalysis
+from bot.service.events import (
+    AnalysisEvent,
+    AnalysisFailed,
+    AnalysisFinished,
+    AnalysisProgressed,
+    AnalysisQueued,
+)
+from engines.analysis import Decision, MatchAnalysis
+
+if TYPE_CHECKING:
+    from bot.discord.app import TableBot
+
+log = logging.getLogger(__name__)
+
+WORST = 3  # the mistakes shown with their boards
+
+
+class AnalysisCog(commands.Cog, name="Analysis"):
+    def __init__(self, bot: TableBot) -> None:
+        self.bot = bot
+        self.service = bot.service
+        # Per match: its message's id as last posted (a step's view may predate the post), and
+        # a lock, so the steps of one analysis show in order.
+        self._messages: dict[int, int] = {}
+        self._locks: dict[int, asyncio.Lock] = {}
+
+    async def cog_load(self) -> None:
+        self.service.analyses.listeners.append(self.on_analysis)
+
+    async def cog_unload(self) -> None:
+        listeners = self.service.analyses.listeners
+        if self.on_analysis in listeners:
+            listeners.remove(self.on_analysis)
+
+    @app_commands.command(name="analyse", description="How did we play? Analyse a finished match")
+    @app_commands.describe(match="The match's number (#)")
+    @app_commands.guild_only()
+    async def analyse(self, interaction: discord.Interaction[TableBot], match: int) -> None:
+        view = await self.service.request_analysis(
+            RequestAnalysis(match, interaction.guild_id or 0, interaction.user.id)
+        )
+        ahead = self.service.analyses.position(view.match_id)
+        await interaction.response.send_message(
+            wording.analysis_queued(view.match_id, _channel_of(view), ahead),
+            ephemeral=True,
+            allowed_mentions=NO_MENTIONS,
+        )
+
+    # --- the presenter ------------------------------------------------------------------------
+
+    async def on_analysis(self, event: AnalysisEvent) -> None:
+        """Show a step of an analysis in its match's thread or channel."""
+        match_id = event.analysis.match_id
+        lock = self._locks.setdefault(match_id, asyncio.Lock())
+        async with lock:
+            await self._present(event)
+        if isinstance(event, AnalysisFinished | AnalysisFailed):
+            self._locks.pop(match_id, None)
+            self._messages.pop(match_id, None)
+
+    async def _present(self, event: AnalysisEvent) -> None:
+        view = event.analysis
+        if isinstance(event, AnalysisQueued):
+            text = wording.analysis_progress(view.match_id, 0, None, event.ahead)
+            await self._show(view, text)
+        elif isinstance(event, AnalysisProgressed):
+            total = view.games_total
+            await self._show(view, wording.analysis_progress(view.match_id, view.games_done, total))
+        elif isinstance(event, AnalysisFailed):
+            await self._show(view, wording.analysis_failed(view.match_id))
+        elif isinstance(event, AnalysisFinished) and view.analysis is not None:
+            await self._show(view, wording.analysis_done(view.match_id))
+            report = await self._post_report(view, view.analysis)
+            if report is not None:
+                await self.service.analyses.set_message(view.match_id, report.id)
+
+    async def _show(self, view: AnalysisView, text: str) -> None:
+        """Edit the analysis' message to ``text``, or post it (and keep its id)."""
+        message_id = self._messages.get(view.match_id, view.message_id)
+        if message_id is not None:
+            message = delivery.target_channel(self.bot, view).get_partial_message(message_id)
+            try:
+                await message.edit(content=text, allowed_mentions=NO_MENTIONS)
+                return
+            except discord.HTTPException as exc:
+                log.info("match %s: analysis message gone (%s): posting anew", view.match_id, exc)
+        try:
+            sent = await delivery.send_to_match(self.bot, view, text, allowed_mentions=NO_MENTIONS)
+        except discord.HTTPException as exc:
+            log.warning("match %s: could not show the analysis: %s", view.match_id, exc)
+            return
+        self._messages[view.match_id] = sent.id
+        await self.service.analyses.set_message(view.match_id, sent.id)
+
+    async def _post_report(
+        self, view: AnalysisView, analysis: MatchAnalysis
+    ) -> discord.Message | None:
+        colour = style_of(view.kind).colour
+        summary = discord.Embed(
+            title=wording.analysis_title(view.match_id, view.kind), colour=colour
+        )
+        for seat, figures in enumerate(analysis.players):
+            summary.add_field(
+                name=escape_name(view.players[seat].name),
+                value=inert_text(wording.analysis_player_text(view.kind, figures)),
+                inline=True,
+            )
+        embeds = [summary]
+        files: list[discord.File] = []
+        names = (view.players[0].name, view.players[1].name)
+        chart = await _chart(analysis, names, view.length > 0)
+        if chart is not None:
+            png, alt = chart
+            alt = (alt or wording.CHART_TITLE)[:1024]
+            files.append(discord.File(io.BytesIO(png), filename="chart.png", description=alt))
+            summary.set_image(url="attachment://chart.png")
+        worst = analysis.worst(WORST)
+        if not worst:
+            summary.set_footer(text=wording.NO_MISTAKES)
+        for rank, decision in enumerate(worst, 1):
+            embed, file = await self._mistake(view, rank, decision)
+            embeds.append(embed)
+            if file is not None:
+                files.append(file)
+        try:
+            return await delivery.send_to_match(
+                self.bot, view, None, embeds=embeds, files=files, allowed_mentions=NO_MENTIONS
+            )
+        except discord.HTTPException as exc:
+            log.warning("match %s: could not post the analysis report: %s", view.match_id, exc)
+            return None
+
+    async def _mistake(
+        self, view: AnalysisView, rank: int, decision: Decision
+    ) -> tuple[discord.Embed, discord.File | None]:
+        name = view.players[decision.player].name
+        embed = discord.Embed(
+            title=inert_text(wording.mistake_title(rank, name, decision.game)),
+            description=inert_text(
+                wording.mistake_text(
+                    decision.played, decision.best, decision.equity_loss, decision.dice
+                )
+            ),
+            colour=style_of(view.kind).colour,
+        )
+        try:
+            board = await self.service.analyses.view_at(
+                view.match_id, view.guild_id, decision.action_index
+            )
+            drawn = await presenter.render_board(board)
+        except Exception:
+            log.exception("match %s: the board of mistake %d failed", view.match_id, rank)
+            drawn = None
+        if drawn is None:
+            return embed, None
+        file, _alt = drawn
+        file.filename = f"mistake{rank}.png"
+        embed.set_image(url=f"attachment://mistake{rank}.png")
+        return embed, file
+
+
+def _channel_of(view: AnalysisView) -> int:
+    return view.thread_id or view.channel_id
+
+
+async def _chart(
+    analysis: MatchAnalysis, names: tuple[str, str], match_play: bool
+) -> tuple[bytes, str] | None:
+    try:
+        return await rendering.chart(analysis.decisions, names, match_play)
+    except Exception:
+        log.exception("the analysis chart failed")
+        return None
+
+
+async def setup(bot: TableBot) -> None:
+    await bot.add_cog(AnalysisCog(bot))
