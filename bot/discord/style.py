@@ -28,6 +28,8 @@ class GameStyle:
     """The colour of the game's match, result and invitation embeds."""
     rules: str
     """The /rules summary (Discord markdown)."""
+    error_unit: str = "thousandths of equity lost per decision"
+    """What the analysis report's error rate counts."""
 
 
 _NANNON_RULES = (
@@ -91,8 +93,14 @@ _CHECKERS_RULES = (
 STYLES: Mapping[GameKind, GameStyle] = MappingProxyType(
     {
         GameKind.NANNON: GameStyle(discord.Colour.from_rgb(38, 84, 64), _NANNON_RULES),
-        GameKind.BACKGAMMON: GameStyle(discord.Colour.from_rgb(150, 62, 44), _BACKGAMMON_RULES),
-        GameKind.CHECKERS: GameStyle(discord.Colour.from_rgb(92, 58, 34), _CHECKERS_RULES),
+        GameKind.BACKGAMMON: GameStyle(
+            discord.Colour.from_rgb(150, 62, 44), _BACKGAMMON_RULES, "mEMG per decision"
+        ),
+        GameKind.CHECKERS: GameStyle(
+            discord.Colour.from_rgb(92, 58, 34),
+            _CHECKERS_RULES,
+            "thousandths of the score lost per move",
+        ),
     }
 )
 """Every game's style, by kind (read-only)."""

@@ -579,22 +579,15 @@ def analysis_done(match_id: int) -> str:
     return f"Analysis of match #{match_id} finished: the report is below."
 
 
-ERROR_RATE_WORDS = {
-    GameKind.BACKGAMMON: "mEMG per decision",
-    GameKind.NANNON: "equity lost (thousandths per decision)",
-    GameKind.CHECKERS: "score lost (thousandths per move)",
-}
-
-
 def analysis_title(match_id: int, kind: GameKind) -> str:
     return f"How did you play? Match #{match_id} ({spec_of(kind).title})"
 
 
-def analysis_player_text(kind: GameKind, figures: Any) -> str:
+def analysis_player_text(kind: GameKind, figures: Any, unit: str) -> str:
     """One player's figures (an ``engines.analysis.PlayerFigures``)."""
     lines = [
         f"**{figures.rating}**",
-        f"Checker play: {figures.checker_error_rate:.1f} ({ERROR_RATE_WORDS[kind]}, "
+        f"Checker play: {figures.checker_error_rate:.1f} ({unit}, "
         f"{figures.unforced_moves} unforced)",
     ]
     if figures.unforced_cube_decisions:

@@ -130,7 +130,9 @@ class AnalysisCog(commands.Cog, name="Analysis"):
         for seat, figures in enumerate(analysis.players):
             summary.add_field(
                 name=escape_name(view.players[seat].name),
-                value=inert_text(wording.analysis_player_text(view.kind, figures)),
+                value=inert_text(
+                    wording.analysis_player_text(view.kind, figures, style_of(view.kind).error_unit)
+                ),
                 inline=True,
             )
         embeds = [summary]
