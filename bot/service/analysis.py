@@ -121,11 +121,11 @@ class AnalysisQueue:
         """Queue the analysis of a finished match of this guild; refused when the match is
         unknown or still on, when it is queued, running or done already (its params say where
         its message is), or when this bot has no analyser."""
-        if self.analyser is None:
-            raise refused(Refusal.ANALYSIS_UNAVAILABLE)
         record = await self._record(command.match_id, command.guild_id)
         if record.status is not MatchStatus.FINISHED:
             raise refused(Refusal.MATCH_NOT_FINISHED, match_id=record.id)
+        if self.analyser is None:
+            raise refused(Refusal.ANALYSIS_UNAVAILABLE)
         state = self._state
         if not await state.store.queue_analysis(
             record.id, command.ply, command.user_id, state.now()

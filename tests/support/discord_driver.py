@@ -28,6 +28,7 @@ import pytest_asyncio
 from fakediscord import TOKEN, Channel, FakeDiscord, InteractionHandle, Member, Message
 
 from bot.config import Settings
+from bot.discord import app
 from bot.discord.app import TableBot, create_bot
 from bot.service import DiceFactory, MatchService
 from bot.storage import open_store
@@ -99,14 +100,14 @@ def build_bot(
     clock: Clock | None = None,
     **client_options: Any,
 ) -> TableBot:
-    """The bot ``create_bot(settings, **client_options)`` builds, with the service's dice and
-    the clock of both the service and the bot chosen by the test."""
+    """The bot ``create_bot(settings, **client_options)`` builds (the same analyser), with the
+    service's dice and the clock of both the service and the bot chosen by the test."""
     store = open_store(settings.db_path)
+    analyser = app.worker_analyser()
     if clock is None:
-        return TableBot(
-            settings, service=MatchService(store, dice_factory=dice_factory), **client_options
-        )
-    service = MatchService(store, dice_factory=dice_factory, clock=clock)
+        service = MatchService(store, dice_factory=dice_factory, analyser=analyser)
+        return TableBot(settings, service=service, **client_options)
+    service = MatchService(store, dice_factory=dice_factory, clock=clock, analyser=analyser)
     return TableBot(settings, service=service, clock=clock, **client_options)
 
 

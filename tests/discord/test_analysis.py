@@ -1,0 +1,159 @@
+"""Post-match analysis through the fake Discord (the real bot, the real analyser in the robot's
+worker): /analyse's refusals, a robot match's report posted by itself when it ends with its
+progress edited in place, the report of a match asked for with /analyse in each game, /stats'
+average after two analysed matches, and a restart while an analysis is queued picks it up
+again (its state is in the database).
+
+The analysis engines (``bot.robot.analysis``) come from another branch: until they are merged,
+the tests that run an analysis skip; the refusals run regardless."""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Any
+
+import pytest
+from fakediscord import Channel, FakeDiscord, Member, Message
+from support.discord_driver import embed_text, reply_to, service_of
+from support.robot_driver import challenge_robot, play_to_the_end, robot_ready, settle
+
+from bot.discord import wording
+from bot.discord.app import worker_analyser
+from bot.service import AnalysisStatus
+
+pytestmark = pytest.mark.asyncio
+
+needs_analyser = pytest.mark.skipif(
+    worker_analyser() is None, reason="the analysis engines (bot.robot.analysis) are not here"
+)
+needs_gnubg = pytest.mark.skipif(
+    importlib.util.find_spec("gnubg") is None, reason="the gnubg wheel is not installed here"
+)
+
+
+async def answer(fake: FakeDiscord, command: str, by: Member, **options: Any) -> Message:
+    return await reply_to(await fake.slash(command, options, by=by))
+
+
+async def analysed(fake: FakeDiscord, match_id: int) -> None:
+    """Until the match's analysis is done and its report shown."""
+    queue = service_of(fake).analyses
+    await settle(fake)
+    await queue.wait_idle()
+    await settle(fake)
+    view = await queue.view(match_id)
+    assert view.status is AnalysisStatus.DONE, view
+
+
+def report_of(channel: Channel, match_id: int) -> Message:
+    found = [
+        m
+        for m in channel.messages
+        if m.embeds and f"Match #{match_id} (" in (m.embeds[0].get("title") or "")
+    ]
+    assert found, [m.content for m in channel.messages]
+    return found[-1]
+
+
+def progress_message(channel: Channel, match_id: int) -> Message:
+    found = [m for m in channel.messages if f"match #{match_id}" in m.content]
+    assert found, [m.content for m in channel.messages]
+    return found[0]
+
+
+async def test_analyse_refuses_an_unknown_match_and_one_still_on(tablebot: FakeDiscord) -> None:
+    fake = tablebot
+    await robot_ready(fake, analyse_robot_matches=False)
+    alice = await fake.add_member("alice")
+    reply = await answer(fake, "analyse", alice, match=4242)
+    assert reply.ephemeral
+    match_id, _thread, _ = await challenge_robot(fake, alice, "nannon", points=1)
+    reply = await answer(fake, "analyse", alice, match=match_id)
+    assert reply.ephemeral
+    assert reply.content == (
+        f"Match #{match_id} is still on: it can be analysed once it is finished."
+    )
+
+
+@needs_analyser
+async def test_a_robot_match_is_analysed_when_it_ends(tablebot: FakeDiscord) -> None:
+    fake = tablebot
+    await robot_ready(fake)
+    alice = await fake.add_member("alice")
+    match_id, thread, _ = await challenge_robot(fake, alice, "nannon", points=3)
+    await play_to_the_end(fake, thread, match_id, alice)
+    await analysed(fake, match_id)
+    progress = progress_message(thread, match_id)
+    contents = [edit.get("content") for edit in progress.edits]
+    assert any("game 1 of" in (c or "") for c in contents), contents
+    assert progress.content == wording.analysis_done(match_id)
+    report = report_of(thread, match_id)
+    text = embed_text(report)
+    assert "alice" in text and "Checker play" in text
+    # The report's message is where /analyse sends the curious.
+    reply = await answer(fake, "analyse", alice, match=match_id)
+    assert reply.ephemeral and "analysed already" in reply.content
+    assert str(report.id) in reply.content
+
+
+@needs_analyser
+@pytest.mark.parametrize(
+    "game, points",
+    [
+        ("nannon", 3),
+        ("checkers", 1),
+        pytest.param("backgammon", 1, marks=needs_gnubg),
+    ],
+)
+async def test_analyse_reports_a_finished_match(
+    tablebot: FakeDiscord, game: str, points: int
+) -> None:
+    fake = tablebot
+    await robot_ready(fake, analyse_robot_matches=False)
+    alice = await fake.add_member("alice")
+    match_id, thread, _ = await challenge_robot(fake, alice, game, points=points)
+    await play_to_the_end(fake, thread, match_id, alice)
+    reply = await answer(fake, "analyse", alice, match=match_id)
+    assert reply.ephemeral and f"Match #{match_id} is queued for analysis" in reply.content
+    again = await answer(fake, "analyse", alice, match=match_id)
+    assert "being analysed already" in again.content or "analysed already" in again.content
+    await analysed(fake, match_id)
+    report = report_of(thread, match_id)
+    assert len(report.embeds) >= 2 or "No mistakes" in embed_text(report)
+    assert report.attachments  # the mistakes' boards (and the chart, once it is there)
+
+
+@needs_analyser
+async def test_stats_average_the_analysed_matches(tablebot: FakeDiscord) -> None:
+    fake = tablebot
+    await robot_ready(fake)
+    alice = await fake.add_member("alice")
+    rates = []
+    for _ in range(2):
+        match_id, thread, _ = await challenge_robot(fake, alice, "nannon", points=1)
+        await play_to_the_end(fake, thread, match_id, alice)
+        await analysed(fake, match_id)
+        view = await service_of(fake).analyses.view(match_id)
+        assert view.analysis is not None
+        rates.append(view.analysis.players[0].error_rate)
+    stats = await answer(fake, "stats", alice, game="nannon")
+    expected = wording.analysis_stats_text(2, sum(rates) / 2, None)
+    assert expected in embed_text(stats)
+
+
+@needs_analyser
+async def test_a_restart_runs_a_queued_analysis_again(tablebot: FakeDiscord) -> None:
+    fake = tablebot
+    await robot_ready(fake, analyse_robot_matches=False)
+    alice = await fake.add_member("alice")
+    match_id, thread, _ = await challenge_robot(fake, alice, "nannon", points=3)
+    await play_to_the_end(fake, thread, match_id, alice)
+    queue = service_of(fake).analyses
+    await queue.stop()  # nothing runs it here: it stays queued in the database
+    reply = await answer(fake, "analyse", alice, match=match_id)
+    assert f"Match #{match_id} is queued" in reply.content, reply.content
+    assert (await queue.view(match_id)).status is AnalysisStatus.QUEUED
+    await fake.restart_bot()
+    await fake.wait_for_commands()
+    await analysed(fake, match_id)
+    report_of(thread, match_id)
