@@ -86,6 +86,7 @@ def _our_turns(rules: MatchRules, actions: Sequence[Action], game: int) -> list[
         before = Position.from_id(match.position_id)
         state = MatchId.decode(match_id_of(match))
         rolled = match.dice
+        parsed = match.parse_move(action.move) if isinstance(action, Move) else None
         result = match.apply(action)
         seat = state.player_on_roll
         if isinstance(action, Roll):
@@ -96,8 +97,7 @@ def _our_turns(rules: MatchRules, actions: Sequence[Action], game: int) -> list[
         elif isinstance(action, OpeningRoll):
             roll_index = None
         elif isinstance(action, Move) and rolled is not None:
-            last = match.last_move
-            play = None if result.turn_forfeited or last is None else last[1]
+            play = parsed if isinstance(parsed, Play) else None
             dice = (rolled[0], rolled[1])
             turns.append(_Turn("move", seat, index, before, state, roll_index, dice, play))
         elif isinstance(action, Double):
