@@ -258,11 +258,12 @@ def _draw_lines(
                 for i in range(start, stop)
             ]
             if len(points) > 1:
-                draw.line(points, fill=255, width=width, joint="curve")
-            r = width / 2 if len(points) > 1 else width * 1.5  # round ends; a lone point a dot
-            for x, y in (points[0], points[-1]):
+                draw.line(points, fill=255, width=width)
+            # Round joints and ends (Pillow's joint="curve" is slower); a lone point is a dot.
+            r = width / 2 if len(points) > 1 else width * 1.5
+            for x, y in points:
                 draw.ellipse((x - r, y - r, x + r, y + r), fill=255)
-        small = mask.resize((box[2] - box[0], box[3] - box[1]), Image.Resampling.BOX)
+        small = mask.reduce(_SS)  # a box filter, the fastest way down
         canvas.paste(LINE_COLOURS[seat], box, small)
 
 
