@@ -57,6 +57,7 @@ __all__ = [
     "PLOT",
     "SEPARATOR",
     "chart_alt_text",
+    "chart_image",
     "decision_x",
     "game_runs",
     "win_chance_chart",
