@@ -8,6 +8,9 @@ cube and the two name icons), encoded the same way (fixed palette, zlib level 1)
     python benchmarks/render.py
 
 Targets (issue 4): each game <= 2x its floor and <= 15 ms per board.
+
+The last line times the analysis report's chart (``render.analysis_chart``) of a 300-decision
+match in 5 games, PNG included.
 """
 
 from __future__ import annotations
@@ -31,8 +34,10 @@ from PIL import Image  # noqa: E402
 from engines import backgammon as bg  # noqa: E402
 from engines import checkers as ck  # noqa: E402
 from engines import nannon as nn  # noqa: E402
+from engines.analysis import Decision, DecisionKind  # noqa: E402
 from engines.cube import Cube  # noqa: E402
 from render import backgammon, checkers, nannon  # noqa: E402
+from render.analysis_chart import win_chance_chart  # noqa: E402
 from render.common import (  # noqa: E402
     HEIGHT,
     SEAT_STYLES,
@@ -154,6 +159,29 @@ def floor_call(pastes: int, palette: Image.Image) -> Callable[[], bytes]:
     return call
 
 
+def chart_decisions(rng: random.Random, count: int = 300, games: int = 5) -> list[Decision]:
+    """A random walk of seat 0's chance, with about one blunder in twenty decisions."""
+    decisions, chance = [], 0.5
+    for i in range(count):
+        chance = min(1.0, max(0.0, chance + rng.gauss(0, 0.05)))
+        loss = 0.1 if rng.random() < 0.05 else 0.0
+        game, kind = 1 + i * games // count, DecisionKind.MOVE
+        decisions.append(Decision(game, i, i % 2, kind, "8/4", "8/4", loss, False, None, chance))
+    return decisions
+
+
+def chart_line(rng: random.Random, runs: int = 30) -> str:
+    decisions = chart_decisions(rng)
+    size = len(win_chance_chart(decisions, ("Alice", "Bob")))  # and warms the caches
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        win_chance_chart(decisions, ("Alice", "Bob"))
+        times.append(time.perf_counter() - start)
+    median = statistics.median(times) * 1000
+    return f"{'chart 300':<11} {median:>9.2f} {'':>9} {'':>6} {size / 1000:>7.1f}"
+
+
 def main() -> None:
     rng = random.Random(2024)
     games = {
@@ -171,6 +199,7 @@ def main() -> None:
             f"{name:<11} {board:>9.2f} {floor:>9.2f} {board / floor:>6.2f} "
             f"{max(sizes) / 1000:>7.1f}"
         )
+    print(chart_line(rng))
 
 
 if __name__ == "__main__":

@@ -68,6 +68,7 @@ ACTOR_ACTIONS = frozenset(
 RESIGN_ACTIONS = {level: f"rs{level.value}" for level in ResignLevel}
 CLAIM_TEMPLATE = r"tb:claim:(?P<match_id>[0-9]+):(?P<version>[0-9]+)"
 
+
 class Host(Protocol):
     """What a persistent component needs of the client it is clicked on (the
     :class:`~bot.discord.app.TableBot`): the match service for :func:`check_player`, and the
@@ -318,9 +319,7 @@ def pager(kind: str, arg: str, page: int, pages: int) -> discord.ui.View | None:
     if pages <= 1:
         return None
     view = discord.ui.View(timeout=None)
-    view.add_item(
-        PageButton(kind, arg, max(page - 1, 0), label="Previous", disabled=page <= 0)
-    )
+    view.add_item(PageButton(kind, arg, max(page - 1, 0), label="Previous", disabled=page <= 0))
     view.add_item(
         PageButton(kind, arg, min(page + 1, pages), label="Next", disabled=page >= pages - 1)
     )

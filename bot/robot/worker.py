@@ -1,8 +1,9 @@
 """The robot's worker process, and the async calls into it.
 
-The robot thinks in one worker process of its own: a ``spawn``-context pool of one
-(``concurrent.futures.ProcessPoolExecutor``), separate from the render worker
-(:mod:`bot.rendering`), created on first use and shared by every bot in the process. GNU
+The robot thinks in one worker process of its own (:data:`ROBOT`, a
+:class:`~bot.robot.pool.WorkerPool`), separate from the render worker (:mod:`bot.rendering`) and
+from post-match analysis (:data:`ANALYSIS`), created on first use and shared by every bot in the
+process. GNU
 Backgammon must run in the main thread of its process and never releases the interpreter lock
 (:mod:`bot.robot.gnubg_brain`), and the Nannon solver's first answer at a new score takes up to
 0.6 s: in a process of their own they leave the event loop free, and a crash takes down only the
@@ -18,18 +19,14 @@ calls raise :class:`RobotUnavailableError`.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import importlib.util
 import logging
-import multiprocessing
-import threading
 from collections.abc import Callable
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from bot.robot import gnubg_brain, jobs
 from bot.robot.levels import BACKGAMMON_LEVELS, Level
+from bot.robot.pool import RobotCrashedError, RobotUnavailableError, WorkerPool
 from engines.nannon_solver import Context, CubeDecision, MatchScore, RankedMove, TakeDecision
 
 log = logging.getLogger(__name__)
@@ -37,7 +34,9 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 __all__ = [
+    "ANALYSIS",
     "NOT_AVAILABLE",
+    "ROBOT",
     "RobotCrashedError",
     "RobotUnavailableError",
     "cube_decision",
@@ -59,70 +58,23 @@ __all__ = [
 
 NOT_AVAILABLE = "backgammon against the robot is not available on this platform"
 
-_lock = threading.Lock()
-_pool: concurrent.futures.ProcessPoolExecutor | None = None
+ROBOT = WorkerPool("robot")
+"""The robot's worker: its moves, cube and resignation decisions, and hints."""
+ANALYSIS = WorkerPool("analysis")
+"""Post-match analysis, in a worker of its own: a long analysis never delays a robot move."""
+
 _gnubg: bool | None = None  # whether gnubg runs here, once asked
 
 
-class RobotUnavailableError(RuntimeError):
-    """The robot can't play this here: no worker process can start, or GNU Backgammon's wheel
-    does not exist for this platform."""
-
-
-class RobotCrashedError(RuntimeError):
-    """The worker died during a call, and again when the call was tried in a new one."""
-
-
-def _get_pool() -> concurrent.futures.ProcessPoolExecutor:
-    global _pool
-    with _lock:
-        if _pool is None:
-            try:
-                _pool = concurrent.futures.ProcessPoolExecutor(
-                    max_workers=1, mp_context=multiprocessing.get_context("spawn")
-                )
-            except (OSError, NotImplementedError, ImportError) as exc:
-                raise RobotUnavailableError(f"no robot worker process here ({exc})") from exc
-        return _pool
-
-
-def _discard(pool: concurrent.futures.ProcessPoolExecutor) -> None:
-    """Drop a broken pool; the next call starts a new worker."""
-    global _pool
-    with _lock:
-        if _pool is pool:
-            _pool = None
-    pool.shutdown(wait=False, cancel_futures=True)
-
-
 def shutdown() -> None:
-    """Stop the worker (the next call starts a new one)."""
-    global _pool
-    with _lock:
-        pool, _pool = _pool, None
-    if pool is not None:
-        pool.shutdown(wait=True, cancel_futures=True)
+    """Stop the workers (the next call starts a new one)."""
+    ROBOT.shutdown()
+    ANALYSIS.shutdown()
 
 
 async def run(function: Callable[..., T], *args: Any) -> T:
-    """``function(*args)`` in the worker process (``function`` must be importable there, by
-    its module and name). A dead worker is replaced and the call tried once more."""
-    loop = asyncio.get_running_loop()
-    for attempt in (1, 2):
-        pool = _get_pool()
-        try:
-            return await loop.run_in_executor(pool, function, *args)
-        except BrokenProcessPool as exc:
-            _discard(pool)
-            if attempt == 2:
-                raise RobotCrashedError(
-                    f"the robot worker died twice running {function.__name__}"
-                ) from exc
-            log.warning("the robot worker died (%s): starting a new one", exc)
-        except OSError as exc:  # the worker could not be started (no processes allowed here)
-            _discard(pool)
-            raise RobotUnavailableError(f"the robot worker could not start ({exc})") from exc
-    raise AssertionError("unreachable")  # pragma: no cover
+    """``function(*args)`` in the robot's worker process (see :meth:`WorkerPool.run`)."""
+    return await ROBOT.run(function, *args)
 
 
 async def warm_up() -> None:

@@ -42,7 +42,7 @@ def _always_die() -> None:
 @pytest.fixture
 def fresh_worker(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The module's shared worker set aside for the test, and whatever it started stopped."""
-    monkeypatch.setattr(worker, "_pool", None)
+    monkeypatch.setattr(worker, "ROBOT", worker.WorkerPool("robot"))
     monkeypatch.setattr(worker, "_gnubg", None)
     yield
     worker.shutdown()
@@ -123,7 +123,7 @@ async def test_without_gnubg_backgammon_is_not_available(
     assert not await worker.gnubg_available()
     with pytest.raises(worker.RobotUnavailableError, match=worker.NOT_AVAILABLE):
         await worker.rank_plays(START, MatchId(dice=(3, 1)).encode())
-    assert worker._pool is None  # nothing was started to find that out
+    assert not worker.ROBOT.started  # nothing was started to find that out
     # Nannon needs no gnubg.
     assert await worker.nannon_equity("012-012", Context()) == pytest.approx(
         NannonSolver().equity(NannonPosition.initial(), Context())

@@ -103,8 +103,27 @@ asyncio.run(main(sys.argv[1], int(sys.argv[2])))
 """
 
 
+async def end_dead_sessions(url: str) -> None:
+    """Wait for the killed worker's server sessions to end. The server may still be running the
+    statement the worker sent just before it died; it commits or rolls back whole, but until
+    then the check's separate reads could see the match row before it and the events after."""
+    import asyncpg
+
+    db = await asyncpg.connect(url)
+    try:
+        await db.execute(
+            "SELECT pg_terminate_backend(pid, 60000) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid() "
+            "AND backend_type = 'client backend'"
+        )
+    finally:
+        await db.close()
+
+
 async def check_database(target: str | Path, acked: dict[int, int]) -> int:
     """All the invariants after a kill; returns the number of matches checked."""
+    if isinstance(target, str):
+        await end_dead_sessions(target)
     store: Any = await connect_store(target)
     try:
         if isinstance(store, SqliteStore):

@@ -1,0 +1,442 @@
+"""A backgammon game analysed by GNU Backgammon's own ``analyse game``: run only inside the
+robot's worker (main thread; gnubg's state is process-global, see :mod:`bot.robot.gnubg_brain`).
+
+The match goes to gnubg as our ``.mat`` export; gnubg imports it, analyses the game asked for at
+the ply asked for (checker play and cube; luck at gnubg's default 0-ply) and saves it as SGF,
+whose analysis this module reads back (``gnubg.match()`` leaves the analysis out). Each SGF
+record is paired, in order, with our own replay of the actions, and checked against it: same
+kind, same dice, the played move leading to the same position. So every figure is gnubg's, in
+our notation and on our action indices.
+
+What gnubg's SGF says (sgf.c), and how gnubg's statistics count it (analysis.c):
+
+- a move ``;W[..]`` (seat 0) or ``;B[..]`` (seat 1): the dice, then the move as letters per
+  checker step, ``a``.. from the mover's ace point (seat 1 counts down from ``x``), ``y`` the bar,
+  ``z`` off. ``A[i][move E ver 3 p1..p5 score ply..]...`` lists the candidates, best first, the
+  played one at index ``i``; ``score`` is the cubeful equity, normalised (EMG) in match play.
+  Its loss is ``score[0] - score[i]``; it counts as a decision when there are two candidates or
+  more (gnubg's "unforced"). ``LU[x]`` is the roll's luck in EMG.
+- ``DA[E ver 3 ply.. o0[7] o1[7]]`` on a move is the cube decision before that roll (present only
+  when the mover could double): o0 no double, o1 double/take, each 5 probabilities, cubeless
+  equity and the cubeful one (a match-winning chance in match play). In EMG: ND and DT are those
+  converted by gnubg's ``mwc2eq`` (money: as they are), DP is 1. Optimal = max(ND, min(DT, DP)).
+  A no double costs optimal - ND and counts only when close: optimal - min(DT, 1) < 0.16.
+- ``;W[double]`` / ``[take]`` / ``[drop]`` carry the doubler's DA and always count: a double costs
+  optimal - min(DT, DP), a take DT - DP, a pass DP - DT (each when > 0).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bot.robot import gnubg_brain
+from engines import new_match
+from engines.actions import Action, Double, Drop, Move, OpeningRoll, Roll, Take
+from engines.analysis import Decision, DecisionKind
+from engines.backgammon import BAR, OFF, Play, Position
+from engines.base import GameKind, MatchRules
+from engines.exports import mat_export
+from engines.gnubg import MatchId, match_id_of
+from engines.match import NO_MOVE, DiceMatch
+
+__all__ = ["AnalysisError", "analyse_backgammon_game"]
+
+CLOSE_CUBE = 0.16
+"""gnubg's ``isCloseCubedecision``: a cube decision counts when doubling costs less than this."""
+
+
+class AnalysisError(RuntimeError):
+    """gnubg could not analyse the game, or its record of it differs from ours."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Turn:
+    """One of our decisions to pair with a gnubg record."""
+
+    kind: str  # "move", "double", "take" or "drop"
+    player: int
+    action_index: int
+    position: Position  # seen from the side on roll (the doubler during a cube offer)
+    match: MatchId  # the side on roll, cube before any double in play
+    roll_index: int | None = None  # a move's roll action (None: the opening roll)
+    dice: tuple[int, int] = (0, 0)
+    play: Play | None = None  # None: the roll could not be played
+
+
+def _our_turns(rules: MatchRules, actions: Sequence[Action], game: int) -> list[_Turn]:
+    """Our replay of game ``game``: every move (with its roll), double, take and pass."""
+    match = new_match("backgammon", rules)
+    if not isinstance(match, DiceMatch):
+        raise TypeError("a backgammon match is a DiceMatch")
+    turns: list[_Turn] = []
+    roll_index: int | None = None
+    offer: MatchId | None = None  # the doubler's Match ID, for the answer
+    for index, action in enumerate(actions):
+        number = match.game_number
+        if number > game:
+            break
+        if number < game:
+            match.apply(action)
+            continue
+        before = Position.from_id(match.position_id)
+        state = MatchId.decode(match_id_of(match))
+        rolled = match.dice
+        parsed = match.parse_move(action.move) if isinstance(action, Move) else None
+        result = match.apply(action)
+        seat = state.player_on_roll
+        if isinstance(action, Roll):
+            roll_index = index
+            if result.turn_forfeited:
+                dice = (action.dice[0], action.dice[1])
+                turns.append(_Turn("move", seat, index, before, state, index, dice))
+        elif isinstance(action, OpeningRoll):
+            roll_index = None
+        elif isinstance(action, Move) and rolled is not None:
+            play = parsed if isinstance(parsed, Play) else None
+            dice = (rolled[0], rolled[1])
+            turns.append(_Turn("move", seat, index, before, state, roll_index, dice, play))
+        elif isinstance(action, Double):
+            offer = state
+            turns.append(_Turn("double", seat, index, before, state))
+        elif isinstance(action, Take | Drop) and offer is not None:
+            kind = "take" if isinstance(action, Take) else "drop"
+            turns.append(_Turn(kind, 1 - offer.player_on_roll, index, before, offer))
+    return turns
+
+
+# -- gnubg -------------------------------------------------------------------------------------
+
+
+def _gnubg_sgf(mat: str, game: int, ply: int) -> str:
+    """gnubg's analysis of game ``game`` of the match in ``mat``, as the SGF it saves."""
+    if not (isinstance(ply, int) and 0 <= ply <= 4):
+        raise ValueError(f"ply is 0 to 4, not {ply!r}")
+    gnubg_brain._module()
+    with tempfile.TemporaryDirectory(prefix="tablebot-analysis-") as folder:
+        mat_path = os.path.join(folder, "match.mat")
+        sgf_path = os.path.join(folder, "game.sgf")
+        with open(mat_path, "w", encoding="utf-8") as out:
+            out.write(mat)
+        commands = [
+            f"set analysis chequerplay evaluation plies {ply}",
+            f"set analysis cubedecision evaluation plies {ply}",
+            f'import mat "{mat_path}"',
+            "first game",
+            *["next game"] * (game - 1),
+            "analyse game",
+            f'save game "{sgf_path}"',
+        ]
+        said = [gnubg_brain._command(command) for command in commands]
+        if not os.path.exists(sgf_path):
+            told = " ".join(" ".join(said).split())[-300:]
+            raise AnalysisError(f"gnubg could not analyse game {game}: {told}")
+        with open(sgf_path, encoding="utf-8") as sgf:
+            text = sgf.read()
+    found = re.search(r"MI\[length:\d+\]\[game:(\d+)\]", text)
+    if found is None or int(found[1]) != game - 1:
+        raise AnalysisError(
+            f"gnubg has no game {game} in this match (it saved {found and found[0]})"
+        )
+    return text
+
+
+_PROPERTY = re.compile(r"([A-Z]+)((?:\[(?:\\.|[^\]\\])*\])+)")
+_VALUE = re.compile(r"\[((?:\\.|[^\]\\])*)\]")
+
+
+def _nodes(sgf: str) -> list[dict[str, list[str]]]:
+    """The game's records after its header, each as {property: values}."""
+    nodes = []
+    for chunk in re.split(r"\n;", sgf)[1:]:
+        node: dict[str, list[str]] = {}
+        for key, values in _PROPERTY.findall(chunk):
+            node[key] = _VALUE.findall(values)
+        if "W" in node or "B" in node:
+            nodes.append(node)
+    return nodes
+
+
+def _steps(letters: str, player: int) -> tuple[int, ...]:
+    """A gnubg SGF move as our (from, to, ...) points: 1..24 from the mover's side, 25 the
+    bar, 0 off."""
+    points = []
+    for letter in letters:
+        if letter == "y":
+            points.append(BAR)
+        elif letter == "z":
+            points.append(OFF)
+        else:
+            index = ord("x") - ord(letter) if player else ord(letter) - ord("a")
+            if not 0 <= index <= 23:
+                raise AnalysisError(f"gnubg wrote a move this module can't read: {letters!r}")
+            points.append(index + 1)
+    return tuple(points)
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    letters: str
+    probabilities: tuple[float, ...]
+    score: float
+
+
+def _candidates(values: list[str]) -> tuple[int, list[_Candidate]]:
+    """``A[i][move E ver 3 p1..p5 score ...]...``: the played index and the candidates."""
+    played = int(values[0])
+    found = []
+    for value in values[1:]:
+        words = value.split()
+        if len(words) < 10 or words[1] != "E":
+            raise AnalysisError(f"gnubg's move analysis is not an evaluation: {value[:60]!r}")
+        numbers = tuple(float(w) for w in words[4:10])
+        found.append(_Candidate(words[0], numbers[:5], numbers[5]))
+    if not 0 <= played < len(found):
+        raise AnalysisError(f"gnubg's played move {played} is not among its {len(found)}")
+    return played, found
+
+
+@dataclass(frozen=True, slots=True)
+class _Cube:
+    """A cube analysis for the side on roll, in normalised equity (EMG), with the win chances
+    after no double and after double/take (match: the MWC; money: the game's)."""
+
+    no_double: float
+    take: float
+    win_no_double: float
+    win_take: float
+    may_double: bool
+
+    @property
+    def optimal(self) -> float:
+        if not self.may_double:
+            return self.no_double
+        return max(self.no_double, min(self.take, 1.0))
+
+    @property
+    def close(self) -> bool:
+        return self.optimal - min(self.take, 1.0) < CLOSE_CUBE
+
+
+def _cube(values: list[str], info: dict[str, Any], match: MatchId) -> _Cube:
+    words = values[0].split()
+    if len(words) < 21 or words[0] != "E":
+        raise AnalysisError(f"gnubg's cube analysis is not an evaluation: {values[0][:60]!r}")
+    numbers = [float(w) for w in words[7:21]]
+    no_double, take = numbers[6], numbers[13]
+    if match.match_length:
+        gnubg = gnubg_brain._gnubg
+        return _Cube(
+            gnubg.mwc2eq(no_double, info),
+            gnubg.mwc2eq(take, info),
+            no_double,
+            take,
+            gnubg_brain._may_double(match),
+        )
+    return _Cube(no_double, take, numbers[0], numbers[7], gnubg_brain._may_double(match))
+
+
+# -- pairing -----------------------------------------------------------------------------------
+
+
+class _Pairing:
+    """Walks gnubg's records beside our turns and makes the decisions."""
+
+    def __init__(self, game: int, turns: list[_Turn]) -> None:
+        self.game = game
+        self.turns = turns
+        self.decisions: list[Decision] = []
+        self.win = 0.5  # seat 0's chance so far, kept where a record gives none
+
+    def seat0(self, player: int, chance: float) -> float:
+        self.win = chance if player == 0 else 1.0 - chance
+        return self.win
+
+    def add(self, turn: _Turn, node: dict[str, list[str]], what: str) -> None:
+        info = gnubg_brain._cube_info(turn.match)
+        if what in ("double", "take", "drop"):
+            self.cube_answer(turn, node, what, info)
+        else:
+            self.move(turn, node, what, info)
+
+    def cube_answer(
+        self, turn: _Turn, node: dict[str, list[str]], what: str, info: dict[str, Any]
+    ) -> None:
+        doubler = turn.match.player_on_roll
+        played = {"double": "double", "take": "take", "drop": "pass"}[what]
+        if "DA" not in node:  # gnubg leaves it out (no cube analysis): not a decision
+            self.decisions.append(
+                self.decision(
+                    turn,
+                    DecisionKind.CUBE if what == "double" else DecisionKind.TAKE,
+                    played,
+                    played,
+                    0.0,
+                    True,
+                    None,
+                    self.win,
+                )
+            )
+            return
+        cube = _cube(node["DA"], info, turn.match)
+        if what == "double":
+            loss = max(0.0, cube.optimal - min(cube.take, 1.0))
+            best = "double" if loss <= 0 else "no double"
+            chance = self.seat0(doubler, cube.win_take)
+            kind = DecisionKind.CUBE
+        else:
+            loss = max(0.0, cube.take - 1.0) if what == "take" else max(0.0, 1.0 - cube.take)
+            best = "take" if cube.take <= 1.0 else "pass"
+            if what == "take":
+                chance = self.seat0(doubler, cube.win_take)
+            else:
+                cashed = _cash_chance(info, turn.match)
+                chance = self.seat0(doubler, cashed)
+            kind = DecisionKind.TAKE
+        self.decisions.append(self.decision(turn, kind, played, best, loss, False, None, chance))
+
+    def move(
+        self, turn: _Turn, node: dict[str, list[str]], letters: str, info: dict[str, Any]
+    ) -> None:
+        player = turn.player
+        if "DA" in node and turn.roll_index is not None:
+            cube = _cube(node["DA"], info, turn.match)
+            loss = max(0.0, cube.optimal - cube.no_double)
+            chance = self.seat0(player, cube.win_no_double)
+            self.decisions.append(
+                Decision(
+                    self.game,
+                    turn.roll_index,
+                    player,
+                    DecisionKind.CUBE,
+                    "no double",
+                    "double" if loss > 0 else "no double",
+                    loss,
+                    not cube.close,
+                    None,
+                    chance,
+                    turn.position.id,
+                )
+            )
+        luck = float(node["LU"][0]) if "LU" in node else None
+        if "A" not in node:  # no legal play (or an unanalysed one): nothing to judge
+            played = NO_MOVE if turn.play is None else str(turn.play)
+            self.decisions.append(
+                self.decision(turn, DecisionKind.MOVE, played, played, 0.0, True, luck, self.win)
+            )
+            return
+        if turn.play is None:
+            raise AnalysisError(f"gnubg has a play where we have none (action {turn.action_index})")
+        index, candidates = _candidates(node["A"])
+        position = turn.position
+        mine = candidates[index]
+        if gnubg_brain._after_steps(position, _steps(mine.letters, player)) != turn.play.position:
+            raise AnalysisError(
+                f"gnubg's record of action {turn.action_index} is another play than "
+                f"{turn.play} ({mine.letters!r})"
+            )
+        best = turn.play
+        if index != 0:
+            plays = {play.position: play for play in position.legal_plays(*turn.dice)}
+            after = gnubg_brain._after_steps(position, _steps(candidates[0].letters, player))
+            if after not in plays:
+                raise AnalysisError(f"gnubg's best play at action {turn.action_index} is not legal")
+            best = plays[after]
+        loss = candidates[0].score - mine.score
+        if turn.match.match_length:
+            chance = float(gnubg_brain._gnubg.eq2mwc(mine.score, info))
+        else:
+            chance = mine.probabilities[0]
+        self.decisions.append(
+            self.decision(
+                turn,
+                DecisionKind.MOVE,
+                str(turn.play),
+                str(best),
+                loss,
+                len(candidates) <= 1,
+                luck,
+                self.seat0(player, chance),
+            )
+        )
+
+    def decision(
+        self,
+        turn: _Turn,
+        kind: DecisionKind,
+        played: str,
+        best: str,
+        loss: float,
+        forced: bool,
+        luck: float | None,
+        chance: float,
+    ) -> Decision:
+        return Decision(
+            self.game,
+            turn.action_index,
+            turn.player,
+            kind,
+            played,
+            best,
+            max(0.0, loss),
+            forced,
+            luck,
+            min(1.0, max(0.0, chance)),
+            turn.position.id,
+            turn.dice if kind is DecisionKind.MOVE else (),
+        )
+
+
+def _cash_chance(info: dict[str, Any], match: MatchId) -> float:
+    """The doubler's chance after the double is passed: a match's MWC, money's certainty."""
+    if not match.match_length:
+        return 1.0
+    return float(gnubg_brain._gnubg.eq2mwc(1.0, info))
+
+
+def _record_kind(node: dict[str, list[str]]) -> tuple[int, str]:
+    player = 0 if "W" in node else 1
+    value = (node.get("W") or node.get("B") or [""])[0]
+    return player, value
+
+
+def analyse_backgammon_game(
+    rules: MatchRules,
+    actions: Sequence[Action],
+    names: tuple[str, str],
+    game: int,
+    ply: int,
+) -> list[Decision]:
+    """Game ``game`` (from 1) of the backgammon match as gnubg's ``analyse game`` judges it at
+    ``ply`` (0 to 4), every decision in playing order. Run it in the robot's worker (main thread).
+    AnalysisError when gnubg can't read or analyse the game, or its record differs from ours."""
+    turns = _our_turns(rules, actions, game)
+    if not turns:
+        raise AnalysisError(f"the match has no game {game} with a move in it")
+    mat = mat_export(GameKind.BACKGAMMON, rules, actions, names, 0, "2000.01.01")
+    pairing = _Pairing(game, turns)
+    nodes = _nodes(_gnubg_sgf(mat, game, ply))
+    if len(nodes) != len(turns):
+        raise AnalysisError(
+            f"gnubg read {len(nodes)} records in game {game}, we have {len(turns)} decisions"
+        )
+    for turn, node in zip(turns, nodes, strict=True):
+        player, value = _record_kind(node)
+        what = value if value in ("double", "take", "drop") else "move"
+        if what != turn.kind or player != turn.player:
+            raise AnalysisError(
+                f"gnubg's record {value!r} by seat {player} differs from our {turn.kind} by "
+                f"seat {turn.player} (action {turn.action_index})"
+            )
+        if what == "move":
+            if value[:2] != f"{turn.dice[0]}{turn.dice[1]}" and value[:2] != (
+                f"{turn.dice[1]}{turn.dice[0]}"
+            ):
+                raise AnalysisError(f"gnubg's roll {value[:2]} differs from ours {turn.dice}")
+            value = value[2:]
+        pairing.add(turn, node, value if what == "move" else what)
+    return pairing.decisions

@@ -1,0 +1,96 @@
+"""A worker process of one, started on first use, replaced when it dies.
+
+The robot and post-match analysis each get one (:mod:`bot.robot.worker`): a long analysis must
+not hold up the robot's next move, and gnubg's state (the match it last imported, the position
+it last set) is global to its process, so the two must not share one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import multiprocessing
+import threading
+from collections.abc import Callable
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+__all__ = ["RobotCrashedError", "RobotUnavailableError", "WorkerPool"]
+
+
+class RobotUnavailableError(RuntimeError):
+    """The robot can't play this here: no worker process can start, or GNU Backgammon's wheel
+    does not exist for this platform."""
+
+
+class RobotCrashedError(RuntimeError):
+    """The worker died during a call, and again when the call was tried in a new one."""
+
+
+class WorkerPool:
+    """A ``spawn``-context pool of one process: calls run one at a time, in order. A call that
+    finds the worker dead (``BrokenProcessPool``: killed, out of memory, a segfault) gets a new
+    worker and is tried once more; a second death is a :class:`RobotCrashedError`."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._lock = threading.Lock()
+        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+
+    @property
+    def started(self) -> bool:
+        return self._pool is not None
+
+    def _get(self) -> concurrent.futures.ProcessPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                try:
+                    self._pool = concurrent.futures.ProcessPoolExecutor(
+                        max_workers=1, mp_context=multiprocessing.get_context("spawn")
+                    )
+                except (OSError, NotImplementedError, ImportError) as exc:
+                    raise RobotUnavailableError(
+                        f"no {self.name} worker process here ({exc})"
+                    ) from exc
+            return self._pool
+
+    def _discard(self, pool: concurrent.futures.ProcessPoolExecutor) -> None:
+        """Drop a broken pool; the next call starts a new worker."""
+        with self._lock:
+            if self._pool is pool:
+                self._pool = None
+        pool.shutdown(wait=False, cancel_futures=True)
+
+    def shutdown(self) -> None:
+        """Stop the worker (the next call starts a new one)."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    async def run(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` in the worker process (``function`` must be importable there,
+        by its module and name). A dead worker is replaced and the call tried once more."""
+        loop = asyncio.get_running_loop()
+        for attempt in (1, 2):
+            pool = self._get()
+            try:
+                return await loop.run_in_executor(pool, function, *args)
+            except BrokenProcessPool as exc:
+                self._discard(pool)
+                if attempt == 2:
+                    raise RobotCrashedError(
+                        f"the {self.name} worker died twice running {function.__name__}"
+                    ) from exc
+                log.warning("the %s worker died (%s): starting a new one", self.name, exc)
+            except OSError as exc:  # the worker could not be started (no processes allowed)
+                self._discard(pool)
+                raise RobotUnavailableError(
+                    f"the {self.name} worker could not start ({exc})"
+                ) from exc
+        raise AssertionError("unreachable")  # pragma: no cover
