@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
+from engines.analysis import Decision
 from render import jobs
 
 log = logging.getLogger(__name__)
@@ -85,11 +86,17 @@ async def board(game: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tup
 
 
 async def chart(
-    decisions: Sequence[Any], names: tuple[str, str], match_play: bool
-) -> tuple[bytes, str] | None:
-    """(PNG, alt text) of an analysis' winning-chance chart, drawn as boards are; None where
-    the chart's module is missing."""
+    decisions: Sequence[Decision], names: tuple[str, str], match_play: bool
+) -> tuple[bytes, str]:
+    """(PNG, alt text) of an analysis' winning-chance chart, drawn as boards are."""
     return await _draw(jobs.chart, tuple(decisions), names, match_play)
+
+
+async def mistake(
+    game: str, args: tuple[Any, ...], kwargs: dict[str, Any], decision: Decision
+) -> tuple[bytes, str]:
+    """(PNG, alt text) of a mistake's card: the board (``board``'s arguments) and its caption."""
+    return await _draw(jobs.mistake, game, args, kwargs, decision)
 
 
 async def _draw(job: Callable[..., T], *args: Any) -> T:

@@ -1,14 +1,19 @@
-"""One board as a picklable job: what a render worker process runs.
+"""Pictures as picklable jobs: what a render worker process runs.
 
 The bot builds ``(game, args, kwargs)`` from its match view and sends them here, so a worker
-imports only ``render`` and ``engines``. :func:`board` returns the PNG and its alt text.
+imports only ``render`` and ``engines``. :func:`board` returns the PNG and its alt text;
+:func:`chart` and :func:`mistake` draw the analysis report's pictures.
 """
 
 from __future__ import annotations
 
 import importlib
 import logging
+from collections.abc import Sequence
 from typing import Any
+
+from engines.analysis import Decision
+from render import analysis_chart, analysis_report
 
 log = logging.getLogger(__name__)
 
@@ -26,20 +31,20 @@ def board(game: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[byt
     return module.board_png(*args, **kwargs), module.describe(*args, **kwargs)
 
 
-def chart(decisions: Any, names: tuple[str, str], match_play: bool) -> tuple[bytes, str] | None:
-    """The analysis report's winning-chance chart (PNG, alt text), or None where
-    ``render.analysis_chart`` is missing."""
-    try:
-        module = importlib.import_module("render.analysis_chart")
-    except ImportError:
-        return None
-    png: bytes = module.win_chance_chart(decisions, names, match_play=match_play)
-    describe = getattr(module, "chart_alt_text", None)
-    try:
-        alt = str(describe(decisions, names)) if describe is not None else ""
-    except TypeError:  # another signature: the caller's own alt text stands
-        alt = ""
-    return png, alt
+def chart(
+    decisions: Sequence[Decision], names: tuple[str, str], match_play: bool
+) -> tuple[bytes, str]:
+    """The analysis report's winning-chance chart: PNG and alt text."""
+    png = analysis_chart.win_chance_chart(decisions, names, match_play=match_play)
+    return png, analysis_chart.chart_alt_text(decisions, names, match_play=match_play)
+
+
+def mistake(
+    game: str, args: tuple[Any, ...], kwargs: dict[str, Any], decision: Decision
+) -> tuple[bytes, str]:
+    """A mistake's card for the analysis report (:func:`render.analysis_report.mistake_card`):
+    the board it was made on, as :func:`board` takes it, with its caption."""
+    return analysis_report.mistake_card(game, args, kwargs, decision)
 
 
 def ready() -> bool:

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import importlib
 import logging
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -31,11 +30,9 @@ from bot.config import Settings
 from bot.discord.ratelimit import CommandRateLimit, allow_interaction, guild_limits
 from bot.discord.replies import NO_MENTIONS, admit, refuse_closing, report_error
 from bot.robot import worker as robot_worker
-from bot.service import Analyser, MatchService, MatchView
+from bot.robot.analyser import worker_analyser
+from bot.service import MatchService, MatchView
 from bot.storage import GuildShards, StoreError, is_postgres_url, open_store, redact
-from engines.actions import Action
-from engines.analysis import Decision
-from engines.base import GameKind, MatchRules
 
 log = logging.getLogger(__name__)
 
@@ -396,43 +393,6 @@ def guild_shards_of(settings: Settings) -> GuildShards | None:
     if settings.shard_ids is None or settings.shard_count is None:
         return None
     return GuildShards.of(settings.shard_count, settings.shard_ids)
-
-
-class WorkerAnalyser:
-    """The service's :class:`~bot.service.Analyser` on the robot's worker: games are counted
-    here (a replay), each game analysed in the worker process."""
-
-    def __init__(self, module: Any) -> None:
-        self._module = module  # bot.robot.analysis
-
-    def count_games(self, kind: GameKind, rules: MatchRules, actions: Sequence[Action]) -> int:
-        return int(self._module.count_games(kind, rules, actions))
-
-    async def analyse_game(
-        self,
-        kind: GameKind,
-        rules: MatchRules,
-        actions: Sequence[Action],
-        names: tuple[str, str],
-        game: int,
-        ply: int,
-    ) -> list[Decision]:
-        decisions: list[Decision] = await robot_worker.analyse_game(  # type: ignore[attr-defined,unused-ignore]
-            kind, rules, actions, names, game, ply
-        )
-        return decisions
-
-
-def worker_analyser() -> Analyser | None:
-    """The analyser on the robot's worker, or None where the analysis engines are missing
-    (/analyse is then refused)."""
-    try:
-        module = importlib.import_module("bot.robot.analysis")
-    except ImportError:
-        return None
-    if not hasattr(robot_worker, "analyse_game"):
-        return None
-    return WorkerAnalyser(module)
 
 
 def create_bot(settings: Settings, *, sync_only: bool = False, **client_options: Any) -> TableBot:

@@ -576,7 +576,8 @@ def analysis_failed(match_id: int) -> str:
 
 
 def analysis_done(match_id: int) -> str:
-    return f"Analysis of match #{match_id} finished: the report is below."
+    """The report's first line (the progress message, edited)."""
+    return f"Analysis of match #{match_id}: done."
 
 
 def analysis_title(match_id: int, kind: GameKind) -> str:

@@ -77,10 +77,11 @@ class MatchService:
         *,
         dice_factory: DiceFactory = FairDice.new,
         clock: Callable[[], float] = time.time,
+        analyser: Analyser | None = None,
     ) -> MatchService:
         """Open (and migrate) the database at ``path`` and return a service on it."""
         store = await connect_store(path)
-        return cls(store, dice_factory=dice_factory, clock=clock)
+        return cls(store, dice_factory=dice_factory, clock=clock, analyser=analyser)
 
     async def close(self) -> None:
         await self.analyses.stop()

@@ -18,7 +18,7 @@ from support.discord_driver import embed_text, reply_to, service_of
 from support.robot_driver import challenge_robot, play_to_the_end, robot_ready, settle
 
 from bot.discord import wording
-from bot.discord.app import worker_analyser
+from bot.robot.analyser import worker_analyser
 from bot.service import AnalysisStatus
 
 pytestmark = pytest.mark.asyncio

@@ -28,8 +28,8 @@ import pytest_asyncio
 from fakediscord import TOKEN, Channel, FakeDiscord, InteractionHandle, Member, Message
 
 from bot.config import Settings
-from bot.discord import app
 from bot.discord.app import TableBot, create_bot
+from bot.robot.analyser import worker_analyser
 from bot.service import DiceFactory, MatchService
 from bot.storage import open_store
 from engines.base import GameMatch
@@ -103,7 +103,7 @@ def build_bot(
     """The bot ``create_bot(settings, **client_options)`` builds (the same analyser), with the
     service's dice and the clock of both the service and the bot chosen by the test."""
     store = open_store(settings.db_path)
-    analyser = app.worker_analyser()
+    analyser = worker_analyser()
     if clock is None:
         service = MatchService(store, dice_factory=dice_factory, analyser=analyser)
         return TableBot(settings, service=service, **client_options)

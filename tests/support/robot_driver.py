@@ -42,9 +42,15 @@ def robot_cog(fake: FakeDiscord) -> RobotCog:
 
 
 async def robot_ready(fake: FakeDiscord, **settings: Any) -> None:
-    """The robot shows its moves at once (pause 0) and scripted players are not rate limited;
-    ``settings`` on top (stored: they hold across restarts)."""
-    changes = {"robot_pause_ms": 0, "rate_limit_actions": 1000, **settings}
+    """The robot shows its moves at once (pause 0), scripted players are not rate limited, and
+    a robot match's end queues no analysis (a test of the analysis turns it on); ``settings`` on
+    top (stored: they hold across restarts)."""
+    changes = {
+        "robot_pause_ms": 0,
+        "rate_limit_actions": 1000,
+        "analyse_robot_matches": False,
+        **settings,
+    }
     await service_of(fake).update_guild_settings(fake.guild.id, **changes)
     bot_of(fake).rate_limit.invalidate(fake.guild.id)
 

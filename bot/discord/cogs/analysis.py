@@ -3,11 +3,12 @@ progress and report.
 
 The service queues and runs analyses (:class:`bot.service.AnalysisQueue`, one at a time; a
 match's end queues one where the server wants it) and tells this cog of each step. In the match's
-thread (or channel) one message says "queued", then "Analysing… game 3 of 9", edited in place;
-when the analysis is done it says so, and the report follows: each player's figures, the
-winning-chance chart, and the three worst mistakes, each with the board it was made on (drawn by
-the render worker from the match replayed to that point). The message's id is kept with the
-analysis, so after a restart the same message is edited on.
+thread (or channel) one message says "queued", then "Analysing… game 3 of 9", edited in place,
+and at the end is edited into the report itself: each player's figures over the winning-chance
+chart, and the three worst mistakes, each with its card (the board it was made on, replayed to
+that point, with the move played, the best move and the equity lost), all drawn by the render
+worker, every picture with its alt text. The message's id is kept with the analysis, so after a
+restart the same message is edited on.
 """
 
 from __future__ import annotations
@@ -97,52 +98,69 @@ class AnalysisCog(commands.Cog, name="Analysis"):
         elif isinstance(event, AnalysisFailed):
             await self._show(view, wording.analysis_failed(view.match_id))
         elif isinstance(event, AnalysisFinished) and view.analysis is not None:
-            await self._show(view, wording.analysis_done(view.match_id))
-            report = await self._post_report(view, view.analysis)
-            if report is not None:
-                await self.service.analyses.set_message(view.match_id, report.id)
+            # The progress message becomes the report (an edit replaces its attachments).
+            embeds, files = await self._report(view, view.analysis)
+            await self._show(view, wording.analysis_done(view.match_id), embeds, files)
 
-    async def _show(self, view: AnalysisView, text: str) -> None:
-        """Edit the analysis' message to ``text``, or post it (and keep its id)."""
+    async def _show(
+        self,
+        view: AnalysisView,
+        text: str,
+        embeds: list[discord.Embed] | None = None,
+        files: list[discord.File] | None = None,
+    ) -> None:
+        """Edit the analysis' message to ``text`` (and the report's embeds and pictures), or
+        post it where there is none or it is gone (and keep its id)."""
+        embeds, files = embeds or [], files or []
         message_id = self._messages.get(view.match_id, view.message_id)
         if message_id is not None:
             message = delivery.target_channel(self.bot, view).get_partial_message(message_id)
             try:
-                await message.edit(content=text, allowed_mentions=NO_MENTIONS)
+                await message.edit(
+                    content=text, embeds=embeds, attachments=files, allowed_mentions=NO_MENTIONS
+                )
                 return
             except discord.HTTPException as exc:
                 log.info("match %s: analysis message gone (%s): posting anew", view.match_id, exc)
+            for file in files:
+                file.reset()
         try:
-            sent = await delivery.send_to_match(self.bot, view, text, allowed_mentions=NO_MENTIONS)
+            sent = await delivery.send_to_match(
+                self.bot, view, text, embeds=embeds, files=files, allowed_mentions=NO_MENTIONS
+            )
         except discord.HTTPException as exc:
             log.warning("match %s: could not show the analysis: %s", view.match_id, exc)
             return
         self._messages[view.match_id] = sent.id
         await self.service.analyses.set_message(view.match_id, sent.id)
 
-    async def _post_report(
+    async def _report(
         self, view: AnalysisView, analysis: MatchAnalysis
-    ) -> discord.Message | None:
-        colour = style_of(view.kind).colour
+    ) -> tuple[list[discord.Embed], list[discord.File]]:
+        """The report: each player's figures over the winning-chance chart, then the worst
+        mistakes, each with its card (the board it was made on, the move played, the best move
+        and the equity lost); every picture with its alt text."""
+        style = style_of(view.kind)
         summary = discord.Embed(
-            title=wording.analysis_title(view.match_id, view.kind), colour=colour
+            title=wording.analysis_title(view.match_id, view.kind), colour=style.colour
         )
         for seat, figures in enumerate(analysis.players):
             summary.add_field(
                 name=escape_name(view.players[seat].name),
                 value=inert_text(
-                    wording.analysis_player_text(view.kind, figures, style_of(view.kind).error_unit)
+                    wording.analysis_player_text(view.kind, figures, style.error_unit)
                 ),
                 inline=True,
             )
         embeds = [summary]
         files: list[discord.File] = []
         names = (view.players[0].name, view.players[1].name)
-        chart = await _chart(analysis, names, view.length > 0)
-        if chart is not None:
-            png, alt = chart
-            alt = (alt or wording.CHART_TITLE)[:1024]
-            files.append(discord.File(io.BytesIO(png), filename="chart.png", description=alt))
+        try:
+            png, alt = await rendering.chart(analysis.decisions, names, view.length > 0)
+        except Exception:
+            log.exception("match %s: the analysis chart failed", view.match_id)
+        else:
+            files.append(_file(png, "chart.png", alt or wording.CHART_TITLE))
             summary.set_image(url="attachment://chart.png")
         worst = analysis.worst(WORST)
         if not worst:
@@ -152,13 +170,7 @@ class AnalysisCog(commands.Cog, name="Analysis"):
             embeds.append(embed)
             if file is not None:
                 files.append(file)
-        try:
-            return await delivery.send_to_match(
-                self.bot, view, None, embeds=embeds, files=files, allowed_mentions=NO_MENTIONS
-            )
-        except discord.HTTPException as exc:
-            log.warning("match %s: could not post the analysis report: %s", view.match_id, exc)
-            return None
+        return embeds, files
 
     async def _mistake(
         self, view: AnalysisView, rank: int, decision: Decision
@@ -177,30 +189,21 @@ class AnalysisCog(commands.Cog, name="Analysis"):
             board = await self.service.analyses.view_at(
                 view.match_id, view.guild_id, decision.action_index
             )
-            drawn = await presenter.render_board(board)
+            png, alt = await rendering.mistake(*presenter.board_job(board), decision)
         except Exception:
-            log.exception("match %s: the board of mistake %d failed", view.match_id, rank)
-            drawn = None
-        if drawn is None:
+            log.exception("match %s: the card of mistake %d failed", view.match_id, rank)
             return embed, None
-        file, _alt = drawn
-        file.filename = f"mistake{rank}.png"
-        embed.set_image(url=f"attachment://mistake{rank}.png")
-        return embed, file
+        filename = f"mistake{rank}.png"
+        embed.set_image(url=f"attachment://{filename}")
+        return embed, _file(png, filename, alt)
+
+
+def _file(png: bytes, filename: str, alt: str) -> discord.File:
+    return discord.File(io.BytesIO(png), filename=filename, description=alt[:1024])
 
 
 def _channel_of(view: AnalysisView) -> int:
     return view.thread_id or view.channel_id
-
-
-async def _chart(
-    analysis: MatchAnalysis, names: tuple[str, str], match_play: bool
-) -> tuple[bytes, str] | None:
-    try:
-        return await rendering.chart(analysis.decisions, names, match_play)
-    except Exception:
-        log.exception("the analysis chart failed")
-        return None
 
 
 async def setup(bot: TableBot) -> None:
