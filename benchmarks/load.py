@@ -5,6 +5,8 @@ on. Run by hand:
                               [--threads | --no-threads] [--no-rate-limits]
                               [--ramp [--ramp-factor 1.25]] [--stalls MS]
                               [--warm-seconds 30] [--warm-rate 10] [--db URL]
+                              [--analysis [--analysis-game checkers] [--analysis-length 3]
+                               [--analysis-count 1] [--analysis-ply 0]]
 
 N matches (Nannon to 11, backgammon to 3 and checkers to 3, a third each) spread over G guilds
 are challenged with /challenge and accepted with the invitation's button, and play random legal
@@ -36,6 +38,9 @@ for it; that wait is counted apart, as "late"). Printed:
   each match beyond the first half (the fixed base left out), and all told divided by N right
   after the matches are created and again after a stretch of play;
 - with ``--ramp``: the highest rate at which the end-to-end p99 stays under 1 s;
+- with ``--analysis``: the load run twice, alone and then while the analysis worker analyses
+  ``--analysis-count`` long matches (random play, queued just before), p99s side by side (an
+  analysis runs in a worker process of its own: the load's p99 should not move);
 - with ``--stalls MS``: where the event loop was when it stalled, by a thread that samples the
   loop thread's stack every 2 ms while the ticker is more than MS late (a stall profile).
 """
@@ -576,6 +581,9 @@ async def main(args: argparse.Namespace) -> None:
                 f"RSS {before} -> {after} KB with the fake's",
                 flush=True,
             )
+            if args.analysis:
+                await analysis_comparison(load, args)
+                return
             result = await load.run(args.rate, args.seconds)
             show(f"N={args.matches} R={args.rate:g}", result, one_channel=not args.threads)
             print(f"actions by kind: {load.kinds}; matches replaced as they ended: {load.replaced}")
@@ -605,6 +613,81 @@ async def main(args: argparse.Namespace) -> None:
                 load.sampler.report()
 
 
+# --- --analysis: the load's p99 with and without an analysis running --------------------------
+
+
+async def finished_match(
+    bot: TableBot, guild: Guild, channel: Channel, game: str, length: int
+) -> int:
+    """A match between two players of ``guild``, played to its end with random legal moves
+    through the service (no Discord traffic): its id."""
+    from bot.service import DeclineDraw, PlayMove, RollDice, TakeDouble
+
+    svc, rng = bot.service, random.Random(7)
+    ids = (9_000_000 + rng.randrange(10**6), 9_000_000 + rng.randrange(10**6))
+    challenge = await svc.challenge(
+        guild.id, channel.id, ids[0], "ann", game, opponent_id=ids[1], opponent_name="bob",
+        length=length,
+    )  # fmt: skip
+    update = await svc.accept(challenge.id, guild.id, ids[1], "bob")
+    while not update.match_over:
+        view = update.view
+        user = view.players[0 if view.actor is None else view.actor].user_id
+        command: Any
+        if view.phase is Phase.MOVE:
+            command = PlayMove(view.match_id, guild.id, user, rng.choice(view.legal_moves))
+        elif view.phase is Phase.CUBE_OFFERED:
+            command = TakeDouble(view.match_id, guild.id, user)
+        elif view.phase is Phase.DRAW_OFFERED:
+            command = DeclineDraw(view.match_id, guild.id, user)
+        else:
+            command = RollDice(view.match_id, guild.id, user)
+        update = await svc.act(command)
+    return update.view.match_id
+
+
+async def analysis_comparison(load: Load, args: argparse.Namespace) -> None:
+    """The same load twice, side by side: alone, then while the analysis worker analyses a long
+    match (``--analysis-game``/``--analysis-length`` at ``--analysis-ply``), queued just before."""
+    from bot.service import AnalysisStatus, RequestAnalysis
+
+    bot, queue = load.bot, load.bot.service.analyses
+    if queue.analyser is None:
+        print("--analysis: no analyser in this bot (bot.robot.analysis is missing)")
+        return
+    guild, channel = load.slots[0][0], load.slots[0][1]
+    game, length = args.analysis_game, args.analysis_length
+    matches = [
+        await finished_match(bot, guild, channel, game, length) for _ in range(args.analysis_count)
+    ]
+    alone = await load.run(args.rate, args.seconds)
+    started = time.perf_counter()
+    for match_id in matches:
+        await bot.service.request_analysis(
+            RequestAnalysis(match_id, guild.id, None, ply=args.analysis_ply)
+        )
+    during = await load.run(args.rate, args.seconds)
+    busy = queue.current is not None  # still analysing when the load stopped
+    games = [await queue.view(m) for m in matches]
+    done = sum(v.games_done for v in games)
+    total = sum(v.games_total or 0 for v in games)
+    await queue.wait_idle()
+    took = time.perf_counter() - started
+    statuses = [(await queue.view(m)).status for m in matches]
+    show("without analysis", alone)
+    show("with analysis   ", during)
+    print(
+        f"analysis: {len(matches)} {game} match(es) to {length} at ply {args.analysis_ply}, "
+        f"{done} of {total} games analysed during the {args.seconds:g} s load, "
+        f"{'still running' if busy else 'finished'} when it ended; all done in {took:.1f} s "
+        f"({', '.join(s.value for s in statuses)}); "
+        f"callback p99 {alone['p99'] * 1000:.0f} -> {during['p99'] * 1000:.0f} ms, "
+        f"end-to-end p99 {alone['done_p99'] * 1000:.0f} -> {during['done_p99'] * 1000:.0f} ms",
+        flush=True,
+    )
+    assert all(s is AnalysisStatus.DONE for s in statuses), statuses
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=200)
@@ -631,6 +714,14 @@ if __name__ == "__main__":
     )  # fmt: skip
     parser.add_argument("--history", type=int, default=100, help="the fake's history limit")
     parser.add_argument("--db", help="a postgresql:// URL or a SQLite file (default: a temp one)")
+    parser.add_argument(
+        "--analysis", action="store_true",
+        help="the load alone, then while a long post-match analysis runs: p99 side by side",
+    )  # fmt: skip
+    parser.add_argument("--analysis-game", default="checkers")
+    parser.add_argument("--analysis-length", type=int, default=3)
+    parser.add_argument("--analysis-count", type=int, default=1, help="matches to analyse")
+    parser.add_argument("--analysis-ply", type=int, default=0)
     # The bot's own event loop (uvloop where installed), as `tablebot` runs it.
     with asyncio.Runner(loop_factory=loop_factory()) as runner:
         runner.run(main(parser.parse_args()))

@@ -55,6 +55,18 @@ def report_of(channel: Channel, match_id: int) -> Message:
     return found[-1]
 
 
+def assert_pictures(report: Message) -> None:
+    """The chart and one card per mistake shown, each an attachment with its alt text, each
+    embed's image one of them."""
+    names = [a.filename for a in report.attachments]
+    mistakes = len(report.embeds) - 1
+    assert names == ["chart.png", *(f"mistake{rank}.png" for rank in range(1, mistakes + 1))]
+    assert all(a.description for a in report.attachments), names
+    assert report.attachments[0].description.startswith("Chart of each player's")
+    images = [(e.get("image") or {}).get("url") for e in report.embeds]
+    assert images == [f"attachment://{name}" for name in names]
+
+
 def progress_message(channel: Channel, match_id: int) -> Message:
     found = [m for m in channel.messages if f"match #{match_id}" in m.content]
     assert found, [m.content for m in channel.messages]
@@ -78,18 +90,25 @@ async def test_analyse_refuses_an_unknown_match_and_one_still_on(tablebot: FakeD
 @needs_analyser
 async def test_a_robot_match_is_analysed_when_it_ends(tablebot: FakeDiscord) -> None:
     fake = tablebot
-    await robot_ready(fake)
+    await robot_ready(fake, analyse_robot_matches=True)
     alice = await fake.add_member("alice")
     match_id, thread, _ = await challenge_robot(fake, alice, "nannon", points=3)
     await play_to_the_end(fake, thread, match_id, alice)
     await analysed(fake, match_id)
+    # One message: "queued", each game's progress edited in, then edited into the report.
     progress = progress_message(thread, match_id)
     contents = [edit.get("content") for edit in progress.edits]
-    assert any("game 1 of" in (c or "") for c in contents), contents
-    assert progress.content == wording.analysis_done(match_id)
+    total = (await service_of(fake).analyses.view(match_id)).games_total
+    assert total is not None and total >= 2
+    assert [c for c in contents if c and "game" in c] == [
+        wording.analysis_progress(match_id, done, total) for done in range(total)
+    ]
     report = report_of(thread, match_id)
+    assert report.id == progress.id
+    assert report.content == wording.analysis_done(match_id)
     text = embed_text(report)
     assert "alice" in text and "Checker play" in text
+    assert_pictures(report)
     # The report's message is where /analyse sends the curious.
     reply = await answer(fake, "analyse", alice, match=match_id)
     assert reply.ephemeral and "analysed already" in reply.content
@@ -120,13 +139,13 @@ async def test_analyse_reports_a_finished_match(
     await analysed(fake, match_id)
     report = report_of(thread, match_id)
     assert len(report.embeds) >= 2 or "No mistakes" in embed_text(report)
-    assert report.attachments  # the mistakes' boards (and the chart, once it is there)
+    assert_pictures(report)
 
 
 @needs_analyser
 async def test_stats_average_the_analysed_matches(tablebot: FakeDiscord) -> None:
     fake = tablebot
-    await robot_ready(fake)
+    await robot_ready(fake, analyse_robot_matches=True)
     alice = await fake.add_member("alice")
     rates = []
     for _ in range(2):
