@@ -19,7 +19,8 @@ from support.robot_driver import challenge_robot, play_to_the_end, robot_ready, 
 
 from bot.discord import wording
 from bot.robot.analyser import worker_analyser
-from bot.service import AnalysisStatus
+from bot.service import AnalysisStatus, MatchView
+from engines.nannon_solver import Context, CubeState, NannonSolver
 
 pytestmark = pytest.mark.asyncio
 
@@ -158,6 +159,42 @@ async def test_stats_average_the_analysed_matches(tablebot: FakeDiscord) -> None
     stats = await answer(fake, "stats", alice, game="nannon")
     expected = wording.analysis_stats_text(2, sum(rates) / 2, None)
     assert expected in embed_text(stats)
+
+
+@needs_analyser
+async def test_a_planted_blunder_is_the_first_mistake_shown(tablebot: FakeDiscord) -> None:
+    """Alice plays the exact solver's best move every time but once, where she plays its worst
+    (a blunder); the robot at master plays best: that blunder heads the report."""
+    fake = tablebot
+    await robot_ready(fake, analyse_robot_matches=True)
+    alice = await fake.add_member("alice")
+    solver = NannonSolver()
+    planted: list[tuple[str, float]] = []
+
+    def choose(view: MatchView) -> str:
+        assert view.dice is not None
+        context = Context.match(1, 1, CubeState())  # a match to 1: the score never changes
+        ranked = solver.rank_moves(view.position, view.dice[0], context)
+        best, worst = ranked[0], ranked[-1]
+        if not planted and best.equity - worst.equity >= 0.2:
+            planted.append((str(worst.move), best.equity - worst.equity))
+            return str(worst.move)
+        return str(best.move)
+
+    match_id, thread, _ = await challenge_robot(fake, alice, "nannon", points=1, level="master")
+    await play_to_the_end(fake, thread, match_id, alice, choose=choose)
+    assert planted, "no position offered a blunder"
+    await analysed(fake, match_id)
+    view = await service_of(fake).analyses.view(match_id)
+    assert view.analysis is not None
+    worst = view.analysis.worst(1)[0]
+    assert (worst.player, worst.played) == (0, planted[0][0])
+    assert worst.equity_loss == pytest.approx(planted[0][1], abs=1e-6) and worst.is_blunder
+    report = report_of(thread, match_id)
+    first = report.embeds[1]
+    assert first["title"].startswith("Mistake 1: alice")
+    assert f"Played **{planted[0][0]}**" in first["description"]
+    assert report.attachments[1].description.endswith(f"losing {worst.equity_loss:.3f}.")
 
 
 @needs_analyser
