@@ -609,7 +609,8 @@ def mistake_title(rank: int, name: str, game: int) -> str:
 
 def mistake_text(played: str, best: str, loss: float, dice: Sequence[int]) -> str:
     roll = f"Roll {dice_text(dice)}. " if dice else ""
-    return f"{roll}Played **{played}**; best **{best}**. Equity lost: {loss:.3f}"
+    # Plain text (the adapter escapes it): notation has "*" for a hit.
+    return f"{roll}Played {played}; best {best}. Equity lost: {loss:.3f}"
 
 
 NO_MISTAKES = "No mistakes: every decision was the best one."

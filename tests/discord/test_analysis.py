@@ -13,6 +13,7 @@ import importlib.util
 from typing import Any
 
 import pytest
+from discord.utils import escape_markdown
 from fakediscord import Channel, FakeDiscord, Member, Message
 from support.discord_driver import embed_text, reply_to, service_of
 from support.robot_driver import challenge_robot, play_to_the_end, robot_ready, settle
@@ -109,6 +110,9 @@ async def test_a_robot_match_is_analysed_when_it_ends(tablebot: FakeDiscord) -> 
     assert report.content == wording.analysis_done(match_id)
     text = embed_text(report)
     assert "alice" in text and "Checker play" in text
+    done = await service_of(fake).analyses.view(match_id)
+    assert done.analysis is not None
+    assert f"**{done.analysis.players[0].rating}**" in text  # bold, not escaped
     assert_pictures(report)
     # The report's message is where /analyse sends the curious.
     reply = await answer(fake, "analyse", alice, match=match_id)
@@ -193,7 +197,10 @@ async def test_a_planted_blunder_is_the_first_mistake_shown(tablebot: FakeDiscor
     report = report_of(thread, match_id)
     first = report.embeds[1]
     assert first["title"].startswith("Mistake 1: alice")
-    assert f"Played **{planted[0][0]}**" in first["description"]
+    played, best = (escape_markdown(m) for m in (worst.played, worst.best))
+    assert first["description"].endswith(
+        f"Played {played}; best {best}. Equity lost: {worst.equity_loss:.3f}"
+    )
     assert report.attachments[1].description.endswith(f"losing {worst.equity_loss:.3f}.")
 
 

@@ -147,9 +147,8 @@ class AnalysisCog(commands.Cog, name="Analysis"):
         for seat, figures in enumerate(analysis.players):
             summary.add_field(
                 name=escape_name(view.players[seat].name),
-                value=inert_text(
-                    wording.analysis_player_text(view.kind, figures, style.error_unit)
-                ),
+                # Our own words and numbers (the name is the field's): its markdown stays.
+                value=wording.analysis_player_text(view.kind, figures, style.error_unit),
                 inline=True,
             )
         embeds = [summary]
