@@ -4,12 +4,15 @@ no service) on the analysis worker.
 Games are counted here (a replay, pure and quick); each game is analysed by
 ``bot.robot.analysis.analyse_game`` in :data:`bot.robot.worker.ANALYSIS`, a worker process of its
 own, so an analysis never waits behind a robot move nor a robot move behind an analysis, and the
-queue can tell its progress between games.
+queue can tell its progress between games. That process runs at a lower priority
+(:data:`NICENESS`): on a machine with few cores a long analysis is background work, and the
+bot's event loop and the robot come first.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Sequence
 from types import ModuleType
 
@@ -18,10 +21,34 @@ from engines.actions import Action
 from engines.analysis import Decision
 from engines.base import GameKind, MatchRules
 
-__all__ = ["WorkerAnalyser", "worker_analyser"]
+__all__ = ["NICENESS", "WorkerAnalyser", "analyse_in_worker", "worker_analyser"]
 
 ENGINES = "bot.robot.analysis"
 """The analysis engines' module (its functions run in the worker, so they are named by it)."""
+
+NICENESS = 10
+"""How much lower the analysis worker's priority is than the bot's (Unix ``nice``)."""
+
+_niced = False  # in the worker: its priority lowered already
+
+
+def analyse_in_worker(
+    kind: GameKind,
+    rules: MatchRules,
+    actions: Sequence[Action],
+    names: tuple[str, str],
+    game: int,
+    ply: int,
+) -> list[Decision]:
+    """In the analysis worker: lower its priority (once), then analyse the game."""
+    global _niced
+    if not _niced:
+        _niced = True
+        if hasattr(os, "nice"):
+            os.nice(NICENESS)
+    module = importlib.import_module(ENGINES)
+    decisions: list[Decision] = module.analyse_game(kind, rules, actions, names, game, ply)
+    return decisions
 
 
 class WorkerAnalyser:
@@ -40,10 +67,9 @@ class WorkerAnalyser:
         game: int,
         ply: int,
     ) -> list[Decision]:
-        decisions: list[Decision] = await worker.ANALYSIS.run(
-            self._module.analyse_game, kind, rules, list(actions), names, game, ply
+        return await worker.ANALYSIS.run(
+            analyse_in_worker, kind, rules, list(actions), names, game, ply
         )
-        return decisions
 
 
 def worker_analyser() -> WorkerAnalyser | None:

@@ -1,0 +1,79 @@
+"""The service's analyser on the analysis worker (bot/robot/analyser.py): a robot call never
+waits behind an analysis (they are two processes), the analysis worker runs at a lower
+priority than the bot and the robot, a match's games are counted here and analysed there, and
+without the analysis engines there is no analyser."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from support.random_matches import random_action
+
+from bot.robot import analyser, worker
+from engines import new_match
+from engines.actions import Action
+from engines.base import GameKind, MatchRules
+
+pytestmark = pytest.mark.asyncio
+
+needs_analyser = pytest.mark.skipif(
+    analyser.worker_analyser() is None,
+    reason="the analysis engines (bot.robot.analysis) are not here",
+)
+
+
+@pytest.fixture(autouse=True)
+def workers() -> Iterator[None]:
+    yield
+    worker.shutdown()
+
+
+def _read_fifo(path: str) -> str:
+    """Blocks the worker until the test writes to the FIFO at ``path``."""
+    with open(path) as fifo:
+        return fifo.read()
+
+
+def random_nannon_match(seed: int, length: int = 3) -> tuple[MatchRules, list[Action]]:
+    rules, rng = MatchRules(length=length), random.Random(seed)
+    match, actions = new_match(GameKind.NANNON, rules), []
+    while (action := random_action(match, rng)) is not None:
+        match.apply(action)
+        actions.append(action)
+    return rules, actions
+
+
+async def test_a_robot_call_does_not_wait_behind_an_analysis(tmp_path: Path) -> None:
+    fifo = tmp_path / "hold"
+    os.mkfifo(fifo)
+    held = asyncio.ensure_future(worker.ANALYSIS.run(_read_fifo, str(fifo)))
+    robot_pid = await worker.run(os.getpid)  # answered while the analysis worker is held
+    assert not held.done()
+    with open(fifo, "w") as release:
+        release.write("go")
+    assert await held == "go"
+    assert robot_pid != await worker.ANALYSIS.run(os.getpid)
+
+
+@needs_analyser
+async def test_games_are_analysed_in_a_worker_of_lower_priority() -> None:
+    found = analyser.worker_analyser()
+    assert found is not None
+    rules, actions = random_nannon_match(5)
+    games = found.count_games(GameKind.NANNON, rules, actions)
+    assert games >= 2  # a match to 3 of Nannon: at least two games
+    decisions = await found.analyse_game(GameKind.NANNON, rules, actions, ("a", "b"), 2, 0)
+    assert decisions and {d.game for d in decisions} == {2}
+    ours = os.nice(0)
+    assert await worker.ANALYSIS.run(os.nice, 0) == min(19, ours + analyser.NICENESS)
+    assert await worker.run(os.nice, 0) == ours  # the robot's is not lowered
+
+
+async def test_no_analyser_without_the_engines(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(analyser, "ENGINES", "bot.robot.no_such_module")
+    assert analyser.worker_analyser() is None
