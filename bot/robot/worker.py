@@ -24,12 +24,15 @@ import importlib.util
 import logging
 import multiprocessing
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
-from bot.robot import gnubg_brain, jobs
+from bot.robot import analysis, gnubg_brain, jobs
 from bot.robot.levels import BACKGAMMON_LEVELS, Level
+from engines.actions import Action
+from engines.analysis import Decision
+from engines.base import GameKind, MatchRules
 from engines.nannon_solver import Context, CubeDecision, MatchScore, RankedMove, TakeDecision
 
 log = logging.getLogger(__name__)
@@ -40,6 +43,7 @@ __all__ = [
     "NOT_AVAILABLE",
     "RobotCrashedError",
     "RobotUnavailableError",
+    "analyse_game",
     "cube_decision",
     "gnubg_available",
     "nannon_cube_action",
@@ -225,3 +229,22 @@ async def nannon_equity(position_id: str, context: Context) -> float:
 
 async def nannon_match_equity(score: MatchScore) -> float:
     return await run(jobs.nannon_match_equity, score)
+
+
+# -- post-match analysis -----------------------------------------------------------------------
+
+
+async def analyse_game(
+    kind: GameKind,
+    rules: MatchRules,
+    actions: Sequence[Action],
+    names: tuple[str, str],
+    game: int,
+    ply: int,
+) -> list[Decision]:
+    """Game ``game`` of a finished match analysed in the worker
+    (:func:`bot.robot.analysis.analyse_game`): one call per game, so robot moves get their
+    turn between games. Backgammon needs gnubg: RobotUnavailableError where it doesn't run."""
+    if analysis.ANALYSERS[GameKind(kind)].uses_ply and not await gnubg_available():
+        raise RobotUnavailableError(NOT_AVAILABLE)
+    return await run(analysis.analyse_game, kind, rules, list(actions), names, game, ply)
