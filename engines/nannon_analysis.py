@@ -176,7 +176,8 @@ class _Analyser:
 
     def answer(self, index: int, action: Take | Drop) -> None:
         match = self.match
-        doubler = match.turn  # the doubler is on turn while the double waits
+        doubler = match.cube_offered_by
+        assert doubler is not None
         seat = 1 - doubler
         context = context_of(match, doubler)
         dice = match.opening_dice
