@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -74,15 +73,6 @@ def test_count_games_and_analyse_match_with_progress() -> None:
         )
     ]
     assert tuple(per_game) == result.decisions
-
-
-@pytest.fixture
-def fresh_worker(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The module's shared worker set aside for the test, and whatever it started stopped."""
-    monkeypatch.setattr(worker, "_pool", None)
-    monkeypatch.setattr(worker, "_gnubg", None)
-    yield
-    worker.shutdown()
 
 
 @pytest.mark.asyncio
