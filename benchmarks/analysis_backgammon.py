@@ -20,13 +20,14 @@ sys.path.insert(0, str(ROOT))
 
 from bot.robot import gnubg_analysis, gnubg_brain  # noqa: E402
 from engines.analysis import summarise  # noqa: E402
-from tests.support.mat_reader import read_mat_file  # noqa: E402
+from engines.match_files import read_mat  # noqa: E402
 
 TARGETS = {1: 5.0, 2: 30.0}
 
 
 def ours(path: Path, ply: int) -> tuple[float, list[str]]:
-    rules, actions, names = read_mat_file(path)
+    record = read_mat(path.read_text())
+    rules, actions, names = record.rules, list(record.actions), record.names
     games = len(re.findall(r"^\s*Game \d+", path.read_text(), re.M))
     start = time.perf_counter()
     decisions = []

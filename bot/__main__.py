@@ -4,7 +4,7 @@
 `tablebot migrate-db --to postgresql://...` copies the SQLite database named by `TABLEBOT_DB`
 into that (empty) PostgreSQL database, checks it, and exits.
 `tablebot hint ...` prints the robot's analysis of a position (bot/robot/cli.py) and needs no
-settings.
+settings; `tablebot analyse FILE` analyses a match file (bot/robot/analyse_cli.py), likewise.
 """
 
 from __future__ import annotations
@@ -21,12 +21,13 @@ from bot.config import ConfigError, Settings
 log = logging.getLogger(__name__)
 
 USAGE = (
-    "usage: tablebot [sync | migrate-db --to URL | hint ...]\n"
+    "usage: tablebot [sync | migrate-db --to URL | hint ... | analyse FILE]\n"
     "  (no argument)          run the bot\n"
     "  sync                   sync slash commands globally, then exit\n"
     "  migrate-db --to URL    copy the SQLite database (TABLEBOT_DB) into an empty\n"
     "                         PostgreSQL database (postgresql://...), check it, then exit\n"
-    "  hint ...               the robot's analysis of a position (tablebot hint --help)"
+    "  hint ...               the robot's analysis of a position (tablebot hint --help)\n"
+    "  analyse FILE           analyse a .mat or .pdn match (tablebot analyse --help)"
 )
 
 
@@ -41,6 +42,10 @@ def main(argv: list[str] | None = None) -> int:
         from bot.robot.cli import main as hint_main
 
         return hint_main(args[1:])
+    if args and args[0] in ("analyse", "analyze"):
+        from bot.robot.analyse_cli import main as analyse_main
+
+        return analyse_main(args[1:])
     if args and args[0] != "sync":
         print(USAGE, file=sys.stderr)
         return 2

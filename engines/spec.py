@@ -119,6 +119,9 @@ class GameSpec:
     opening_moves_by_difference: bool
     """The opening roll's winner moves the difference of the dice (Nannon: "moves first with a
     3"), not the two dice themselves (backgammon: "plays 6-5 first")."""
+    analysis_pr: bool = False
+    """Post-match analysis gives a PR (500 x the average loss per decision), as gnubg and XG
+    do for backgammon (:func:`engines.analysis.summarise`)."""
 
     def __post_init__(self) -> None:
         if len(self.resign_level_names) != len(self.resign_levels):
@@ -224,6 +227,7 @@ BACKGAMMON = GameSpec(
     auto_pass=True,
     opening_roll=True,
     opening_moves_by_difference=False,
+    analysis_pr=True,
 )
 
 CHECKERS = GameSpec(

@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from bot.robot import gnubg_brain, jobs
+from bot.robot import analysis, gnubg_brain, jobs
 from bot.robot.levels import BACKGAMMON_LEVELS, Level
 from bot.robot.pool import RobotCrashedError, RobotUnavailableError, WorkerPool
+from engines.actions import Action
+from engines.analysis import Decision
+from engines.base import GameKind, MatchRules
 from engines.nannon_solver import Context, CubeDecision, MatchScore, RankedMove, TakeDecision
 
 log = logging.getLogger(__name__)
@@ -39,6 +42,7 @@ __all__ = [
     "ROBOT",
     "RobotCrashedError",
     "RobotUnavailableError",
+    "analyse_game",
     "cube_decision",
     "gnubg_available",
     "nannon_cube_action",
@@ -177,3 +181,22 @@ async def nannon_equity(position_id: str, context: Context) -> float:
 
 async def nannon_match_equity(score: MatchScore) -> float:
     return await run(jobs.nannon_match_equity, score)
+
+
+# -- post-match analysis -----------------------------------------------------------------------
+
+
+async def analyse_game(
+    kind: GameKind,
+    rules: MatchRules,
+    actions: Sequence[Action],
+    names: tuple[str, str],
+    game: int,
+    ply: int,
+) -> list[Decision]:
+    """Game ``game`` of a finished match analysed in the analysis worker (:data:`ANALYSIS`,
+    :func:`bot.robot.analysis.analyse_game`): one call per game, so progress can be told
+    between games. Backgammon needs gnubg: RobotUnavailableError where it doesn't run."""
+    if analysis.ANALYSERS[GameKind(kind)].uses_ply and not await gnubg_available():
+        raise RobotUnavailableError(NOT_AVAILABLE)
+    return await ANALYSIS.run(analysis.analyse_game, kind, rules, list(actions), names, game, ply)

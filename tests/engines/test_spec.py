@@ -54,6 +54,7 @@ EXPECTED: dict[GameKind, dict[str, Any]] = {
         "auto_pass": True,
         "opening_roll": True,
         "opening_moves_by_difference": True,
+        "analysis_pr": False,
     },
     GameKind.BACKGAMMON: {
         "kind": GameKind.BACKGAMMON,
@@ -89,6 +90,7 @@ EXPECTED: dict[GameKind, dict[str, Any]] = {
         "auto_pass": True,
         "opening_roll": True,
         "opening_moves_by_difference": False,
+        "analysis_pr": True,
     },
     GameKind.CHECKERS: {
         "kind": GameKind.CHECKERS,
@@ -118,6 +120,7 @@ EXPECTED: dict[GameKind, dict[str, Any]] = {
         "auto_pass": False,
         "opening_roll": False,
         "opening_moves_by_difference": False,
+        "analysis_pr": False,
     },
 }
 RULES = {

@@ -5,7 +5,6 @@ by gnubg, where it runs; checkers' by the search."""
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Iterator
 
 import pytest
 
@@ -26,11 +25,8 @@ needs_gnubg = pytest.mark.skipif(
 
 
 @pytest.fixture(autouse=True)
-def own_worker(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(worker, "_pool", None)
-    monkeypatch.setattr(worker, "_gnubg", None)
-    yield
-    worker.shutdown()
+def own_worker(fresh_worker: None) -> None:
+    """Every test here on workers of its own."""
 
 
 async def test_nannon_hints_are_exact_from_the_players_side() -> None:

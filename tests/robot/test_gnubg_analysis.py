@@ -21,8 +21,8 @@ from engines.actions import Action, Move  # noqa: E402
 from engines.analysis import Decision, DecisionKind, summarise  # noqa: E402
 from engines.base import MatchRules  # noqa: E402
 from engines.gnubg import match_id_of  # noqa: E402
+from engines.match_files import read_mat  # noqa: E402
 from tests.support.gnubg_selfplay import robot_match  # noqa: E402
-from tests.support.mat_reader import read_mat_file  # noqa: E402
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 # gnubg against itself at 0-ply with noise (its own .mat), and our robot against itself with
@@ -31,7 +31,8 @@ MATCHES = ["gnubg_selfplay_3pt.mat", "robot_selfplay_5pt.mat"]
 
 
 def _ours(path: Path, ply: int) -> tuple[list[Decision], tuple[str, str]]:
-    rules, actions, names = read_mat_file(path)
+    record = read_mat(path.read_text())
+    rules, actions, names = record.rules, list(record.actions), record.names
     decisions: list[Decision] = []
     games = max(1, sum(1 for _ in re.finditer(r"^\s*Game \d+", path.read_text(), re.M)))
     for game in range(1, games + 1):
@@ -128,7 +129,8 @@ def test_error_rates_and_counts_agree_with_gnubgs_statistics(name: str) -> None:
 
 
 def test_the_decisions_name_our_actions_and_moves() -> None:
-    rules, actions, names = read_mat_file(DATA / "robot_selfplay_5pt.mat")
+    record = read_mat((DATA / "robot_selfplay_5pt.mat").read_text())
+    rules, actions, names = record.rules, list(record.actions), record.names
     decisions = gnubg_analysis.analyse_backgammon_game(rules, actions, names, 1, 0)
     kinds = {d.kind for d in decisions}
     assert kinds == {DecisionKind.MOVE, DecisionKind.CUBE, DecisionKind.TAKE}
@@ -142,7 +144,8 @@ def test_the_decisions_name_our_actions_and_moves() -> None:
 
 
 def test_a_game_the_match_does_not_have_is_an_error() -> None:
-    rules, actions, names = read_mat_file(DATA / "gnubg_selfplay_3pt.mat")
+    record = read_mat((DATA / "gnubg_selfplay_3pt.mat").read_text())
+    rules, actions, names = record.rules, list(record.actions), record.names
     with pytest.raises(gnubg_analysis.AnalysisError):
         gnubg_analysis.analyse_backgammon_game(rules, actions, names, 9, 0)
 

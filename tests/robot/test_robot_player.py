@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import importlib.util
 import random
-from collections.abc import Iterator
 
 import pytest
 
@@ -39,11 +38,8 @@ needs_gnubg = pytest.mark.skipif(
 
 
 @pytest.fixture(autouse=True)
-def own_worker(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(worker, "_pool", None)
-    monkeypatch.setattr(worker, "_gnubg", None)
-    yield
-    worker.shutdown()
+def own_worker(fresh_worker: None) -> None:
+    """Every test here on workers of its own."""
 
 
 def _action(match: GameMatch, seat: int, decision: Decision, rng: random.Random) -> Action:

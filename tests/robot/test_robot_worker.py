@@ -9,7 +9,6 @@ import asyncio
 import importlib.util
 import os
 import signal
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -37,15 +36,6 @@ def _die_first_time(marker: str) -> int:
 
 def _always_die() -> None:
     os.kill(os.getpid(), signal.SIGKILL)
-
-
-@pytest.fixture
-def fresh_worker(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The module's shared worker set aside for the test, and whatever it started stopped."""
-    monkeypatch.setattr(worker, "ROBOT", worker.WorkerPool("robot"))
-    monkeypatch.setattr(worker, "_gnubg", None)
-    yield
-    worker.shutdown()
 
 
 @pytest.mark.asyncio

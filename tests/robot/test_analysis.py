@@ -1,0 +1,153 @@
+"""Post-match analysis through the robot's entry points: per game in the worker, the whole
+match in ``analyse_match``, and ``tablebot analyse FILE`` on the same code."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from bot.__main__ import main as tablebot
+from bot.robot import analysis, worker
+from engines import new_match
+from engines.actions import Move, OpeningRoll, Roll
+from engines.base import GameKind, GameMatch, MatchRules, Phase
+from engines.exports import export_match
+from engines.nannon import Position
+from engines.nannon_analysis import context_of
+from engines.nannon_solver import NannonSolver
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+def _nannon_match(seed: int) -> GameMatch:
+    """Best moves with random dice and no doubles, except one planted worst move."""
+    rng, solver = random.Random(seed), NannonSolver()
+    match = new_match("nannon", MatchRules(length=3))
+    moves = 0
+    while match.phase is not Phase.MATCH_OVER:
+        if match.phase in (Phase.OPENING, Phase.OPENING_TIE):
+            match.apply(OpeningRoll(None, (rng.randint(1, 6), rng.randint(1, 6))))
+        elif match.phase is Phase.ROLL:
+            match.apply(Roll(match.turn, (rng.randint(1, 6),)))
+        else:
+            assert match.dice is not None
+            ranked = solver.rank_moves(
+                Position.from_id(match.position_id), match.dice[0], context_of(match, match.turn)
+            )
+            moves += 1
+            chosen = ranked[-1] if moves == 5 else ranked[0]
+            match.apply(Move(match.turn, str(chosen.move)))
+    return match
+
+
+def _checkers_actions() -> list[Move]:
+    texts = ["11-15", "23-19", "8-11", "22-17", "9-13", "17-14", "10x17", "21x14", "3-8"]
+    return [Move(i % 2, text) for i, text in enumerate(texts)]
+
+
+def test_count_games_and_analyse_match_with_progress() -> None:
+    match = _nannon_match(3)
+    games = analysis.count_games(GameKind.NANNON, match.rules, match.actions)
+    assert games == match.game_number >= 2
+    seen: list[tuple[int, int]] = []
+    result = analysis.analyse_match(
+        GameKind.NANNON,
+        match.rules,
+        match.actions,
+        ("Ann", "Bob"),
+        0,
+        lambda game, total: seen.append((game, total)),
+    )
+    assert seen == [(g, games) for g in range(1, games + 1)]
+    assert result.games == games and result.players[0].name == "Ann"
+    assert result.players[0].pr is None and result.details["evaluator"] == "exact solver"
+    assert result.worst()[0].equity_loss > 0
+    per_game = [
+        d
+        for g in range(1, games + 1)
+        for d in analysis.analyse_game(
+            GameKind.NANNON, match.rules, match.actions, ("Ann", "Bob"), g, 0
+        )
+    ]
+    assert tuple(per_game) == result.decisions
+
+
+@pytest.mark.asyncio
+async def test_a_game_analysed_in_the_worker_is_the_same(fresh_worker: None) -> None:
+    match = _nannon_match(4)
+    here = analysis.analyse_game(GameKind.NANNON, match.rules, match.actions, ("A", "B"), 1, 0)
+    there = await worker.analyse_game(GameKind.NANNON, match.rules, match.actions, ("A", "B"), 1, 0)
+    assert there == here
+    checkers = await worker.analyse_game(
+        GameKind.CHECKERS, MatchRules(length=1), _checkers_actions(), ("A", "B"), 1, 0
+    )
+    assert checkers[-1].is_blunder
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = tablebot(["analyse", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_on_a_nannon_mat(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    match = _nannon_match(5)
+    path = tmp_path / "m.mat"
+    path.write_text(export_match("nannon", match.rules, match.actions, ("Ann", "Bob"), 1, "x"))
+    code, out, _ = _run(capsys, str(path), "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["game"] == "nannon" and [p["name"] for p in data["players"]] == ["Ann", "Bob"]
+    keys = {"error_rate", "pr", "luck", "errors", "blunders", "unforced_decisions", "rating"}
+    assert keys <= set(data["players"][0])
+    assert data["players"][0]["pr"] is None
+    worst = data["decisions"][data["worst"][0]]
+    assert worst["kind"] in ("move", "cube") and worst["equity_loss"] > 0.0  # it never doubles
+    assert {"game", "player", "played", "best", "luck", "win_chance"} <= set(worst)
+    code, out, _ = _run(capsys, str(path))
+    assert code == 0 and "Ann: error rate" in out and "exact solver" in out
+
+
+def test_cli_on_a_pdn(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "m.pdn"
+    rules = MatchRules(length=1)
+    path.write_text(export_match("checkers", rules, _checkers_actions(), ("Cy", "Di"), 2, "x"))
+    code, out, _ = _run(capsys, str(path), "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["game"] == "checkers" and len(data["decisions"]) == 9
+    assert data["players"][0]["blunders"] >= 1 and data["decisions"][-1]["luck"] is None
+
+
+def test_cli_on_gnubgs_own_export(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("gnubg")
+    pytest.importorskip("bot.robot.gnubg_analysis")
+    code, out, err = _run(capsys, str(DATA / "gnubg_selfplay.mat"), "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["game"] == "backgammon" and data["games"] == 4
+    assert [p["name"] for p in data["players"]] == ["gnubg", "root"]
+    assert all(p["pr"] is not None for p in data["players"])
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("x.mat", "hello", "no 'N point match' line"),
+        ("x.pdn", "", "no game"),
+        ("x.mat", " 3 point match\n Game 1\n a : 0   b : 0\n  1) 77: 1/2\n", "line 4"),
+    ],
+)
+def test_cli_bad_files_are_one_line_and_status_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str, message: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    code, out, err = _run(capsys, str(path))
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err
+    code, _, err = _run(capsys, str(tmp_path / "missing.mat"))
+    assert code == 2 and "missing.mat" in err
