@@ -11,6 +11,7 @@ import asyncio
 import concurrent.futures
 import logging
 import multiprocessing
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
@@ -37,8 +38,9 @@ class WorkerPool:
     finds the worker dead (``BrokenProcessPool``: killed, out of memory, a segfault) gets a new
     worker and is tried once more; a second death is a :class:`RobotCrashedError`."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, *, niceness: int = 0) -> None:
         self.name = name
+        self.niceness = niceness  # the worker's priority this much below the bot's (Unix nice)
         self._lock = threading.Lock()
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
 
@@ -51,7 +53,10 @@ class WorkerPool:
             if self._pool is None:
                 try:
                     self._pool = concurrent.futures.ProcessPoolExecutor(
-                        max_workers=1, mp_context=multiprocessing.get_context("spawn")
+                        max_workers=1,
+                        mp_context=multiprocessing.get_context("spawn"),
+                        initializer=_lower_priority,
+                        initargs=(self.niceness,),
                     )
                 except (OSError, NotImplementedError, ImportError) as exc:
                     raise RobotUnavailableError(
@@ -94,3 +99,9 @@ class WorkerPool:
                     f"the {self.name} worker could not start ({exc})"
                 ) from exc
         raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _lower_priority(niceness: int) -> None:
+    """In a new worker: run ``niceness`` below the bot (where the platform has ``nice``)."""
+    if niceness and hasattr(os, "nice"):
+        os.nice(niceness)

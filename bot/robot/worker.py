@@ -64,8 +64,10 @@ NOT_AVAILABLE = "backgammon against the robot is not available on this platform"
 
 ROBOT = WorkerPool("robot")
 """The robot's worker: its moves, cube and resignation decisions, and hints."""
-ANALYSIS = WorkerPool("analysis")
-"""Post-match analysis, in a worker of its own: a long analysis never delays a robot move."""
+ANALYSIS = WorkerPool("analysis", niceness=10)
+"""Post-match analysis, in a worker of its own: a long analysis never delays a robot move. It
+runs at a lower priority: on a machine with few cores an analysis is background work, and the
+bot's event loop and the robot come first."""
 
 _gnubg: bool | None = None  # whether gnubg runs here, once asked
 

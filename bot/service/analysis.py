@@ -3,7 +3,7 @@ given (:class:`Analyser`), and :class:`AnalysisQueue`, which runs one analysis a
 its state, progress and result (the ``analyses`` table, so a restart picks up what was queued or
 running) and tells its listeners (:mod:`bot.service.events`' analysis events).
 
-The analyser's work is not the service's: it runs elsewhere (the robot's worker process), one
+The analyser's work is not the service's: it runs elsewhere (the analysis worker process), one
 game per call, so robot moves interleave with a long analysis and progress is told between
 games. The service imports no robot; the app passes the analyser in.
 """
@@ -65,7 +65,7 @@ class RequestAnalysis:
 
 class Analyser(Protocol):
     """What the queue needs of an analyser: how many games a match has, and one game's
-    decisions (run off the event loop: the robot's worker)."""
+    decisions (run off the event loop: the analysis worker)."""
 
     def count_games(self, kind: GameKind, rules: MatchRules, actions: Sequence[Action]) -> int: ...
 
@@ -283,9 +283,7 @@ class AnalysisQueue:
                 await store.update_analysis(match_id, games_done=game)
                 if game < total:
                     await self._tell(AnalysisProgressed(await self.view(match_id)))
-            spec = spec_of(record.game)
-            # The PR is backgammon's (a GameSpec trait once the analysis engines land).
-            pr_scale = bool(getattr(spec, "analysis_pr", spec.gnubg_match_id))
+            pr_scale = spec_of(record.game).analysis_pr
             analysis = summarise(decisions, names, pr_scale=pr_scale, details={"ply": ply})
         except asyncio.CancelledError:
             raise

@@ -13,7 +13,8 @@ from bot.robot import worker
 def fresh_worker(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The module's shared workers set aside for the test, and whatever it started stopped."""
     monkeypatch.setattr(worker, "ROBOT", worker.WorkerPool("robot"))
-    monkeypatch.setattr(worker, "ANALYSIS", worker.WorkerPool("analysis"))
+    analysis = worker.WorkerPool("analysis", niceness=worker.ANALYSIS.niceness)
+    monkeypatch.setattr(worker, "ANALYSIS", analysis)
     monkeypatch.setattr(worker, "_gnubg", None)
     yield
     worker.shutdown()

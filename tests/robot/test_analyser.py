@@ -1,14 +1,12 @@
 """The service's analyser on the analysis worker (bot/robot/analyser.py): a robot call never
 waits behind an analysis (they are two processes), the analysis worker runs at a lower
-priority than the bot and the robot, a match's games are counted here and analysed there, and
-without the analysis engines there is no analyser."""
+priority than the bot and the robot, a match's games are counted here and analysed there."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import random
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,18 +17,7 @@ from engines import new_match
 from engines.actions import Action
 from engines.base import GameKind, MatchRules
 
-pytestmark = pytest.mark.asyncio
-
-needs_analyser = pytest.mark.skipif(
-    analyser.worker_analyser() is None,
-    reason="the analysis engines (bot.robot.analysis) are not here",
-)
-
-
-@pytest.fixture(autouse=True)
-def workers() -> Iterator[None]:
-    yield
-    worker.shutdown()
+pytestmark = [pytest.mark.asyncio, pytest.mark.usefixtures("fresh_worker")]
 
 
 def _read_fifo(path: str) -> str:
@@ -60,20 +47,13 @@ async def test_a_robot_call_does_not_wait_behind_an_analysis(tmp_path: Path) -> 
     assert robot_pid != await worker.ANALYSIS.run(os.getpid)
 
 
-@needs_analyser
 async def test_games_are_analysed_in_a_worker_of_lower_priority() -> None:
     found = analyser.worker_analyser()
-    assert found is not None
     rules, actions = random_nannon_match(5)
     games = found.count_games(GameKind.NANNON, rules, actions)
     assert games >= 2  # a match to 3 of Nannon: at least two games
     decisions = await found.analyse_game(GameKind.NANNON, rules, actions, ("a", "b"), 2, 0)
     assert decisions and {d.game for d in decisions} == {2}
     ours = os.nice(0)
-    assert await worker.ANALYSIS.run(os.nice, 0) == min(19, ours + analyser.NICENESS)
+    assert await worker.ANALYSIS.run(os.nice, 0) == min(19, ours + worker.ANALYSIS.niceness)
     assert await worker.run(os.nice, 0) == ours  # the robot's is not lowered
-
-
-async def test_no_analyser_without_the_engines(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(analyser, "ENGINES", "bot.robot.no_such_module")
-    assert analyser.worker_analyser() is None

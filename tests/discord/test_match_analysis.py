@@ -1,11 +1,9 @@
-"""Post-match analysis through the fake Discord (the real bot, the real analyser in the robot's
-worker): /analyse's refusals, a robot match's report posted by itself when it ends with its
-progress edited in place, the report of a match asked for with /analyse in each game, /stats'
-average after two analysed matches, and a restart while an analysis is queued picks it up
-again (its state is in the database).
-
-The analysis engines (``bot.robot.analysis``) come from another branch: until they are merged,
-the tests that run an analysis skip; the refusals run regardless."""
+"""Post-match analysis through the fake Discord (the real bot, the real analyser in the
+analysis worker): /analyse's refusals; a robot match analysed by itself when it ends, its
+progress edited in place into the report; the report of a match asked for with /analyse in each
+game (backgammon where gnubg runs), with the chart and the mistakes' cards and their alt texts;
+a planted blunder heads the report; /stats' average after two analysed matches; a restart while
+an analysis is queued picks it up again (its state is in the database)."""
 
 from __future__ import annotations
 
@@ -19,15 +17,11 @@ from support.discord_driver import embed_text, reply_to, service_of
 from support.robot_driver import challenge_robot, play_to_the_end, robot_ready, settle
 
 from bot.discord import wording
-from bot.robot.analyser import worker_analyser
 from bot.service import AnalysisStatus, MatchView
 from engines.nannon_solver import Context, CubeState, NannonSolver
 
 pytestmark = pytest.mark.asyncio
 
-needs_analyser = pytest.mark.skipif(
-    worker_analyser() is None, reason="the analysis engines (bot.robot.analysis) are not here"
-)
 needs_gnubg = pytest.mark.skipif(
     importlib.util.find_spec("gnubg") is None, reason="the gnubg wheel is not installed here"
 )
@@ -89,7 +83,6 @@ async def test_analyse_refuses_an_unknown_match_and_one_still_on(tablebot: FakeD
     )
 
 
-@needs_analyser
 async def test_a_robot_match_is_analysed_when_it_ends(tablebot: FakeDiscord) -> None:
     fake = tablebot
     await robot_ready(fake, analyse_robot_matches=True)
@@ -120,7 +113,6 @@ async def test_a_robot_match_is_analysed_when_it_ends(tablebot: FakeDiscord) -> 
     assert str(report.id) in reply.content
 
 
-@needs_analyser
 @pytest.mark.parametrize(
     "game, points",
     [
@@ -147,7 +139,6 @@ async def test_analyse_reports_a_finished_match(
     assert_pictures(report)
 
 
-@needs_analyser
 async def test_stats_average_the_analysed_matches(tablebot: FakeDiscord) -> None:
     fake = tablebot
     await robot_ready(fake, analyse_robot_matches=True)
@@ -165,7 +156,6 @@ async def test_stats_average_the_analysed_matches(tablebot: FakeDiscord) -> None
     assert expected in embed_text(stats)
 
 
-@needs_analyser
 async def test_a_planted_blunder_is_the_first_mistake_shown(tablebot: FakeDiscord) -> None:
     """Alice plays the exact solver's best move every time but once, where she plays its worst
     (a blunder); the robot at master plays best: that blunder heads the report."""
@@ -204,7 +194,6 @@ async def test_a_planted_blunder_is_the_first_mistake_shown(tablebot: FakeDiscor
     assert report.attachments[1].description.endswith(f"losing {worst.equity_loss:.3f}.")
 
 
-@needs_analyser
 async def test_a_restart_runs_a_queued_analysis_again(tablebot: FakeDiscord) -> None:
     fake = tablebot
     await robot_ready(fake, analyse_robot_matches=False)
