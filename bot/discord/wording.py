@@ -286,7 +286,9 @@ REFUSALS: dict[Refusal, Words] = {
         "Nothing for you to decide right now: /hint works on your roll to play, before your "
         "roll when you may double, and when you are doubled."
     ),
-    Refusal.ANALYSIS_UNAVAILABLE: lambda p: "Match analysis is not available on this bot.",
+    Refusal.ANALYSIS_UNAVAILABLE: lambda p: (
+        f"Analysis of {spec_of(GameKind(p['game'])).title} matches is not available on this bot."
+    ),
     Refusal.MATCH_NOT_FINISHED: lambda p: (
         f"Match #{p['match_id']} is still on: it can be analysed once it is finished."
     ),

@@ -20,6 +20,10 @@ __all__ = ["WorkerAnalyser", "worker_analyser"]
 
 
 class WorkerAnalyser:
+    async def available(self, kind: GameKind) -> bool:
+        """Backgammon's analysis is gnubg's: only where gnubg runs."""
+        return not analysis.ANALYSERS[GameKind(kind)].uses_ply or await worker.gnubg_available()
+
     def count_games(self, kind: GameKind, rules: MatchRules, actions: Sequence[Action]) -> int:
         return analysis.count_games(kind, rules, actions)
 

@@ -71,12 +71,19 @@ class WorkerPool:
                 self._pool = None
         pool.shutdown(wait=False, cancel_futures=True)
 
-    def shutdown(self) -> None:
-        """Stop the worker (the next call starts a new one)."""
+    def shutdown(self, *, kill: bool = False) -> None:
+        """Stop the worker (the next call starts a new one). ``kill``: don't wait for the call
+        it is running (a long analysis, started again at the next start), end it now."""
         with self._lock:
             pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+        if pool is None:
+            return
+        if kill:
+            # CPython's executor keeps its processes here; no public way to end them before
+            # 3.14's terminate_workers().
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                process.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
 
     async def run(self, function: Callable[..., T], *args: Any) -> T:
         """``function(*args)`` in the worker process (``function`` must be importable there,

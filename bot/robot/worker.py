@@ -73,9 +73,10 @@ _gnubg: bool | None = None  # whether gnubg runs here, once asked
 
 
 def shutdown() -> None:
-    """Stop the workers (the next call starts a new one)."""
+    """Stop the workers (the next call starts a new one). An analysis under way is ended, not
+    waited for (a game can take a minute; the queue runs it again at the next start)."""
     ROBOT.shutdown()
-    ANALYSIS.shutdown()
+    ANALYSIS.shutdown(kill=True)
 
 
 async def run(function: Callable[..., T], *args: Any) -> T:

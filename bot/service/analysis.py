@@ -64,8 +64,10 @@ class RequestAnalysis:
 
 
 class Analyser(Protocol):
-    """What the queue needs of an analyser: how many games a match has, and one game's
-    decisions (run off the event loop: the analysis worker)."""
+    """What the queue needs of an analyser: whether it analyses a game here, how many games a
+    match has, and one game's decisions (run off the event loop: the analysis worker)."""
+
+    async def available(self, kind: GameKind) -> bool: ...
 
     def count_games(self, kind: GameKind, rules: MatchRules, actions: Sequence[Action]) -> int: ...
 
@@ -120,12 +122,13 @@ class AnalysisQueue:
     async def request(self, command: RequestAnalysis) -> AnalysisView:
         """Queue the analysis of a finished match of this guild; refused when the match is
         unknown or still on, when it is queued, running or done already (its params say where
-        its message is), or when this bot has no analyser."""
+        its message is), or when this bot has no analyser or can't analyse the game here
+        (backgammon where gnubg doesn't run)."""
         record = await self._record(command.match_id, command.guild_id)
         if record.status is not MatchStatus.FINISHED:
             raise refused(Refusal.MATCH_NOT_FINISHED, match_id=record.id)
-        if self.analyser is None:
-            raise refused(Refusal.ANALYSIS_UNAVAILABLE)
+        if self.analyser is None or not await self.analyser.available(record.game):
+            raise refused(Refusal.ANALYSIS_UNAVAILABLE, game=record.game.value)
         state = self._state
         if not await state.store.queue_analysis(
             record.id, command.ply, command.user_id, state.now()

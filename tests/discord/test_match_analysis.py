@@ -17,7 +17,8 @@ from support.discord_driver import embed_text, reply_to, service_of
 from support.robot_driver import challenge_robot, play_to_the_end, robot_ready, settle
 
 from bot.discord import wording
-from bot.service import AnalysisStatus, MatchView
+from bot.robot import worker
+from bot.service import AnalysisStatus, LeaveMatch, MatchView
 from engines.nannon_solver import Context, CubeState, NannonSolver
 
 pytestmark = pytest.mark.asyncio
@@ -81,6 +82,29 @@ async def test_analyse_refuses_an_unknown_match_and_one_still_on(tablebot: FakeD
     assert reply.content == (
         f"Match #{match_id} is still on: it can be analysed once it is finished."
     )
+
+
+async def test_analyse_refuses_backgammon_where_gnubg_does_not_run(
+    tablebot: FakeDiscord, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = tablebot
+    alice, bob = await fake.add_member("alice"), await fake.add_member("bob")
+    service = service_of(fake)
+    guild = fake.guild.id
+    challenge = await service.challenge(
+        guild, fake.channel.id, alice.id, "alice", "backgammon", opponent_id=bob.id,
+        opponent_name="bob", length=1,
+    )  # fmt: skip
+    match_id = (await service.accept(challenge.id, guild, bob.id, "bob")).view.match_id
+    assert (await service.act(LeaveMatch(match_id, guild, alice.id))).match_over
+
+    async def no_gnubg() -> bool:
+        return False
+
+    monkeypatch.setattr(worker, "gnubg_available", no_gnubg)
+    reply = await answer(fake, "analyse", bob, match=match_id)
+    assert reply.ephemeral
+    assert reply.content == "Analysis of Backgammon matches is not available on this bot."
 
 
 async def test_a_robot_match_is_analysed_when_it_ends(tablebot: FakeDiscord) -> None:

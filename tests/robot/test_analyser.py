@@ -26,6 +26,13 @@ def _read_fifo(path: str) -> str:
         return fifo.read()
 
 
+def _signal_then_hold(ready: str, hold: str) -> str:
+    """Tells the test it is running (through the FIFO ``ready``), then blocks on ``hold``."""
+    with open(ready, "w") as fifo:
+        fifo.write(str(os.getpid()))
+    return _read_fifo(hold)
+
+
 def random_nannon_match(seed: int, length: int = 3) -> tuple[MatchRules, list[Action]]:
     rules, rng = MatchRules(length=length), random.Random(seed)
     match, actions = new_match(GameKind.NANNON, rules), []
@@ -57,3 +64,17 @@ async def test_games_are_analysed_in_a_worker_of_lower_priority() -> None:
     ours = os.nice(0)
     assert await worker.ANALYSIS.run(os.nice, 0) == min(19, ours + worker.ANALYSIS.niceness)
     assert await worker.run(os.nice, 0) == ours  # the robot's is not lowered
+
+
+async def test_shutdown_ends_an_analysis_under_way(tmp_path: Path) -> None:
+    """The bot's close() doesn't wait for a long game to be analysed: the queue has stopped
+    waiting for it (cancelled), and the worker is ended."""
+    ready, hold = tmp_path / "ready", tmp_path / "hold"
+    os.mkfifo(ready)
+    os.mkfifo(hold)
+    held = asyncio.ensure_future(worker.ANALYSIS.run(_signal_then_hold, str(ready), str(hold)))
+    pid = int(await asyncio.to_thread(_read_fifo, str(ready)))  # the call is under way
+    held.cancel()
+    await asyncio.wait_for(asyncio.to_thread(worker.shutdown), timeout=60)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)

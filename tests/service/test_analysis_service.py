@@ -52,6 +52,10 @@ class SteppedAnalyser:
         self.most_at_once = 0
         self.fail_game: int | None = None
         self.loss0 = 0.05
+        self.unavailable: set[GameKind] = set()
+
+    async def available(self, kind: GameKind) -> bool:
+        return kind not in self.unavailable
 
     def step(self, games: int = 1) -> None:
         for _ in range(games):
@@ -185,7 +189,9 @@ async def test_an_analysis_runs_game_by_game_and_stores_its_report(
     assert caught.value.params["message_id"] == 4242
 
 
-async def test_refusals(service: MatchService, store_target: str | Path) -> None:
+async def test_refusals(
+    service: MatchService, analyser: SteppedAnalyser, store_target: str | Path
+) -> None:
     assert await refusal(service, RequestAnalysis(4242, GUILD, ALICE)) is Refusal.NO_SUCH_MATCH
     challenge = await service.challenge(
         GUILD, CHANNEL, ALICE, "alice", "nannon", opponent_id=BOB, opponent_name="bob", length=1
@@ -203,6 +209,13 @@ async def test_refusals(service: MatchService, store_target: str | Path) -> None
     assert await refusal(service, RequestAnalysis(match_id, GUILD, BOB)) is (
         Refusal.ANALYSIS_PENDING
     )
+    # A game this analyser can't do here (backgammon without gnubg) is refused up front.
+    analyser.unavailable.add(GameKind.NANNON)
+    other = await finished_match(service)
+    assert await refusal(service, RequestAnalysis(other, GUILD, ALICE)) is (
+        Refusal.ANALYSIS_UNAVAILABLE
+    )
+    analyser.unavailable.clear()
     # A bot without the analysis engines refuses every request for a finished match.
     bare = await open_service(store_target, None)
     try:
