@@ -7,7 +7,7 @@ first (:func:`bot.discord.replies.inert_text`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from bot.robot.levels import LEVEL_NAMES
@@ -616,6 +616,15 @@ def mistake_text(played: str, best: str, loss: float, dice: Sequence[int]) -> st
 
 
 NO_MISTAKES = "No mistakes: every decision was the best one."
+
+
+def analysed_by(details: Mapping[str, object]) -> str:
+    """The report's footer: how it was analysed (``MatchAnalysis.details``)."""
+    evaluator = details.get("evaluator") or "?"
+    ply = details.get("ply")
+    return f"Analysed by {evaluator}" + (f" at {ply}-ply." if ply is not None else ".")
+
+
 CHART_TITLE = "Winning chances after every move"
 
 

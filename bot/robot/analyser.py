@@ -24,6 +24,9 @@ class WorkerAnalyser:
         """Backgammon's analysis is gnubg's: only where gnubg runs."""
         return not analysis.ANALYSERS[GameKind(kind)].uses_ply or await worker.gnubg_available()
 
+    def details(self, kind: GameKind, ply: int) -> dict[str, object]:
+        return analysis.details(kind, ply)
+
     def count_games(self, kind: GameKind, rules: MatchRules, actions: Sequence[Action]) -> int:
         return analysis.count_games(kind, rules, actions)
 

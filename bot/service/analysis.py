@@ -69,6 +69,10 @@ class Analyser(Protocol):
 
     async def available(self, kind: GameKind) -> bool: ...
 
+    def details(self, kind: GameKind, ply: int) -> dict[str, object]:
+        """How a game of ``kind`` is analysed (the evaluator, its ply), kept with the result."""
+        ...
+
     def count_games(self, kind: GameKind, rules: MatchRules, actions: Sequence[Action]) -> int: ...
 
     async def analyse_game(
@@ -170,8 +174,9 @@ class AnalysisQueue:
 
     async def match_ended(self, view: MatchView) -> AnalysisView | None:
         """Queue a match that just ended when the server analyses such matches (robot matches
-        by default, matches between people when asked); None otherwise."""
-        if self.analyser is None:
+        by default, matches between people when asked) and the game can be analysed here; None
+        otherwise."""
+        if self.analyser is None or not await self.analyser.available(view.kind):
             return None
         settings = await self._state.guild_settings(view.guild_id)
         wanted = (
@@ -287,7 +292,8 @@ class AnalysisQueue:
                 if game < total:
                     await self._tell(AnalysisProgressed(await self.view(match_id)))
             pr_scale = spec_of(record.game).analysis_pr
-            analysis = summarise(decisions, names, pr_scale=pr_scale, details={"ply": ply})
+            details = analyser.details(record.game, ply)
+            analysis = summarise(decisions, names, pr_scale=pr_scale, details=details)
         except asyncio.CancelledError:
             raise
         except Exception as exc:

@@ -130,6 +130,7 @@ async def test_a_robot_match_is_analysed_when_it_ends(tablebot: FakeDiscord) -> 
     done = await service_of(fake).analyses.view(match_id)
     assert done.analysis is not None
     assert f"**{done.analysis.players[0].rating}**" in text  # bold, not escaped
+    assert report.embeds[0]["footer"]["text"] == "Analysed by exact solver."
     assert_pictures(report)
     # The report's message is where /analyse sends the curious.
     reply = await answer(fake, "analyse", alice, match=match_id)
@@ -161,6 +162,9 @@ async def test_analyse_reports_a_finished_match(
     report = report_of(thread, match_id)
     assert len(report.embeds) >= 2 or "No mistakes" in embed_text(report)
     assert_pictures(report)
+    assert report.embeds[0]["footer"]["text"].endswith(
+        "Analysed by GNU Backgammon at 0-ply." if game == "backgammon" else "."
+    )
 
 
 async def test_stats_average_the_analysed_matches(tablebot: FakeDiscord) -> None:

@@ -57,6 +57,9 @@ class SteppedAnalyser:
     async def available(self, kind: GameKind) -> bool:
         return kind not in self.unavailable
 
+    def details(self, kind: GameKind, ply: int) -> dict[str, object]:
+        return {"evaluator": "stepped", "ply": ply}
+
     def step(self, games: int = 1) -> None:
         for _ in range(games):
             self._permits.release()
@@ -174,7 +177,7 @@ async def test_an_analysis_runs_game_by_game_and_stores_its_report(
     alice = done.analysis.players[0]
     assert alice.error_rate == pytest.approx(50.0) and alice.blunders == 0 and alice.errors == 3
     assert done.analysis.worst(1)[0].played == "a"
-    assert done.analysis.details == {"ply": 2}
+    assert done.analysis.details == {"evaluator": "stepped", "ply": 2}
     # What the listeners heard, in order: queued, each game's progress, the end.
     assert isinstance(events[0], AnalysisQueued) and events[0].ahead == 0
     progress = [e.analysis.games_done for e in events if isinstance(e, AnalysisProgressed)]
@@ -315,6 +318,11 @@ async def test_a_match_end_queues_its_analysis_as_the_server_says(
     robot = await finished_match(service, robot=True)
     with pytest.raises(Refused):
         await service.analyses.view(robot)
+    analyser.unavailable.add(GameKind.NANNON)  # a game not analysed here: nothing queued
+    people = await finished_match(service)
+    with pytest.raises(Refused):
+        await service.analyses.view(people)
+    analyser.unavailable.clear()
     people = await finished_match(service)
     assert (await service.analyses.view(people)).requester_id is None
     await service.analyses.wait_idle()

@@ -162,8 +162,8 @@ class AnalysisCog(commands.Cog, name="Analysis"):
             files.append(_file(png, "chart.png", alt or wording.CHART_TITLE))
             summary.set_image(url="attachment://chart.png")
         worst = analysis.worst(WORST)
-        if not worst:
-            summary.set_footer(text=wording.NO_MISTAKES)
+        footer = wording.analysed_by(analysis.details)
+        summary.set_footer(text=f"{wording.NO_MISTAKES} {footer}" if not worst else footer)
         for rank, decision in enumerate(worst, 1):
             embed, file = await self._mistake(view, rank, decision)
             embeds.append(embed)
