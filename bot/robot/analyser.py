@@ -1,10 +1,10 @@
 """The service's analyser (:class:`bot.service.Analyser`, matched by shape: the robot room imports
 no service) on the analysis worker.
 
-Games are counted here (:func:`bot.robot.analysis.count_games`, a replay, pure and quick); each
-game is analysed by :func:`bot.robot.worker.analyse_game` in :data:`bot.robot.worker.ANALYSIS`, a
-worker process of its own at a lower priority, so an analysis never waits behind a robot move
-nor a robot move behind an analysis, and the queue can tell its progress between games.
+A match's games are counted (:func:`bot.robot.analysis.count_games`, a replay) and each game
+analysed (:func:`bot.robot.worker.analyse_game`) in :data:`bot.robot.worker.ANALYSIS`, a worker
+process of its own at a lower priority, so an analysis never waits behind a robot move nor a
+robot move behind an analysis, and the queue can tell its progress between games.
 """
 
 from __future__ import annotations
@@ -27,8 +27,12 @@ class WorkerAnalyser:
     def details(self, kind: GameKind, ply: int) -> dict[str, object]:
         return analysis.details(kind, ply)
 
-    def count_games(self, kind: GameKind, rules: MatchRules, actions: Sequence[Action]) -> int:
-        return analysis.count_games(kind, rules, actions)
+    async def count_games(
+        self, kind: GameKind, rules: MatchRules, actions: Sequence[Action]
+    ) -> int:
+        """Counted in the analysis worker too: a long match's replay (up to 50 ms) is not the
+        event loop's to do, and the worker is free between an analysis' games."""
+        return await worker.ANALYSIS.run(analysis.count_games, kind, rules, list(actions))
 
     async def analyse_game(
         self,

@@ -30,7 +30,7 @@ from bot.service.state import LiveMatch, MatchRecord, ServiceState, storable
 from bot.service.views import build_view
 from bot.storage import GuildShards, Row
 from bot.storage.types import dumps
-from engines import replay
+from engines import new_match
 from engines.actions import Action, action_from_dict
 from engines.analysis import Decision, DecisionKind, MatchAnalysis, PlayerFigures, summarise
 from engines.base import GameKind, MatchRules
@@ -73,7 +73,9 @@ class Analyser(Protocol):
         """How a game of ``kind`` is analysed (the evaluator, its ply), kept with the result."""
         ...
 
-    def count_games(self, kind: GameKind, rules: MatchRules, actions: Sequence[Action]) -> int: ...
+    async def count_games(
+        self, kind: GameKind, rules: MatchRules, actions: Sequence[Action]
+    ) -> int: ...
 
     async def analyse_game(
         self,
@@ -205,12 +207,15 @@ class AnalysisQueue:
         """Record the message that shows the analysis (its progress, then its report)."""
         await self._state.store.update_analysis(match_id, message_id=message_id)
 
-    async def view_at(self, match_id: int, guild_id: int, action_index: int) -> MatchView:
-        """The match as it stood after ``action_index`` of its actions (a mistake's board)."""
+    async def views_at(
+        self, match_id: int, guild_id: int, action_indexes: Sequence[int]
+    ) -> list[MatchView]:
+        """The match as it stood after each of ``action_indexes`` of its actions (the worst
+        mistakes' boards), in that order. One replay, in a thread: a long match's replay takes
+        tens of milliseconds, which the event loop shouldn't spend in one go."""
         record = await self._record(match_id, guild_id)
         actions = await self._actions(record.id)
-        match = replay(record.game, record.rules, actions[: max(0, action_index)])
-        return build_view(LiveMatch(record, match, FairDice(record.seed)))
+        return await asyncio.to_thread(_views_at, record, actions, action_indexes)
 
     # --- the runner ---------------------------------------------------------------------------
 
@@ -278,7 +283,7 @@ class AnalysisQueue:
         try:
             actions = await self._actions(match_id)
             names = (record.players[0].name, record.players[1].name)
-            total = analyser.count_games(record.game, record.rules, actions)
+            total = await analyser.count_games(record.game, record.rules, actions)
             await store.update_analysis(
                 match_id, status="running", games_total=total, games_done=0, started_at=state.now()
             )
@@ -336,6 +341,22 @@ class AnalysisQueue:
 
     async def _actions(self, match_id: int) -> list[Action]:
         return [action_from_dict(e.payload) for e in await self._state.store.events(match_id)]
+
+
+def _views_at(
+    record: MatchRecord, actions: Sequence[Action], action_indexes: Sequence[int]
+) -> list[MatchView]:
+    match = new_match(record.game, record.rules)
+    live = LiveMatch(record, match, FairDice(record.seed))
+    wanted = sorted({max(0, min(i, len(actions))) for i in action_indexes})
+    views: dict[int, MatchView] = {}
+    done = 0
+    for index in wanted:
+        for action in actions[done:index]:
+            match.apply(action)
+        done = index
+        views[index] = build_view(live)
+    return [views[max(0, min(i, len(actions)))] for i in action_indexes]
 
 
 def _view(record: MatchRecord, row: Row) -> AnalysisView:

@@ -1,6 +1,7 @@
 """The service's analyser on the analysis worker (bot/robot/analyser.py): a robot call never
 waits behind an analysis (they are two processes), the analysis worker runs at a lower
-priority than the bot and the robot, a match's games are counted here and analysed there."""
+priority than the bot and the robot, a match's games are counted and analysed there, and the
+bot's close doesn't wait for a game under analysis."""
 
 from __future__ import annotations
 
@@ -57,7 +58,7 @@ async def test_a_robot_call_does_not_wait_behind_an_analysis(tmp_path: Path) -> 
 async def test_games_are_analysed_in_a_worker_of_lower_priority() -> None:
     found = analyser.worker_analyser()
     rules, actions = random_nannon_match(5)
-    games = found.count_games(GameKind.NANNON, rules, actions)
+    games = await found.count_games(GameKind.NANNON, rules, actions)
     assert games >= 2  # a match to 3 of Nannon: at least two games
     decisions = await found.analyse_game(GameKind.NANNON, rules, actions, ("a", "b"), 2, 0)
     assert decisions and {d.game for d in decisions} == {2}

@@ -18,8 +18,10 @@ from bot.service import (
     AnalysisStatus,
     LeaveMatch,
     MatchService,
+    PlayMove,
     Refused,
     RequestAnalysis,
+    RollDice,
 )
 from bot.service.errors import Refusal
 from bot.service.events import (
@@ -29,9 +31,10 @@ from bot.service.events import (
     AnalysisProgressed,
     AnalysisQueued,
 )
-from engines.actions import Action
+from engines import replay
+from engines.actions import Action, action_from_dict
 from engines.analysis import Decision, DecisionKind
-from engines.base import GameKind, MatchRules
+from engines.base import GameKind, MatchRules, Phase
 from engines.dice import FairDice
 
 pytestmark = pytest.mark.asyncio
@@ -64,7 +67,9 @@ class SteppedAnalyser:
         for _ in range(games):
             self._permits.release()
 
-    def count_games(self, kind: GameKind, rules: MatchRules, actions: Sequence[Action]) -> int:
+    async def count_games(
+        self, kind: GameKind, rules: MatchRules, actions: Sequence[Action]
+    ) -> int:
         return GAMES
 
     async def analyse_game(
@@ -345,3 +350,30 @@ async def test_stats_average_the_analysed_matches(
     assert alice.pr is None  # Nannon has no PR
     bob = await service.stats(GUILD, BOB, "nannon")
     assert bob.analysed == 2 and bob.error_rate == pytest.approx(0.0)
+
+
+async def test_the_boards_of_mistakes_are_the_match_replayed_to_them(
+    service: MatchService,
+) -> None:
+    challenge = await service.challenge(
+        GUILD, CHANNEL, ALICE, "alice", "nannon", opponent_id=BOB, opponent_name="bob", length=3
+    )
+    update = await service.accept(challenge.id, GUILD, BOB, "bob")
+    match_id = update.view.match_id
+    for _ in range(12):  # both play: roll, the first legal move
+        view = update.view
+        user = view.players[0 if view.actor is None else view.actor].user_id
+        if view.phase is Phase.MOVE:
+            update = await service.act(PlayMove(match_id, GUILD, user, view.legal_moves[0]))
+        else:
+            update = await service.act(RollDice(match_id, GUILD, user))
+    await service.act(LeaveMatch(match_id, GUILD, ALICE))
+    actions = [action_from_dict(e.payload) for e in await service.store.events(match_id)]
+    indexes = [7, 2, len(actions), 7, 0]
+    views = await service.analyses.views_at(match_id, GUILD, indexes)
+    rules = (await service.get_view(match_id)).rules
+    for index, view in zip(indexes, views, strict=True):
+        expected = replay(GameKind.NANNON, rules, actions[:index])
+        assert (view.position_id, view.phase) == (expected.position_id, expected.phase), index
+    with pytest.raises(Refused):
+        await service.analyses.views_at(match_id, GUILD + 1, [0])

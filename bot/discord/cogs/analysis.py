@@ -26,7 +26,7 @@ from bot import rendering
 from bot.discord import delivery, presenter, wording
 from bot.discord.replies import NO_MENTIONS, escape_name, inert_text
 from bot.discord.style import style_of
-from bot.service import AnalysisView, RequestAnalysis
+from bot.service import AnalysisView, MatchView, RequestAnalysis
 from bot.service.events import (
     AnalysisEvent,
     AnalysisFailed,
@@ -164,16 +164,25 @@ class AnalysisCog(commands.Cog, name="Analysis"):
         worst = analysis.worst(WORST)
         footer = wording.analysed_by(analysis.details)
         summary.set_footer(text=f"{wording.NO_MISTAKES} {footer}" if not worst else footer)
-        for rank, decision in enumerate(worst, 1):
-            embed, file = await self._mistake(view, rank, decision)
+        try:
+            indexes = [d.action_index for d in worst]
+            boards: list[MatchView | None] = list(
+                await self.service.analyses.views_at(view.match_id, view.guild_id, indexes)
+            )
+        except Exception:
+            log.exception("match %s: the mistakes' boards failed", view.match_id)
+            boards = [None] * len(worst)
+        for rank, (decision, board) in enumerate(zip(worst, boards, strict=True), 1):
+            embed, file = await self._mistake(view, rank, decision, board)
             embeds.append(embed)
             if file is not None:
                 files.append(file)
         return embeds, files
 
     async def _mistake(
-        self, view: AnalysisView, rank: int, decision: Decision
+        self, view: AnalysisView, rank: int, decision: Decision, board: MatchView | None
     ) -> tuple[discord.Embed, discord.File | None]:
+        """The mistake's embed, with its card (the board it was made on) where it was drawn."""
         name = view.players[decision.player].name
         embed = discord.Embed(
             title=inert_text(wording.mistake_title(rank, name, decision.game)),
@@ -184,10 +193,9 @@ class AnalysisCog(commands.Cog, name="Analysis"):
             ),
             colour=style_of(view.kind).colour,
         )
+        if board is None:
+            return embed, None
         try:
-            board = await self.service.analyses.view_at(
-                view.match_id, view.guild_id, decision.action_index
-            )
             png, alt = await rendering.mistake(*presenter.board_job(board), decision)
         except Exception:
             log.exception("match %s: the card of mistake %d failed", view.match_id, rank)
