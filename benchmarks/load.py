@@ -6,7 +6,7 @@ on. Run by hand:
                               [--ramp [--ramp-factor 1.25]] [--stalls MS]
                               [--warm-seconds 30] [--warm-rate 10] [--db URL]
                               [--analysis [--analysis-game checkers] [--analysis-length 3]
-                               [--analysis-count 1] [--analysis-ply 0]]
+                               [--analysis-count 1] [--analysis-ply 0] [--analysis-rounds 2]]
 
 N matches (Nannon to 11, backgammon to 3 and checkers to 3, a third each) spread over G guilds
 are challenged with /challenge and accepted with the invitation's button, and play random legal
@@ -38,9 +38,10 @@ for it; that wait is counted apart, as "late"). Printed:
   each match beyond the first half (the fixed base left out), and all told divided by N right
   after the matches are created and again after a stretch of play;
 - with ``--ramp``: the highest rate at which the end-to-end p99 stays under 1 s;
-- with ``--analysis``: the load run twice, alone and then while the analysis worker analyses
-  ``--analysis-count`` long matches (random play, queued just before), p99s side by side (an
-  analysis runs in a worker process of its own: the load's p99 should not move);
+- with ``--analysis``: the load alone and then while the analysis worker analyses
+  ``--analysis-count`` long matches (random play, queued just before), ``--analysis-rounds``
+  times in turn, p99s side by side (an analysis runs in a worker process of its own, at a lower
+  priority: the load's p99 should not move);
 - with ``--stalls MS``: where the event loop was when it stalled, by a thread that samples the
   loop thread's stack every 2 ms while the ticker is more than MS late (a stall profile).
 """
@@ -647,45 +648,50 @@ async def finished_match(
 
 
 async def analysis_comparison(load: Load, args: argparse.Namespace) -> None:
-    """The same load twice, side by side: alone, then while the analysis worker analyses a long
-    match (``--analysis-game``/``--analysis-length`` at ``--analysis-ply``), queued just before."""
+    """The same load alone and then while the analysis worker analyses long matches
+    (``--analysis-count`` of ``--analysis-game`` to ``--analysis-length`` at ``--analysis-ply``,
+    queued just before), ``--analysis-rounds`` times in turn, p99s side by side: one pair of
+    30 s runs on a shared machine is noisy."""
     from bot.service import AnalysisStatus, RequestAnalysis
 
     bot, queue = load.bot, load.bot.service.analyses
     if queue.analyser is None:
-        print("--analysis: no analyser in this bot (bot.robot.analysis is missing)")
+        print("--analysis: no analyser in this bot")
         return
     guild, channel = load.slots[0][0], load.slots[0][1]
-    game, length = args.analysis_game, args.analysis_length
-    matches = [
-        await finished_match(bot, guild, channel, game, length) for _ in range(args.analysis_count)
-    ]
-    alone = await load.run(args.rate, args.seconds)
-    started = time.perf_counter()
-    for match_id in matches:
-        await bot.service.request_analysis(
-            RequestAnalysis(match_id, guild.id, None, ply=args.analysis_ply)
+    game, length, ply = args.analysis_game, args.analysis_length, args.analysis_ply
+    pairs = []
+    for round_ in range(1, args.analysis_rounds + 1):
+        matches = [
+            await finished_match(bot, guild, channel, game, length)
+            for _ in range(args.analysis_count)
+        ]
+        alone = await load.run(args.rate, args.seconds)
+        started = time.perf_counter()
+        for match_id in matches:
+            await bot.service.request_analysis(RequestAnalysis(match_id, guild.id, None, ply=ply))
+        during = await load.run(args.rate, args.seconds)
+        busy = queue.current is not None  # still analysing when the load stopped
+        views = [await queue.view(m) for m in matches]
+        done = sum(v.games_done for v in views)
+        total = sum(v.games_total or 0 for v in views)
+        await queue.wait_idle()
+        took = time.perf_counter() - started
+        statuses = [(await queue.view(m)).status for m in matches]
+        assert all(s is AnalysisStatus.DONE for s in statuses), statuses
+        show(f"round {round_} without analysis", alone)
+        show(f"round {round_} with analysis   ", during)
+        print(
+            f"  analysis: {len(matches)} {game} match(es) to {length} at ply {ply}, {done} of "
+            f"{total} games analysed during the {args.seconds:g} s load, "
+            f"{'still running' if busy else 'finished'} when it ended; all done in {took:.1f} s",
+            flush=True,
         )
-    during = await load.run(args.rate, args.seconds)
-    busy = queue.current is not None  # still analysing when the load stopped
-    games = [await queue.view(m) for m in matches]
-    done = sum(v.games_done for v in games)
-    total = sum(v.games_total or 0 for v in games)
-    await queue.wait_idle()
-    took = time.perf_counter() - started
-    statuses = [(await queue.view(m)).status for m in matches]
-    show("without analysis", alone)
-    show("with analysis   ", during)
-    print(
-        f"analysis: {len(matches)} {game} match(es) to {length} at ply {args.analysis_ply}, "
-        f"{done} of {total} games analysed during the {args.seconds:g} s load, "
-        f"{'still running' if busy else 'finished'} when it ended; all done in {took:.1f} s "
-        f"({', '.join(s.value for s in statuses)}); "
-        f"callback p99 {alone['p99'] * 1000:.0f} -> {during['p99'] * 1000:.0f} ms, "
-        f"end-to-end p99 {alone['done_p99'] * 1000:.0f} -> {during['done_p99'] * 1000:.0f} ms",
-        flush=True,
-    )
-    assert all(s is AnalysisStatus.DONE for s in statuses), statuses
+        pairs.append((alone, during))
+    for key, what in (("p99", "callback"), ("done_p99", "end-to-end")):
+        without = " ".join(f"{a[key] * 1000:.0f}" for a, _ in pairs)
+        with_ = " ".join(f"{d[key] * 1000:.0f}" for _, d in pairs)
+        print(f"{what} p99 (ms) by round: without analysis {without}; with analysis {with_}")
 
 
 if __name__ == "__main__":
@@ -722,6 +728,7 @@ if __name__ == "__main__":
     parser.add_argument("--analysis-length", type=int, default=3)
     parser.add_argument("--analysis-count", type=int, default=1, help="matches to analyse")
     parser.add_argument("--analysis-ply", type=int, default=0)
+    parser.add_argument("--analysis-rounds", type=int, default=2)
     # The bot's own event loop (uvloop where installed), as `tablebot` runs it.
     with asyncio.Runner(loop_factory=loop_factory()) as runner:
         runner.run(main(parser.parse_args()))
