@@ -26,6 +26,7 @@ import logging
 import time
 from collections.abc import Coroutine
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 import discord
@@ -160,6 +161,23 @@ class MatchPlace(Protocol):
     def channel_id(self) -> int: ...
     @property
     def thread_id(self) -> int | None: ...
+
+
+# Discord archives an idle thread about its auto-archive duration after its last activity: an
+# archive this much earlier than that still counts as the thread's own (clocks differ a little).
+ARCHIVE_SLACK = 60.0
+
+
+def archive_time(meta: dict[str, Any]) -> float | None:
+    """When a thread was archived, in seconds since the epoch: its ``thread_metadata``'s
+    ``archive_timestamp`` (ISO 8601), None when absent or unreadable."""
+    stamp = meta.get("archive_timestamp")
+    if not isinstance(stamp, str):
+        return None
+    try:
+        return datetime.fromisoformat(stamp).timestamp()
+    except ValueError:
+        return None
 
 
 def match_channel_id(view: MatchPlace) -> int:

@@ -324,6 +324,7 @@ async def turn_message(
         )
     return delivery.TurnMessage(content.strip() or None, embed, file, ui.turn_view(view), allowed)
 
+
 def _the_view(view: MatchView) -> MatchView:
     return view
 

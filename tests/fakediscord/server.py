@@ -14,6 +14,7 @@ import re
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
@@ -401,6 +402,11 @@ class FakeServer:
         """Seconds on the fake's clock: the injected clock plus every advance()."""
         return self.clock() + self._advanced
 
+    def wall_iso(self) -> str:
+        """The wall-clock time moved on by every advance(), as Discord writes a thread's
+        archive_timestamp (the bot compares it with its own clock, which a test moves too)."""
+        return (datetime.now(UTC) + timedelta(seconds=self._advanced)).isoformat()
+
     async def advance(self, seconds: float) -> None:
         """Move the fake's clock on (never back), then let time act: a thread with no activity
         for its `auto_archive_duration` archives itself (THREAD_UPDATE). `advance(0)` applies
@@ -466,7 +472,7 @@ class FakeServer:
         changed = False
         if archived is not None and archived != thread.archived:
             thread.archived = archived
-            thread.archive_timestamp = iso_now()
+            thread.archive_timestamp = self.wall_iso()
             if not archived:
                 thread.last_activity = self.now()
             changed = True
@@ -918,7 +924,7 @@ class FakeServer:
                 setattr(channel, key, body[key])
         if channel.is_thread:
             if "auto_archive_duration" in body:
-                channel.archive_timestamp = iso_now()
+                channel.archive_timestamp = self.wall_iso()
                 channel.last_activity = self.now()
             archived, locked = body.get("archived"), body.get("locked")
             self._apply_thread_state(
