@@ -486,7 +486,9 @@ class PlayCog(commands.Cog):
                 idle = at - view.last_action_at
                 if idle < 0 or idle >= idle_minutes * 60 - delivery.ARCHIVE_SLACK:
                     return
-            await presenter.move_out_of_thread(self.bot, view.match_id, guild_id, how)
+            await presenter.move_out_of_thread(
+                self.bot, view.match_id, guild_id, how, thread_id=thread_id
+            )
         except Exception:
             log.exception("could not move the match out of thread %s (%s)", thread_id, how)
 
