@@ -4,6 +4,9 @@ on the fake's clock."""
 
 from __future__ import annotations
 
+import time
+from datetime import datetime
+
 import discord
 import pytest
 
@@ -137,6 +140,9 @@ async def test_threads_archive_themselves_after_their_inactivity(rest: Rest) -> 
     assert not thread.archived
     await fake.advance(3600)
     assert thread.archived
+    # Stamped when it archived: the wall clock moved on by every advance (47 hours here).
+    stamp = datetime.fromisoformat(str(metadata(thread)["archive_timestamp"])).timestamp()
+    assert abs(stamp - (time.time() + 47 * 3600)) < 60
 
 
 async def test_people_in_threads(gated: FakeDiscord) -> None:
