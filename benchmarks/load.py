@@ -5,6 +5,7 @@ on. Run by hand:
                               [--threads | --no-threads] [--no-rate-limits]
                               [--ramp [--ramp-factor 1.25]] [--stalls MS]
                               [--warm-seconds 30] [--warm-rate 10] [--db URL]
+                              [--processes K] [--compare] [--short]
 
 N matches (Nannon to 11, backgammon to 3 and checkers to 3, a third each) spread over G guilds
 are challenged with /challenge and accepted with the invitation's button, and play random legal
@@ -13,6 +14,20 @@ moves through real interactions: the move select and the Roll button on the boar
 that ends is replaced by a new one between the same players, so N matches stay active. With
 threads on (the default) each match has its thread; ``--no-threads`` plays every match in one
 channel of one guild, where the per-channel limits bind if anything does.
+
+``--processes K`` runs K bot processes on shards 0..K-1 of K, sharing one PostgreSQL database
+(``--db URL``, else a throwaway server from tests/support/postgres_server.py): each process is
+this script with ``--worker k``, its own fake Discord whose guilds are all on shard k (as
+Discord would route them), and its bot with ``TABLEBOT_SHARD_COUNT=K``,
+``TABLEBOT_SHARD_IDS=k``; it plays N/K matches at R/K actions/s. All set up first, then play
+together; their latencies are merged. (Each fake has its own global bucket of 50 requests/s,
+where Discord's is shared by the bot's processes: at about 0.02 bot-token requests per action
+that changes nothing here.) ``--compare`` runs SQLite with 1 process, PostgreSQL with 1 and
+PostgreSQL with 2 under the same load, each on a fresh database, and prints them side by side.
+After every run the database is audited (tests/support/event_audit.py): every action a driver
+saw accepted is in the event log exactly once, and each match's score and state, the finished
+matches and the ratings equal what replaying the event log gives. ``--short`` makes every match
+Nannon to 1, so that many finish and the ratings are put to the test.
 
 The fake Discord runs on the real clock with its rate limits on (``--no-rate-limits`` turns them
 off): 50 requests a second per bot token, the interaction endpoints exempt, and per-route
