@@ -165,6 +165,9 @@ async def test_a_closed_thread_moves_the_match_to_a_new_thread(
     await close(fake, thread, how)
     place = await new_place(fake, mid, thread)
     assert place.is_thread
+    # The channel shows Discord's own notice of the new thread, which leads to it.
+    notices = [m for m in fake.channel.messages if m.thread_created_id == place.id]
+    assert [m.content for m in notices] == [place.name]
     await goes_on_in(fake, mid, thread, place, how.split()[-1], bob)
     assert not boards(fake, fake.channel, mid)
 

@@ -1237,7 +1237,17 @@ class FakeServer:
             self._require(
                 channel, CREATE_PUBLIC_THREADS if kind == PUBLIC_THREAD else CREATE_PRIVATE_THREADS
             )
-        return await self._create_thread(channel, body, snowflake(), kind)
+        created = await self._create_thread(channel, body, snowflake(), kind)
+        if kind == PUBLIC_THREAD:
+            # Discord announces a public thread started without a message in its channel: a
+            # THREAD_CREATED system message (type 18) with the thread's name, by its creator.
+            thread = self.channels[int(created["id"])]
+            notice = Message(
+                snowflake(), channel, self.bot_user, thread.name, thread_created_id=thread.id
+            )
+            self._store_message(channel, notice)
+            await self.dispatch_message("MESSAGE_CREATE", notice)
+        return created
 
     async def _create_thread(
         self, parent: Channel, body: dict[str, Any], thread_id: int, kind: int

@@ -205,3 +205,17 @@ async def test_discord_py_sees_archiving_locking_and_deletion(gated: FakeDiscord
     with pytest.raises(discord.NotFound) as gone:
         await created.send("anyone?")
     assert gone.value.code == 10003
+
+
+async def test_a_public_thread_without_a_message_is_announced_in_its_channel(
+    rest: Rest,
+) -> None:
+    """As Discord does: a THREAD_CREATED system message (type 18) in the parent channel, with
+    the thread's name and a reference to it."""
+    fake = rest.fake
+    reply = await rest.post(f"/channels/{fake.channel.id}/threads", {"name": "match", "type": 11})
+    assert reply.status in (200, 201), reply.body
+    notice = fake.channel.messages[-1]
+    payload = notice.payload(fake.base_url, fake.bot_user.id)
+    assert (payload["type"], payload["content"]) == (18, "match")
+    assert payload["message_reference"]["channel_id"] == reply.body["id"]
