@@ -88,7 +88,7 @@ from bot.config import Settings  # noqa: E402
 from bot.discord import presenter  # noqa: E402
 from bot.discord.app import TableBot, create_bot, freeze_startup_objects, loop_factory  # noqa: E402
 from bot.service import MatchUpdate  # noqa: E402
-from bot.storage import connect_store  # noqa: E402
+from bot.storage import VersionConflict, connect_store  # noqa: E402
 from engines.base import Phase  # noqa: E402
 
 log = logging.getLogger(__name__)
@@ -236,6 +236,18 @@ class Load:
         self.fake, self.bot, self.svc = fake, bot, bot.service
         self.shard = shard  # of K processes: this one's shard (its guilds are on it)
         self.short = False  # --short: every match Nannon to 1
+        self.conflicts = 0  # the store's version conflicts (a stale write refused)
+        store: Any = self.svc._state.store
+        commit = store.commit_action
+
+        async def counted(*args: Any, **kwargs: Any) -> None:
+            try:
+                await commit(*args, **kwargs)
+            except VersionConflict:
+                self.conflicts += 1
+                raise
+
+        store.commit_action = counted
 
         # The harness holds a click until the bot has no request in flight, so that a test's
         # click never beats discord.py to a view it registers after posting it. Discord
@@ -484,6 +496,7 @@ class Load:
         self.arrivals = self.errors = 0
         requests = self.fake.stats.snapshot()
         refused_hooks = self.refused_hooks.count
+        conflicts = self.conflicts
         channel = self.slots[0][1]
         posted = channel.messages_sent
         lag = LagMeter(sampler=self.sampler)
@@ -527,6 +540,7 @@ class Load:
             "done_max": max(self.done, default=float("nan")),
             "lag": lag.worst,
             "errors": self.errors,
+            "conflicts": self.conflicts - conflicts,
             # Raw, to merge the runs of several processes.
             "first_all": list(self.first),
             "done_all": list(self.done),
@@ -669,7 +683,7 @@ async def worker(args: argparse.Namespace) -> None:
     """``--worker k``: bot process k of ``--processes`` (its shard k), on ``--db``; writes what
     it measured and the actions it saw accepted to ``--out``."""
     load, r = await play(args, args.db, args.worker, args.processes)
-    keep = ("first_all", "done_all", "elapsed", "arrivals", "errors", "429s", "lag")
+    keep = ("first_all", "done_all", "elapsed", "arrivals", "errors", "429s", "lag", "conflicts")
     out = {key: r[key] for key in keep}
     out["bot_token_requests"] = r["bot_token"] * max(1, len(r["done_all"]))
     out["accepted"] = [[a.match_id, a.first, a.end, a.kind] for a in load.accepted]
@@ -745,6 +759,7 @@ async def processes_run(
         "done_max": max(done, default=float("nan")),
         "429s": sum(p["429s"] for p in parts),
         "errors": sum(p["errors"] for p in parts),
+        "conflicts": sum(p["conflicts"] for p in parts),
         "bot_token": sum(p["bot_token_requests"] for p in parts) / max(1, len(done)),
     }
     accepted = [Accepted(*a) for p in parts for a in p["accepted"]]
@@ -806,13 +821,15 @@ async def compare(args: argparse.Namespace) -> None:
     )
     print(
         f"{'':24} {'actions/s':>9} {'p50 ms':>7} {'p99 ms':>7} {'429s':>5} {'errors':>6} "
+        f"{'conflicts':>9} "
         f"{'accepted':>8} {'in log once':>11} {'dup.':>4} {'replay diff':>11} "
         f"{'finished':>8} {'ratings off':>11}"
     )
     for label, r, a in rows:
         print(
             f"{label:24} {r['achieved']:9.1f} {r['done_p50'] * 1000:7.0f} "
-            f"{r['done_p99'] * 1000:7.0f} {r['429s']:5} {r['errors']:6} {a.accepted:8} "
+            f"{r['done_p99'] * 1000:7.0f} {r['429s']:5} {r['errors']:6} {r['conflicts']:9} "
+            f"{a.accepted:8} "
             f"{a.in_log_once:11} {a.duplicates:4} {a.replay_mismatches:11} "
             f"{a.finished:8} {a.rating_mismatches:11}"
         )
