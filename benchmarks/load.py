@@ -83,6 +83,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from fakediscord import TOKEN, Channel, FakeDiscord, Guild, Member  # noqa: E402
 from support.event_audit import Accepted, EventAudit, audit_events  # noqa: E402
+from support.ratings_audit import audit_ratings  # noqa: E402
 
 from bot.config import Settings  # noqa: E402
 from bot.discord import presenter  # noqa: E402
@@ -240,12 +241,16 @@ class Load:
         store: Any = self.svc._state.store
         commit = store.commit_action
 
+        self.commits: list[float] = []  # seconds per committed action (the store's part)
+
         async def counted(*args: Any, **kwargs: Any) -> None:
+            started = time.perf_counter()
             try:
                 await commit(*args, **kwargs)
             except VersionConflict:
                 self.conflicts += 1
                 raise
+            self.commits.append(time.perf_counter() - started)
 
         store.commit_action = counted
 
@@ -497,6 +502,7 @@ class Load:
         requests = self.fake.stats.snapshot()
         refused_hooks = self.refused_hooks.count
         conflicts = self.conflicts
+        self.commits.clear()
         channel = self.slots[0][1]
         posted = channel.messages_sent
         lag = LagMeter(sampler=self.sampler)
@@ -541,6 +547,9 @@ class Load:
             "lag": lag.worst,
             "errors": self.errors,
             "conflicts": self.conflicts - conflicts,
+            "commit_all": list(self.commits),
+            "commit_p50": pct(self.commits, 0.5),
+            "commit_p99": pct(self.commits, 0.99),
             # Raw, to merge the runs of several processes.
             "first_all": list(self.first),
             "done_all": list(self.done),
@@ -684,6 +693,7 @@ async def worker(args: argparse.Namespace) -> None:
     it measured and the actions it saw accepted to ``--out``."""
     load, r = await play(args, args.db, args.worker, args.processes)
     keep = ("first_all", "done_all", "elapsed", "arrivals", "errors", "429s", "lag", "conflicts")
+    keep += ("commit_all",)
     out = {key: r[key] for key in keep}
     out["bot_token_requests"] = r["bot_token"] * max(1, len(r["done_all"]))
     out["accepted"] = [[a.match_id, a.first, a.end, a.kind] for a in load.accepted]
@@ -748,6 +758,7 @@ async def processes_run(
             flush=True,
         )
     first = [x for p in parts for x in p["first_all"]]
+    commits = [x for p in parts for x in p["commit_all"]]
     done = [x for p in parts for x in p["done_all"]]
     elapsed = max(p["elapsed"] for p in parts)
     merged = {
@@ -760,6 +771,8 @@ async def processes_run(
         "429s": sum(p["429s"] for p in parts),
         "errors": sum(p["errors"] for p in parts),
         "conflicts": sum(p["conflicts"] for p in parts),
+        "commit_p50": pct(commits, 0.5),
+        "commit_p99": pct(commits, 0.99),
         "bot_token": sum(p["bot_token_requests"] for p in parts) / max(1, len(done)),
     }
     accepted = [Accepted(*a) for p in parts for a in p["accepted"]]
@@ -778,9 +791,10 @@ async def measure(
     store = await connect_store(target)
     try:
         audit = await audit_events(store, accepted)
+        result["lost_updates"] = (await audit_ratings(store)).lost
     finally:
         await store.close()
-    print(f"audit: {audit.line()}", flush=True)
+    print(f"audit: {audit.line()}; lost rating updates {result['lost_updates']}", flush=True)
     for problem in audit.problems[:10]:
         print(f"  {problem}")
     return result, audit
@@ -820,15 +834,17 @@ async def compare(args: argparse.Namespace) -> None:
         f"{'threads' if args.threads else 'one channel'}"
     )
     print(
-        f"{'':24} {'actions/s':>9} {'p50 ms':>7} {'p99 ms':>7} {'429s':>5} {'errors':>6} "
-        f"{'conflicts':>9} "
+        f"{'':24} {'actions/s':>9} {'p50 ms':>7} {'p99 ms':>7} {'commit p50':>10} "
+        f"{'commit p99':>10} {'429s':>5} {'errors':>6} {'conflicts':>9} {'lost':>4} "
         f"{'accepted':>8} {'in log once':>11} {'dup.':>4} {'replay diff':>11} "
         f"{'finished':>8} {'ratings off':>11}"
     )
     for label, r, a in rows:
         print(
             f"{label:24} {r['achieved']:9.1f} {r['done_p50'] * 1000:7.0f} "
-            f"{r['done_p99'] * 1000:7.0f} {r['429s']:5} {r['errors']:6} {r['conflicts']:9} "
+            f"{r['done_p99'] * 1000:7.0f} {r['commit_p50'] * 1000:10.2f} "
+            f"{r['commit_p99'] * 1000:10.2f} {r['429s']:5} {r['errors']:6} {r['conflicts']:9} "
+            f"{r['lost_updates']:4} "
             f"{a.accepted:8} "
             f"{a.in_log_once:11} {a.duplicates:4} {a.replay_mismatches:11} "
             f"{a.finished:8} {a.rating_mismatches:11}"
