@@ -5,6 +5,7 @@ on. Run by hand:
                               [--threads | --no-threads] [--no-rate-limits]
                               [--ramp [--ramp-factor 1.25]] [--stalls MS]
                               [--warm-seconds 30] [--warm-rate 10] [--db URL]
+                              [--processes K] [--compare] [--short]
                               [--analysis [--analysis-game checkers] [--analysis-length 3]
                                [--analysis-count 1] [--analysis-ply 0] [--analysis-rounds 2]]
 
@@ -15,6 +16,20 @@ moves through real interactions: the move select and the Roll button on the boar
 that ends is replaced by a new one between the same players, so N matches stay active. With
 threads on (the default) each match has its thread; ``--no-threads`` plays every match in one
 channel of one guild, where the per-channel limits bind if anything does.
+
+``--processes K`` runs K bot processes on shards 0..K-1 of K, sharing one PostgreSQL database
+(``--db URL``, else a throwaway server from tests/support/postgres_server.py): each process is
+this script with ``--worker k``, its own fake Discord whose guilds are all on shard k (as
+Discord would route them), and its bot with ``TABLEBOT_SHARD_COUNT=K``,
+``TABLEBOT_SHARD_IDS=k``; it plays N/K matches at R/K actions/s. All set up first, then play
+together; their latencies are merged. (Each fake has its own global bucket of 50 requests/s,
+where Discord's is shared by the bot's processes: at about 0.02 bot-token requests per action
+that changes nothing here.) ``--compare`` runs SQLite with 1 process, PostgreSQL with 1 and
+PostgreSQL with 2 under the same load, each on a fresh database, and prints them side by side.
+After every run the database is audited (tests/support/event_audit.py): every action a driver
+saw accepted is in the event log exactly once, and each match's score and state, the finished
+matches and the ratings equal what replaying the event log gives. ``--short`` makes every match
+Nannon to 1, so that many finish and the ratings are put to the test.
 
 The fake Discord runs on the real clock with its rate limits on (``--no-rate-limits`` turns them
 off): 50 requests a second per bot token, the interaction endpoints exempt, and per-route
@@ -50,11 +65,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
+import json
 import logging
 import random
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -62,6 +80,7 @@ import time
 import traceback
 import tracemalloc
 from collections import Counter
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -69,11 +88,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from fakediscord import TOKEN, Channel, FakeDiscord, Guild, Member  # noqa: E402
+from support.event_audit import Accepted, EventAudit, audit_events  # noqa: E402
+from support.ratings_audit import audit_ratings  # noqa: E402
 
 from bot.config import Settings  # noqa: E402
 from bot.discord import presenter  # noqa: E402
 from bot.discord.app import TableBot, create_bot, freeze_startup_objects, loop_factory  # noqa: E402
 from bot.service import MatchUpdate  # noqa: E402
+from bot.storage import VersionConflict, connect_store  # noqa: E402
 from engines.base import Phase  # noqa: E402
 
 log = logging.getLogger(__name__)
@@ -217,8 +239,26 @@ class RefusedHooks(logging.Handler):
 
 
 class Load:
-    def __init__(self, fake: FakeDiscord, bot: TableBot) -> None:
+    def __init__(self, fake: FakeDiscord, bot: TableBot, shard: int | None = None) -> None:
         self.fake, self.bot, self.svc = fake, bot, bot.service
+        self.shard = shard  # of K processes: this one's shard (its guilds are on it)
+        self.short = False  # --short: every match Nannon to 1
+        self.conflicts = 0  # the store's version conflicts (a stale write refused)
+        store: Any = self.svc._state.store
+        commit = store.commit_action
+
+        self.commits: list[float] = []  # seconds per committed action (the store's part)
+
+        async def counted(*args: Any, **kwargs: Any) -> None:
+            started = time.perf_counter()
+            try:
+                await commit(*args, **kwargs)
+            except VersionConflict:
+                self.conflicts += 1
+                raise
+            self.commits.append(time.perf_counter() - started)
+
+        store.commit_action = counted
 
         # The harness holds a click until the bot has no request in flight, so that a test's
         # click never beats discord.py to a view it registers after posting it. Discord
@@ -242,6 +282,7 @@ class Load:
         self.done: list[float] = []  # to the end of the action
         self.late: list[float] = []  # arrivals that waited for their match's previous action
         self.arrivals = 0
+        self.accepted: list[Accepted] = []
         self.replaced = 0
         self.errors = 0
         self.kinds: dict[str, int] = {}
@@ -317,9 +358,15 @@ class Load:
         """Create the matches, then play a while, measuring the bot's memory per active match
         after each (tracemalloc slows the bot down, so the timed runs come after it stops)."""
         fake = self.fake
-        places = [fake.guild]
-        for g in range(1, guilds if threads else 1):
-            places.append(await fake.add_guild(f"guild {g}"))
+        if self.shard is None:
+            places = [fake.guild]
+            for g in range(1, guilds if threads else 1):
+                places.append(await fake.add_guild(f"guild {g}"))
+        else:  # one of K processes: guilds of its own shard only
+            places = [
+                await fake.add_guild(f"guild {g}", shard=self.shard)
+                for g in range(guilds if threads else 1)
+            ]
         await self.bot.tree.sync()  # global commands: every guild has them
         for guild in places:
             await self.svc.update_guild_settings(
@@ -331,7 +378,7 @@ class Load:
             a = await fake.add_member(f"p{i}a", guild)
             b = await fake.add_member(f"p{i}b", guild)
             self.members[a.id], self.members[b.id] = a, b
-            game, length = GAMES[i % len(GAMES)]
+            game, length = ("nannon", 1) if self.short else GAMES[i % len(GAMES)]
             self.slots.append((guild, guild.text_channels[0], a, b, game, length))
         gc.collect()
         tracemalloc.start(16)
@@ -383,6 +430,7 @@ class Load:
                 return
             seat = view.actor if view.actor is not None else view.turn
             who = self.members[view.players[seat].user_id]
+            first = await self.svc._state.store.event_count(match_id)
             posted = self.board_posted[match_id] = asyncio.Event()
             start = time.perf_counter()
             where = self.where[match_id]
@@ -426,6 +474,10 @@ class Load:
                 await it.followup(timeout=30)
             self.done.append(time.perf_counter() - start)
             self.kinds[kind] = self.kinds.get(kind, 0) + 1
+            # For the audit: the events this accepted action added (no other action of this
+            # match runs meanwhile).
+            end = await self.svc._state.store.event_count(match_id)
+            self.accepted.append(Accepted(match_id, first, end, kind))
         except Exception:
             self.errors += 1
             log.exception("action on match %s failed", match_id)
@@ -455,6 +507,8 @@ class Load:
         self.arrivals = self.errors = 0
         requests = self.fake.stats.snapshot()
         refused_hooks = self.refused_hooks.count
+        conflicts = self.conflicts
+        self.commits.clear()
         channel = self.slots[0][1]
         posted = channel.messages_sent
         lag = LagMeter(sampler=self.sampler)
@@ -498,6 +552,15 @@ class Load:
             "done_max": max(self.done, default=float("nan")),
             "lag": lag.worst,
             "errors": self.errors,
+            "conflicts": self.conflicts - conflicts,
+            "commit_all": list(self.commits),
+            "commit_p50": pct(self.commits, 0.5),
+            "commit_p99": pct(self.commits, 0.99),
+            # Raw, to merge the runs of several processes.
+            "first_all": list(self.first),
+            "done_all": list(self.done),
+            "elapsed": elapsed,
+            "arrivals": self.arrivals,
         }
 
 
@@ -535,83 +598,287 @@ def show(label: str, r: dict[str, Any], *, one_channel: bool = False) -> None:
 
 def database(db: str | None, tmp: str) -> str | Path:
     """``--db``: a postgresql:// URL (an empty or tablebot database; the run's matches stay in
-    it) or a SQLite file; by default a new SQLite file in ``tmp``. Several bot processes on one
-    PostgreSQL database are measured by ``benchmarks/service.py --processes K``."""
+    it) or a SQLite file; by default a new SQLite file in ``tmp``."""
     return Path(tmp) / "load.db" if db is None else db if "://" in db else Path(db)
+
+
+async def play(
+    args: argparse.Namespace, target: str | Path, shard: int | None = None, processes: int = 1
+) -> tuple[Load, dict[str, Any]]:
+    """The bot (on shard ``shard`` of ``processes``, or on every shard) and its fake Discord:
+    set up, and with ``--worker`` say READY and wait for GO, then the timed run. The Load (its
+    accepted actions) and what the run measured."""
+    share = 1 if shard is None else processes
+    settings = Settings(
+        token=TOKEN,
+        db_path=target,
+        dev_guild_id=None,
+        log_level="WARNING",
+        shard_count=None if shard is None else processes,
+        shard_ids=None if shard is None else (shard,),
+    )
+    # The fake keeps only recent history: a real Discord's memory isn't in our process, and
+    # every full garbage collection walked it (300 entries: 56 ms; 100: 25-38 ms). It keeps
+    # every interaction whose follow-up is a live board, which the bot edits through its
+    # webhook (Discord keeps a token 15 minutes).
+    fake = FakeDiscord(
+        strict=False,
+        ready_timeout=60,
+        history_limit=args.history,
+        clock=time.monotonic,  # rate-limit windows and deadlines on the real clock
+        rate_limits=args.rate_limits,
+        shard_count=share,
+    )
+    async with fake.run(lambda **o: create_bot(settings, **o)):
+        bot = fake.bot
+        assert isinstance(bot, TableBot)
+        load = Load(fake, bot, shard)
+        load.short = args.short
+        if args.stalls:
+            load.sampler = StallSampler(args.stalls / 1000)
+        t0 = time.perf_counter()
+        before = rss_kb()
+        matches, guilds = args.matches // share, max(1, args.guilds // share)
+        await load.setup(matches, guilds, args.threads, args.warm_rate / share, args.warm_seconds)
+        after = rss_kb()
+        where = f"{guilds} guilds, a thread each" if args.threads else "one channel"
+        limits = "on" if args.rate_limits else "off"
+        print(
+            f"{'' if shard is None else f'[process {shard}] '}rate limits {limits}; set up "
+            f"{matches} matches ({where}) and played {args.warm_seconds:g} s at "
+            f"{args.warm_rate / share:g}/s in {time.perf_counter() - t0:.1f} s; bot memory per "
+            f"active match (tracemalloc, the fake Discord's allocations left out): "
+            f"{load.bot_bytes_marginal / 1024:.1f} KB for each further match, "
+            f"{load.bot_bytes_created / 1024:.1f} KB all told once created (the fixed base "
+            f"shared out), {load.bot_bytes_played / 1024:.1f} KB all told after the play; "
+            f"RSS {before} -> {after} KB with the fake's",
+            file=sys.stderr if args.worker is not None else sys.stdout,
+            flush=True,
+        )
+        if args.analysis:
+            return load, await analysis_comparison(load, args)
+        if args.worker is not None:
+            print("READY", flush=True)
+            assert (await asyncio.to_thread(sys.stdin.readline)).strip() == "GO"
+        result = await load.run(args.rate / share, args.seconds)
+        if args.worker is not None:
+            return load, result
+        show(f"N={args.matches} R={args.rate:g}", result, one_channel=not args.threads)
+        print(f"actions by kind: {load.kinds}; matches replaced as they ended: {load.replaced}")
+        if args.ramp:
+            await ramp_run(load, args)
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        print(f"peak RSS {peak / 1024:.0f} MB")
+        print(f"median callback {statistics.median(load.first or [0]) * 1000:.0f} ms")
+        if load.sampler is not None:
+            load.sampler.report()
+        return load, result
+
+
+async def ramp_run(load: Load, args: argparse.Namespace) -> None:
+    """Raise the offered rate by ``--ramp-factor`` until the end-to-end p99 reaches 1 s."""
+    best = None
+    rate = args.rate
+    while rate <= args.max_rate:
+        r = await load.run(rate, args.ramp_seconds)
+        show(f"ramp R={rate:g}", r)
+        # The action's whole latency: the defer plus its follow-up (the new board).
+        if r["done_p99"] >= 1.0 or r["achieved"] < 0.8 * rate:
+            break
+        best = r
+        rate *= args.ramp_factor
+    if best is None:
+        print("no rate tried kept the end-to-end p99 under 1 s")
+    else:
+        print(
+            f"highest rate with end-to-end p99 < 1 s: offered {best['offered']:.1f}/s, "
+            f"achieved {best['achieved']:.1f}/s (p99 {best['done_p99'] * 1000:.0f} ms)"
+        )
+
+
+async def worker(args: argparse.Namespace) -> None:
+    """``--worker k``: bot process k of ``--processes`` (its shard k), on ``--db``; writes what
+    it measured and the actions it saw accepted to ``--out``."""
+    load, r = await play(args, args.db, args.worker, args.processes)
+    keep = ("first_all", "done_all", "elapsed", "arrivals", "errors", "429s", "lag", "conflicts")
+    keep += ("commit_all",)
+    out = {key: r[key] for key in keep}
+    out["bot_token_requests"] = r["bot_token"] * max(1, len(r["done_all"]))
+    out["accepted"] = [[a.match_id, a.first, a.end, a.kind] for a in load.accepted]
+    Path(args.out).write_text(json.dumps(out))
+
+
+async def processes_run(
+    args: argparse.Namespace, url: str, processes: int
+) -> tuple[list[Accepted], dict[str, Any]]:
+    """K worker processes (this script with ``--worker k``), each a bot on its shard with its
+    own fake Discord, on one database: each sets up its share and says READY; all are told GO
+    together; what they measured, merged."""
+    with tempfile.TemporaryDirectory() as tmp:
+        outputs = [Path(tmp) / f"worker{k}.json" for k in range(processes)]
+        argv = [a for a in sys.argv[1:] if a != "--compare"]
+        workers = [
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    __file__,
+                    *argv,
+                    "--db",
+                    url,
+                    "--processes",
+                    str(processes),
+                    "--worker",
+                    str(k),
+                    "--out",
+                    str(outputs[k]),
+                ],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            for k in range(processes)
+        ]
+        try:
+            for proc in workers:
+                assert proc.stdout is not None
+                line = await asyncio.to_thread(proc.stdout.readline)
+                assert line.strip() == "READY", f"a worker said {line!r}"
+            for proc in workers:
+                assert proc.stdin is not None
+                proc.stdin.write("GO\n")
+                proc.stdin.flush()
+            for proc in workers:
+                code = await asyncio.to_thread(proc.wait)
+                assert code == 0, f"a worker failed ({code})"
+        finally:
+            for proc in workers:
+                if proc.poll() is None:
+                    proc.kill()
+        parts = [json.loads(o.read_text()) for o in outputs]
+    for k, p in enumerate(parts):  # each process's own figures, to check the merged ones
+        print(
+            f"  process {k}: {len(p['done_all'])} actions in {p['elapsed']:.1f} s "
+            f"({len(p['done_all']) / p['elapsed']:.1f}/s), the whole action p50 "
+            f"{pct(p['done_all'], 0.5) * 1000:.0f} ms, p99 {pct(p['done_all'], 0.99) * 1000:.0f} "
+            f"ms, max {max(p['done_all'], default=0) * 1000:.0f} ms, loop lag "
+            f"{p['lag'] * 1000:.0f} ms; 429s {p['429s']}, errors "
+            f"{p['errors']}, {len(p['accepted'])} actions accepted",
+            flush=True,
+        )
+    first = [x for p in parts for x in p["first_all"]]
+    commits = [x for p in parts for x in p["commit_all"]]
+    done = [x for p in parts for x in p["done_all"]]
+    elapsed = max(p["elapsed"] for p in parts)
+    merged = {
+        "achieved": len(done) / elapsed,
+        "offered": sum(p["arrivals"] for p in parts) / args.seconds,
+        "p99": pct(first, 0.99),
+        "done_p50": pct(done, 0.5),
+        "done_p99": pct(done, 0.99),
+        "done_max": max(done, default=float("nan")),
+        "429s": sum(p["429s"] for p in parts),
+        "errors": sum(p["errors"] for p in parts),
+        "conflicts": sum(p["conflicts"] for p in parts),
+        "commit_p50": pct(commits, 0.5),
+        "commit_p99": pct(commits, 0.99),
+        "bot_token": sum(p["bot_token_requests"] for p in parts) / max(1, len(done)),
+    }
+    accepted = [Accepted(*a) for p in parts for a in p["accepted"]]
+    return accepted, merged
+
+
+async def measure(
+    args: argparse.Namespace, target: str | Path, processes: int
+) -> tuple[dict[str, Any], EventAudit]:
+    """One configuration: K processes (K > 1 needs PostgreSQL) on ``target``, then the audit."""
+    if processes == 1:
+        load, result = await play(args, target)
+        accepted = load.accepted
+    else:
+        accepted, result = await processes_run(args, str(target), processes)
+    store = await connect_store(target)
+    try:
+        audit = await audit_events(store, accepted)
+        result["lost_updates"] = (await audit_ratings(store)).lost
+    finally:
+        await store.close()
+    print(f"audit: {audit.line()}; lost rating updates {result['lost_updates']}", flush=True)
+    for problem in audit.problems[:10]:
+        print(f"  {problem}")
+    return result, audit
+
+
+@contextlib.asynccontextmanager
+async def embedded_postgres() -> AsyncIterator[Callable[[str], str]]:
+    """A throwaway PostgreSQL server (tests/support/postgres_server.py); yields a function that
+    makes a fresh database on it and returns its URL."""
+    from support.postgres_server import EmbeddedPostgres
+
+    server = EmbeddedPostgres.start()
+    try:
+        yield server.create_database
+    finally:
+        server.stop()
+
+
+async def compare(args: argparse.Namespace) -> None:
+    """SQLite with 1 process, PostgreSQL with 1 and with 2, each on a fresh database, under the
+    same load, each audited; side by side."""
+    rows: list[tuple[str, dict[str, Any], EventAudit]] = []
+    async with embedded_postgres() as new_database:
+        with tempfile.TemporaryDirectory() as tmp:
+            configurations: list[tuple[str, str | Path, int]] = [
+                ("SQLite, 1 process", Path(tmp) / "load.db", 1),
+                ("PostgreSQL, 1 process", args.db or new_database("load1"), 1),
+                ("PostgreSQL, 2 processes", new_database("load2"), 2),
+            ]
+            for label, target, processes in configurations:
+                print(f"--- {label}", flush=True)
+                result, audit = await measure(args, target, processes)
+                rows.append((label, result, audit))
+    print(
+        f"\n{args.matches} matches, {args.rate:g} actions/s offered for {args.seconds:g} s, "
+        f"rate limits {'on' if args.rate_limits else 'off'}, "
+        f"{'threads' if args.threads else 'one channel'}"
+    )
+    print(
+        f"{'':24} {'actions/s':>9} {'p50 ms':>7} {'p99 ms':>7} {'commit p50':>10} "
+        f"{'commit p99':>10} {'429s':>5} {'errors':>6} {'conflicts':>9} {'lost':>4} "
+        f"{'accepted':>8} {'in log once':>11} {'dup.':>4} {'replay diff':>11} "
+        f"{'finished':>8} {'ratings off':>11}"
+    )
+    for label, r, a in rows:
+        print(
+            f"{label:24} {r['achieved']:9.1f} {r['done_p50'] * 1000:7.0f} "
+            f"{r['done_p99'] * 1000:7.0f} {r['commit_p50'] * 1000:10.2f} "
+            f"{r['commit_p99'] * 1000:10.2f} {r['429s']:5} {r['errors']:6} {r['conflicts']:9} "
+            f"{r['lost_updates']:4} "
+            f"{a.accepted:8} "
+            f"{a.in_log_once:11} {a.duplicates:4} {a.replay_mismatches:11} "
+            f"{a.finished:8} {a.rating_mismatches:11}"
+        )
 
 
 async def main(args: argparse.Namespace) -> None:
     logging.basicConfig(level=logging.WARNING)
-    with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(
-            token=TOKEN, db_path=database(args.db, tmp), dev_guild_id=None, log_level="WARNING"
+    if args.worker is not None:
+        await worker(args)
+    elif args.compare:
+        await compare(args)
+    elif args.processes > 1:
+        if args.db is None or "://" not in args.db:
+            async with embedded_postgres() as new_database:
+                result, _ = await measure(args, new_database("load"), args.processes)
+        else:
+            result, _ = await measure(args, args.db, args.processes)
+        print(
+            f"{args.processes} processes: achieved {result['achieved']:.1f}/s, the whole action "
+            f"p50 {result['done_p50'] * 1000:.0f} ms, p99 {result['done_p99'] * 1000:.0f} ms, "
+            f"429s {result['429s']}, errors {result['errors']}"
         )
-        # The fake keeps only recent history: a real Discord's memory isn't in our process, and
-        # every full garbage collection walked it (300 entries: 56 ms; 100: 25-38 ms). It
-        # keeps every interaction whose follow-up is a live board, which the bot edits through
-        # its webhook (Discord keeps a token 15 minutes).
-        fake = FakeDiscord(
-            strict=False,
-            ready_timeout=60,
-            history_limit=args.history,
-            clock=time.monotonic,  # rate-limit windows and deadlines on the real clock
-            rate_limits=args.rate_limits,
-        )
-        async with fake.run(lambda **o: create_bot(settings, **o)):
-            bot = fake.bot
-            assert isinstance(bot, TableBot)
-            load = Load(fake, bot)
-            if args.stalls:
-                load.sampler = StallSampler(args.stalls / 1000)
-            t0 = time.perf_counter()
-            before = rss_kb()
-            await load.setup(
-                args.matches, args.guilds, args.threads, args.warm_rate, args.warm_seconds
-            )
-            after = rss_kb()
-            where = f"{args.guilds} guilds, a thread each" if args.threads else "one channel"
-            limits = "on" if args.rate_limits else "off"
-            print(
-                f"rate limits {limits}; set up {args.matches} matches ({where}) and played "
-                f"{args.warm_seconds:g} s at {args.warm_rate:g}/s in "
-                f"{time.perf_counter() - t0:.1f} s; bot memory per "
-                f"active match (tracemalloc, the fake Discord's allocations left out): "
-                f"{load.bot_bytes_marginal / 1024:.1f} KB for each further match, "
-                f"{load.bot_bytes_created / 1024:.1f} KB all told once created (the fixed base "
-                f"shared out), {load.bot_bytes_played / 1024:.1f} KB all told after the play; "
-                f"RSS {before} -> {after} KB with the fake's",
-                flush=True,
-            )
-            if args.analysis:
-                await analysis_comparison(load, args)
-                return
-            result = await load.run(args.rate, args.seconds)
-            show(f"N={args.matches} R={args.rate:g}", result, one_channel=not args.threads)
-            print(f"actions by kind: {load.kinds}; matches replaced as they ended: {load.replaced}")
-            if args.ramp:
-                best = None
-                rate = args.rate
-                while rate <= args.max_rate:
-                    r = await load.run(rate, args.ramp_seconds)
-                    show(f"ramp R={rate:g}", r)
-                    # The action's whole latency: the defer plus its follow-up (the new board).
-                    if r["done_p99"] >= 1.0 or r["achieved"] < 0.8 * rate:
-                        break
-                    best = r
-                    rate *= args.ramp_factor
-                if best is None:
-                    print("no rate tried kept the end-to-end p99 under 1 s")
-                else:
-                    print(
-                        f"highest rate with end-to-end p99 < 1 s: offered {best['offered']:.1f}/s, "
-                        f"achieved {best['achieved']:.1f}/s "
-                        f"(p99 {best['done_p99'] * 1000:.0f} ms)"
-                    )
-            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-            print(f"peak RSS {peak / 1024:.0f} MB")
-            print(f"median callback {statistics.median(load.first or [0]) * 1000:.0f} ms")
-            if load.sampler is not None:
-                load.sampler.report()
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            await measure(args, database(args.db, tmp), 1)
 
 
 # --- --analysis: the load's p99 with and without an analysis running --------------------------
@@ -647,17 +914,15 @@ async def finished_match(
     return update.view.match_id
 
 
-async def analysis_comparison(load: Load, args: argparse.Namespace) -> None:
+async def analysis_comparison(load: Load, args: argparse.Namespace) -> dict[str, Any]:
     """The same load alone and then while the analysis worker analyses long matches
     (``--analysis-count`` of ``--analysis-game`` to ``--analysis-length`` at ``--analysis-ply``,
     queued just before), ``--analysis-rounds`` times in turn, p99s side by side: one pair of
-    30 s runs on a shared machine is noisy."""
+    30 s runs on a shared machine is noisy. The last run's result (audited as any run's)."""
     from bot.service import AnalysisStatus, RequestAnalysis
 
     bot, queue = load.bot, load.bot.service.analyses
-    if queue.analyser is None:
-        print("--analysis: no analyser in this bot")
-        return
+    assert queue.analyser is not None, "no analyser in this bot"
     guild, channel = load.slots[0][0], load.slots[0][1]
     game, length, ply = args.analysis_game, args.analysis_length, args.analysis_ply
     pairs = []
@@ -692,6 +957,7 @@ async def analysis_comparison(load: Load, args: argparse.Namespace) -> None:
         without = " ".join(f"{a[key] * 1000:.0f}" for a, _ in pairs)
         with_ = " ".join(f"{d[key] * 1000:.0f}" for _, d in pairs)
         print(f"{what} p99 (ms) by round: without analysis {without}; with analysis {with_}")
+    return pairs[-1][1]
 
 
 if __name__ == "__main__":
@@ -720,6 +986,20 @@ if __name__ == "__main__":
     )  # fmt: skip
     parser.add_argument("--history", type=int, default=100, help="the fake's history limit")
     parser.add_argument("--db", help="a postgresql:// URL or a SQLite file (default: a temp one)")
+    parser.add_argument(
+        "--processes", type=int, default=1, metavar="K",
+        help="K bot processes on shards 0..K-1, one PostgreSQL database (--db, or an embedded one)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--compare", action="store_true",
+        help="SQLite with 1 process, PostgreSQL with 1 and with 2, side by side, audited",
+    )  # fmt: skip
+    parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--out", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--short", action="store_true",
+        help="every match Nannon to 1, so that many finish and are rated (for the audit)",
+    )  # fmt: skip
     parser.add_argument(
         "--analysis", action="store_true",
         help="the load alone, then while a long post-match analysis runs: p99 side by side",

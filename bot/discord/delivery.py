@@ -15,8 +15,9 @@ and edits through its webhook. So an action answers through its own interaction 
   through that webhook too (:func:`edit_board`);
 - the rest uses the bot token: the first board in a new thread, /board, reminders, a board
   whose webhook has expired. :func:`send_to_match` posts in the match's thread and, when the
-  thread is gone, locked or closed to the bot (404, 403), moves the match to the thread's parent
-  channel and posts there, once: a channel that refuses is not retried in a loop.
+  thread is gone, locked or closed to the bot (404, 403), moves the match to a new thread where
+  the bot may open one, else to the thread's parent channel, and posts there, once: a channel
+  that refuses is not retried in a loop.
 """
 
 from __future__ import annotations
@@ -24,13 +25,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import weakref
 from collections.abc import Coroutine
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 import discord
 
-from bot.discord import wording
+from bot.discord import permissions, wording
+from engines.base import GameKind
+from engines.spec import spec_of
 
 if TYPE_CHECKING:
     from bot.discord.app import TableBot
@@ -162,6 +167,23 @@ class MatchPlace(Protocol):
     def thread_id(self) -> int | None: ...
 
 
+# Discord archives an idle thread about its auto-archive duration after its last activity: an
+# archive this much earlier than that still counts as the thread's own (clocks differ a little).
+ARCHIVE_SLACK = 60.0
+
+
+def archive_time(meta: dict[str, Any]) -> float | None:
+    """When a thread was archived, in seconds since the epoch: its ``thread_metadata``'s
+    ``archive_timestamp`` (ISO 8601), None when absent or unreadable."""
+    stamp = meta.get("archive_timestamp")
+    if not isinstance(stamp, str):
+        return None
+    try:
+        return datetime.fromisoformat(stamp).timestamp()
+    except ValueError:
+        return None
+
+
 def match_channel_id(view: MatchPlace) -> int:
     return view.thread_id or view.channel_id
 
@@ -177,8 +199,8 @@ async def send_to_match(
 ) -> discord.Message:
     """Post in the match's thread (else channel) with the bot token. A thread that refuses
     (404: deleted; 403: locked, or closed to the bot) no longer hosts the match: the match moves
-    to the parent channel (``service.set_thread(match, None)``) and the message is posted
-    there, once. A refusal there is raised."""
+    to a new thread (:func:`new_thread`, where the bot may open one) or else to the parent
+    channel, and the message is posted there, once. A refusal there is raised."""
     try:
         return await target_channel(bot, match).send(content, **kwargs)
     except (discord.NotFound, discord.Forbidden) as exc:
@@ -191,14 +213,73 @@ async def send_to_match(
             exc,
             match.channel_id,
         )
-    await bot.service.set_thread(match.match_id, None)
+    async with moving(match.match_id):
+        view = await bot.service.get_view(match.match_id, match.guild_id)
+        thread_id = view.thread_id
+        if thread_id == match.thread_id:  # not moved meanwhile by another refusal or event
+            thread_id = await new_thread(bot, view)
+            await bot.service.set_thread(match.match_id, thread_id)
     forget_board(bot, match.match_id)
     for file in [kwargs.get("file"), *(kwargs.get("files") or [])]:
         if isinstance(file, discord.File):
             file.reset()
-    parent = bot.get_partial_messageable(match.channel_id, guild_id=match.guild_id)
+    place = bot.get_partial_messageable(thread_id or match.channel_id, guild_id=match.guild_id)
     moved = wording.thread_gone("refused")
-    return await parent.send(f"{moved}\n{content}" if content else moved, **kwargs)
+    return await place.send(f"{moved}\n{content}" if content else moved, **kwargs)
+
+
+_MOVING: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+
+
+def moving(match_id: int) -> asyncio.Lock:
+    """The lock under which a match leaves its thread: two events or refusals at once (a
+    moderator's lock, then archive) must not each open a new thread."""
+    lock = _MOVING.get(match_id)
+    if lock is None:
+        lock = _MOVING[match_id] = asyncio.Lock()
+    return lock
+
+
+def length_text(kind: GameKind, length: int) -> str:
+    if length == 0:
+        return "money game"
+    unit = spec_of(kind).score_unit
+    if unit != "point":  # "3 games"; a match to 3 points is "to 3"
+        return f"{length} {unit}{'s' if length != 1 else ''}"
+    return f"to {length}"
+
+
+def match_title(view: MatchView) -> str:
+    """ "Nannon · alice vs bob · to 11": the thread name and embed title (plain text)."""
+    names = " vs ".join(p.name[:32] for p in view.players)
+    title = spec_of(view.kind).title
+    return f"{title} · {names} · {length_text(view.kind, view.length)}"[:100]
+
+
+async def new_thread(bot: TableBot, view: MatchView) -> int | None:
+    """A new public thread in the match's channel for a match whose thread closed, when the
+    server plays in threads and the bot may open one there and play in it (its permissions in
+    the channel, from discord.py's cache); its id. None otherwise, or when Discord refuses: the
+    match goes on in the channel. Started without a message: the invitation already had its
+    thread, and a message has at most one."""
+    settings = await bot.service.guild_settings(view.guild_id)
+    channel = bot.get_channel(view.channel_id)
+    if not settings.use_threads or not isinstance(channel, discord.TextChannel):
+        return None
+    perms = channel.permissions_for(channel.guild.me)
+    if not permissions.can_open_thread(perms) or permissions.match_missing(perms, in_thread=True):
+        return None
+    try:
+        thread = await channel.create_thread(
+            name=match_title(view),
+            type=discord.ChannelType.public_thread,
+            auto_archive_duration=1440,
+        )
+    except discord.HTTPException as exc:
+        log.info("match %s: no new thread in channel %s: %s", view.match_id, channel.id, exc)
+        return None
+    log.info("match %s goes on in a new thread %s", view.match_id, thread.id)
+    return thread.id
 
 
 # --- the board -----------------------------------------------------------------------------

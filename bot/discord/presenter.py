@@ -21,6 +21,8 @@ import discord
 from bot import rendering
 from bot.discord import components as ui
 from bot.discord import delivery, wording
+from bot.discord.delivery import length_text as length_text
+from bot.discord.delivery import match_title as match_title
 from bot.discord.replies import (
     NO_MENTIONS,
     FormattedGameError,
@@ -66,22 +68,6 @@ def points_text(points: float) -> str:
     if points == whole:
         return str(whole)
     return f"{whole}½" if whole else "½"
-
-
-def length_text(kind: GameKind, length: int) -> str:
-    if length == 0:
-        return "money game"
-    unit = spec_of(kind).score_unit
-    if unit != "point":  # "3 games"; a match to 3 points is "to 3"
-        return f"{length} {unit}{'s' if length != 1 else ''}"
-    return f"to {length}"
-
-
-def match_title(view: MatchView) -> str:
-    """ "Nannon · alice vs bob · to 11": the thread name and embed title (plain text)."""
-    names = " vs ".join(p.name[:32] for p in view.players)
-    title = spec_of(view.kind).title
-    return f"{title} · {names} · {length_text(view.kind, view.length)}"[:100]
 
 
 def score_text(view: MatchView) -> str:
@@ -485,16 +471,23 @@ async def publish(
         raise FormattedGameError(missed)
 
 
-async def move_out_of_thread(bot: TableBot, match_id: int, guild_id: int, how: str) -> bool:
+async def move_out_of_thread(
+    bot: TableBot, match_id: int, guild_id: int, how: str, *, thread_id: int | None = None
+) -> bool:
     """The match's thread was deleted, locked or closed by a moderator (``how``, in
-    wording.thread_gone's words): the match goes on in the thread's parent channel, where its
-    board is posted again (pinging the player on turn). False when there was nothing to move
-    (over, or not in a thread any more)."""
-    view = await bot.service.get_view(match_id, guild_id)
-    if view.match_over or view.thread_id is None:
-        return False
-    log.info("match %s leaves thread %s (%s)", match_id, view.thread_id, how)
-    await bot.service.set_thread(match_id, None)
+    wording.thread_gone's words): the match goes on in a new thread where the bot may open one
+    (delivery.new_thread), else in the thread's parent channel; its board is posted again there
+    (pinging the player on turn). False when there was nothing to move (over, or not in a
+    thread any more, or no longer in ``thread_id``: a lock, then an archive, of one thread
+    move the match once)."""
+    async with delivery.moving(match_id):
+        view = await bot.service.get_view(match_id, guild_id)
+        if view.match_over or view.thread_id is None:
+            return False
+        if thread_id is not None and view.thread_id != thread_id:
+            return False
+        log.info("match %s leaves thread %s (%s)", match_id, view.thread_id, how)
+        await bot.service.set_thread(match_id, await delivery.new_thread(bot, view))
     # The board in the thread can't be edited any more (gone, locked or archived).
     await bot.service.set_board_message(match_id, None)
     delivery.forget_board(bot, match_id)

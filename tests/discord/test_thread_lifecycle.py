@@ -13,11 +13,12 @@ on roll with the first board.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, cast
 
 import pytest
 from fakediscord import Channel, FakeDiscord, Member, Message
-from fakediscord.model import SEND_MESSAGES_IN_THREADS, VIEW_CHANNEL
+from fakediscord.model import CREATE_PUBLIC_THREADS, SEND_MESSAGES_IN_THREADS, VIEW_CHANNEL
 from support.discord_driver import (
     Clock,
     DiceScript,
@@ -61,18 +62,46 @@ async def started(fake: FakeDiscord, dice: DiceScript) -> tuple[int, Channel, Me
     return mid, thread, board, bob
 
 
-async def goes_on_in_the_channel(
-    fake: FakeDiscord, mid: int, thread: Channel, how: str, bob: Member, clock: Clock
+async def new_place(fake: FakeDiscord, mid: int, old: Channel) -> Channel:
+    """Where the match went from thread ``old`` (once its board is there): a new thread of the
+    channel (a public one, started without a message, named as the first), or the channel."""
+
+    def found() -> Channel | None:
+        places = [fake.channel, *(c for c in fake.guild.channels if c.parent_id == fake.channel.id)]
+        return next((c for c in places if c is not old and boards(fake, c, mid)), None)
+
+    await fake.wait_until(found, what=f"match #{mid}'s board out of its closed thread")
+    place = found()
+    assert place is not None
+    await handlers_done(fake)
+    view = await service_of(fake).get_view(mid)
+    if place.is_thread:
+        assert view.thread_id == place.id
+        assert place.parent_id == fake.channel.id
+        assert (place.type, place.name, place.archived, place.locked) == (
+            11,
+            old.name,
+            False,
+            False,
+        )
+    else:
+        assert view.thread_id is None
+    return place
+
+
+async def goes_on_in(
+    fake: FakeDiscord, mid: int, thread: Channel, channel: Channel, how: str, bob: Member
 ) -> None:
-    """The match left ``thread`` (``how``): its board is in the channel, saying why and pinging
-    bob, and the next actions, /board and a reminder are all there; nothing goes to the thread."""
+    """The match left ``thread`` (``how``) for ``channel`` (a new thread, or the parent
+    channel): its board is there, saying why and pinging bob, and the next actions, /board and a
+    reminder are all there; nothing goes to the old thread."""
     svc = service_of(fake)
-    channel = fake.channel
     board = await next_board(fake, channel, mid, None)
     await handlers_done(fake)
     mark = fake.mark()
     view = await svc.get_view(mid)
-    assert view.thread_id is None and view.board_message_id == board.id
+    assert view.board_message_id == board.id
+    assert view.thread_id == (channel.id if channel.is_thread else None)
     assert thread_gone(how) in embed_text(board)
     assert board.content.startswith(f"<@{bob.id}>")
     assert {"Roll", "Double"} <= {b["label"] for b in board.buttons}
@@ -89,13 +118,13 @@ async def goes_on_in_the_channel(
     view = await svc.get_view(mid)
     assert view.actor == 0 and view.board_message_id == board.id
 
-    # /board, typed in the channel, finds the match and posts its board there.
+    # /board, typed there, finds the match and posts its board there.
     alice = view.players[0]
     member = fake.guild.members[alice.user_id]
     assert await say(fake, "board", member, channel) == "Board posted."
     board = await next_board(fake, channel, mid, board)
 
-    # A reminder for alice, idle past the reminder time, is posted in the channel.
+    # A reminder for alice, idle past the reminder time, is posted there.
     settings = await svc.guild_settings(fake.guild.id)
     view = await svc.get_view(mid)
     remind_at = view.last_action_at + settings.reminder_minutes * 60 + 1
@@ -110,26 +139,73 @@ async def goes_on_in_the_channel(
     assert not fake.bot_errors
 
 
-@pytest.mark.parametrize("how", ["locked", "deleted", "archived"])
-async def test_a_closed_thread_moves_the_match_to_the_channel(
-    tablebot: FakeDiscord, dice: DiceScript, clock: Clock, how: str
-) -> None:
-    fake = tablebot
-    mid, thread, _board, bob = await started(fake, dice)
+async def close(fake: FakeDiscord, thread: Channel, how: str) -> None:
     if how == "locked":
         await fake.lock_thread(thread)
+    elif how == "archived and locked":  # Discord's "Close and lock"
+        await fake.lock_thread(thread)
+        await fake.archive_thread(thread)
     elif how == "deleted":
         await fake.delete_thread(thread)
     else:  # by a moderator, long before the thread would archive itself
         await fake.archive_thread(thread)
-    await goes_on_in_the_channel(fake, mid, thread, how, bob, clock)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="flaky under load: once in a clean-clone CI run (the machine busy) the match moved "
-    "to the parent channel and the next board never came to the thread; to be found and fixed",
-)
+CLOSINGS = ["locked", "archived and locked", "deleted", "archived"]
+
+
+@pytest.mark.parametrize("how", CLOSINGS)
+async def test_a_closed_thread_moves_the_match_to_a_new_thread(
+    tablebot: FakeDiscord, dice: DiceScript, how: str
+) -> None:
+    """The bot may open threads in the channel (the README's permissions): the match goes on in
+    a new thread of the channel, named as the first, and the channel gets no board."""
+    fake = tablebot
+    mid, thread, _board, bob = await started(fake, dice)
+    await close(fake, thread, how)
+    place = await new_place(fake, mid, thread)
+    assert place.is_thread
+    # The channel shows Discord's own notice of the new thread, which leads to it.
+    notices = [m for m in fake.channel.messages if m.thread_created_id == place.id]
+    assert [m.content for m in notices] == [place.name]
+    await goes_on_in(fake, mid, thread, place, how.split()[-1], bob)
+    assert not boards(fake, fake.channel, mid)
+
+
+@pytest.mark.parametrize("how", CLOSINGS)
+@pytest.mark.parametrize("deny", [CREATE_PUBLIC_THREADS, SEND_MESSAGES_IN_THREADS])
+async def test_a_closed_thread_moves_the_match_to_the_channel_where_no_thread_may_open(
+    tablebot: FakeDiscord, dice: DiceScript, how: str, deny: int
+) -> None:
+    """Without Create Public Threads or Send Messages in Threads in the channel (an overwrite
+    set after the match began), the match goes on in the channel itself."""
+    fake = tablebot
+    mid, thread, _board, bob = await started(fake, dice)
+    await fake.set_overwrite(fake.channel, fake.bot_member(fake.guild), deny=deny)
+    mark = fake.mark()
+    await close(fake, thread, how)
+    place = await new_place(fake, mid, thread)
+    assert place is fake.channel
+    assert not fake.calls_matching(
+        method="POST", route="/channels/{channel_id}/threads", since=mark
+    )
+    await goes_on_in(fake, mid, thread, place, how.split()[-1], bob)
+
+
+async def test_a_server_without_threads_gets_no_new_thread(
+    tablebot: FakeDiscord, dice: DiceScript
+) -> None:
+    """The server turned threads off after the match began: a deleted thread's match goes on in
+    the channel."""
+    fake = tablebot
+    mid, thread, _board, bob = await started(fake, dice)
+    await service_of(fake).update_guild_settings(fake.guild.id, use_threads=False)
+    await fake.delete_thread(thread)
+    place = await new_place(fake, mid, thread)
+    assert place is fake.channel
+    await goes_on_in(fake, mid, thread, place, "deleted", bob)
+
+
 async def test_a_thread_that_archived_itself_keeps_the_match(
     tablebot: FakeDiscord, dice: DiceScript, clock: Clock
 ) -> None:
@@ -152,7 +228,8 @@ async def test_a_thread_that_archived_itself_keeps_the_match(
     assert await reminders_of(fake).run_once(clock()) == [("claim", mid)]
     await handlers_done(fake)
     claim = fake.messages(thread)[-1]
-    assert "You may claim the win." in claim.content and not thread.archived
+    assert "You may claim the win." in claim.content
+    assert fake.channels[thread.id].archived is False  # (not narrowed by the assert above)
 
     # Archived again, bob still idle for over a day: the thread's own doing, not a moderator's.
     # bob's Roll and move still play in it.
@@ -171,14 +248,58 @@ async def test_a_thread_that_archived_itself_keeps_the_match(
     assert not fake.bot_errors
 
 
+async def test_an_auto_archive_heard_after_the_next_action_keeps_the_match(
+    tablebot: FakeDiscord, dice: DiceScript, clock: Clock
+) -> None:
+    """The thread archives itself while bob idles, and his Roll and move come before the bot's
+    handler of that THREAD_UPDATE runs (a busy loop starts the task late). The archive is judged
+    at its archive_timestamp, not by the match's newer last action: the match stays."""
+    fake = tablebot
+    svc = service_of(fake)
+    mid, thread, board, bob = await started(fake, dice)
+    bot = fake.bot
+    assert isinstance(bot, TableBot)
+    cog: Any = bot.get_cog("PlayCog")
+    real = cog._thread_closed
+    gate, handled = asyncio.Event(), asyncio.Event()
+
+    async def late(*args: Any, **kwargs: Any) -> None:
+        await gate.wait()
+        try:
+            await real(*args, **kwargs)
+        finally:
+            handled.set()
+
+    cog._thread_closed = late
+    day = thread.auto_archive_duration * 60
+    clock.advance(day + 60)
+    await fake.advance(day + 60)
+    assert thread.archived
+    it = await fake.click(board, label="Roll", by=bob)
+    assert (await it.response()).type == 7
+    board = await next_board(fake, thread, mid, board)
+    view = await svc.get_view(mid)
+    await fake.select(board, [view.legal_moves[0]], by=bob)
+    board = await next_board(fake, thread, mid, board)
+    await handlers_done(fake)
+    assert fake.channels[thread.id].archived is False  # the new board unarchived it
+
+    gate.set()
+    await asyncio.wait_for(handled.wait(), timeout=10)
+    await handlers_done(fake)
+    assert (await svc.get_view(mid)).thread_id == thread.id
+    assert not boards(fake, fake.channel, mid)
+    assert not fake.bot_errors
+
+
 @pytest.mark.parametrize("how", ["locked", "deleted"])
 async def test_a_thread_closed_while_the_bot_was_away_is_left_at_the_first_refusal(
     tablebot: FakeDiscord, dice: DiceScript, how: str
 ) -> None:
     """The bot was offline when the thread was locked or deleted, so no event told it. bob
     types /roll in the channel: the edit of the board in the thread is refused (403 Thread is
-    locked, or 404 Unknown Channel), and so is a new board there; the match moves to the
-    channel, whose new board says so. bob is not told to type /board."""
+    locked, or 404 Unknown Channel), and so is a new board there; the match moves to a new
+    thread, whose board says so. bob is not told to type /board."""
     fake = tablebot
     svc = service_of(fake)
     mid, thread, _board, bob = await started(fake, dice)
@@ -194,10 +315,12 @@ async def test_a_thread_closed_while_the_bot_was_away_is_left_at_the_first_refus
     mark = fake.mark()
     it = await fake.slash("roll", {}, by=bob, channel=fake.channel)
     assert (await it.followup()).content == "Rolled."
-    board = await next_board(fake, fake.channel, mid, None)
+    place = await new_place(fake, mid, thread)
+    assert place.is_thread
+    board = await next_board(fake, place, mid, None)
     await handlers_done(fake)
     view = await svc.get_view(mid)
-    assert view.thread_id is None and view.board_message_id == board.id
+    assert view.thread_id == place.id and view.board_message_id == board.id
     assert (view.phase, view.actor) == (Phase.MOVE, 1)
     assert board.content.startswith(thread_gone("refused"))
     assert f"<@{bob.id}>" in board.content
@@ -205,9 +328,9 @@ async def test_a_thread_closed_while_the_bot_was_away_is_left_at_the_first_refus
     assert texts == ["Rolled."] and BOARD_NOT_POSTED not in texts
     refused = [c.status for c in fake.calls[mark:] if str(thread.id) in c.path]
     assert refused == [403, 403] if how == "locked" else [404, 404]
-    # Played on in the channel.
+    # Played on in the new thread.
     await fake.select(board, [view.legal_moves[0]], by=bob)
-    await next_board(fake, fake.channel, mid, board)
+    await next_board(fake, place, mid, board)
     assert (await svc.get_view(mid)).actor == 0
     assert not fake.bot_errors
 

@@ -308,6 +308,8 @@ class Message:
     interaction_user: User | None = None
     webhook_id: int | None = None
     reference_id: int | None = None
+    # A THREAD_CREATED system message (type 18) names the thread it announces.
+    thread_created_id: int | None = None
     deleted: bool = False
     timestamp: str = field(default_factory=iso_now)
     edited_timestamp: str | None = None
@@ -366,7 +368,7 @@ class Message:
         data: dict[str, Any] = {
             "id": str(self.id),
             "channel_id": str(channel.id),
-            "type": 19 if self.reference_id else 0,
+            "type": 18 if self.thread_created_id else 19 if self.reference_id else 0,
             "author": self.author.payload(),
             "content": self.content,
             "timestamp": self.timestamp,
@@ -407,6 +409,11 @@ class Message:
                 "type": 2,
                 "user": self.interaction_user.payload(),
                 "authorizing_integration_owners": {},
+            }
+        if self.thread_created_id is not None:
+            data["message_reference"] = {
+                "channel_id": str(self.thread_created_id),
+                **({"guild_id": str(channel.guild.id)} if channel.guild else {}),
             }
         if self.reference_id is not None:
             data["message_reference"] = {

@@ -17,7 +17,7 @@ from PIL import Image
 
 from fakediscord import FakeDiscord, FakeDiscordError, Member, fake_discord_fixture
 from fakediscord.model import Channel, Message, User
-from fakediscord.server import FakeServer, InteractionState
+from fakediscord.server import RECENT_INTERACTION, FakeServer, InteractionState
 
 FRUITS = ["apple", "apricot", "banana", "cherry"]
 
@@ -484,6 +484,7 @@ async def test_a_history_limit_bounds_the_logs_and_marks_still_work() -> None:
     async with fake.run(lambda **o: SmokeBot(fake.guild.id, **o)):
         alice = await fake.add_member("alice")
         for _ in range(6):
+            await fake.advance(RECENT_INTERACTION)  # older ones may go
             mark = fake.mark()
             it = await fake.slash("pick", {"fruit": "apple"}, by=alice)
             assert (await it.message()).content == "picked apple"  # found by token
@@ -496,6 +497,7 @@ async def test_a_history_limit_bounds_the_logs_and_marks_still_work() -> None:
         # Messages nobody can click any more go too; a message with components stays.
         board = await (await fake.slash("board", by=alice)).message()
         for _ in range(6):
+            await fake.advance(RECENT_INTERACTION)
             await (await fake.slash("pick", {"fruit": "apple"}, by=alice)).message()
         assert len(fake.messages_by_id) <= 6 and fake.get_message(board.id) is board
         assert fake.channel.messages_sent > len(fake.channel.all_messages)
@@ -564,7 +566,8 @@ def test_a_history_limit_never_forgets_an_interaction_that_awaits_its_answer_or_
     channel = Channel(2, None, "general")
 
     def state(n: int, response: dict[str, Any] | None) -> InteractionState:
-        it = InteractionState(n, f"token{n}", 2, user, channel, {})
+        # Sent long enough ago that only what the bot may still use keeps it.
+        it = InteractionState(n, f"token{n}", 2, user, channel, {}, created_at=-60.0)
         if response is not None:
             it.callbacks.append(response)
         return it
@@ -587,3 +590,10 @@ def test_a_history_limit_never_forgets_an_interaction_that_awaits_its_answer_or_
     assert "token2" not in server.interactions_by_token
     assert "token3" not in server.interactions_by_token
     assert len(server.interactions) <= 2 * 5 and "token29" in server.interactions_by_token
+    # One answered a moment ago stays, whatever the limit: its follow-up may be on its way.
+    recent = InteractionState(99, "token99", 2, user, channel, {}, created_at=server.now())
+    recent.callbacks.append({"type": 6})
+    server.remember_interaction(recent)
+    for n in range(30, 60):
+        server.remember_interaction(state(n, {"type": 4}))
+    assert server.interactions_by_token["token99"] is recent

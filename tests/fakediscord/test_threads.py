@@ -4,6 +4,9 @@ on the fake's clock."""
 
 from __future__ import annotations
 
+import time
+from datetime import datetime
+
 import discord
 import pytest
 
@@ -137,6 +140,9 @@ async def test_threads_archive_themselves_after_their_inactivity(rest: Rest) -> 
     assert not thread.archived
     await fake.advance(3600)
     assert thread.archived
+    # Stamped when it archived: the wall clock moved on by every advance (47 hours here).
+    stamp = datetime.fromisoformat(str(metadata(thread)["archive_timestamp"])).timestamp()
+    assert abs(stamp - (time.time() + 47 * 3600)) < 60
 
 
 async def test_people_in_threads(gated: FakeDiscord) -> None:
@@ -199,3 +205,17 @@ async def test_discord_py_sees_archiving_locking_and_deletion(gated: FakeDiscord
     with pytest.raises(discord.NotFound) as gone:
         await created.send("anyone?")
     assert gone.value.code == 10003
+
+
+async def test_a_public_thread_without_a_message_is_announced_in_its_channel(
+    rest: Rest,
+) -> None:
+    """As Discord does: a THREAD_CREATED system message (type 18) in the parent channel, with
+    the thread's name and a reference to it."""
+    fake = rest.fake
+    reply = await rest.post(f"/channels/{fake.channel.id}/threads", {"name": "match", "type": 11})
+    assert reply.status in (200, 201), reply.body
+    notice = fake.channel.messages[-1]
+    payload = notice.payload(fake.base_url, fake.bot_user.id)
+    assert (payload["type"], payload["content"]) == (18, "match")
+    assert payload["message_reference"]["channel_id"] == reply.body["id"]

@@ -452,16 +452,29 @@ class PlayCog(commands.Cog):
         elif meta.get("archived"):
             minutes = int(meta.get("auto_archive_duration") or 1440)
             await self._thread_closed(
-                payload.thread_id, payload.guild_id, "archived", idle_minutes=minutes
+                payload.thread_id,
+                payload.guild_id,
+                "archived",
+                idle_minutes=minutes,
+                archived_at=delivery.archive_time(meta),
             )
 
     async def _thread_closed(
-        self, thread_id: int, guild_id: int, how: str, *, idle_minutes: int | None = None
+        self,
+        thread_id: int,
+        guild_id: int,
+        how: str,
+        *,
+        idle_minutes: int | None = None,
+        archived_at: float | None = None,
     ) -> None:
-        """A match thread deleted, locked, or archived: the match goes on in the parent
-        channel (presenter.move_out_of_thread). An archive is a moderator's when it came before
-        the thread's own auto-archive time (``idle_minutes`` since the last action); a thread
-        that archived itself, the match idle, stays: the next post unarchives it."""
+        """A match thread deleted, locked, or archived: the match goes on elsewhere
+        (presenter.move_out_of_thread). An archive is a moderator's when it came before the
+        thread's own auto-archive time (``idle_minutes`` after the last action); a thread that
+        archived itself, the match idle, stays: the next post unarchives it. The archive is
+        judged at ``archived_at`` (Discord's archive_timestamp), not when this handler runs:
+        an action made since then (this task may start after it) means the match is played
+        there, and its post unarchived the thread."""
         if not self.bot.begin_work():
             return
         try:
@@ -469,10 +482,13 @@ class PlayCog(commands.Cog):
             if view is None or view.guild_id != guild_id or view.match_over:
                 return
             if idle_minutes is not None:
-                idle = self.bot.service.clock() - view.last_action_at
-                if idle >= idle_minutes * 60:
+                at = self.bot.service.clock() if archived_at is None else archived_at
+                idle = at - view.last_action_at
+                if idle < 0 or idle >= idle_minutes * 60 - delivery.ARCHIVE_SLACK:
                     return
-            await presenter.move_out_of_thread(self.bot, view.match_id, guild_id, how)
+            await presenter.move_out_of_thread(
+                self.bot, view.match_id, guild_id, how, thread_id=thread_id
+            )
         except Exception:
             log.exception("could not move the match out of thread %s (%s)", thread_id, how)
 
