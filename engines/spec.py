@@ -32,6 +32,7 @@ __all__ = [
     "CHECKERS",
     "NANNON",
     "SPECS",
+    "Evaluator",
     "ExportFormat",
     "GameSpec",
     "RatingSystem",
@@ -44,6 +45,14 @@ class RatingSystem(enum.StrEnum):
 
     FIBS = "fibs"  # the FIBS formula: match length matters, experience grows by the length
     ELO = "elo"  # plain Elo per match: a draw is half a win, experience grows by 1
+
+
+class Evaluator(enum.StrEnum):
+    """What judges a game's decisions in post-match analysis."""
+
+    GNUBG = "gnubg"  # GNU Backgammon's own analysis (the robot's worker has the wheel)
+    EXACT_SOLVER = "exact solver"  # engines.nannon_solver: every equity exact
+    SEARCH = "search"  # engines.checkers_search at a fixed depth
 
 
 class ExportFormat(enum.StrEnum):
@@ -119,6 +128,8 @@ class GameSpec:
     opening_moves_by_difference: bool
     """The opening roll's winner moves the difference of the dice (Nannon: "moves first with a
     3"), not the two dice themselves (backgammon: "plays 6-5 first")."""
+    evaluator: Evaluator = Evaluator.SEARCH
+    """What judges the decisions in post-match analysis (``bot.robot.analysis``)."""
     analysis_pr: bool = False
     """Post-match analysis gives a PR (500 x the average loss per decision), as gnubg and XG
     do for backgammon (:func:`engines.analysis.summarise`)."""
@@ -197,6 +208,7 @@ NANNON = GameSpec(
     auto_pass=True,
     opening_roll=True,
     opening_moves_by_difference=True,
+    evaluator=Evaluator.EXACT_SOLVER,
 )
 
 BACKGAMMON = GameSpec(
@@ -227,6 +239,7 @@ BACKGAMMON = GameSpec(
     auto_pass=True,
     opening_roll=True,
     opening_moves_by_difference=False,
+    evaluator=Evaluator.GNUBG,
     analysis_pr=True,
 )
 
@@ -258,6 +271,7 @@ CHECKERS = GameSpec(
     auto_pass=False,
     opening_roll=False,
     opening_moves_by_difference=False,
+    evaluator=Evaluator.SEARCH,
 )
 
 SPECS: Mapping[GameKind, GameSpec] = MappingProxyType(

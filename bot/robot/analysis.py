@@ -1,4 +1,4 @@
-"""Post-match analysis, one game at a time: runs in the robot's worker process (the Discord
+"""Post-match analysis, one game at a time: runs in the analysis worker process (the Discord
 side calls :func:`analyse_game` through :mod:`bot.robot.worker`, game by game, so a long
 analysis never holds up a robot move for long and progress can be shown between games), and
 whole in the CLI (:func:`analyse_match`, ``tablebot analyse FILE``). Both give the same
@@ -24,9 +24,9 @@ from engines.analysis import Decision, MatchAnalysis, summarise
 from engines.base import GameKind, MatchRules
 from engines.checkers_analysis import DEPTH, analyse_checkers_game
 from engines.nannon_analysis import analyse_nannon_game
-from engines.spec import spec_of
+from engines.spec import Evaluator, spec_of
 
-__all__ = ["ANALYSERS", "Analyser", "analyse_game", "analyse_match", "count_games"]
+__all__ = ["ANALYSERS", "Analyser", "analyse_game", "analyse_match", "analyser_of", "count_games"]
 
 GameAnalyser = Callable[[MatchRules, Sequence[Action], tuple[str, str], int, int], list[Decision]]
 
@@ -60,11 +60,16 @@ def _checkers(
     return analyse_checkers_game(rules, actions, names, game, DEPTH)
 
 
-ANALYSERS: dict[GameKind, Analyser] = {
-    GameKind.BACKGAMMON: Analyser(_backgammon, "GNU Backgammon", True),
-    GameKind.NANNON: Analyser(_nannon, "exact solver", False),
-    GameKind.CHECKERS: Analyser(_checkers, f"alpha-beta search, {DEPTH} plies", False),
+ANALYSERS: dict[Evaluator, Analyser] = {
+    Evaluator.GNUBG: Analyser(_backgammon, "GNU Backgammon", True),
+    Evaluator.EXACT_SOLVER: Analyser(_nannon, "exact solver", False),
+    Evaluator.SEARCH: Analyser(_checkers, f"alpha-beta search, {DEPTH} plies", False),
 }
+
+
+def analyser_of(kind: GameKind | str) -> Analyser:
+    """How a game is analysed: its spec's :attr:`~engines.spec.GameSpec.evaluator`."""
+    return ANALYSERS[spec_of(kind).evaluator]
 
 
 def count_games(kind: GameKind, rules: MatchRules, actions: Sequence[Action]) -> int:
@@ -87,7 +92,7 @@ def analyse_game(
 ) -> list[Decision]:
     """Every decision of game ``game`` (from 1), in order. ``ply``: gnubg's plies
     (backgammon only)."""
-    return ANALYSERS[GameKind(kind)].analyse(rules, actions, names, game, ply)
+    return analyser_of(kind).analyse(rules, actions, names, game, ply)
 
 
 def analyse_match(
@@ -117,7 +122,7 @@ def analyse_match(
 
 def details(kind: GameKind, ply: int) -> dict[str, object]:
     """How a game of ``kind`` is analysed, for the report and the JSON."""
-    analyser = ANALYSERS[GameKind(kind)]
+    analyser = analyser_of(kind)
     out: dict[str, object] = {"game": GameKind(kind).value, "evaluator": analyser.evaluator}
     if analyser.uses_ply:
         out["ply"] = ply

@@ -39,10 +39,11 @@ from engines import new_match
 from engines.actions import Action, Double, Drop, Move, OpeningRoll, Roll, Take
 from engines.analysis import Decision, DecisionKind
 from engines.backgammon import BAR, OFF, Play, Position
-from engines.base import GameKind, MatchRules
+from engines.base import MatchRules
 from engines.exports import mat_export
 from engines.gnubg import MatchId, match_id_of
 from engines.match import NO_MOVE, DiceMatch
+from engines.spec import BACKGAMMON
 
 __all__ = ["AnalysisError", "analyse_backgammon_game"]
 
@@ -417,7 +418,7 @@ def analyse_backgammon_game(
     turns = _our_turns(rules, actions, game)
     if not turns:
         raise AnalysisError(f"the match has no game {game} with a move in it")
-    mat = mat_export(GameKind.BACKGAMMON, rules, actions, names, 0, "2000.01.01")
+    mat = mat_export(BACKGAMMON.kind, rules, actions, names, 0, "2000.01.01")
     pairing = _Pairing(game, turns)
     nodes = _nodes(_gnubg_sgf(mat, game, ply))
     if len(nodes) != len(turns):

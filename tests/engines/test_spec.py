@@ -19,6 +19,7 @@ from engines.spec import (
     CHECKERS,
     NANNON,
     SPECS,
+    Evaluator,
     ExportFormat,
     GameSpec,
     RatingSystem,
@@ -54,6 +55,7 @@ EXPECTED: dict[GameKind, dict[str, Any]] = {
         "auto_pass": True,
         "opening_roll": True,
         "opening_moves_by_difference": True,
+        "evaluator": Evaluator.EXACT_SOLVER,
         "analysis_pr": False,
     },
     GameKind.BACKGAMMON: {
@@ -90,6 +92,7 @@ EXPECTED: dict[GameKind, dict[str, Any]] = {
         "auto_pass": True,
         "opening_roll": True,
         "opening_moves_by_difference": False,
+        "evaluator": Evaluator.GNUBG,
         "analysis_pr": True,
     },
     GameKind.CHECKERS: {
@@ -120,6 +123,7 @@ EXPECTED: dict[GameKind, dict[str, Any]] = {
         "auto_pass": False,
         "opening_roll": False,
         "opening_moves_by_difference": False,
+        "evaluator": Evaluator.SEARCH,
         "analysis_pr": False,
     },
 }
