@@ -40,7 +40,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("file", help="a .mat (backgammon or Nannon) or .pdn (checkers) file")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument(
-        "--ply", type=int, default=0, help="GNU Backgammon's plies, 0 to 4 (default 0)"
+        "--ply", type=int, default=2, help="GNU Backgammon's plies, 0 to 4 (default 2, as the bot)"
     )
     return parser
 

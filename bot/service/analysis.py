@@ -49,8 +49,9 @@ __all__ = [
     "analysis_to_json",
 ]
 
-DEFAULT_PLY = 0
-"""The analyser's depth when none is asked (backgammon: gnubg's plies; Nannon is exact)."""
+DEFAULT_PLY = 2
+"""The analyser's depth when none is asked: backgammon, gnubg's plies (2 is gnubg's own default
+for analysis, about 13 s for a 7-point match); Nannon is exact, checkers at a fixed depth."""
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from support.robot_driver import challenge_robot, play_to_the_end, robot_ready, 
 from bot.discord import wording
 from bot.robot import worker
 from bot.service import AnalysisStatus, LeaveMatch, MatchView
+from bot.service.analysis import DEFAULT_PLY
 from engines.nannon_solver import Context, CubeState, NannonSolver
 
 pytestmark = pytest.mark.asyncio
@@ -163,7 +164,7 @@ async def test_analyse_reports_a_finished_match(
     assert len(report.embeds) >= 2 or "No mistakes" in embed_text(report)
     assert_pictures(report)
     assert report.embeds[0]["footer"]["text"].endswith(
-        "Analysed by GNU Backgammon at 0-ply." if game == "backgammon" else "."
+        f"Analysed by GNU Backgammon at {DEFAULT_PLY}-ply." if game == "backgammon" else "."
     )
 
 
