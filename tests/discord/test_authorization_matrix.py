@@ -738,6 +738,10 @@ ROWS: list[Row] = [
         config("robot", lambda who: {"rated": True, "hints": True, "pause_ms": 0}),
         config_cells(lambda who: {"robot_rated": True, "hints_in_human_matches": True,
                                   "robot_pause_ms": 0})),
+    Row("config", "/config analysis", scene_settings,
+        config("analysis", lambda who: {"robot": False, "people": True}),
+        config_cells(lambda who: {"analyse_robot_matches": False,
+                                  "analyse_human_matches": True})),
 ]  # fmt: skip
 
 
