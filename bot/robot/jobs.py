@@ -31,6 +31,9 @@ from engines.nannon_solver import (
 
 _solver: NannonSolver | None = None
 
+RESIGN = "resign"
+""":func:`checkers_move`'s answer when the robot resigns (no move is written so)."""
+
 
 def pid() -> int:
     """The worker's process id."""
@@ -78,6 +81,13 @@ def nannon_equity(position_id: str, context: Context) -> float:
     return solver().equity(NannonPosition.from_id(position_id), context)
 
 
+def nannon_cubeless(position_id: str) -> tuple[float, float, float, float]:
+    """How the game ends with both sides playing for points without the cube: (win single,
+    win a NANNON, lose single, lose a NANNON) for the side on roll."""
+    found = solver().cubeless(NannonPosition.from_id(position_id))
+    return found.win_single, found.win_nannon, found.lose_single, found.lose_nannon
+
+
 def nannon_match_equity(score: MatchScore) -> float:
     return solver().match_equity(score)
 
@@ -90,12 +100,21 @@ def _boards(history: Sequence[str]) -> list[Board]:
 
 
 def checkers_move(
-    fen: str, history: Sequence[str], level: int, seed: int, offer_draw: bool
+    fen: str,
+    history: Sequence[str],
+    level: int,
+    seed: int,
+    offer_draw: bool,
+    earlier: Sequence[str] = (),
 ) -> str | None:
-    """The move the robot plays at ``level`` (``rng`` seeded with ``seed``), or None when it
-    offers a draw instead (only if ``offer_draw``)."""
+    """The move the robot plays at ``level`` (``rng`` seeded with ``seed``); None when it
+    offers a draw instead (only if ``offer_draw``); :data:`RESIGN` when it resigns (only if
+    ``earlier``, the positions of its previous turns, is given: see
+    :func:`engines.checkers_search.should_resign`)."""
     board, past = Board.from_fen(fen), _boards(history)
     chosen = checkers_search.Level(level)
+    if earlier and checkers_search.should_resign(board, _boards(earlier), past, chosen):
+        return RESIGN
     if offer_draw and checkers_search.should_offer_draw(board, past, chosen):
         return None
     return str(checkers_search.choose_move(board, chosen, random.Random(seed), history=past))

@@ -46,6 +46,7 @@ __all__ = [
     "cube_decision",
     "gnubg_available",
     "nannon_cube_action",
+    "nannon_cubeless",
     "nannon_equity",
     "nannon_match_equity",
     "nannon_opening_cube_action",
@@ -54,6 +55,7 @@ __all__ = [
     "position_equity",
     "rank_plays",
     "resign_decision",
+    "resign_offer",
     "run",
     "shutdown",
     "take_decision",
@@ -155,6 +157,12 @@ async def resign_decision(
     return await _backgammon(gnubg_brain.resign_decision, position_id, match_id, level=level)
 
 
+async def resign_offer(position_id: str, match_id: str) -> int:
+    """The resignation level (1..3) the side on roll is sure to lose at in a race, else 0
+    (:func:`bot.robot.gnubg_brain.resign_offer`; the same at every level)."""
+    return await _backgammon(gnubg_brain.resign_offer, position_id, match_id, level=Level.EXPERT)
+
+
 # -- Nannon: the exact solver ------------------------------------------------------------------
 
 
@@ -181,6 +189,11 @@ async def nannon_equity(position_id: str, context: Context) -> float:
 
 async def nannon_match_equity(score: MatchScore) -> float:
     return await run(jobs.nannon_match_equity, score)
+
+
+async def nannon_cubeless(position_id: str) -> tuple[float, float, float, float]:
+    """(win single, win a NANNON, lose single, lose a NANNON) for the side on roll, cubeless."""
+    return await run(jobs.nannon_cubeless, position_id)
 
 
 # -- post-match analysis -----------------------------------------------------------------------
