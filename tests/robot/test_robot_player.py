@@ -29,8 +29,8 @@ from engines.actions import (
     Roll,
     Take,
 )
-from engines.base import GameMatch, MatchRules, Phase, ResignLevel
 from engines.backgammon import Position as BgPosition
+from engines.base import GameMatch, MatchRules, Phase, ResignLevel
 from engines.checkers import Board, CheckersMatch, Game
 from engines.match import DiceMatch
 from engines.nannon import Position as NannonPosition
