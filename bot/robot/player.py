@@ -53,7 +53,6 @@ from engines.nannon_solver import (
     CubeDecision,
     CubeState,
     InvalidContextError,
-    MatchScore,
     TakeDecision,
     choose_cube,
     choose_move,
@@ -218,17 +217,8 @@ def nannon_context(match: GameMatch, seat: int) -> Context:
 
 
 async def _won_equity(context: Context, points: int) -> float:
-    """The equity of winning ``points`` now, for the side of ``context``: the points in money
-    play, ``2 * MWC - 1`` in a match."""
-    score = context.score
-    if score is None:
-        return float(points)
-    left, theirs = score.away_me - points, score.away_them
-    if left <= 0:
-        return 1.0
-    # The Crawford game follows the game in which a side first reaches 1 away.
-    crawford = not score.crawford and min(score.away_me, theirs) > 1 and left == 1
-    return 2.0 * await worker.nannon_match_equity(MatchScore(left, theirs, crawford)) - 1.0
+    """The equity of winning ``points`` now, for the side of ``context``."""
+    return await worker.nannon_won_equity(context, points)
 
 
 async def _nannon(
@@ -288,23 +278,27 @@ def _cube_choice(cube: CubeDecision, double: bool) -> Decision:
     return Decision(Choice.ROLL, equity=cube.no_double)
 
 
-SURE = 1e-9
-"""The exact solver's equity within this of a loss's value: the game is decided."""
+SURE = jobs.SURE
 
 
 async def _nannon_lost(match: GameMatch, position_id: str, context: Context) -> ResignLevel | None:
-    """The level the side on roll is sure to lose at, or None while the game is undecided:
-    the exact solver gives it no chance to win (cubeless) and no doubt about a NANNON, and its
-    exact equity here is what losing at that level is worth (within :data:`SURE`)."""
-    win, win_nannon, _, lose_nannon = await worker.nannon_cubeless(position_id)
-    if win + win_nannon > SURE or SURE < lose_nannon < 1.0 - SURE:
+    """The level the side on roll is sure to lose at (:func:`bot.robot.jobs.nannon_sure_loss`),
+    or None while the game is undecided. The solver is asked only in a race: while a checker
+    can still hit or be hit, nobody is sure to lose."""
+    if _nannon_contact(NannonPosition.from_id(position_id)):
         return None
-    level = ResignLevel.GAMMON if lose_nannon > SURE else ResignLevel.SINGLE
-    if level not in match.spec.resign_levels:
-        return None
-    equity = await worker.nannon_equity(position_id, context)
-    lost = -await _won_equity(context.flipped(), _stake(match, level))
-    return level if abs(equity - lost) <= SURE else None
+    levels = match.spec.resign_levels
+    index = await worker.nannon_sure_loss(
+        position_id, context, [_stake(match, level) for level in levels]
+    )
+    return None if index < 0 else levels[index]
+
+
+def _nannon_contact(position: NannonPosition) -> bool:
+    """Whether a checker of the side on roll (at home or on a spot) is still behind one of the
+    opponent's, on the track they share (their spot ``p`` is its spot ``7 - p``)."""
+    on_track = [7 - place for place in position.theirs if place < 7]
+    return any(place < spot for place in position.mine if place < 7 for spot in on_track)
 
 
 def _stake(match: GameMatch, level: ResignLevel) -> int:
@@ -374,7 +368,7 @@ async def _checkers(
     if forced is not None:
         return forced
     seed = rng.getrandbits(64)
-    earlier = _earlier_turns(match) if offers.resignation else []
+    earlier = _earlier_turns(match) if offers.resignation and _behind(match.board) else []
     move = await worker.run(
         jobs.checkers_move, fen, history, int(level), seed, offers.draw, earlier
     )
@@ -383,6 +377,17 @@ async def _checkers(
     if move == jobs.RESIGN:
         return Decision(Choice.OFFER_RESIGNATION, resign=ResignLevel.SINGLE)
     return Decision(Choice.MOVE, move)
+
+
+def _behind(board: Board) -> bool:
+    """Whether the side to move is behind enough for
+    :func:`engines.checkers_search.should_resign` to look further: fewer pieces, or the
+    static evaluation past its margin. A cheap test on the event loop, so that the game is
+    replayed for the earlier turns only then."""
+    turn = board.turn
+    if board.piece_count(turn) < board.piece_count(turn.opponent):
+        return True
+    return checkers_search.evaluate(board) <= -checkers_search.RESIGN_MARGIN
 
 
 def _earlier_turns(match: CheckersMatch) -> list[str]:

@@ -46,12 +46,13 @@ __all__ = [
     "cube_decision",
     "gnubg_available",
     "nannon_cube_action",
-    "nannon_cubeless",
     "nannon_equity",
     "nannon_match_equity",
     "nannon_opening_cube_action",
     "nannon_rank_moves",
+    "nannon_sure_loss",
     "nannon_take_decision",
+    "nannon_won_equity",
     "position_equity",
     "rank_plays",
     "resign_decision",
@@ -191,9 +192,16 @@ async def nannon_match_equity(score: MatchScore) -> float:
     return await run(jobs.nannon_match_equity, score)
 
 
-async def nannon_cubeless(position_id: str) -> tuple[float, float, float, float]:
-    """(win single, win a NANNON, lose single, lose a NANNON) for the side on roll, cubeless."""
-    return await run(jobs.nannon_cubeless, position_id)
+async def nannon_won_equity(context: Context, points: int) -> float:
+    """The equity of winning ``points`` now for the side of ``context``
+    (:func:`bot.robot.jobs.nannon_won_equity`)."""
+    return await run(jobs.nannon_won_equity, context, points)
+
+
+async def nannon_sure_loss(position_id: str, context: Context, stakes: list[int]) -> int:
+    """The index into ``stakes`` of the resignation the side on roll is sure to lose, or -1
+    (:func:`bot.robot.jobs.nannon_sure_loss`)."""
+    return await run(jobs.nannon_sure_loss, position_id, context, stakes)
 
 
 # -- post-match analysis -----------------------------------------------------------------------
