@@ -133,15 +133,15 @@ def checkers_move(
     level: int,
     seed: int,
     offer_draw: bool,
-    earlier: Sequence[str] = (),
+    earlier: Sequence[str] | None = None,
 ) -> str | None:
     """The move the robot plays at ``level`` (``rng`` seeded with ``seed``); None when it
     offers a draw instead (only if ``offer_draw``); :data:`RESIGN` when it resigns (only if
-    ``earlier``, the positions of its previous turns, is given: see
+    ``earlier``, the positions of its previous turns in the game, is given: see
     :func:`engines.checkers_search.should_resign`)."""
     board, past = Board.from_fen(fen), _boards(history)
     chosen = checkers_search.Level(level)
-    if earlier and checkers_search.should_resign(board, _boards(earlier), past, chosen):
+    if earlier is not None and checkers_search.should_resign(board, _boards(earlier), past, chosen):
         return RESIGN
     if offer_draw and checkers_search.should_offer_draw(board, past, chosen):
         return None

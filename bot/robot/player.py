@@ -17,8 +17,8 @@ read, never changed.
   this platform).
 - Nannon asks the exact solver in the worker, and the level picks from its exact equities with
   ``rng`` (:func:`engines.nannon_solver.choose_move` and the others; master always the best).
-  On roll, it resigns when its exact equity is what losing at a resignation level is worth
-  (the game is decided).
+  On roll, in a race, it resigns when the exact solver gives it no chance to win and its exact
+  equity is what losing at a resignation level is worth (the game is decided).
 - Checkers asks the alpha-beta search (:mod:`engines.checkers_search`) in the worker: its
   move at the level's depth, budget and noise (drawn with ``rng``), a draw offer in a settled,
   level position (only when ``offer_draw``: the driver says no right after an offer of its
@@ -368,7 +368,7 @@ async def _checkers(
     if forced is not None:
         return forced
     seed = rng.getrandbits(64)
-    earlier = _earlier_turns(match) if offers.resignation and _behind(match.board) else []
+    earlier = _earlier_turns(match) if offers.resignation and _behind(match.board) else None
     move = await worker.run(
         jobs.checkers_move, fen, history, int(level), seed, offers.draw, earlier
     )
