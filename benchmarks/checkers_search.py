@@ -22,7 +22,10 @@ intermediate 14 ms, advanced 165 ms, expert 1009 ms, master 2039 ms (max 2041 ms
 master-level hint 2038 ms at most. Ladder over 10 games a pair: intermediate 95% against
 beginner, advanced 75% against intermediate, expert 100% against advanced, master 90%
 against expert. Match: master against depth 2 over 100 games (the deck's first 50 ballots,
-ACF #1 to #58, both colours each): +99 =1 -0, 99.5% of the points.
+ACF #1 to #58, both colours each): +99 =1 -0, 99.5% of the points. Over the whole deck
+(``--deck-games 100``: 100 different ballots from ACF #1 to #173, colours alternating; run as
+two halves side by side under ``nice -n 19`` at load average 3 to 7): +99 =0 -1, 99.0% (the
+loss: ACF #57, 9-14 24-20 11-15, master White, in 57 plies).
 
 Options: ``--sections nps,depth,latency,ladder,match`` (default all), ``--games N`` (match
 games, default 100; even), ``--latency-games N`` (default 2 a level), ``--ladder-games N``
