@@ -373,3 +373,24 @@ async def test_the_checkers_robot_does_not_resign_a_level_game() -> None:
         decision = await choose_action(match, seat, Level.BEGINNER, random.Random(1))
         assert decision.choice is Choice.MOVE and decision.move is not None
         match.apply(Move(seat, decision.move))
+
+
+def test_sure_loss_reads_gnubg_chances_and_the_position() -> None:
+    from bot.robot.gnubg_brain import has_contact, sure_loss
+
+    def position(mine: dict[int, int], theirs: dict[int, int]) -> BgPosition:
+        return BgPosition(
+            tuple(mine.get(p, 0) for p in range(26)), tuple(theirs.get(p, 0) for p in range(26))
+        )
+
+    assert has_contact(BgPosition.initial())
+    race = position({6: 14, 0: 1}, {1: 2, 0: 13})
+    assert not has_contact(race)
+    # (win, win gammon, win backgammon, lose gammon, lose backgammon)
+    assert sure_loss(race, (0.0, 0.0, 0.0, 0.3, 0.0)) == 1  # a checker off: no gammon
+    assert sure_loss(race, (1e-3, 0.0, 0.0, 0.0, 0.0)) == 0  # a chance left
+    none_off = position({18: 2, 6: 13}, {1: 1, 0: 14})
+    assert sure_loss(none_off, (0.0, 0.0, 0.0, 1.0, 0.0)) == 2
+    assert sure_loss(none_off, (0.0, 0.0, 0.0, 0.6, 0.0)) == 0  # how much is not certain
+    assert sure_loss(none_off, (0.0, 0.0, 0.0, 1.0, 1.0)) == 3
+    assert sure_loss(none_off, (0.0, 0.0, 0.0, 1.0, 0.5)) == 0
