@@ -25,7 +25,9 @@ against expert. Match: master against depth 2 over 100 games (the deck's first 5
 ACF #1 to #58, both colours each): +99 =1 -0, 99.5% of the points. Over the whole deck
 (``--deck-games 100``: 100 different ballots from ACF #1 to #173, colours alternating; run as
 two halves side by side under ``nice -n 19`` at load average 3 to 7): +99 =0 -1, 99.0% (the
-loss: ACF #57, 9-14 24-20 11-15, master White, in 57 plies).
+loss: ACF #57, 9-14 24-20 11-15, master White, in 57 plies). ``--deck-games 156`` (every
+ballot once), stopped for time after 107 of its 156 games (deck ballots 1-48 and 79-137): +107
+=0 -0.
 
 Options: ``--sections nps,depth,latency,ladder,match`` (default all), ``--games N`` (match
 games, default 100; even), ``--latency-games N`` (default 2 a level), ``--ladder-games N``
