@@ -58,6 +58,8 @@ __all__ = [
     "EQUITY_SCALE",
     "KING_VALUE",
     "LEVELS",
+    "RESIGN_MARGIN",
+    "RESIGN_TURNS",
     "WIN",
     "Clock",
     "Level",
@@ -74,6 +76,7 @@ __all__ = [
     "is_win_score",
     "search",
     "should_offer_draw",
+    "should_resign",
 ]
 
 Clock = Callable[[], float]
@@ -1263,6 +1266,47 @@ def should_offer_draw(
     if is_win_score(score):
         return False
     return bare or abs(score) <= DRAW_OFFER_MARGIN
+
+
+RESIGN_MARGIN = 300
+"""The robot resigns a game it judges this far behind (three men; a lead counts for more as
+pieces come off) by the static evaluation on each of its last :data:`RESIGN_TURNS` turns and by
+its search now."""
+
+RESIGN_TURNS = 3
+
+
+def should_resign(
+    board: Board,
+    earlier: Sequence[Board] = (),
+    history: Sequence[Board] = (),
+    level: Level = Level.MASTER,
+    clock: Clock = time.monotonic,
+) -> bool:
+    """Whether the robot, to move in ``board``, resigns. ``earlier``: the positions of its
+    previous turns in the game, oldest first (the same side to move). It resigns a loss its
+    search (at ``level``'s settings) proves, or a game hopeless for a while: the static
+    evaluation at least :data:`RESIGN_MARGIN` behind on this turn and the
+    ``RESIGN_TURNS - 1`` before it, and the search agrees now. The search runs only when the
+    evaluations say so (or the robot is a man or more behind in material).
+
+    >>> lost = Board.from_fen("W:W30:BK3,K7,K11,K20")  # a man against four kings
+    >>> should_resign(lost, level=Level.BEGINNER), should_resign(lost, [lost, lost], [], 1)
+    (False, True)
+    >>> should_resign(Board.initial(), level=Level.BEGINNER)
+    False
+    """
+    if not board.legal_moves():
+        return False
+    turns = [*earlier[-(RESIGN_TURNS - 1) :], board]
+    streak = len(turns) == RESIGN_TURNS and all(evaluate(b) <= -RESIGN_MARGIN for b in turns)
+    behind = board.piece_count(board.turn) < board.piece_count(board.turn.opponent)
+    if not streak and not behind:
+        return False
+    score = _robot_score(board, board.turn, history, level, clock)
+    if is_win_score(score):
+        return score < 0
+    return streak and score <= -RESIGN_MARGIN
 
 
 # --- Hints ------------------------------------------------------------------------------------

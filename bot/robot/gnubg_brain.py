@@ -49,6 +49,7 @@ __all__ = [
     "position_equity",
     "rank_plays",
     "resign_decision",
+    "resign_offer",
     "take_decision",
 ]
 
@@ -460,4 +461,48 @@ def resign_decision(
             points, -1, decider, match.match_length, match.score, int(match.crawford), 0
         )
         value = 2.0 * _gnubg.eq2mwc(1.0, info) - 1.0  # the MWC after winning `points`
-    return value >= play_on, value, play_on
+    return value >= play_on - SURE, value, play_on  # a decided game: equal, but for rounding
+
+
+SURE = 1e-6
+"""A chance within this of 0 or 1 is taken as certain: in a race gnubg's bear-off databases
+and race net answer exactly 0 where nothing can change the result."""
+
+
+def has_contact(position: Position) -> bool:
+    """Whether a checker of either side still has to pass one of the other's."""
+    mine = max(point for point in range(1, BAR + 1) if position.mine[point] or point == 1)
+    theirs = max(point for point in range(1, BAR + 1) if position.theirs[point] or point == 1)
+    return mine + theirs > BAR
+
+
+def sure_loss(position: Position, probabilities: tuple[float, ...]) -> int:
+    """The resignation level (1 single, 2 gammon, 3 backgammon) the side on roll is sure to
+    lose at, from gnubg's cubeless ``(win, win gammon, win backgammon, lose gammon, lose
+    backgammon)``; 0 when it may still win, or when how much it loses is not certain. A side
+    that has borne a checker off can't lose a gammon, whatever a net says."""
+    win, lose_gammon, lose_backgammon = probabilities[0], probabilities[3], probabilities[4]
+    if win > SURE:
+        return 0
+    if position.mine[OFF] or lose_gammon <= SURE:
+        return 1
+    if lose_gammon < 1.0 - SURE:
+        return 0
+    if lose_backgammon <= SURE:
+        return 2
+    return 3 if lose_backgammon >= 1.0 - SURE else 0
+
+
+def resign_offer(position_id: str, match_id: str, ply: int = 0, noise: float = 0.0) -> int:
+    """The resignation level the side on roll is sure to lose at (:func:`sure_loss`), judged
+    only in a race (no contact), by gnubg's cubeless evaluation; 0 when the game is not
+    decided. ``match_id``, ``ply`` and ``noise`` are not used: a decided race is the same at
+    every level (they keep the worker's backgammon call shape)."""
+    position = Position.from_id(position_id)
+    if has_contact(position):
+        return 0
+    gnubg = _module()
+    probabilities = gnubg.evaluate(
+        gnubg.positionfromid(position.id), gnubg.cubeinfo(), gnubg.evalcontext(0, 0, 0, 1, 0.0)
+    )
+    return sure_loss(position, tuple(probabilities))

@@ -31,6 +31,12 @@ from engines.nannon_solver import (
 
 _solver: NannonSolver | None = None
 
+SURE = 1e-9
+"""The exact solver's chances and equities within this of a certain result are certain."""
+
+RESIGN = "resign"
+""":func:`checkers_move`'s answer when the robot resigns (no move is written so)."""
+
 
 def pid() -> int:
     """The worker's process id."""
@@ -78,6 +84,38 @@ def nannon_equity(position_id: str, context: Context) -> float:
     return solver().equity(NannonPosition.from_id(position_id), context)
 
 
+def nannon_won_equity(context: Context, points: int) -> float:
+    """The equity of winning ``points`` now, for the side of ``context``: the points in money
+    play, ``2 * MWC - 1`` in a match (the Crawford game follows the game in which a side
+    first reaches 1 away)."""
+    score = context.score
+    if score is None:
+        return float(points)
+    left, theirs = score.away_me - points, score.away_them
+    if left <= 0:
+        return 1.0
+    crawford = not score.crawford and min(score.away_me, theirs) > 1 and left == 1
+    return 2.0 * solver().match_equity(MatchScore(left, theirs, crawford)) - 1.0
+
+
+def nannon_sure_loss(position_id: str, context: Context, stakes: Sequence[int]) -> int:
+    """Which resignation the side on roll is sure to lose, as an index into ``stakes`` (the
+    points a single game and a NANNON give), or -1 while the game is undecided: the exact
+    solver gives it no chance to win (cubeless) and no doubt about a NANNON, and its exact
+    equity is what losing those points is worth (within :data:`SURE`). One call, so that the
+    robot's check on every roll costs the event loop one round trip."""
+    position = NannonPosition.from_id(position_id)
+    chances = solver().cubeless(position)
+    lose_nannon = chances.lose_nannon
+    if chances.win_single + chances.win_nannon > SURE or SURE < lose_nannon < 1.0 - SURE:
+        return -1
+    index = 1 if lose_nannon > SURE else 0
+    if index >= len(stakes):
+        return -1
+    lost = -nannon_won_equity(context.flipped(), stakes[index])
+    return index if abs(solver().equity(position, context) - lost) <= SURE else -1
+
+
 def nannon_match_equity(score: MatchScore) -> float:
     return solver().match_equity(score)
 
@@ -90,12 +128,21 @@ def _boards(history: Sequence[str]) -> list[Board]:
 
 
 def checkers_move(
-    fen: str, history: Sequence[str], level: int, seed: int, offer_draw: bool
+    fen: str,
+    history: Sequence[str],
+    level: int,
+    seed: int,
+    offer_draw: bool,
+    earlier: Sequence[str] | None = None,
 ) -> str | None:
-    """The move the robot plays at ``level`` (``rng`` seeded with ``seed``), or None when it
-    offers a draw instead (only if ``offer_draw``)."""
+    """The move the robot plays at ``level`` (``rng`` seeded with ``seed``); None when it
+    offers a draw instead (only if ``offer_draw``); :data:`RESIGN` when it resigns (only if
+    ``earlier``, the positions of its previous turns in the game, is given: see
+    :func:`engines.checkers_search.should_resign`)."""
     board, past = Board.from_fen(fen), _boards(history)
     chosen = checkers_search.Level(level)
+    if earlier is not None and checkers_search.should_resign(board, _boards(earlier), past, chosen):
+        return RESIGN
     if offer_draw and checkers_search.should_offer_draw(board, past, chosen):
         return None
     return str(checkers_search.choose_move(board, chosen, random.Random(seed), history=past))

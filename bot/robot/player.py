@@ -10,15 +10,23 @@ read, never changed.
   (:data:`bot.robot.levels.BACKGAMMON_LEVELS`): the best play as that level sees it (the lower
   levels' mistakes come from gnubg's own noise, the same for the same position), a double when
   its cube analysis says double, take or pass, and a resignation accepted when it gives at least
-  what playing on is worth. :class:`~bot.robot.worker.RobotUnavailableError` where gnubg does
+  what playing on is worth; in a race it can no longer win, it resigns at the level it is sure
+  to lose (gnubg's cubeless chances: see :func:`bot.robot.gnubg_brain.sure_loss`).
+  :class:`~bot.robot.worker.RobotUnavailableError` where gnubg does
   not run (the driver tells the player that backgammon against the robot is not available on
   this platform).
 - Nannon asks the exact solver in the worker, and the level picks from its exact equities with
   ``rng`` (:func:`engines.nannon_solver.choose_move` and the others; master always the best).
+  On roll, in a race, it resigns when the exact solver gives it no chance to win and its exact
+  equity is what losing at a resignation level is worth (the game is decided).
 - Checkers asks the alpha-beta search (:mod:`engines.checkers_search`) in the worker: its
   move at the level's depth, budget and noise (drawn with ``rng``), a draw offer in a settled,
   level position (only when ``offer_draw``: the driver says no right after an offer of its
-  own), and its answer to the opponent's draw offer.
+  own), its answer to the opponent's draw offer, and a resignation of a hopeless game
+  (:func:`engines.checkers_search.should_resign`).
+
+A resignation is offered only when ``offer_resignation`` (the driver says no for a while after
+the human declined one), always at the cheapest level worth the same to the opponent.
 
 A forced move (one legal move, or ``no move``) is played without asking anyone.
 """
@@ -30,12 +38,13 @@ import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from bot.robot import jobs, worker
+from bot.robot import gnubg_brain, jobs, worker
 from bot.robot.gnubg_brain import CannotDoubleError
 from bot.robot.levels import Level
-from engines import spec
-from engines.base import GameMatch, Phase
-from engines.checkers import CheckersMatch
+from engines import checkers_search, spec
+from engines.backgammon import Position
+from engines.base import GameMatch, Phase, ResignLevel
+from engines.checkers import Board, CheckersMatch
 from engines.gnubg import match_id_of
 from engines.match import DiceMatch
 from engines.nannon import Position as NannonPosition
@@ -44,7 +53,6 @@ from engines.nannon_solver import (
     CubeDecision,
     CubeState,
     InvalidContextError,
-    MatchScore,
     TakeDecision,
     choose_cube,
     choose_move,
@@ -75,6 +83,7 @@ class Choice(enum.StrEnum):
     ACCEPT_DRAW = "accept draw"
     DECLINE_DRAW = "decline draw"
     OFFER_DRAW = "offer draw"  # checkers, on the robot's move (it moves after the answer)
+    OFFER_RESIGNATION = "offer resignation"  # at Decision.resign (checkers: the game ends)
     WAIT = "wait"  # nothing for this seat to decide now
 
 
@@ -83,16 +92,27 @@ class Decision:
     """The robot's decision; ``move`` is the move in the game's notation (``24/18 13/11``,
     ``H/3``, ``11-15``, ``no move``) when ``choice`` is MOVE. ``equity`` is the robot's own
     estimate of the option it chose, from its side, when it asked an engine (None for forced
-    moves and rolls without a cube decision)."""
+    moves and rolls without a cube decision). ``resign`` is the level of an
+    OFFER_RESIGNATION."""
 
     choice: Choice
     move: str | None = None
     equity: float | None = None
+    resign: ResignLevel | None = None
 
 
 WAIT = Decision(Choice.WAIT)
 
-Player = Callable[[GameMatch, int, Level, random.Random, bool], Awaitable[Decision]]
+
+@dataclass(frozen=True, slots=True)
+class Offers:
+    """What the robot may offer now: a draw (checkers), a resignation."""
+
+    draw: bool = True
+    resignation: bool = True
+
+
+Player = Callable[[GameMatch, int, Level, random.Random, Offers], Awaitable[Decision]]
 
 
 async def choose_action(
@@ -102,11 +122,13 @@ async def choose_action(
     rng: random.Random,
     *,
     offer_draw: bool = True,
+    offer_resignation: bool = True,
 ) -> Decision:
     """What the robot in ``seat`` does now in ``match`` at ``level``; ``rng`` draws the lower
     levels' choices where the game's engine leaves them to chance (Nannon, checkers). ``WAIT``
     when the seat has nothing to decide (the opponent is to act, or the match is over).
-    ``offer_draw`` False: no draw offer now (checkers), only a move."""
+    ``offer_draw`` False: no draw offer now (checkers), only a move; ``offer_resignation``
+    False: no resignation now."""
     if seat not in (0, 1):
         raise ValueError(f"a seat is 0 or 1, not {seat!r}")
     phase = match.phase
@@ -116,7 +138,8 @@ async def choose_action(
         return Decision(Choice.ROLL)
     if phase is not Phase.OPENING_TIE and match.actor != seat:
         return WAIT
-    return await _PLAYERS[match.spec](match, seat, Level(level), rng, offer_draw)
+    offers = Offers(offer_draw, offer_resignation)
+    return await _PLAYERS[match.spec](match, seat, Level(level), rng, offers)
 
 
 # -- forced moves --------------------------------------------------------------------------------
@@ -134,12 +157,16 @@ def _forced(match: GameMatch) -> Decision | None:
 
 
 async def _backgammon(
-    match: GameMatch, seat: int, level: Level, rng: random.Random, offer_draw: bool
+    match: GameMatch, seat: int, level: Level, rng: random.Random, offers: Offers
 ) -> Decision:
     assert isinstance(match, DiceMatch)
     phase = match.phase
     position_id = match.position_id
     if phase is Phase.ROLL:
+        if offers.resignation and not gnubg_brain.has_contact(Position.from_id(position_id)):
+            lost = await worker.resign_offer(position_id, match_id_of(match))
+            if lost:
+                return _resignation(match, seat, ResignLevel(lost))
         if not match.can_double(seat):
             return Decision(Choice.ROLL)
         try:
@@ -190,19 +217,12 @@ def nannon_context(match: GameMatch, seat: int) -> Context:
 
 
 async def _won_equity(context: Context, points: int) -> float:
-    """The equity (``2 * MWC - 1``) of winning ``points`` now, for the side of ``context``."""
-    score = context.score
-    assert score is not None
-    left, theirs = score.away_me - points, score.away_them
-    if left <= 0:
-        return 1.0
-    # The Crawford game follows the game in which a side first reaches 1 away.
-    crawford = not score.crawford and min(score.away_me, theirs) > 1 and left == 1
-    return 2.0 * await worker.nannon_match_equity(MatchScore(left, theirs, crawford)) - 1.0
+    """The equity of winning ``points`` now, for the side of ``context``."""
+    return await worker.nannon_won_equity(context, points)
 
 
 async def _nannon(
-    match: GameMatch, seat: int, level: Level, rng: random.Random, offer_draw: bool
+    match: GameMatch, seat: int, level: Level, rng: random.Random, offers: Offers
 ) -> Decision:
     phase = match.phase
     context = nannon_context(match, seat)
@@ -213,6 +233,10 @@ async def _nannon(
         cube = await worker.nannon_opening_cube_action(context)
         return _cube_choice(cube, choose_cube(cube, level, rng))
     if phase is Phase.ROLL:
+        if offers.resignation:
+            lost = await _nannon_lost(match, position_id, context)
+            if lost is not None:
+                return _resignation(match, seat, lost)
         if not match.can_double(seat):
             return Decision(Choice.ROLL)
         cube = await worker.nannon_cube_action(position_id, context)
@@ -254,11 +278,59 @@ def _cube_choice(cube: CubeDecision, double: bool) -> Decision:
     return Decision(Choice.ROLL, equity=cube.no_double)
 
 
+SURE = jobs.SURE
+
+
+async def _nannon_lost(match: GameMatch, position_id: str, context: Context) -> ResignLevel | None:
+    """The level the side on roll is sure to lose at (:func:`bot.robot.jobs.nannon_sure_loss`),
+    or None while the game is undecided. The solver is asked only in a race: while a checker
+    can still hit or be hit, nobody is sure to lose."""
+    if _nannon_contact(NannonPosition.from_id(position_id)):
+        return None
+    levels = match.spec.resign_levels
+    index = await worker.nannon_sure_loss(
+        position_id, context, [_stake(match, level) for level in levels]
+    )
+    return None if index < 0 else levels[index]
+
+
+def _nannon_contact(position: NannonPosition) -> bool:
+    """Whether a checker of the side on roll (at home or on a spot) is still behind one of the
+    opponent's, on the track they share (their spot ``p`` is its spot ``7 - p``)."""
+    on_track = [7 - place for place in position.theirs if place < 7]
+    return any(place < spot for place in position.mine if place < 7 for spot in on_track)
+
+
+def _stake(match: GameMatch, level: ResignLevel) -> int:
+    """The points a resignation at ``level`` gives (the Jacoby rule: single while the cube is
+    centred in money play)."""
+    cube = match.cube
+    assert cube is not None
+    if match.rules.jacoby and not match.rules.length and cube.centred:
+        return cube.value
+    return int(level) * cube.value
+
+
+def _resignation(match: GameMatch, seat: int, lost: ResignLevel) -> Decision:
+    """Resign at the cheapest level that gives the opponent as much as ``lost``: a level
+    above what the opponent needs for the match, or a gammon under the Jacoby rule, is worth
+    no more than the level below it."""
+    levels = match.spec.resign_levels
+    length = match.rules.length
+    need = length - int(match.score[1 - seat]) if length else None
+    worth = _stake(match, lost) if need is None else min(_stake(match, lost), need)
+    for level in levels:
+        stake = _stake(match, level)
+        if (stake if need is None else min(stake, need)) >= worth:
+            return Decision(Choice.OFFER_RESIGNATION, resign=level)
+    return Decision(Choice.OFFER_RESIGNATION, resign=lost)
+
+
 async def _nannon_resignation(match: GameMatch, seat: int, context: Context) -> Decision:
     """Accept when the resignation gives at least what playing on is worth."""
-    assert match.resign_offer is not None and match.cube is not None
+    assert match.resign_offer is not None
     _, resign_level = match.resign_offer
-    value = await _won_equity(context, int(resign_level) * match.cube.value)
+    value = await _won_equity(context, _stake(match, resign_level))
     on_turn = match.turn
     turn_context = context if on_turn == seat else nannon_context(match, on_turn)
     if match.dice:  # rolled: the best move's equity for the side on turn
@@ -271,7 +343,7 @@ async def _nannon_resignation(match: GameMatch, seat: int, context: Context) -> 
     else:
         equity = await worker.nannon_equity(match.position_id, turn_context)
     play_on = equity if on_turn == seat else -equity
-    if value >= play_on:
+    if value >= play_on - SURE:  # a decided game: the same, give or take rounding
         return Decision(Choice.ACCEPT_RESIGNATION, equity=value)
     return Decision(Choice.DECLINE_RESIGNATION, equity=play_on)
 
@@ -280,7 +352,7 @@ async def _nannon_resignation(match: GameMatch, seat: int, context: Context) -> 
 
 
 async def _checkers(
-    match: GameMatch, seat: int, level: Level, rng: random.Random, offer_draw: bool
+    match: GameMatch, seat: int, level: Level, rng: random.Random, offers: Offers
 ) -> Decision:
     assert isinstance(match, CheckersMatch)
     fen = match.board.fen
@@ -296,10 +368,37 @@ async def _checkers(
     if forced is not None:
         return forced
     seed = rng.getrandbits(64)
-    move = await worker.run(jobs.checkers_move, fen, history, int(level), seed, offer_draw)
+    earlier = _earlier_turns(match) if offers.resignation and _behind(match.board) else None
+    move = await worker.run(
+        jobs.checkers_move, fen, history, int(level), seed, offers.draw, earlier
+    )
     if move is None:
         return Decision(Choice.OFFER_DRAW)
+    if move == jobs.RESIGN:
+        return Decision(Choice.OFFER_RESIGNATION, resign=ResignLevel.SINGLE)
     return Decision(Choice.MOVE, move)
+
+
+def _behind(board: Board) -> bool:
+    """Whether the side to move is behind enough for
+    :func:`engines.checkers_search.should_resign` to look further: fewer pieces, or the
+    static evaluation past its margin. A cheap test on the event loop, so that the game is
+    replayed for the earlier turns only then."""
+    turn = board.turn
+    if board.piece_count(turn) < board.piece_count(turn.opponent):
+        return True
+    return checkers_search.evaluate(board) <= -checkers_search.RESIGN_MARGIN
+
+
+def _earlier_turns(match: CheckersMatch) -> list[str]:
+    """The positions of the mover's previous turns in this game (FENs, oldest first), as many
+    as :func:`engines.checkers_search.should_resign` looks at."""
+    game = match.game
+    boards: list[Board] = [game.start]
+    for move in game.moves:
+        boards.append(boards[-1].apply(move))
+    wanted = checkers_search.RESIGN_TURNS - 1
+    return [board.fen for board in boards[-3::-2][:wanted]][::-1]
 
 
 def checkers_history(match: CheckersMatch) -> list[str]:

@@ -50,10 +50,13 @@ __all__ = [
     "nannon_match_equity",
     "nannon_opening_cube_action",
     "nannon_rank_moves",
+    "nannon_sure_loss",
     "nannon_take_decision",
+    "nannon_won_equity",
     "position_equity",
     "rank_plays",
     "resign_decision",
+    "resign_offer",
     "run",
     "shutdown",
     "take_decision",
@@ -158,6 +161,12 @@ async def resign_decision(
     return await _backgammon(gnubg_brain.resign_decision, position_id, match_id, level=level)
 
 
+async def resign_offer(position_id: str, match_id: str) -> int:
+    """The resignation level (1..3) the side on roll is sure to lose at in a race, else 0
+    (:func:`bot.robot.gnubg_brain.resign_offer`; the same at every level)."""
+    return await _backgammon(gnubg_brain.resign_offer, position_id, match_id, level=Level.EXPERT)
+
+
 # -- Nannon: the exact solver ------------------------------------------------------------------
 
 
@@ -184,6 +193,18 @@ async def nannon_equity(position_id: str, context: Context) -> float:
 
 async def nannon_match_equity(score: MatchScore) -> float:
     return await run(jobs.nannon_match_equity, score)
+
+
+async def nannon_won_equity(context: Context, points: int) -> float:
+    """The equity of winning ``points`` now for the side of ``context``
+    (:func:`bot.robot.jobs.nannon_won_equity`)."""
+    return await run(jobs.nannon_won_equity, context, points)
+
+
+async def nannon_sure_loss(position_id: str, context: Context, stakes: list[int]) -> int:
+    """The index into ``stakes`` of the resignation the side on roll is sure to lose, or -1
+    (:func:`bot.robot.jobs.nannon_sure_loss`)."""
+    return await run(jobs.nannon_sure_loss, position_id, context, stakes)
 
 
 # -- post-match analysis -----------------------------------------------------------------------

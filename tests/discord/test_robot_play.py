@@ -1,6 +1,7 @@
 """Matches against the robot through the fake Discord, played to the end in every game: the
 challenge to tablebot itself (accepted at once, its thread and boards as in any match), the
 robot's rolls, moves, cube answers and draw answers shown after its pause with the human pinged;
+its resignation of a decided game (accepted, or declined and not offered again at once);
 a restart while the robot is pausing (it plays on after the restart); the robot's worker killed
 during its turn (the match goes on); an engine that fails says so and /board retries."""
 
@@ -11,6 +12,7 @@ import importlib.util
 import itertools
 import logging
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -341,3 +343,67 @@ async def test_the_robot_answers_a_resignation(tablebot: FakeDiscord) -> None:
     assert view.phase is not Phase.RESIGN_OFFERED
     if answer is Choice.ACCEPT_RESIGNATION:
         assert view.games and view.games[0].winner == 1
+
+
+def steered_to_lose() -> Callable[[GameMatch], int]:
+    """Nannon dice (found by a search) after which the robot, playing master against a human
+    (seat 0) who plays the first legal move, is left in a decided game: a single game lost."""
+    opening = itertools.cycle([6, 1])
+    human = itertools.chain([4, 5, 6, 6, 5, 4, 5, 5, 6, 6, 4, 5, 6, 5, 5], itertools.cycle([6]))
+    robot = itertools.chain([2, 4, 5, 2, 5, 4, 4, 6, 6, 3, 4, 3, 3, 4, 4], itertools.cycle([1]))
+
+    def face(match: GameMatch) -> int:
+        if match.phase in (Phase.OPENING, Phase.OPENING_TIE):
+            return next(opening)
+        return next(human) if match.turn == 0 else next(robot)
+
+    return face
+
+
+async def test_the_robot_resigns_a_decided_game(tablebot: FakeDiscord, dice: DiceScript) -> None:
+    fake = tablebot
+    await robot_ready(fake)
+    alice = await fake.add_member("alice")
+    dice.steer = steered_to_lose()
+    made = robot_choices(fake)
+    match_id, thread, _ = await challenge_robot(fake, alice, "nannon", points=1, level="master")
+    svc = service_of(fake)
+    offers: list[str] = []
+
+    def note(view: Any) -> None:
+        if view.phase is Phase.RESIGN_OFFERED:
+            offers.append(boards(fake, thread, match_id)[-1].content)
+
+    last = await play_to_the_end(fake, thread, match_id, alice, on_turn=note)
+    assert last.match_over and last.winner_seat == 0
+    assert made.count(Choice.OFFER_RESIGNATION) == 1 and len(offers) == 1
+    assert f"<@{alice.id}>" in offers[0]  # the human is asked to answer it
+    events = await svc.store.events(match_id)
+    kinds = [(e.kind, e.actor == fake.bot_user.id) for e in events]
+    assert kinds[-2:] == [("resign", True), ("accept_resign", False)]
+
+
+async def test_a_declined_resignation_is_not_offered_again_at_once(
+    tablebot: FakeDiscord, dice: DiceScript
+) -> None:
+    fake = tablebot
+    await robot_ready(fake)
+    alice = await fake.add_member("alice")
+    dice.steer = steered_to_lose()
+    made = robot_choices(fake)
+    match_id, thread, _ = await challenge_robot(fake, alice, "nannon", points=1, level="master")
+    svc = service_of(fake)
+    for _ in range(200):
+        await settle(fake)
+        view = await svc.get_view(match_id)
+        if view.phase is Phase.RESIGN_OFFERED or view.match_over:
+            break
+        it = await human_acts(fake, thread, view, alice)
+        await it.response()
+    assert view.phase is Phase.RESIGN_OFFERED
+    board = boards(fake, thread, match_id)[-1]
+    it = await fake.click(board, label="Decline resignation", by=alice)
+    await it.response()
+    last = await play_to_the_end(fake, thread, match_id, alice)
+    assert last.match_over and last.winner_seat == 0
+    assert made.count(Choice.OFFER_RESIGNATION) == 1  # the game ended before it could again

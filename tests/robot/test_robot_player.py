@@ -1,7 +1,8 @@
 """The robot's decisions (bot/robot/player.py): each phase of a match gets a legal answer, robots
 play whole matches through the engine at different levels, a seat with nothing to decide waits;
 the checkers robot moves, offers draws in a settled level game (not when told not to) and
-answers draw offers."""
+answers draw offers; each game's robot resigns a decided game at the cheapest level that gives
+what it is sure to lose (not when told not to), and answers a resignation by its value."""
 
 from __future__ import annotations
 
@@ -28,9 +29,12 @@ from engines.actions import (
     Roll,
     Take,
 )
+from engines.backgammon import Position as BgPosition
 from engines.base import GameMatch, MatchRules, Phase, ResignLevel
 from engines.checkers import Board, CheckersMatch, Game
-from engines.nannon_solver import Level
+from engines.match import DiceMatch
+from engines.nannon import Position as NannonPosition
+from engines.nannon_solver import Level, MatchScore
 
 needs_gnubg = pytest.mark.skipif(
     importlib.util.find_spec("gnubg") is None, reason="the gnubg wheel is not installed here"
@@ -60,6 +64,7 @@ def _action(match: GameMatch, seat: int, decision: Decision, rng: random.Random)
         Choice.OFFER_DRAW: OfferDraw(seat),
         Choice.ACCEPT_DRAW: AcceptDraw(seat),
         Choice.DECLINE_DRAW: DeclineDraw(seat),
+        Choice.OFFER_RESIGNATION: Resign(seat, decision.resign or ResignLevel.SINGLE),
     }
     return table[choice]
 
@@ -238,3 +243,154 @@ async def test_a_dead_cube_is_neither_turned_nor_passed() -> None:
     assert await choose_action(match, 1, Level.MASTER, rng) == Decision(Choice.ROLL)
     match.apply(Double(1))  # doubled anyway: the robot takes, it costs nothing
     assert await choose_action(match, 0, Level.MASTER, rng) == Decision(Choice.TAKE)
+
+
+# -- resignations ---------------------------------------------------------------------------
+
+
+def _nannon_on_roll(length: int, position: str) -> DiceMatch:
+    """A Nannon match with seat 0 on roll (before rolling) in ``position`` (seen by seat 0)."""
+    match = new_match("nannon", MatchRules(length=length))
+    assert isinstance(match, DiceMatch)
+    match.apply(OpeningRoll(None, (4, 1)))
+    match.apply(Move(0, match.legal_moves().notation[0]))
+    match.apply(Roll(1, (6,)))
+    match.apply(Move(1, match.legal_moves().notation[0]))
+    assert match.phase is Phase.ROLL and match.actor == 0
+    match.position = NannonPosition.from_id(position)
+    return match
+
+
+@pytest.mark.asyncio
+async def test_the_nannon_robot_resigns_a_decided_game() -> None:
+    rng = random.Random(1)
+    # Its last two checkers can't get home before the opponent's last one does: a single game
+    # lost for sure (it has one checker off, so no NANNON).
+    lost = _nannon_on_roll(5, "237-677")
+    decision = await choose_action(lost, 0, Level.MASTER, rng)
+    assert decision == Decision(Choice.OFFER_RESIGNATION, resign=ResignLevel.SINGLE)
+    for level in (Level.BEGINNER, Level.EXPERT):  # every level sees a decided game
+        assert (await choose_action(lost, 0, level, rng)).choice is Choice.OFFER_RESIGNATION
+    told_not = await choose_action(lost, 0, Level.MASTER, rng, offer_resignation=False)
+    assert told_not.choice in (Choice.ROLL, Choice.DOUBLE)
+    # A small chance left (its back checker may still hit): it plays on.
+    alive = _nannon_on_roll(5, "027-677")
+    assert (await choose_action(alive, 0, Level.MASTER, rng)).choice is Choice.ROLL
+    # Resigned, the other robot accepts: it gives exactly what playing on is worth.
+    lost.apply(Resign(0, ResignLevel.SINGLE))
+    answer = await choose_action(lost, 1, Level.MASTER, rng)
+    assert answer.choice is Choice.ACCEPT_RESIGNATION
+
+
+@pytest.mark.asyncio
+async def test_the_nannon_robot_declines_a_resignation_worth_less_than_playing_on() -> None:
+    rng = random.Random(2)
+    # The robot (seat 1) is far ahead with good NANNON chances: a single game is not enough.
+    match = _nannon_on_roll(7, "000-567")
+    match.apply(Resign(0, ResignLevel.SINGLE))
+    answer = await choose_action(match, 1, Level.MASTER, rng)
+    assert answer.choice is Choice.DECLINE_RESIGNATION
+    single = 2 * await worker.nannon_match_equity(MatchScore(6, 7)) - 1
+    assert answer.equity is not None and answer.equity > single
+    # A NANNON is: accepted.
+    match.apply(DeclineResign(1))
+    match.apply(Resign(0, ResignLevel.GAMMON))
+    assert (await choose_action(match, 1, Level.MASTER, rng)).choice is Choice.ACCEPT_RESIGNATION
+
+
+def _backgammon_on_roll(length: int, mine: dict[int, int], theirs: dict[int, int]) -> DiceMatch:
+    """A backgammon match with seat 1 on roll (before rolling) in the position given by
+    points (0 off, 25 the bar), seen by seat 1."""
+    match = new_match("backgammon", MatchRules(length=length))
+    assert isinstance(match, DiceMatch)
+    match.apply(OpeningRoll(None, (3, 1)))
+    match.apply(Move(0, "8/5 6/5"))
+    assert match.phase is Phase.ROLL and match.actor == 1
+    match.position = BgPosition(
+        tuple(mine.get(point, 0) for point in range(26)),
+        tuple(theirs.get(point, 0) for point in range(26)),
+    )
+    return match
+
+
+@needs_gnubg
+@pytest.mark.asyncio
+async def test_the_backgammon_robot_resigns_a_race_it_cannot_win() -> None:
+    rng = random.Random(3)
+    # The opponent bears off its last two checkers next turn; the robot has one off: single.
+    single = _backgammon_on_roll(5, {6: 14, 0: 1}, {1: 2, 0: 13})
+    decision = await choose_action(single, 1, Level.EXPERT, rng)
+    assert decision == Decision(Choice.OFFER_RESIGNATION, resign=ResignLevel.SINGLE)
+    told_not = await choose_action(single, 1, Level.EXPERT, rng, offer_resignation=False)
+    assert told_not.choice in (Choice.ROLL, Choice.DOUBLE)
+    # None off and two checkers far from home (even 6-6 only brings them in): a gammon.
+    gammon = _backgammon_on_roll(5, {18: 2, 6: 13}, {1: 1, 0: 14})
+    decision = await choose_action(gammon, 1, Level.BEGINNER, rng)
+    assert decision == Decision(Choice.OFFER_RESIGNATION, resign=ResignLevel.GAMMON)
+    # Five checkers in the opponent's home board (6-6 moves four out): a backgammon.
+    backgammon = _backgammon_on_roll(5, {22: 5, 6: 10}, {1: 1, 0: 14})
+    decision = await choose_action(backgammon, 1, Level.MASTER, rng)
+    assert decision == Decision(Choice.OFFER_RESIGNATION, resign=ResignLevel.BACKGAMMON)
+    # In a 2-point match a gammon already gives the opponent the match: it resigns a gammon.
+    short = _backgammon_on_roll(2, {22: 5, 6: 10}, {1: 1, 0: 14})
+    decision = await choose_action(short, 1, Level.MASTER, rng)
+    assert decision == Decision(Choice.OFFER_RESIGNATION, resign=ResignLevel.GAMMON)
+    # A race it may still win (and contact, where gnubg is not asked): it plays on.
+    race = _backgammon_on_roll(5, {6: 5, 5: 5, 0: 5}, {6: 5, 5: 5, 0: 5})
+    assert (await choose_action(race, 1, Level.EXPERT, rng)).choice is not (
+        Choice.OFFER_RESIGNATION
+    )
+    # Its resignation offered, the robot on the other side accepts it.
+    backgammon.apply(Resign(1, ResignLevel.BACKGAMMON))
+    answer = await choose_action(backgammon, 0, Level.EXPERT, rng)
+    assert answer.choice is Choice.ACCEPT_RESIGNATION
+
+
+@pytest.mark.asyncio
+async def test_the_checkers_robot_resigns_a_hopeless_game() -> None:
+    rng = random.Random(1)
+    match = _checkers_at("B:WK18,K19,K26,K27:B1,2")  # two men against four kings
+    # Its first turns: hopeless, but not for long enough yet; it moves.
+    for white in ("26-22", "27-31"):
+        decision = await choose_action(match, 0, Level.BEGINNER, rng)
+        assert decision.choice is Choice.MOVE and decision.move is not None
+        match.apply(Move(0, decision.move))
+        match.apply(Move(1, white))
+    # The third turn in a row this far behind: it resigns (unless told not to).
+    decision = await choose_action(match, 0, Level.BEGINNER, rng)
+    assert decision == Decision(Choice.OFFER_RESIGNATION, resign=ResignLevel.SINGLE)
+    told_not = await choose_action(match, 0, Level.BEGINNER, rng, offer_resignation=False)
+    assert told_not.choice is Choice.MOVE
+    match.apply(Resign(0, ResignLevel.SINGLE))
+    assert match.is_over() or match.game_number == 2
+
+
+@pytest.mark.asyncio
+async def test_the_checkers_robot_does_not_resign_a_level_game() -> None:
+    match = _checkers_at("B:W21,22,23,24,25:B9,10,11,12,13")
+    for _ in range(2):
+        seat = int(match.actor or 0)
+        decision = await choose_action(match, seat, Level.BEGINNER, random.Random(1))
+        assert decision.choice is Choice.MOVE and decision.move is not None
+        match.apply(Move(seat, decision.move))
+
+
+def test_sure_loss_reads_gnubg_chances_and_the_position() -> None:
+    from bot.robot.gnubg_brain import has_contact, sure_loss
+
+    def position(mine: dict[int, int], theirs: dict[int, int]) -> BgPosition:
+        return BgPosition(
+            tuple(mine.get(p, 0) for p in range(26)), tuple(theirs.get(p, 0) for p in range(26))
+        )
+
+    assert has_contact(BgPosition.initial())
+    race = position({6: 14, 0: 1}, {1: 2, 0: 13})
+    assert not has_contact(race)
+    # (win, win gammon, win backgammon, lose gammon, lose backgammon)
+    assert sure_loss(race, (0.0, 0.0, 0.0, 0.3, 0.0)) == 1  # a checker off: no gammon
+    assert sure_loss(race, (1e-3, 0.0, 0.0, 0.0, 0.0)) == 0  # a chance left
+    none_off = position({18: 2, 6: 13}, {1: 1, 0: 14})
+    assert sure_loss(none_off, (0.0, 0.0, 0.0, 1.0, 0.0)) == 2
+    assert sure_loss(none_off, (0.0, 0.0, 0.0, 0.6, 0.0)) == 0  # how much is not certain
+    assert sure_loss(none_off, (0.0, 0.0, 0.0, 1.0, 1.0)) == 3
+    assert sure_loss(none_off, (0.0, 0.0, 0.0, 1.0, 0.5)) == 0

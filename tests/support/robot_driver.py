@@ -100,7 +100,7 @@ async def human_acts(
     double: bool = False,
 ) -> InteractionHandle:
     """The human plays what the latest board waits for: a roll (or a double, with ``double``
-    when they may), a move from the menu, a take, a declined draw."""
+    when they may), a move from the menu, a take, a declined draw, an accepted resignation."""
     board = latest_board(fake, thread, view.match_id)
     phase = view.phase
     if phase in (Phase.ROLL, Phase.OPENING_TIE, Phase.OPENING):
@@ -112,6 +112,8 @@ async def human_acts(
         return await fake.click(board, label="Take", by=human)
     if phase is Phase.DRAW_OFFERED:
         return await fake.click(board, label="Decline draw", by=human)
+    if phase is Phase.RESIGN_OFFERED:
+        return await fake.click(board, label="Accept resignation", by=human)
     raise AssertionError(f"the human can't play {phase}")
 
 

@@ -46,6 +46,7 @@ from bot.service import (
     MatchView,
     OfferDouble,
     OfferDraw,
+    OfferResignation,
     PassDouble,
     PlayMove,
     RobotTurn,
@@ -77,8 +78,10 @@ COMMANDS: dict[Choice, type[MatchCommand]] = {
     Choice.DECLINE_DRAW: DeclineDraw,
     Choice.OFFER_DRAW: OfferDraw,
 }
-# After offering a draw the robot offers none until the match has moved on this many actions.
+# After offering a draw or a resignation the robot offers none of the same until the match has
+# moved on this many actions (the human declined it, or the match went on).
 DRAW_REOFFER_ACTIONS = 20
+RESIGN_REOFFER_ACTIONS = 20
 # Turns thought about again in a row when the human keeps acting first (a stale version).
 MAX_RETHINKS = 5
 
@@ -101,6 +104,9 @@ def command_for(turn: RobotTurn, decision: Decision) -> MatchCommand | None:
     tie = decision.choice is Choice.ROLL and match.phase is Phase.OPENING_TIE
     if tie and match.can_double(1 - turn.seat):
         return None  # the human may double or roll: their call
+    if decision.choice is Choice.OFFER_RESIGNATION:
+        assert decision.resign is not None
+        return OfferResignation(*args, level=decision.resign, expected_version=turn.version)
     make = COMMANDS.get(decision.choice)
     return None if make is None else make(*args, expected_version=turn.version)
 
@@ -118,6 +124,7 @@ class RobotCog(commands.Cog, name="Robot"):
         self._tasks: dict[int, asyncio.Task[Any]] = {}
         self._again: set[int] = set()  # boards shown while the match's task was running
         self._draw_offers: dict[int, int] = {}  # match -> the version of its last offer
+        self._resign_offers: dict[int, int] = {}  # likewise for resignations
         self._failed: set[tuple[int, int]] = set()  # (match, version) apologised for
 
     async def cog_load(self) -> None:
@@ -176,8 +183,15 @@ class RobotCog(commands.Cog, name="Robot"):
         settings = await service.guild_settings(turn.guild_id)
         offered = self._draw_offers.get(match_id)
         may_offer = offered is None or turn.version - offered >= DRAW_REOFFER_ACTIONS
+        resigned = self._resign_offers.get(match_id)
+        may_resign = resigned is None or turn.version - resigned >= RESIGN_REOFFER_ACTIONS
         think = self.decide(
-            turn.match, turn.seat, Level(turn.level), self.rng, offer_draw=may_offer
+            turn.match,
+            turn.seat,
+            Level(turn.level),
+            self.rng,
+            offer_draw=may_offer,
+            offer_resignation=may_resign,
         )
         try:
             decision = await self._unless_closing(self._with_pause(think, settings.robot_pause_ms))
@@ -204,6 +218,8 @@ class RobotCog(commands.Cog, name="Robot"):
             return False
         if decision.choice is Choice.OFFER_DRAW:
             self._draw_offers[match_id] = update.version
+        elif decision.choice is Choice.OFFER_RESIGNATION:
+            self._resign_offers[match_id] = update.version
         log.debug("match %s: the robot %s at version %s", match_id, decision.choice, turn.version)
         await self._publish(update)
         return True
