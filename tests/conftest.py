@@ -184,3 +184,16 @@ async def any_store(store_target: str | Path) -> AsyncIterator[Store]:
         yield store
     finally:
         await store.close()
+
+
+@pytest.fixture
+def fresh_worker(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The robot's and the analysis' shared workers set aside for the test, and whatever it
+    started stopped."""
+    from bot.robot import worker
+
+    monkeypatch.setattr(worker, "ROBOT", worker.WorkerPool("robot"))
+    monkeypatch.setattr(worker, "ANALYSIS", worker.WorkerPool("analysis", niceness=10))
+    monkeypatch.setattr(worker, "_gnubg", None)
+    yield
+    worker.shutdown()
