@@ -585,8 +585,8 @@ def test_batched_solves_reach_the_plain_fixed_point(
         game, reference = solver._game(a, b, crawford), plain._game(a, b, crawford)
         assert game.states.keys() == reference.states.keys()
         for key, pair in game.states.items():
-            for mine, theirs in zip(pair, reference.states[key], strict=True):
-                assert largest_difference(mine, theirs) < 1e-10, (a, b, crawford, key)
+            for side, expected in zip(pair, reference.states[key], strict=True):
+                assert largest_difference(side, expected) < 1e-10, (a, b, crawford, key)
         assert game.start == pytest.approx(reference.start, abs=1e-10)
 
 
