@@ -55,7 +55,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import repeat
-from operator import call, getitem, itemgetter, sub, truediv
+from operator import add, call, getitem, itemgetter, mul, sub, truediv
 from typing import Any
 
 from engines import nannon_met
@@ -266,6 +266,9 @@ _SETTLED = 1e-3
 (they then rarely change again): from there sweeps use the moves the last full sweep picked."""
 
 
+_STEADY = 0.1  # two ratios of successive changes this close (relatively) count as steady
+
+
 class _Plan:
     """One cyclic group's Gauss-Seidel sweep, batched so that its inner loops run in C.
 
@@ -345,10 +348,11 @@ class _Plan:
 
         Each full sweep also notes the move it picks for each choice. Until the moves settle
         (:data:`_SETTLED`), a full sweep is followed by one sweep with those moves fixed; then
-        by such sweeps until they move no value by the tolerance. A fixed move is a read
-        instead of a minimum: about a third of the cost. Any sequence of these sweeps tends
-        to the one fixed point, and the solve stops only after a full sweep moves no value
-        by the tolerance: the stopping rule of plain value iteration.
+        by such sweeps until they move no value by the tolerance, with an Aitken jump each
+        time the change shrinks by a steady ratio. A fixed move is a read instead of a
+        minimum: about half the cost. Whatever these steps do, the solve stops only after a
+        full sweep moves no value by the tolerance, the stopping rule of plain value
+        iteration, whose fixed point is unique.
         """
         x = [0.0] * self.length
         x[: self.size] = [values[i] for i in self.index]
@@ -361,7 +365,7 @@ class _Plan:
             x[slot] = min(choice(values))
         runs = [(run, _doubles(doubles[run.start : run.end])) for run in self.runs]
         six = repeat(-6.0)
-        get = x.__getitem__
+        size = self.size
         for _ in range(_MAX_SWEEPS):
             delta = 0.0
             picks = []
@@ -381,23 +385,45 @@ class _Plan:
                 x[s:e] = new
             if delta < tolerance:
                 break
-            for _ in range(1 if delta > _SETTLED else _MAX_SWEEPS):
-                delta = 0.0
-                for s, e, first, last, chosen, records, double in picks:
-                    x[first:last] = map(get, chosen)
-                    new = list(map(truediv, map(sum, map(call, records, repeat(x))), six))
-                    if double is not None:
-                        new = list(map(max, new, double))
-                    change = max(map(abs, map(sub, new, x[s:e])))
-                    if change > delta:
-                        delta = change
-                    x[s:e] = new
+            if delta > _SETTLED:
+                self._sweep(x, picks)
+                continue
+            last, rate = math.inf, 0.0
+            for _ in range(_MAX_SWEEPS):
+                before = x[:size]
+                delta = self._sweep(x, picks)
                 if delta < tolerance:
                     break
+                # Once the change shrinks by a steady ratio, the error is mostly one mode
+                # shrinking by it: jump to where it tends (Aitken), then sweep on.
+                if abs(delta / last - rate) < _STEADY * rate and delta / last < 0.6:
+                    rate = delta / last
+                    push = repeat(rate / (1.0 - rate))
+                    x[:size] = map(add, x[:size], map(mul, map(sub, x[:size], before), push))
+                    last, rate = math.inf, 0.0
+                else:
+                    last, rate = delta, delta / last
         else:  # pragma: no cover - a guard, never reached
             raise RuntimeError("value iteration did not converge")
         for i, value in zip(self.index, x, strict=False):
             values[i] = value
+
+    @staticmethod
+    def _sweep(x: list[float], picks: list[Any]) -> float:
+        """A sweep with the moves ``picks`` fixed; the largest change."""
+        get = x.__getitem__
+        six = repeat(-6.0)
+        delta = 0.0
+        for s, e, first, last, chosen, records, double in picks:
+            x[first:last] = map(get, chosen)
+            new = list(map(truediv, map(sum, map(call, records, repeat(x))), six))
+            if double is not None:
+                new = list(map(max, new, double))
+            change = max(map(abs, map(sub, new, x[s:e])))
+            if change > delta:
+                delta = change
+            x[s:e] = new
+        return delta
 
 
 def _doubles(doubles: Sequence[float]) -> Sequence[float] | None:
