@@ -293,11 +293,13 @@ class _Plan:
         self.layers = tuple(k for k, _ in records)
         zero = size
         top = 2 * size + 1  # past the zero slot and the outside sums
-        settles: list[tuple[int, Any, tuple[Any, ...]]] = []
-        mixed: list[tuple[int, Any]] = []
+        out_forced_getters = []  # per position, its forced successors outside
+        out_choice_getters: list[Any] = []  # every choice wholly outside, in order
+        out_choice_picks = []  # per position, where its choices are in that order
+        mixed: list[Any] = []  # per mixed choice, its successors outside
         forced_in: list[list[int]] = []
         choices_in: list[list[tuple[int, ...]]] = []
-        for r, (k, p) in enumerate(records):
+        for k, p in records:
             nk = nexts[k]
             forced: list[int] = []
             out_forced = [graph.zero, graph.zero]
@@ -309,14 +311,16 @@ class _Plan:
                 if len(row) == 1:
                     (forced if inside else out_forced).extend(inside or outside)
                 elif not inside:
-                    out_choices.append(itemgetter(*outside))
+                    out_choices.append(len(out_choice_getters))
+                    out_choice_getters.append(itemgetter(*outside))
                 else:
                     if outside:
-                        mixed.append((top, itemgetter(*outside, outside[0])))
+                        mixed.append(itemgetter(*outside, outside[0]))
                         inside.append(top)
                         top += 1
                     rows.append(tuple(inside))
-            settles.append((size + 1 + r, itemgetter(*out_forced), tuple(out_choices)))
+            out_forced_getters.append(itemgetter(*out_forced))
+            out_choice_picks.append(out_choices)
             forced_in.append(forced)
             choices_in.append(rows)
         cuts = [0]
@@ -338,7 +342,12 @@ class _Plan:
             choices = tuple(itemgetter(*row) for row in run_rows)
             runs.append(_Run(s, e, first, top, choices, tuple(getters), tuple(run_rows)))
         self.runs = tuple(runs)
-        self.settles = tuple(settles)
+        self.out_forced = tuple(out_forced_getters)
+        self.out_choices = tuple(out_choice_getters)
+        # Each position's minimums in the list of those choices' minimums, padded with its
+        # last entry, a 0.0, so that each getter gives a tuple.
+        pad = len(out_choice_getters)
+        self.out_picks = tuple(itemgetter(*picks, pad, pad) for picks in out_choice_picks)
         self.mixed = tuple(mixed)
         self.length = top
 
@@ -354,18 +363,21 @@ class _Plan:
         full sweep moves no value by the tolerance, the stopping rule of plain value
         iteration, whose fixed point is unique.
         """
+        size = self.size
         x = [0.0] * self.length
-        x[: self.size] = [values[i] for i in self.index]
-        for slot, forced, outside in self.settles:
-            total = sum(forced(values))
-            for choice in outside:
-                total += min(choice(values))
-            x[slot] = total
-        for slot, choice in self.mixed:
-            x[slot] = min(choice(values))
+        x[:size] = map(values.__getitem__, self.index)
+        # What lies outside the group, read once: the sums and the mixed choices' minimums.
+        least = list(map(min, map(call, self.out_choices, repeat(values))))
+        least.append(0.0)
+        x[size + 1 : 2 * size + 1] = map(
+            add,
+            map(sum, map(call, self.out_forced, repeat(values))),
+            map(sum, map(call, self.out_picks, repeat(least))),
+        )
+        mixed = 2 * size + 1
+        x[mixed : mixed + len(self.mixed)] = map(min, map(call, self.mixed, repeat(values)))
         runs = [(run, _doubles(doubles[run.start : run.end])) for run in self.runs]
         six = repeat(-6.0)
-        size = self.size
         for _ in range(_MAX_SWEEPS):
             delta = 0.0
             picks = []
