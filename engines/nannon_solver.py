@@ -6,7 +6,9 @@ be solved by value iteration: for each position and roll the successor positions
 precomputed as tuples of ints, positions are grouped into the strongly connected components of
 the move graph (hits send checkers back, so positions can repeat) and each component is
 iterated Gauss-Seidel style to a fixed point, sinks first, so the later components are solved
-once.
+once. A component's sweep runs in batches of C-level maps (:class:`_Plan`), mostly with the
+moves fixed once they have settled, and stops by the plain rule: a full sweep that moves no
+value by the tolerance.
 
 Equities are from the side on roll, before it rolls (positions are seen from that side, as in
 :mod:`engines.nannon`): points for money play (a single game is 1, a NANNON 2, times the
@@ -980,8 +982,8 @@ def _flip(u: Utilities) -> Utilities:
 class NannonSolver:
     """Exact Nannon values, solved on demand and cached.
 
-    Money play is solved once (about 0.15 s); a match score the first time it is asked (0.2 to
-    0.6 s), and the last ``cache_size`` scores are kept (about 0.3 MB each). The match equity
+    Money play is solved once (about 0.15 s); a match score the first time it is asked (0.15 to
+    0.35 s), and the last ``cache_size`` scores are kept (about 0.3 MB each). The match equity
     table comes from :mod:`engines.nannon_met`; ``table=False`` computes it again from first
     principles, score by score (about 150 s for every score up to 25 away).
 
