@@ -1,16 +1,24 @@
-"""The exact Nannon solver: `python benchmarks/nannon_solver.py`.
+"""The exact Nannon solver: `python benchmarks/nannon_solver.py [--baseline REV] [--speed-only]`.
 
 Prints the known figures as computed, how long each solve takes on this machine, the first
 hint at a new match score (targets: <= 1 s) and later hints (p50/p99 over 1,000 random
 queries; target <= 5 ms), how far a cube cap moves money values, master against a random
 mover over 1,000 games, and each level's average equity loss per decision.
+
+First, the time to solve a new match score with this solver and with the solver at git
+revision ``--baseline`` (by default the last one with plain Gauss-Seidel sweeps), side by
+side in the same run, interleaved, median of several repetitions (the machine may be shared).
 """
 
 from __future__ import annotations
 
+import argparse
 import random
+import statistics
+import subprocess
 import sys
 import time
+import types
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -29,6 +37,8 @@ from engines.nannon_solver import (
     _graph,
 )
 
+ROOT = Path(__file__).resolve().parent.parent
+BASELINE = "9876016"  # the solver before its sweeps were batched (plain Gauss-Seidel)
 START = Position.initial()
 OPENING = {d: 2 * (6 - d) / 30 for d in range(1, 6)}  # the opening winner plays d
 
@@ -224,6 +234,74 @@ def level_losses(solver: NannonSolver) -> None:
         )
 
 
+def baseline_solver(revision: str) -> types.ModuleType | None:
+    """engines/nannon_solver.py as it was at git ``revision``, imported under another name;
+    None without git or that revision."""
+    try:
+        source = subprocess.run(
+            ["git", "show", f"{revision}:engines/nannon_solver.py"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    module = types.ModuleType("nannon_solver_baseline")
+    sys.modules[module.__name__] = module  # dataclasses look their module up
+    exec(compile(source, f"{revision}:engines/nannon_solver.py", "exec"), module.__dict__)
+    return module
+
+
+def old_and_new(revision: str, repetitions: int = 5) -> None:
+    """Each score solved from scratch by the baseline and by this solver, in turn."""
+    old = baseline_solver(revision)
+    if old is None:
+        print(f"Per-score solve, old against new: skipped (no git revision {revision})")
+        return
+    new_solver, old_solver = NannonSolver(), old.NannonSolver()
+    old_solver._dmp_values()
+    start = time.perf_counter()
+    new_solver._dmp_values()
+    new_solver._solve_game(1, 3, True)  # builds the batched sweeps of both layer layouts
+    new_solver._solve_game(2, 3, False)
+    setup = time.perf_counter() - start
+
+    def money(solver: object) -> None:
+        solver._money = solver._cubeless = None  # type: ignore[attr-defined]
+        solver._money_cubeless()  # type: ignore[attr-defined]
+        solver._money_cubeful()  # type: ignore[attr-defined]
+
+    cases = [(f"{a}-away {b}-away", a, b) for a, b in [(11, 11), (9, 10), (5, 3), (2, 7)]]
+    print(
+        f"Per-score solve from scratch, old (git {revision}: plain Gauss-Seidel) against new, "
+        f"interleaved, median of {repetitions} (CPU time):"
+    )
+    print(
+        f"  (new: set-up, once a process: DMP, the batched sweeps, two scores: "
+        f"{1000 * setup:.0f} ms)"
+    )
+    total_old = total_new = 0.0
+    for label, a, b in [*cases, ("money (cubeless and cubeful)", 0, 0)]:
+        times: dict[str, list[float]] = {"old": [], "new": []}
+        for _ in range(repetitions):
+            for name, solver in (("old", old_solver), ("new", new_solver)):
+                begin = time.process_time()
+                if a:
+                    solver._solve_game(a, b, False)
+                else:
+                    money(solver)
+                times[name].append(time.process_time() - begin)
+        o, n = statistics.median(times["old"]), statistics.median(times["new"])
+        if a:
+            total_old, total_new = total_old + o, total_new + n
+        print(f"  {label:30} old {1000 * o:6.0f} ms  new {1000 * n:6.0f} ms  x{o / n:.2f}")
+    print(
+        f"  the four scores: old {1000 * total_old:.0f} ms, new {1000 * total_new:.0f} ms, "
+        f"x{total_old / total_new:.2f}"
+    )
+
+
 def cold_hint() -> None:
     """The first hint in a fresh process: the move graph, the double-match-point values and
     the score itself."""
@@ -233,6 +311,14 @@ def cold_hint() -> None:
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline", default=BASELINE, help="git revision of the old solver")
+    parser.add_argument("--repetitions", type=int, default=5)
+    parser.add_argument("--speed-only", action="store_true", help="only old against new")
+    args = parser.parse_args()
+    old_and_new(args.baseline, args.repetitions)
+    if args.speed_only:
+        sys.exit()
     cold_hint()
     solver = solve_times()
     known_figures(solver)

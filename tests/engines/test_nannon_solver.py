@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import pytest
 
-from engines import nannon_met
+from engines import nannon_met, nannon_solver
 from engines.actions import Double, Drop, OpeningRoll, Roll, Take
 from engines.actions import Move as MatchMove
 from engines.base import MatchRules, Phase
@@ -501,6 +502,105 @@ def test_the_table_is_what_a_fresh_solve_computes() -> None:
                 assert fresh.match_equity(score) == pytest.approx(
                     NannonSolver().match_equity(score), abs=1e-12
                 )
+
+
+# -- the batched solve against plain Gauss-Seidel value iteration -----------------------------
+
+
+def plain_solve(
+    layers: Sequence[Any],
+    tolerance: float = nannon_solver.TOLERANCE,
+    start: Sequence[float] | None = None,
+) -> list[float]:
+    """The solver's value iteration as it was before its sweeps were batched: every group,
+    one position at a time, full Gauss-Seidel sweeps from zero until none moves a value by
+    the tolerance (``start`` is ignored)."""
+    graph = _graph()
+    n = graph.size
+    values = [0.0] * (2 * n + 1)
+    for k, layer in enumerate(layers):
+        ws, wn, ls, ln = layer.utilities
+        for p in range(n):
+            outcome = ALL[p].outcome()
+            if outcome is not None:
+                won = outcome.winner_on_roll
+                single = outcome.points == 1
+                values[k * n + p] = (ws if single else wn) if won else (ls if single else ln)
+    for group, once in graph.groups:
+        for _ in range(100_000):
+            delta = 0.0
+            for p in group:
+                for k, layer in enumerate(layers):
+                    offset = layer.next_layer * n
+                    rows = graph.succ[p]
+                    total = sum(min(values[offset + q] for q in row) for row in rows)
+                    value = total / -6.0
+                    doubles = layer.doubles
+                    if isinstance(doubles, nannon_solver._Redouble):
+                        j = doubles.layer * n + p
+                        value = max(value, min(doubles.scale * values[j], doubles.cash))
+                    elif doubles is not None:
+                        value = max(value, doubles[p])
+                    delta = max(delta, abs(value - values[k * n + p]))
+                    values[k * n + p] = value
+            if (
+                once
+                and not any(isinstance(layer.doubles, nannon_solver._Redouble) for layer in layers)
+            ) or delta < tolerance:
+                break
+    return values
+
+
+@pytest.fixture(scope="module")
+def plain() -> NannonSolver:
+    """A solver whose solves are :func:`plain_solve`."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(nannon_solver, "_solve", plain_solve)
+        reference = NannonSolver()
+        reference._money_cubeless()
+        reference._money_cubeful()
+        reference._dmp_values()
+        for a, b, crawford in SAME_SCORES:
+            reference._game(a, b, crawford)
+    return reference
+
+
+SAME_SCORES = [(2, 3, False), (3, 3, False), (1, 4, True), (1, 5, False), (5, 7, False)]
+
+
+def largest_difference(x: Sequence[float], y: Sequence[float]) -> float:
+    return max(abs(u - v) for u, v in zip(x, y, strict=True))
+
+
+def test_batched_solves_reach_the_plain_fixed_point(
+    solver: NannonSolver, plain: NannonSolver
+) -> None:
+    # The same fixed point within the tolerance, every position of every cube state.
+    n = _graph().size
+    assert largest_difference(solver._money_cubeless()[:n], plain._money_cubeless()[:n]) < 1e-10
+    for mine, theirs in zip(solver._money_cubeful(), plain._money_cubeful(), strict=True):
+        assert largest_difference(mine, theirs) < 1e-10
+    assert largest_difference(solver._dmp_values(), plain._dmp_values()) < 1e-10
+    for a, b, crawford in SAME_SCORES:
+        game, reference = solver._game(a, b, crawford), plain._game(a, b, crawford)
+        assert game.states.keys() == reference.states.keys()
+        for key, pair in game.states.items():
+            for side, expected in zip(pair, reference.states[key], strict=True):
+                assert largest_difference(side, expected) < 1e-10, (a, b, crawford, key)
+        assert game.start == pytest.approx(reference.start, abs=1e-10)
+
+
+def test_a_solve_started_from_a_guess_reaches_the_same_values(solver: NannonSolver) -> None:
+    # A start (the solved cube state above, in _solve_game) only saves sweeps.
+    n = _graph().size
+    layers = [
+        nannon_solver._Layer((1.0, 2.0, -1.0, -2.0), 1),
+        nannon_solver._Layer((1.0, 2.0, -1.0, -2.0), 0),
+    ]
+    cold = nannon_solver._solve(layers)
+    for start in ([0.5] * (2 * n), [-1.0] * (2 * n), solver._dmp_values() * 2):
+        warm = nannon_solver._solve(layers, start=start)
+        assert largest_difference(warm, cold) < 1e-10
 
 
 def test_a_solved_score_starts_at_its_table_entry(solver: NannonSolver) -> None:
