@@ -315,7 +315,7 @@ class MatchService:
     async def guild_settings(self, guild_id: int) -> GuildSettings:
         return await self._state.guild_settings(guild_id)
 
-    async def update_guild_settings(self, guild_id: int, **changes: Any) -> GuildSettings:
+    async def update_guild_settings(self, guild_id: int, /, **changes: Any) -> GuildSettings:
         """Validate and store changes (field names of GuildSettings); GameError on bad values."""
         return await self._state.settings.update(guild_id, changes)
 

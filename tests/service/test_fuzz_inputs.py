@@ -396,3 +396,17 @@ async def test_ids_beyond_64_bits_are_refused_as_not_found(
         await svc.act(OfferResignation(match_id, G1, user))
     assert await svc.active_matches(G1, match_id) == []
     assert await svc.match_in_thread(match_id) is None
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("name", ["guild_id", "self"])
+async def test_a_setting_named_like_a_parameter_is_refused_as_unknown(
+    svc: MatchService, name: str
+) -> None:
+    # Found by the fuzz above: "guild_id" collided with the method's own parameter (TypeError).
+    before = await svc.guild_settings(G1)
+    with pytest.raises(GameError) as refusal:
+        await svc.update_guild_settings(G1, **{name: None})
+    assert_clear_refusal(refusal.value)
+    assert name in refusal_text(refusal.value)
+    assert await svc.guild_settings(G1) == before
