@@ -22,7 +22,7 @@ __all__ = ["WorkerAnalyser", "worker_analyser"]
 class WorkerAnalyser:
     async def available(self, kind: GameKind) -> bool:
         """Backgammon's analysis is gnubg's: only where gnubg runs."""
-        return not analysis.analyser_of(kind).uses_ply or await worker.gnubg_available()
+        return not analysis.needs_gnubg(kind) or await worker.gnubg_available()
 
     def details(self, kind: GameKind, ply: int) -> dict[str, object]:
         return analysis.details(kind, ply)

@@ -26,7 +26,15 @@ from engines.checkers_analysis import DEPTH, analyse_checkers_game
 from engines.nannon_analysis import analyse_nannon_game
 from engines.spec import Evaluator, spec_of
 
-__all__ = ["ANALYSERS", "Analyser", "analyse_game", "analyse_match", "analyser_of", "count_games"]
+__all__ = [
+    "ANALYSERS",
+    "Analyser",
+    "analyse_game",
+    "analyse_match",
+    "analyser_of",
+    "count_games",
+    "needs_gnubg",
+]
 
 GameAnalyser = Callable[[MatchRules, Sequence[Action], tuple[str, str], int, int], list[Decision]]
 
@@ -70,6 +78,11 @@ ANALYSERS: dict[Evaluator, Analyser] = {
 def analyser_of(kind: GameKind | str) -> Analyser:
     """How a game is analysed: its spec's :attr:`~engines.spec.GameSpec.evaluator`."""
     return ANALYSERS[spec_of(kind).evaluator]
+
+
+def needs_gnubg(kind: GameKind | str) -> bool:
+    """Whether the game's analysis is GNU Backgammon's (so only where the wheel runs)."""
+    return spec_of(kind).evaluator is Evaluator.GNUBG
 
 
 def count_games(kind: GameKind, rules: MatchRules, actions: Sequence[Action]) -> int:

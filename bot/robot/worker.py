@@ -221,6 +221,6 @@ async def analyse_game(
     """Game ``game`` of a finished match analysed in the analysis worker (:data:`ANALYSIS`,
     :func:`bot.robot.analysis.analyse_game`): one call per game, so progress can be told
     between games. Backgammon needs gnubg: RobotUnavailableError where it doesn't run."""
-    if analysis.analyser_of(kind).uses_ply and not await gnubg_available():
+    if analysis.needs_gnubg(kind) and not await gnubg_available():
         raise RobotUnavailableError(NOT_AVAILABLE)
     return await ANALYSIS.run(analysis.analyse_game, kind, rules, list(actions), names, game, ply)
