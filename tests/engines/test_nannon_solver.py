@@ -4,8 +4,8 @@ against a second, independent computation."""
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import pytest
 
@@ -53,6 +53,51 @@ def opening_average(value: Callable[[int], float]) -> float:
 # -- a second computation: the fixed strategy's values by Gaussian elimination ---------------
 
 
+K = TypeVar("K", bound=Hashable)
+
+
+def eliminate(
+    equations: Mapping[K, tuple[Mapping[K, float], float]], order: Sequence[K] | None = None
+) -> dict[K, float]:
+    """Solve x_v + sum(c * x_w) = rhs for every v: sparse Gaussian elimination in ``order``
+    (by default the shortest rows first, a static minimum-degree order that keeps the fill-in
+    small), then back-substitution."""
+    rows = {v: (dict(row), rhs) for v, (row, rhs) in equations.items()}
+    for v, (row, _) in rows.items():
+        row[v] = row.get(v, 0.0) + 1.0
+    column: dict[K, set[K]] = {}
+    for v, (row, _) in rows.items():
+        for w in row:
+            column.setdefault(w, set()).add(v)
+    if order is None:
+        order = sorted(rows, key=lambda v: len(rows[v][0]))
+    for k in order:
+        pivot_row, pivot_rhs = rows[k]
+        pivot = pivot_row[k]
+        for i in list(column[k]):
+            if i == k:
+                continue
+            row, rhs = rows[i]
+            factor = row.pop(k) / pivot
+            for w, c in pivot_row.items():
+                if w != k:
+                    if w in row:
+                        row[w] -= factor * c
+                    else:
+                        row[w] = -factor * c
+                        column.setdefault(w, set()).add(i)
+            rows[i] = (row, rhs - factor * pivot_rhs)
+        for w in pivot_row:
+            if w != k:
+                column[w].discard(k)
+        column[k] = {k}
+    x: dict[K, float] = {}
+    for k in reversed(order):  # row k holds k and later pivots only
+        row, rhs = rows[k]
+        x[k] = (rhs - sum(c * x[w] for w, c in row.items() if w != k)) / row[k]
+    return x
+
+
 def solve_linear(chosen: Sequence[tuple[int, ...]], ends: Callable[[int], float]) -> list[float]:
     """The values of the side on roll when both sides play ``chosen``, by a direct linear
     solve: x_p + (x_c1 + ... + x_c6) / 6 = 0 for every position in play, x_p = ends(p) for
@@ -65,43 +110,18 @@ def solve_linear(chosen: Sequence[tuple[int, ...]], ends: Callable[[int], float]
             x[p] = ends(p)
     for group, _ in graph.groups:
         members = set(group)
-        rows: dict[int, tuple[dict[int, float], float]] = {}
+        equations: dict[int, tuple[dict[int, float], float]] = {}
         for p in group:
-            row = {p: 1.0}
+            row: dict[int, float] = {}
             rhs = 0.0
             for q in chosen[p]:
                 if q in members:
                     row[q] = row.get(q, 0.0) + 1 / 6
                 else:
                     rhs -= x[q] / 6
-            rows[p] = (row, rhs)
-        column: dict[int, set[int]] = {}
-        for p, (row, _) in rows.items():
-            for q in row:
-                column.setdefault(q, set()).add(p)
-        for k in group:
-            pivot_row, pivot_rhs = rows[k]
-            pivot = pivot_row[k]
-            for i in list(column[k]):
-                if i == k:
-                    continue
-                row, rhs = rows[i]
-                factor = row.pop(k) / pivot
-                for q, a in pivot_row.items():
-                    if q != k:
-                        if q in row:
-                            row[q] -= factor * a
-                        else:
-                            row[q] = -factor * a
-                            column.setdefault(q, set()).add(i)
-                rows[i] = (row, rhs - factor * pivot_rhs)
-            for q in pivot_row:
-                if q != k:
-                    column[q].discard(k)
-            column[k] = {k}
-        for k in reversed(group):  # row k holds k and later pivots only: back-substitute
-            row, rhs = rows[k]
-            x[k] = (rhs - sum(a * x[q] for q, a in row.items() if q != k)) / row[k]
+            equations[p] = (row, rhs)
+        for p, value in eliminate(equations, group).items():
+            x[p] = value
     return x
 
 
@@ -289,47 +309,6 @@ def check_match_game(solver: NannonSolver, a: int, b: int, crawford: bool) -> No
             if double is not None:
                 best = max(best, double)
             assert best == pytest.approx(values[p], abs=1e-9)
-
-
-def eliminate(
-    equations: dict[tuple[str, int], tuple[dict[tuple[str, int], float], float]],
-) -> dict[tuple[str, int], float]:
-    """Solve x_v + sum(c * x_w) = rhs for every v: sparse Gaussian elimination, then
-    back-substitution."""
-    rows = {v: (dict(row), rhs) for v, (row, rhs) in equations.items()}
-    for v, (row, _) in rows.items():
-        row[v] = row.get(v, 0.0) + 1.0
-    column: dict[tuple[str, int], set[tuple[str, int]]] = {}
-    for v, (row, _) in rows.items():
-        for w in row:
-            column.setdefault(w, set()).add(v)
-    # The shortest rows first (a static minimum-degree order) keeps the fill-in small.
-    order = sorted(rows, key=lambda v: len(rows[v][0]))
-    for k in order:
-        pivot_row, pivot_rhs = rows[k]
-        pivot = pivot_row[k]
-        for i in list(column[k]):
-            if i == k:
-                continue
-            row, rhs = rows[i]
-            factor = row.pop(k) / pivot
-            for w, c in pivot_row.items():
-                if w != k:
-                    if w in row:
-                        row[w] -= factor * c
-                    else:
-                        row[w] = -factor * c
-                        column.setdefault(w, set()).add(i)
-            rows[i] = (row, rhs - factor * pivot_rhs)
-        for w in pivot_row:
-            if w != k:
-                column[w].discard(k)
-        column[k] = {k}
-    x: dict[tuple[str, int], float] = {}
-    for k in reversed(order):
-        row, rhs = rows[k]
-        x[k] = (rhs - sum(c * x[w] for w, c in row.items() if w != k)) / row[k]
-    return x
 
 
 @pytest.mark.parametrize(
