@@ -44,17 +44,17 @@ def ours(path: Path, ply: int) -> tuple[float, list[str]]:
 
 
 def theirs(path: Path, ply: int) -> tuple[float, list[str]]:
-    gnubg_brain._module()
+    gnubg_brain.gnubg_module()
     for command in (
         f"set analysis chequerplay evaluation plies {ply}",
         f"set analysis cubedecision evaluation plies {ply}",
         f'import mat "{path}"',
     ):
-        gnubg_brain._command(command)
+        gnubg_brain.run_command(command)
     start = time.perf_counter()
-    gnubg_brain._command("analyse match")
+    gnubg_brain.run_command("analyse match")
     seconds = time.perf_counter() - start
-    text = gnubg_brain._command("show statistics match")
+    text = gnubg_brain.run_command("show statistics match")
     wanted = ("Unforced moves", "Close or actual cube decisions", "Error rate mEMG")
     lines = [" ".join(line.split()) for line in text.splitlines() if line.startswith(wanted)]
     return seconds, lines

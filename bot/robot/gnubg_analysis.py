@@ -117,7 +117,7 @@ def _gnubg_sgf(mat: str, game: int, ply: int) -> str:
     """gnubg's analysis of game ``game`` of the match in ``mat``, as the SGF it saves."""
     if not (isinstance(ply, int) and 0 <= ply <= 4):
         raise ValueError(f"ply is 0 to 4, not {ply!r}")
-    gnubg_brain._module()
+    gnubg_brain.gnubg_module()
     with tempfile.TemporaryDirectory(prefix="tablebot-analysis-") as folder:
         mat_path = os.path.join(folder, "match.mat")
         sgf_path = os.path.join(folder, "game.sgf")
@@ -132,7 +132,7 @@ def _gnubg_sgf(mat: str, game: int, ply: int) -> str:
             "analyse game",
             f'save game "{sgf_path}"',
         ]
-        said = [gnubg_brain._command(command) for command in commands]
+        said = [gnubg_brain.run_command(command) for command in commands]
         if not os.path.exists(sgf_path):
             told = " ".join(" ".join(said).split())[-300:]
             raise AnalysisError(f"gnubg could not analyse game {game}: {told}")
@@ -230,15 +230,15 @@ def _cube(values: list[str], info: dict[str, Any], match: MatchId) -> _Cube:
     numbers = [float(w) for w in words[7:21]]
     no_double, take = numbers[6], numbers[13]
     if match.match_length:
-        gnubg = gnubg_brain._gnubg
+        gnubg = gnubg_brain.gnubg_module()
         return _Cube(
             gnubg.mwc2eq(no_double, info),
             gnubg.mwc2eq(take, info),
             no_double,
             take,
-            gnubg_brain._may_double(match),
+            gnubg_brain.may_double(match),
         )
-    return _Cube(no_double, take, numbers[0], numbers[7], gnubg_brain._may_double(match))
+    return _Cube(no_double, take, numbers[0], numbers[7], gnubg_brain.may_double(match))
 
 
 # -- pairing -----------------------------------------------------------------------------------
@@ -258,7 +258,7 @@ class _Pairing:
         return self.win
 
     def add(self, turn: _Turn, node: dict[str, list[str]], what: str) -> None:
-        info = gnubg_brain._cube_info(turn.match)
+        info = gnubg_brain.cube_info(turn.match)
         if what in ("double", "take", "drop"):
             self.cube_answer(turn, node, what, info)
         else:
@@ -335,7 +335,7 @@ class _Pairing:
         index, candidates = _candidates(node["A"])
         position = turn.position
         mine = candidates[index]
-        if gnubg_brain._after_steps(position, _steps(mine.letters, player)) != turn.play.position:
+        if gnubg_brain.after_steps(position, _steps(mine.letters, player)) != turn.play.position:
             raise AnalysisError(
                 f"gnubg's record of action {turn.action_index} is another play than "
                 f"{turn.play} ({mine.letters!r})"
@@ -343,13 +343,13 @@ class _Pairing:
         best = turn.play
         if index != 0:
             plays = {play.position: play for play in position.legal_plays(*turn.dice)}
-            after = gnubg_brain._after_steps(position, _steps(candidates[0].letters, player))
+            after = gnubg_brain.after_steps(position, _steps(candidates[0].letters, player))
             if after not in plays:
                 raise AnalysisError(f"gnubg's best play at action {turn.action_index} is not legal")
             best = plays[after]
         loss = candidates[0].score - mine.score
         if turn.match.match_length:
-            chance = float(gnubg_brain._gnubg.eq2mwc(mine.score, info))
+            chance = float(gnubg_brain.gnubg_module().eq2mwc(mine.score, info))
         else:
             chance = mine.probabilities[0]
         self.decisions.append(
@@ -396,7 +396,7 @@ def _cash_chance(info: dict[str, Any], match: MatchId) -> float:
     """The doubler's chance after the double is passed: a match's MWC, money's certainty."""
     if not match.match_length:
         return 1.0
-    return float(gnubg_brain._gnubg.eq2mwc(1.0, info))
+    return float(gnubg_brain.gnubg_module().eq2mwc(1.0, info))
 
 
 def _record_kind(node: dict[str, list[str]]) -> tuple[int, str]:

@@ -44,12 +44,17 @@ __all__ = [
     "BrainError",
     "CannotDoubleError",
     "RankedPlay",
+    "after_steps",
     "available",
     "cube_decision",
+    "cube_info",
+    "gnubg_module",
+    "may_double",
     "position_equity",
     "rank_plays",
     "resign_decision",
     "resign_offer",
+    "run_command",
     "take_decision",
 ]
 
@@ -80,24 +85,26 @@ class CannotDoubleError(ValueError):
 def available() -> bool:
     """Whether the ``gnubg`` wheel imports and evaluates here."""
     try:
-        _module()
+        gnubg_module()
     except ImportError:
         return False
     return True
 
 
-def _module() -> Any:
+def gnubg_module() -> Any:
+    """The ``gnubg`` module, set up for this module's calls on first use (ImportError where
+    the wheel is missing). Only in the worker's main thread (see above)."""
     global _gnubg
     if _gnubg is None:
         import gnubg
 
         _gnubg = gnubg
         for command in _SETUP:
-            _command(command)
+            run_command(command)
     return _gnubg
 
 
-def _command(text: str) -> str:
+def run_command(text: str) -> str:
     """Run a gnubg command and return what it printed. gnubg prints to C's stdout, so file
     descriptor 1 points at a temporary file meanwhile (gnubg flushes it when a command ends)."""
     gnubg = _gnubg
@@ -120,7 +127,7 @@ def _use(ply: int, noise: float) -> None:
     """Set gnubg's chequer-play and cube evaluations (for its commands) to ``ply`` and ``noise``:
     cubeful, pruning nets, deterministic noise, as gnubg's presets."""
     global _evaluation
-    _module()
+    gnubg_module()
     if not (isinstance(ply, int) and 0 <= ply <= 4):
         raise ValueError(f"ply is 0 to 4, not {ply!r}")
     if not 0.0 <= noise <= 1.0:
@@ -135,11 +142,11 @@ def _use(ply: int, noise: float) -> None:
             "deterministic on",
             f"noise {noise:.6f}",
         ):
-            _command(f"set evaluation {kind} evaluation {setting}")
+            run_command(f"set evaluation {kind} evaluation {setting}")
     _evaluation = (ply, noise)
 
 
-def _cube_info(match: MatchId) -> dict[str, Any]:
+def cube_info(match: MatchId) -> dict[str, Any]:
     """gnubg's cubeinfo for the side on roll in ``match``, with the Jacoby rule as the ID says
     (``gnubg.cubeinfo`` always sets it; without it a gammon counts at a centred cube)."""
     info: dict[str, Any] = _gnubg.cubeinfo(
@@ -175,7 +182,7 @@ def _gnubg_match_id(match: MatchId, dice: tuple[int, int]) -> str:
 
 
 def _set_position(position: Position, match: MatchId, dice: tuple[int, int]) -> None:
-    out = _command(f"set gnubgid {position.id}:{_gnubg_match_id(match, dice)}")
+    out = run_command(f"set gnubgid {position.id}:{_gnubg_match_id(match, dice)}")
     if "Position ID" not in out:
         raise BrainError(f"gnubg refused the position {position.id}: {out.strip()[:200]}")
 
@@ -189,7 +196,7 @@ def _after(position: Position, mine: list[int], theirs: list[int]) -> Position:
     return Position(tuple(theirs), tuple(mine))  # seen from the opponent, on roll next
 
 
-def _after_steps(position: Position, steps: tuple[int, ...]) -> Position:
+def after_steps(position: Position, steps: tuple[int, ...]) -> Position:
     """The position after the single-die moves ``(from, to, from, to, ...)`` of a gnubg move
     tuple (25 the bar); a checker landing on a blot hits it."""
     mine, theirs = list(position.mine), list(position.theirs)
@@ -245,7 +252,7 @@ def _ranked_by_hint(
     cube; match: the MWC in percent)."""
     _set_position(position, match, match.dice)
     ranked = []
-    for line in _command("hint 100000").splitlines():
+    for line in run_command("hint 100000").splitlines():
         found = _PLAY_LINE.match(line)
         if found is None:
             continue
@@ -265,7 +272,7 @@ def _ranked_by_findbestmoves(
     gnubg = _gnubg
     entries = gnubg.findbestmoves(
         gnubg.positionfromid(position.id),
-        _cube_info(match),
+        cube_info(match),
         gnubg.evalcontext(1, ply, 1, 1, float(noise)),
         match.dice,
     )
@@ -274,7 +281,7 @@ def _ranked_by_findbestmoves(
         steps = tuple(entry["move"])
         if len(steps) % 2:
             return None  # cut at its first bear-off: this roll is ranked from the text instead
-        play = plays.get(_after_steps(position, steps))
+        play = plays.get(after_steps(position, steps))
         if play is None:
             raise BrainError(f"gnubg's move {steps} is not a legal play in {position.id}")
         ranked.append((play, float(entry["score"])))
@@ -314,7 +321,7 @@ def _equity_from_score(score: float, match: MatchId) -> float:
     """A findbestmoves score as our equity: points (money), ``2 * MWC - 1`` (match)."""
     if not match.match_length:
         return score * match.cube_value
-    mwc: float = _gnubg.eq2mwc(score, _cube_info(match))
+    mwc: float = _gnubg.eq2mwc(score, cube_info(match))
     return 2.0 * mwc - 1.0
 
 
@@ -348,7 +355,7 @@ def _cube_equities(text: str, match: MatchId) -> tuple[float, float, float] | No
         return None
 
 
-def _may_double(match: MatchId) -> bool:
+def may_double(match: MatchId) -> bool:
     """Whether the side on roll may double, and doubling means something: not the opponent's
     cube, not the Crawford game, and not a dead cube (in match play, a win at the cube's
     value already gives it the match: gnubg then prints no cube analysis)."""
@@ -378,11 +385,11 @@ def cube_decision(
     CannotDoubleError when the rules don't let it double, or the cube is dead for it."""
     position = Position.from_id(position_id)
     match = MatchId.decode(match_id)
-    if not _may_double(match):
+    if not may_double(match):
         raise CannotDoubleError(f"the side on roll may not double here (Match ID {match_id})")
     _use(ply, noise)
     _set_position(position, match, (0, 0))
-    text = _command("hint")
+    text = run_command("hint")
     equities = _cube_equities(text, match)
     if equities is None:
         raise BrainError(f"gnubg gave no cube analysis for {position_id}: {text.strip()[-200:]}")
@@ -411,7 +418,7 @@ def position_equity(position_id: str, match_id: str, ply: int = 0, noise: float 
         return -position_equity(position.flip().id, _passed(match), ply, noise)
     _use(ply, noise)
     _set_position(position, match, (0, 0))
-    text = _command("eval")
+    text = run_command("eval")
     cube = _cube_equities(text, match)
     if cube is not None:
         no_double, take, cash = cube
@@ -501,7 +508,7 @@ def resign_offer(position_id: str, match_id: str, ply: int = 0, noise: float = 0
     position = Position.from_id(position_id)
     if has_contact(position):
         return 0
-    gnubg = _module()
+    gnubg = gnubg_module()
     probabilities = gnubg.evaluate(
         gnubg.positionfromid(position.id), gnubg.cubeinfo(), gnubg.evalcontext(0, 0, 0, 1, 0.0)
     )

@@ -42,7 +42,7 @@ def _ours(path: Path, ply: int) -> tuple[list[Decision], tuple[str, str]]:
 
 def _gnubgs_own(path: Path, ply: int) -> tuple[str, str]:
     """gnubg's ``analyse match`` of the file itself: (the saved SGF, its statistics text)."""
-    gnubg_brain._module()
+    gnubg_brain.gnubg_module()
     with tempfile.TemporaryDirectory() as folder:
         sgf = Path(folder) / "match.sgf"
         for command in (
@@ -52,8 +52,8 @@ def _gnubgs_own(path: Path, ply: int) -> tuple[str, str]:
             "analyse match",
             f'save match "{sgf}"',
         ):
-            gnubg_brain._command(command)
-        statistics = gnubg_brain._command("show statistics match")
+            gnubg_brain.run_command(command)
+        statistics = gnubg_brain.run_command("show statistics match")
         return sgf.read_text(encoding="utf-8"), statistics
 
 

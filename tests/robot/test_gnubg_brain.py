@@ -148,12 +148,12 @@ def test_the_best_play_is_gnubgs_own_choice_at_0_ply() -> None:
     for position, dice in _sample(40, seed=3):
         match = MatchId(dice=dice)
         best = gnubg.findbestmove(
-            gnubg.positionfromid(position.id), gnubg_brain._cube_info(match), evalcontext, dice
+            gnubg.positionfromid(position.id), gnubg_brain.cube_info(match), evalcontext, dice
         )
         if len(best) % 2:
             continue  # cut at a bear-off
         ranked = gnubg_brain.rank_plays(position.id, match.encode())
-        assert ranked[0][1] == gnubg_brain._after_steps(position, tuple(best)).id
+        assert ranked[0][1] == gnubg_brain.after_steps(position, tuple(best)).id
         checked += 1
     assert checked >= 30
 

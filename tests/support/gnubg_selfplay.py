@@ -21,7 +21,7 @@ from engines.nannon_solver import CubeAction
 
 def gnubg_selfplay_mat(length: int, seed: int, noise: float = 0.03) -> str:
     """A match gnubg plays against itself at 0-ply with ``noise`` (so it errs), as its ``.mat``."""
-    gnubg_brain._module()
+    gnubg_brain.gnubg_module()
     commands = []
     for player in (0, 1):
         commands.append(f"set player {player} gnubg")
@@ -34,8 +34,8 @@ def gnubg_selfplay_mat(length: int, seed: int, noise: float = 0.03) -> str:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "selfplay.mat"
         for command in [*commands, f"set seed {seed}", f"new match {length}"]:
-            gnubg_brain._command(command)
-        gnubg_brain._command(f'export match mat "{path}"')
+            gnubg_brain.run_command(command)
+        gnubg_brain.run_command(f'export match mat "{path}"')
         return path.read_text(encoding="utf-8")
 
 
