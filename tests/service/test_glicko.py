@@ -47,8 +47,9 @@ def test_a_win_raises_a_loss_lowers_and_a_game_narrows(player: Glicko, opponent:
     won = player.updated([(opponent, 1.0)])
     lost = player.updated([(opponent, 0.0)])
     assert lost.rating < player.rating < won.rating
-    idle = player.updated([])  # what the period alone would do to the deviation
     for after in (won, lost):
+        # At most what the period alone would make of it, at the new volatility.
+        idle = Glicko(player.rating, player.deviation, after.volatility).updated([])
         assert MIN_DEVIATION <= after.deviation <= max(idle.deviation, MIN_DEVIATION) + 1e-9
 
 
