@@ -41,6 +41,7 @@ import asyncpg
 from bot.storage import postgres_migrations as migrations
 from bot.storage.postgres_analyses import PostgresAnalyses
 from bot.storage.postgres_statements import (
+    DRIVER_ERRORS,
     Connection,
     Players,
     action_statement,
@@ -51,16 +52,19 @@ from bot.storage.postgres_statements import (
     insert_results,
     insert_sql,
     lock_players,
+    store_error,
 )
 from bot.storage.types import (
     EventRow,
     Finisher,
     GuildShards,
+    MigrationFailed,
     NewEvent,
     RobotRecordUpdate,
     Row,
+    SchemaTooNew,
     StatUpdate,
-    StoreError,
+    StoreNotOpen,
     VersionConflict,
     dumps,
     guild_condition,
@@ -115,13 +119,21 @@ class PostgresStore(PostgresAnalyses):
         After a failed connect nothing is left open, and connecting may be tried again."""
         async with self._lifecycle:
             if self._closed:
-                raise StoreError("The database is closed.")
+                raise StoreNotOpen("The database is closed.")
             if self._pool is not None:
                 return
-            pool = asyncpg.create_pool(self._url, min_size=self._min_size, max_size=self._max_size)
+            try:
+                pool = asyncpg.create_pool(
+                    self._url, min_size=self._min_size, max_size=self._max_size
+                )
+            except DRIVER_ERRORS as exc:  # a URL asyncpg can't read
+                raise store_error(exc, self._url, connecting=True) from exc
             try:
                 await pool
                 await _migrate(pool)
+            except DRIVER_ERRORS as exc:
+                pool.terminate()
+                raise store_error(exc, self._url, connecting=True) from exc
             except BaseException:
                 pool.terminate()
                 raise
@@ -142,9 +154,9 @@ class PostgresStore(PostgresAnalyses):
     def _admit(self) -> Any:
         """The pool, or :class:`StoreError` when the store is closed or not connected."""
         if self._closed:
-            raise StoreError("The database is closed.")
+            raise StoreNotOpen("The database is closed.")
         if self._pool is None:
-            raise StoreError("The database is not connected yet (await connect() first).")
+            raise StoreNotOpen("The database is not connected yet (await connect() first).")
         return self._pool
 
     async def _run(
@@ -154,7 +166,7 @@ class PostgresStore(PostgresAnalyses):
         own task: a cancelled caller stops waiting, the work runs to its end (commits or rolls
         back whole), and :meth:`close` waits for it."""
         pool = self._admit()
-        task = asyncio.ensure_future(_on_connection(pool, work, transaction))
+        task = asyncio.ensure_future(_on_connection(pool, work, transaction, self._url))
         self._inflight.add(task)
         task.add_done_callback(self._settled)
         return await asyncio.shield(task)
@@ -554,13 +566,16 @@ class PostgresStore(PostgresAnalyses):
 
 
 async def _on_connection(
-    pool: Any, work: Callable[[Connection], Awaitable[_T]], transaction: bool
+    pool: Any, work: Callable[[Connection], Awaitable[_T]], transaction: bool, url: str
 ) -> _T:
-    async with pool.acquire() as db:
-        if not transaction:
-            return await work(db)
-        async with db.transaction():
-            return await work(db)
+    try:
+        async with pool.acquire() as db:
+            if not transaction:
+                return await work(db)
+            async with db.transaction():
+                return await work(db)
+    except DRIVER_ERRORS as exc:
+        raise store_error(exc, url) from exc
 
 
 def _row_count(status: str) -> int:
@@ -582,7 +597,7 @@ async def _migrate(pool: Any) -> None:
                 )
             )
             if current > len(steps):
-                raise StoreError(
+                raise SchemaTooNew(
                     f"The database is at schema version {current}, newer than this tablebot "
                     f"understands ({len(steps)}). Upgrade tablebot, or use another TABLEBOT_DB."
                 )
@@ -593,7 +608,7 @@ async def _migrate(pool: Any) -> None:
                 except asyncpg.PostgresError as exc:
                     # The step's transaction rolled back: the database is as the last good step
                     # left it.
-                    raise StoreError(
+                    raise MigrationFailed(
                         f"Migrating the database to schema version {step + 1} failed ({exc}); "
                         f"it was left at version {step}."
                     ) from exc

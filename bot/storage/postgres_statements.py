@@ -8,18 +8,51 @@ from collections.abc import Sequence
 from itertools import groupby
 from typing import Any
 
+import asyncpg
+
 from bot.storage.types import (
     ROBOT_RECORD_COLUMNS,
+    ConstraintViolation,
     NewEvent,
     RobotRecordUpdate,
     Row,
+    StatementFailed,
     StatUpdate,
+    StoreError,
+    StoreUnavailable,
     VersionConflict,
     dumps,
+    redact,
 )
 
 # An asyncpg connection (asyncpg ships no type information).
 Connection = Any
+
+# What says the server can't be reached or used at all: the network, the login, the database
+# named, a connection lost or refused (asyncpg's InterfaceError: a closed pool or connection).
+_UNAVAILABLE = (
+    OSError,
+    TimeoutError,
+    asyncpg.InterfaceError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.InvalidAuthorizationSpecificationError,
+    asyncpg.InvalidCatalogNameError,
+    asyncpg.CannotConnectNowError,
+    asyncpg.TooManyConnectionsError,
+)
+# Every error of the driver (and of the network under it) that the store turns into its own.
+DRIVER_ERRORS = (*_UNAVAILABLE, asyncpg.PostgresError)
+
+
+def store_error(exc: BaseException, url: str, *, connecting: bool = False) -> StoreError:
+    """The store's error for what asyncpg raised (raise it ``from exc``), its message without
+    ``url``'s password: while ``connecting`` every error is :class:`StoreUnavailable`."""
+    message = str(exc).replace(url, redact(url)) or type(exc).__name__
+    if connecting or isinstance(exc, _UNAVAILABLE):
+        return StoreUnavailable(message)
+    if isinstance(exc, asyncpg.IntegrityConstraintViolationError):
+        return ConstraintViolation(message)
+    return StatementFailed(message)
 
 
 class Players:

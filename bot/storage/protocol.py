@@ -29,15 +29,19 @@ class Store(Protocol):
     """A tablebot database. ``open_store(target)`` (in :mod:`bot.storage`) makes one, unopened;
     ``await store.connect()`` opens it, ``await store.close()`` closes it.
 
-    Methods raise :class:`~bot.storage.types.StoreError` when the store is not open; the
-    driver's own errors (``sqlite3.Error``, ``asyncpg.PostgresError`` ...) pass through.
+    Every error a method raises is a :class:`~bot.storage.types.StoreError` (the driver's, if
+    any, as its ``__cause__``): ``StoreNotOpen`` before ``connect`` and after ``close``,
+    ``StoreUnavailable`` when the database can't be reached, ``ConstraintViolation`` for a
+    write that broke a key, ``StatementFailed`` for any other refusal; ``connect`` also raises
+    ``SchemaTooNew`` and ``MigrationFailed``. Except :class:`~bot.storage.types.VersionConflict`
+    (:meth:`commit_action`'s compare-and-set lost), which is not an error of the database.
     """
 
     # --- lifecycle ----------------------------------------------------------------------------
 
     async def connect(self) -> None:
         """Open the database, creating and migrating it as needed. Connecting a store that is
-        already open does nothing; one that was closed raises ``StoreError``."""
+        already open does nothing; one that was closed raises ``StoreNotOpen``."""
         ...
 
     async def close(self) -> None:

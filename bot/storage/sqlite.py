@@ -59,17 +59,21 @@ from bot.storage.sqlite_statements import (
     insert_results,
     insert_sql,
     player_ratings,
+    sqlite_errors,
 )
 from bot.storage.types import (
     CheckpointResult,
     EventRow,
     Finisher,
     GuildShards,
+    MigrationFailed,
     NewEvent,
     RobotRecordUpdate,
     Row,
+    SchemaTooNew,
     StatUpdate,
     StoreError,
+    StoreNotOpen,
     VersionConflict,
     dumps,
     guild_condition,
@@ -171,41 +175,44 @@ class SqliteStore(SqliteAnalyses):
         nothing is left open, and connecting may be tried again."""
         async with self._lifecycle:
             if self._closed:
-                raise StoreError("The database is closed.")
+                raise StoreNotOpen("The database is closed.")
             if self._conn is not None:
                 return
-            path = self._path
-            # aiosqlite does not wait for its worker thread when connecting fails: the thread
-            # then reports to a loop that may be closed by then (a traceback after the CLI's
-            # one-line error). A plain open first makes an unusable path fail before any
-            # thread starts.
-            await asyncio.to_thread(_probe, path)
-            conn = await aiosqlite.connect(str(path), isolation_level=None)
-            checkpoint_conn: aiosqlite.Connection | None = None
-            try:
-                conn.row_factory = sqlite3.Row
-                await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-                await conn.execute("PRAGMA journal_mode = WAL")
-                await conn.execute("PRAGMA synchronous = NORMAL")
-                await conn.execute("PRAGMA foreign_keys = ON")
-                await conn.execute("PRAGMA wal_autocheckpoint = 0")
-                await conn.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")
-                await _migrate(conn)
-                [page] = await conn.execute_fetchall("PRAGMA page_size")
-                self._frame_size = int(page[0]) + WAL_FRAME_HEADER
-                checkpoint_conn = await aiosqlite.connect(str(path), isolation_level=None)
-                await checkpoint_conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-                await checkpoint_conn.execute("PRAGMA synchronous = NORMAL")
-            except BaseException:
-                if checkpoint_conn is not None:
-                    await checkpoint_conn.close()
-                await conn.close()
-                raise
-            self._conn = conn
-            self._checkpoint_conn = checkpoint_conn
-            self._checkpointer = asyncio.create_task(
-                self._checkpoint_loop(), name=f"tablebot checkpoints {path}"
-            )
+            with sqlite_errors(connecting=True):
+                await self._open(self._path)
+
+    async def _open(self, path: str | Path) -> None:
+        # aiosqlite does not wait for its worker thread when connecting fails: the thread
+        # then reports to a loop that may be closed by then (a traceback after the CLI's
+        # one-line error). A plain open first makes an unusable path fail before any
+        # thread starts.
+        await asyncio.to_thread(_probe, path)
+        conn = await aiosqlite.connect(str(path), isolation_level=None)
+        checkpoint_conn: aiosqlite.Connection | None = None
+        try:
+            conn.row_factory = sqlite3.Row
+            await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            await conn.execute("PRAGMA journal_mode = WAL")
+            await conn.execute("PRAGMA synchronous = NORMAL")
+            await conn.execute("PRAGMA foreign_keys = ON")
+            await conn.execute("PRAGMA wal_autocheckpoint = 0")
+            await conn.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")
+            await _migrate(conn)
+            [page] = await conn.execute_fetchall("PRAGMA page_size")
+            self._frame_size = int(page[0]) + WAL_FRAME_HEADER
+            checkpoint_conn = await aiosqlite.connect(str(path), isolation_level=None)
+            await checkpoint_conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            await checkpoint_conn.execute("PRAGMA synchronous = NORMAL")
+        except BaseException:
+            if checkpoint_conn is not None:
+                await checkpoint_conn.close()
+            await conn.close()
+            raise
+        self._conn = conn
+        self._checkpoint_conn = checkpoint_conn
+        self._checkpointer = asyncio.create_task(
+            self._checkpoint_loop(), name=f"tablebot checkpoints {path}"
+        )
 
     async def close(self) -> None:
         """Refuse new work, let the writes already waiting for the lock (and the reads already
@@ -235,7 +242,8 @@ class SqliteStore(SqliteAnalyses):
             raise ValueError(f"checkpoint mode must be one of {_CHECKPOINT_MODES}, not {mode!r}")
         main = self._open_conn()
         conn = self._checkpoint_conn or main
-        rows = list(await conn.execute_fetchall(f"PRAGMA wal_checkpoint({mode})"))
+        with sqlite_errors():
+            rows = list(await conn.execute_fetchall(f"PRAGMA wal_checkpoint({mode})"))
         busy, frames, done = rows[0]
         self.checkpoints_run += 1
         async with self._checkpointed:
@@ -286,7 +294,7 @@ class SqliteStore(SqliteAnalyses):
             last = loop.time()
             try:
                 result = await self.checkpoint_round()
-            except (sqlite3.Error, ValueError, StoreError):
+            except (ValueError, StoreError):
                 # The next round tries again; the WAL only grows meanwhile.
                 log.warning("WAL checkpoint failed", exc_info=True)
                 continue
@@ -296,9 +304,9 @@ class SqliteStore(SqliteAnalyses):
     def _open_conn(self) -> aiosqlite.Connection:
         """The connection, or :class:`StoreError` when the store is closed or not connected."""
         if self._closed:
-            raise StoreError("The database is closed.")
+            raise StoreNotOpen("The database is closed.")
         if self._conn is None:
-            raise StoreError("The database is not connected yet (await connect() first).")
+            raise StoreNotOpen("The database is not connected yet (await connect() first).")
         return self._conn
 
     async def _transaction(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
@@ -309,15 +317,20 @@ class SqliteStore(SqliteAnalyses):
         Once queued the call runs to its end even if the caller is cancelled: the transaction
         then commits or rolls back whole, and the caller just doesn't hear which."""
         conn = self._open_conn()
-        return await _on_thread(conn, lambda db: _in_transaction(db, work))
+        with sqlite_errors():
+            return await _on_thread(conn, lambda db: _in_transaction(db, work))
 
     async def _write_one(self, sql: str, params: Sequence[Any] = ()) -> aiosqlite.Cursor:
         """One statement, its own (autocommit) transaction: one call on the thread."""
-        return await self._open_conn().execute(sql, params)
+        conn = self._open_conn()
+        with sqlite_errors():
+            return await conn.execute(sql, params)
 
     async def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """Every row of one query: one call on the thread, in order with the writes queued."""
-        rows: list[Row] = list(await self._open_conn().execute_fetchall(sql, params))
+        conn = self._open_conn()
+        with sqlite_errors():
+            rows: list[Row] = list(await conn.execute_fetchall(sql, params))
         return rows
 
     async def _fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
@@ -679,7 +692,7 @@ async def _migrate(conn: aiosqlite.Connection) -> None:
     [row] = await conn.execute_fetchall("PRAGMA user_version")
     current = int(row[0])
     if current > len(steps):
-        raise StoreError(
+        raise SchemaTooNew(
             f"The database is at schema version {current}, newer than this tablebot "
             f"understands ({len(steps)}). Upgrade tablebot, or use another TABLEBOT_DB."
         )
@@ -689,7 +702,7 @@ async def _migrate(conn: aiosqlite.Connection) -> None:
             await _on_thread(conn, partial(_in_transaction, work=apply))
         except sqlite3.Error as exc:
             # The step's transaction rolled back: the database is as the last good step left it.
-            raise StoreError(
+            raise MigrationFailed(
                 f"Migrating the database to schema version {step + 1} failed ({exc}); "
                 f"it was left at version {step}."
             ) from exc

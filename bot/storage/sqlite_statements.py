@@ -4,19 +4,45 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from itertools import groupby
 from typing import Any
 
 from bot.storage.types import (
     ROBOT_RECORD_COLUMNS,
+    ConstraintViolation,
     NewEvent,
     RobotRecordUpdate,
     Row,
+    StatementFailed,
     StatUpdate,
+    StoreError,
+    StoreUnavailable,
     VersionConflict,
     dumps,
 )
+
+
+def store_error(exc: Exception) -> StoreError:
+    """The store's error for what SQLite raised in an operation (raise it ``from exc``)."""
+    if isinstance(exc, sqlite3.IntegrityError):
+        return ConstraintViolation(str(exc))
+    return StatementFailed(str(exc))
+
+
+@contextmanager
+def sqlite_errors(*, connecting: bool = False) -> Iterator[None]:
+    """SQLite's errors as the store's, the driver's error as their cause: while
+    ``connecting``, :class:`StoreUnavailable` (an unusable path or file); else by
+    :func:`store_error`."""
+    errors: tuple[type[Exception], ...] = (
+        (sqlite3.Error, OSError) if connecting else (sqlite3.Error,)
+    )
+    try:
+        yield
+    except errors as exc:
+        raise (StoreUnavailable(str(exc)) if connecting else store_error(exc)) from exc
 
 
 def player_ratings(db: sqlite3.Connection, match_id: int) -> dict[int, Row]:

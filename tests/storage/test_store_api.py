@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from bot.storage import Row, StatUpdate, Store, StoreError, connect_store, open_store
+from bot.storage import (
+    Row,
+    StatUpdate,
+    Store,
+    StoreNotOpen,
+    StoreUnavailable,
+    connect_store,
+    open_store,
+)
 from bot.storage.postgres import PostgresStore
 from bot.storage.sqlite import SqliteStore
 
@@ -31,7 +39,7 @@ async def test_a_store_opens_nothing_until_connected_and_connects_once(
         assert not Path(store_target).exists()
     else:
         assert isinstance(store, PostgresStore) and store.url == store_target
-    with pytest.raises(StoreError, match="not connected"):
+    with pytest.raises(StoreNotOpen, match="not connected"):
         await store.match_row(1)
     await store.connect()
     try:
@@ -43,13 +51,13 @@ async def test_a_store_opens_nothing_until_connected_and_connects_once(
         assert await store.schema_version() > 0
     finally:
         await store.close()
-    with pytest.raises(StoreError, match="closed"):
+    with pytest.raises(StoreNotOpen, match="closed"):
         await store.connect()
-    with pytest.raises(StoreError, match="closed"):
+    with pytest.raises(StoreNotOpen, match="closed"):
         await store.match_row(1)
     never = open_store(store_target)
     await never.close()  # closing a store never connected is harmless
-    with pytest.raises(StoreError, match="closed"):
+    with pytest.raises(StoreNotOpen, match="closed"):
         await never.connect()
 
 
@@ -58,9 +66,10 @@ async def test_a_failed_connect_leaves_nothing_open_and_may_be_tried_again(
 ) -> None:
     folder = tmp_path / "later"
     store = SqliteStore(folder / "t.db")
-    with pytest.raises(sqlite3.OperationalError, match="unable to open"):
+    with pytest.raises(StoreUnavailable, match="unable to open") as refused:
         await store.connect()
-    with pytest.raises(StoreError, match="not connected"):
+    assert isinstance(refused.value.__cause__, sqlite3.OperationalError)
+    with pytest.raises(StoreNotOpen, match="not connected"):
         await store.match_row(1)
     folder.mkdir()
     await store.connect()
@@ -78,9 +87,10 @@ async def test_a_failed_postgres_connect_leaves_nothing_open_and_may_be_tried_ag
 
     name = "created_later"
     store = PostgresStore(postgres_server.url(name))  # a database not created yet
-    with pytest.raises(asyncpg.InvalidCatalogNameError):
+    with pytest.raises(StoreUnavailable, match=name) as refused:
         await store.connect()
-    with pytest.raises(StoreError, match="not connected"):
+    assert isinstance(refused.value.__cause__, asyncpg.InvalidCatalogNameError)
+    with pytest.raises(StoreNotOpen, match="not connected"):
         await store.match_row(1)
     postgres_server.create_database(name)
     try:
@@ -108,7 +118,7 @@ async def test_open_store_picks_sqlite_for_a_path_and_postgresql_for_a_url(
         pg = open_store(url)  # nothing connects: no server is listening there
         assert isinstance(pg, PostgresStore) and pg.url == url
         assert "secret" not in repr(pg)
-        with pytest.raises(StoreError, match="not connected"):
+        with pytest.raises(StoreNotOpen, match="not connected"):
             await pg.match_row(1)
     store = await connect_store(tmp_path / "c.db")  # open_store, then connect
     try:

@@ -14,12 +14,15 @@ from typing import Any
 import pytest
 
 from bot.storage import (
+    ConstraintViolation,
     Finisher,
+    MigrationFailed,
     NewEvent,
     Row,
+    SchemaTooNew,
     StatUpdate,
     Store,
-    StoreError,
+    StoreNotOpen,
     VersionConflict,
     connect_store,
     postgres_migrations,
@@ -140,7 +143,7 @@ async def test_a_newer_database_is_refused(blank_target: str | Path, backend: st
             f"INSERT INTO {postgres_migrations.VERSION_TABLE} (version) "
             f"SELECT generate_series(1, {newer})",
         )
-    with pytest.raises(StoreError, match="newer than this tablebot"):
+    with pytest.raises(SchemaTooNew, match="newer than this tablebot"):
         await connect_store(blank_target)
     assert "matches" not in await table_names(blank_target)
 
@@ -187,7 +190,7 @@ async def test_a_failing_migration_step_rolls_back_and_the_store_refuses_to_open
     )
     monkeypatch.setattr(MIGRATIONS_PATH[backend], (*steps, COUNTED_STEP, broken, SECOND_STEP))
     for _ in range(2):  # every attempt refuses the same way, and changes nothing more
-        with pytest.raises(StoreError) as refused:
+        with pytest.raises(MigrationFailed) as refused:
             await connect_store(blank_target)
         message = str(refused.value)
         assert f"schema version {good + 1} failed" in message
@@ -262,8 +265,9 @@ async def test_commit_action_checks_the_version_and_writes_all_or_nothing(
     await store.commit_action(match_id, 0, 0, [EVENT], {"n": 1}, {"score0": 1})
     with pytest.raises(VersionConflict):
         await store.commit_action(match_id, 0, 1, [EVENT], {"n": 2}, {"score0": 2})
-    with pytest.raises(integrity_error(backend)):  # a duplicate seq: the whole action rolls back
+    with pytest.raises(ConstraintViolation) as broken:  # a duplicate seq: all of it rolls back
         await store.commit_action(match_id, 1, 0, [EVENT], {"n": 3}, {"score0": 3})
+    assert isinstance(broken.value.__cause__, integrity_error(backend))
     row = await store.match_row(match_id)
     assert row is not None and (row["version"], row["score0"]) == (1, 1)
     assert await store.snapshot(match_id) == {"n": 1}
@@ -327,7 +331,7 @@ async def test_a_failing_finisher_writes_nothing_and_a_closed_store_refuses(
     assert await store.stats_row(1, "nannon", 4) is None
     await store.close()
     await store.close()  # closing twice is harmless
-    with pytest.raises(StoreError, match="closed"):
+    with pytest.raises(StoreNotOpen, match="closed"):
         await store.match_row(match_id)
 
 
