@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.storage.protocol import Store
+from bot.storage.protocol import RawSql, Store
 from bot.storage.types import (
     ROBOT_RECORD_COLUMNS,
     STAT_COLUMNS,
@@ -75,6 +75,7 @@ __all__ = [
     "GuildShards",
     "MigrationFailed",
     "NewEvent",
+    "RawSql",
     "RobotRecordUpdate",
     "Row",
     "SchemaTooNew",

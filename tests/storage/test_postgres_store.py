@@ -181,7 +181,7 @@ async def test_processes_starting_at_once_migrate_once(
     try:
         for store in opened:
             assert await store.schema_version() == len(postgres_migrations.MIGRATIONS)
-        assert [tuple(r) for r in await opened[0]._fetchall("SELECT x FROM step_a")] == [(1,)]
+        assert [tuple(r) for r in await opened[0].raw_rows("SELECT x FROM step_a")] == [(1,)]
     finally:
         for store in opened:
             await store.close()

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.db import sql_rows
 
 from bot.storage import (
+    STAT_COLUMNS,
     ConstraintViolation,
     Finisher,
     MigrationFailed,
@@ -26,8 +28,10 @@ from bot.storage import (
     VersionConflict,
     connect_store,
     postgres_migrations,
+    statements,
 )
 from bot.storage import migrations as sqlite_migrations
+from bot.storage.sqlite import SqliteStore
 
 pytestmark = pytest.mark.asyncio
 
@@ -103,9 +107,8 @@ async def table_names(target: str | Path) -> set[str]:
 
 
 async def store_rows(store: Store, sql: str) -> list[tuple[Any, ...]]:
-    """Raw SQL on the store's own connection (both stores have a private ``_fetchall``)."""
-    fetchall: Callable[[str], Any] = store._fetchall  # type: ignore[attr-defined]
-    return [tuple(row) for row in await fetchall(sql)]
+    """Raw SQL on the store's own connection (its public diagnostics)."""
+    return [tuple(row) for row in await sql_rows(store, sql)]
 
 
 @pytest.fixture
@@ -553,3 +556,59 @@ async def test_game_results_and_bookkeeping(any_store: Store) -> None:
     assert row["version"] == 1  # bookkeeping makes no new version
     assert bytes(row["dice_seed"]) == bytes(32)
     assert [r["id"] for r in await store.active_match_rows()] == [match_id]
+
+
+async def test_no_statement_takes_a_column_name_outside_the_code(any_store: Store) -> None:
+    """Column names a caller passes are looked up in fixed tuples (bot/storage/statements.py):
+    any other name is refused before any SQL is built, and nothing is written."""
+    store = any_store
+    match_id = await make_match(store)
+    await store.queue_analysis(match_id, 0, None, 1.0)
+    before = await sql_rows(store, "SELECT * FROM matches")
+    sneaky = "thread_id = 1, version"
+    refusals: list[Callable[[], Awaitable[Any]]] = [
+        lambda: store.update_match(match_id, version=7),  # a column, but not bookkeeping
+        lambda: store.update_match(match_id, **{sneaky: 1}),
+        lambda: store.update_analysis(match_id, match_id=match_id + 1),
+        lambda: store.update_analysis(match_id, **{"status = 'done', error": "x"}),
+        lambda: store.commit_action(match_id, 0, 0, [EVENT], {"n": 1}, {sneaky: 1}),
+        lambda: store.insert_challenge({"guild_id": 1, "id) VALUES (1); --": 1}),
+        lambda: store.commit_action(
+            match_id,
+            0,
+            0,
+            [EVENT],
+            {"n": 1},
+            {},
+            stat_updates=[StatUpdate(1, "nannon", 3, "c", {"played": 1}, {"played": 99})],
+        ),
+    ]
+    for refused in refusals:
+        with pytest.raises(ValueError, match="not a column that can be written here"):
+            await refused()
+    assert await sql_rows(store, "SELECT * FROM matches") == before
+    assert await store.event_count(match_id) == 0
+    assert await store.stats_row(1, "nannon", 3) is None
+    analysis = await store.analysis_row(match_id)
+    assert analysis is not None and analysis["status"] == "queued"
+
+
+async def test_the_writable_columns_are_the_schemas(any_store: Store) -> None:
+    """The tuples of columns a caller may name are the tables' own (the key aside)."""
+
+    async def table(name: str) -> list[str]:
+        if isinstance(any_store, SqliteStore):
+            return [r["name"] for r in await sql_rows(any_store, f"PRAGMA table_info({name})")]
+        sql = (
+            "SELECT column_name AS name FROM information_schema.columns "
+            "WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position"
+        )
+        return [r["name"] for r in await sql_rows(any_store, sql, (name,))]
+
+    assert await table("challenges") == ["id", *statements.CHALLENGE_COLUMNS]
+    assert await table("matches") == ["id", *statements.MATCH_COLUMNS]
+    assert await table("analyses") == ["match_id", *statements.ANALYSIS_COLUMNS]
+    assert set(statements.MATCH_BOOKKEEPING_COLUMNS) < set(statements.MATCH_COLUMNS)
+    ratings = await table("ratings")
+    assert ratings[:4] == ["guild_id", "game", "user_id", "name"]
+    assert sorted(ratings[4:]) == sorted([*statements.RATING_SET_COLUMNS, *STAT_COLUMNS])
