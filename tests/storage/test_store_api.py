@@ -3,6 +3,7 @@ queries that replaced the service's SQL, and what a finisher is given."""
 
 from __future__ import annotations
 
+import socket
 import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
@@ -101,6 +102,28 @@ async def test_a_failed_postgres_connect_leaves_nothing_open_and_may_be_tried_ag
             await store.close()
     finally:
         postgres_server.drop_database(name)
+
+
+async def test_a_file_that_is_not_a_database_is_unavailable(tmp_path: Path) -> None:
+    path = tmp_path / "t.db"
+    path.write_bytes(b"not a database at all, " * 100)
+    with pytest.raises(StoreUnavailable, match="not a database") as refused:
+        await SqliteStore(path).connect()
+    assert isinstance(refused.value.__cause__, sqlite3.DatabaseError)
+
+
+async def test_a_server_that_does_not_answer_is_unavailable_without_the_password() -> None:
+    with socket.socket() as probe:  # a local port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"postgresql://bot:hunter2@127.0.0.1:{port}/tablebot?password=hunter2"
+    store = PostgresStore(url)
+    with pytest.raises(StoreUnavailable) as refused:
+        await store.connect()
+    assert isinstance(refused.value.__cause__, OSError)
+    assert "hunter2" not in str(refused.value) and str(refused.value)
+    with pytest.raises(StoreNotOpen, match="not connected"):  # nothing left open
+        await store.match_row(1)
 
 
 async def test_open_store_picks_sqlite_for_a_path_and_postgresql_for_a_url(

@@ -22,6 +22,7 @@ from bot.storage import (
     NewEvent,
     Row,
     SchemaTooNew,
+    StatementFailed,
     StatUpdate,
     Store,
     StoreNotOpen,
@@ -258,6 +259,15 @@ async def make_match(store: Store) -> int:
     assert match_id is not None
     assert await store.create_match(challenge, values, [], {}) is None  # accepted once only
     return match_id
+
+
+async def test_a_refused_statement_is_statement_failed_with_the_drivers_error(
+    any_store: Store, backend: str
+) -> None:
+    with pytest.raises(StatementFailed, match=NO_SUCH_TABLE[backend]) as refused:
+        await sql_rows(any_store, "SELECT * FROM no_such_table")
+    assert isinstance(refused.value.__cause__, undefined_table_error(backend))
+    assert await any_store.match_row(1) is None  # the store is still usable
 
 
 async def test_commit_action_checks_the_version_and_writes_all_or_nothing(
