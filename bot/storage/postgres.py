@@ -35,6 +35,7 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import asyncpg
 
@@ -412,8 +413,8 @@ async def create_database(server_url: str, name: str) -> str:
     """Create the empty database ``name`` on the server of ``server_url`` (connecting to the
     database that URL names, which must exist) and return its URL: for benchmarks and tools
     that want a scratch database. :func:`drop_database` removes it."""
-    current = await _as_owner(server_url, f'CREATE DATABASE "{_database_name(name)}"')
-    return server_url.replace(f"/{current}", f"/{name}", 1)
+    await _as_owner(server_url, f'CREATE DATABASE "{_database_name(name)}"')
+    return urlsplit(server_url)._replace(path=f"/{name}").geturl()
 
 
 async def drop_database(server_url: str, name: str) -> None:
@@ -428,14 +429,12 @@ def _database_name(name: str) -> str:
     return name
 
 
-async def _as_owner(server_url: str, statement: str) -> str:
-    """Run ``statement`` on a connection of its own to ``server_url``; the name of the
-    database connected to."""
+async def _as_owner(server_url: str, statement: str) -> None:
+    """Run ``statement`` on a connection of its own to ``server_url``."""
     try:
         db = await asyncpg.connect(server_url)
         try:
             await db.execute(statement)
-            return str(await db.fetchval("SELECT current_database()"))
         finally:
             await db.close()
     except DRIVER_ERRORS as exc:
