@@ -1,6 +1,8 @@
 """The PostgreSQL store, :class:`PostgresStore`: the same :class:`~bot.storage.protocol.Store`
 as :class:`~bot.storage.sqlite.SqliteStore`, with the same semantics, on asyncpg with a pool of
-connections (the schema's steps in ``bot/storage/postgres_migrations.py``).
+connections (the schema's steps in ``bot/storage/postgres_migrations.py``). What it runs as
+SQLite does (but for placeholders) is in ``statements.py`` and ``shared.py``; asyncpg's errors
+leave it as :class:`~bot.storage.types.StoreError` subclasses (``store_error``).
 
 ``PostgresStore(url)`` opens nothing; ``await store.connect()`` makes the pool and migrates the
 database (under an advisory lock, one transaction per step); ``await store.close()`` lets the

@@ -1,6 +1,9 @@
 """The SQLite store, :class:`SqliteStore`: challenges, matches, the append-only event log,
-snapshots, ratings and stats. All its SQL lives here (the schema's steps in
-``bot/storage/migrations.py``); the service decides what to write.
+snapshots, ratings and stats. Its own SQL lives here and in ``sqlite_statements.py``; what it
+runs as PostgreSQL does (but for placeholders) in ``statements.py`` and ``shared.py``; the
+schema's steps in ``bot/storage/migrations.py``. The service decides what to write.
+SQLite's errors leave it as :class:`~bot.storage.types.StoreError` subclasses
+(``sqlite_errors``).
 
 ``SqliteStore(path)`` opens nothing; ``await store.connect()`` opens the file, creating and
 migrating it as needed, and starts the checkpoints; ``await store.close()`` ends both.
