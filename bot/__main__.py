@@ -86,9 +86,6 @@ def migrate_db(args: list[str]) -> int:
         )
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     import asyncio
-    import sqlite3
-
-    import asyncpg
 
     from bot.storage import StoreError, redact
     from bot.storage.transfer import copy_database
@@ -97,14 +94,7 @@ def migrate_db(args: list[str]) -> int:
     print(f"Copying {source} into {target} ...")
     try:
         report = asyncio.run(copy_database(source, options.to))
-    except (
-        StoreError,
-        OSError,
-        sqlite3.Error,
-        asyncpg.PostgresError,
-        asyncpg.InterfaceError,
-        ValueError,
-    ) as exc:
+    except (StoreError, OSError, ValueError) as exc:
         message = str(exc).replace(options.to, target)
         print(f"tablebot migrate-db: nothing copied: {message}", file=sys.stderr)
         return 1

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +14,7 @@ import pytest
 import pytest_asyncio
 
 from bot.config import ConfigError, Settings
+from bot.storage.sqlite import SqliteStore
 
 ROOT = Path(__file__).resolve().parents[1]
 GOOD_TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.abcdefghijklmnopqrstuvwxyz012345"
@@ -97,6 +98,15 @@ def test_a_folder_is_not_a_database_path(tmp_path: Path) -> None:
         Settings.from_env({"DISCORD_TOKEN": GOOD_TOKEN, "TABLEBOT_DB": str(tmp_path)})
 
 
+async def _mark_newer(path: Path) -> None:
+    """Make ``path`` a database written by a newer tablebot (a schema version past ours)."""
+    store = await SqliteStore.open(path)
+    try:
+        await store.raw_execute("PRAGMA user_version = 9999")
+    finally:
+        await store.close()
+
+
 def test_an_unusable_database_exits_1_before_connecting(tmp_path: Path) -> None:
     # A missing folder: reported plainly, and before any connection to Discord (none is
     # possible in tests, so a later failure would look different).
@@ -107,8 +117,7 @@ def test_an_unusable_database_exits_1_before_connecting(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr and GOOD_TOKEN not in result.stderr
     # A database written by a newer tablebot.
     newer = tmp_path / "newer.db"
-    with sqlite3.connect(newer) as conn:
-        conn.execute("PRAGMA user_version = 9999")
+    asyncio.run(_mark_newer(newer))
     result = run_cli(tmp_path, f"DISCORD_TOKEN={GOOD_TOKEN}\nTABLEBOT_DB={newer}\n")
     assert result.returncode == 1, result.stderr
     assert "newer than this tablebot" in result.stderr and "Traceback" not in result.stderr

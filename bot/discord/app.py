@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
@@ -32,7 +31,7 @@ from bot.discord.replies import NO_MENTIONS, admit, refuse_closing, report_error
 from bot.robot import worker as robot_worker
 from bot.robot.analyser import worker_analyser
 from bot.service import MatchService, MatchView
-from bot.storage import GuildShards, StoreError, is_postgres_url, open_store, redact
+from bot.storage import GuildShards, StoreError, open_store, redact
 
 log = logging.getLogger(__name__)
 
@@ -408,15 +407,10 @@ async def _check_database(target: str | Path) -> str | None:
     """Open (and migrate) the database once before connecting to Discord, so a wrong
     TABLEBOT_DB is reported plainly at start-up: what is wrong (one line, a URL without its
     password), or None when it is usable."""
-    errors: tuple[type[BaseException], ...] = (StoreError, sqlite3.Error, OSError, TimeoutError)
-    if is_postgres_url(target):
-        import asyncpg  # loaded only for a PostgreSQL database
-
-        errors += (asyncpg.PostgresError, asyncpg.InterfaceError)
     store = open_store(target)
     try:
         await store.connect()
-    except errors as exc:
+    except (StoreError, OSError, TimeoutError) as exc:
         shown = redact(str(target))
         reason = " ".join(str(exc).replace(str(target), shown).split()) or type(exc).__name__
         return f"Can't use the database at {shown!r} (TABLEBOT_DB): {reason}"
