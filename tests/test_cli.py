@@ -56,6 +56,42 @@ def test_unknown_subcommand_exits_2(tmp_path: Path) -> None:
     assert run_cli(tmp_path, None, "frobnicate").returncode == 2
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["-h"],
+        ["sync", "--help"],
+        ["sync", "-h"],
+        ["migrate-db", "--help"],
+        ["hint", "--help"],
+        ["analyse", "--help"],
+        ["analyze", "-h"],
+    ],
+)
+def test_every_subcommand_answers_help_and_does_nothing_else(
+    tmp_path: Path, args: list[str]
+) -> None:
+    # Settings that would start: a run would first open TABLEBOT_DB (a missing folder: exit 1,
+    # before any connection), so exit 0 with the usage shows nothing ran.
+    missing = tmp_path / "no-such-folder" / "t.db"
+    result = run_cli(tmp_path, f"DISCORD_TOKEN={GOOD_TOKEN}\nTABLEBOT_DB={missing}\n", *args)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("usage: tablebot") and result.stderr == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".env"]
+
+
+def test_version_and_bad_sync_arguments(tmp_path: Path) -> None:
+    from bot.__main__ import version
+
+    for flag in ("--version", "-V"):
+        result = run_cli(tmp_path, None, flag)
+        assert (result.returncode, result.stdout) == (0, f"tablebot {version()}\n")
+    assert version()[0].isdigit()  # the venv has tablebot installed
+    result = run_cli(tmp_path, None, "sync", "--now")
+    assert result.returncode == 2 and "unexpected argument '--now'" in result.stderr
+
+
 def test_settings_from_env_reads_every_variable() -> None:
     settings = Settings.from_env(
         {
