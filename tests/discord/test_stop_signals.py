@@ -1,9 +1,10 @@
 """`tablebot` stopped by SIGTERM (docker stop) or SIGINT (Ctrl-C) under load: a real process.
 
-The bot runs as `python -m bot` would, in a subprocess, against the fake Discord served by this
-test (discord.py's endpoints pointed at it before `bot.__main__.main` runs). Members send
-`/challenge` as fast as the bot answers; once some are answered the test signals the process
-and keeps sending. Then:
+The bot runs as `python -m bot` would, in a subprocess of its own process group, against the
+fake Discord served by this test (discord.py's endpoints pointed at it before
+`bot.__main__.main` runs). Members send `/challenge` as fast as the bot answers; once some are
+answered the test signals the process (SIGTERM to it alone, as docker stop; SIGINT to its whole
+group, workers included, as Ctrl-C in a terminal) and keeps sending. Then:
 
 - it exits 0 within 10 s (docker stop's SIGKILL comes after 10 s), with no traceback and no
   voice warning, saying why it stopped;
@@ -97,6 +98,7 @@ async def start_bot(fake: FakeDiscord, tmp_path: Path) -> BotProcess:
         env=env,
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
     )
     bot = BotProcess(process)
     await bot.wait_ready()
@@ -154,7 +156,10 @@ async def test_a_signal_under_load_finishes_the_work_in_flight_and_exits_0(
                 if invitation_of(handle) is not None:
                     acknowledged += 1
                 if acknowledged >= SIGNAL_AFTER and not signalled.is_set():
-                    process.send_signal(signum)
+                    if signum is signal.SIGINT:  # Ctrl-C: the terminal's whole job
+                        os.killpg(process.pid, signum)
+                    else:  # docker stop: process 1 only
+                        process.send_signal(signum)
                     signalled.set()
 
         await asyncio.gather(*(load(member) for member in members))
