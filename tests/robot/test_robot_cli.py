@@ -152,13 +152,18 @@ def test_nannon_without_a_roll_gives_the_cube_action(capfd: pytest.CaptureFixtur
     assert _cube_shape(result)["action"] == "no double, take"
 
 
+def table_of(capfd: pytest.CaptureFixture[str], *args: str) -> list[str]:
+    """The lines ``tablebot hint ARGS`` prints (it must succeed)."""
+    assert cli.main(list(args)) == 0
+    out, _ = capfd.readouterr()
+    return out.splitlines()
+
+
 def test_the_table_is_readable(capfd: pytest.CaptureFixture[str]) -> None:
     """A heading naming the game, the side and the unit; a header row; equities to 3 decimals
     and each one's difference from the best; Nannon's positions after the move from the mover's
     side (the JSON has them from the opponent's, as the solver does)."""
-    assert cli.main(["--game", "nannon", "--position", "012-012", "--roll", "3"]) == 0
-    out, _ = capfd.readouterr()
-    assert out.splitlines() == [
+    assert table_of(capfd, "--game", "nannon", "--position", "012-012", "--roll", "3") == [
         "Nannon 012-012 (money play), roll 3; equity for the side on roll in points (cubeful); "
         "positions after the move, the mover's checkers first",
         " #  move  equity    diff  position after",
@@ -168,10 +173,8 @@ def test_the_table_is_readable(capfd: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["--game", "nannon", "--position", "012-012"]) == 0
     out, _ = capfd.readouterr()
     assert out.splitlines()[-1] == "Proper cube action: no double, take"
-    assert cli.main(["--game", "nannon", "--position", "012-012", "--length", "5",
-                     "--score", "2-3"]) == 0  # fmt: skip
-    out, _ = capfd.readouterr()
-    assert out.splitlines() == [
+    match = ["--game", "nannon", "--position", "012-012", "--length", "5", "--score", "2-3"]
+    assert table_of(capfd, *match) == [
         "Nannon 012-012 (5-point match, 2-3), before the roll; equity for the side on roll "
         "as 2 x match-winning chance - 1 (cubeful)",
         "cube action   equity    diff",
