@@ -535,7 +535,9 @@ async def _serve(bot: TableBot, token: str) -> int:
     try:
         await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
         if not running.done():
-            if not bot.is_ready():  # still starting: no interaction can be in flight yet
+            if not bot.is_ready():
+                # Still starting (logging in, resuming matches, connecting): stop that; close()
+                # still finishes any handler admitted meanwhile.
                 running.cancel()
             await bot.close()
             with contextlib.suppress(asyncio.CancelledError):

@@ -55,25 +55,26 @@ class BotProcess:
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         self.process = process
         self.lines: list[str] = []
-        self.ready = asyncio.Event()
+        self._changed = asyncio.Event()  # replaced by a fresh one at every line, and at the end
         self.reader = asyncio.create_task(self._read())
 
     async def _read(self) -> None:
         assert self.process.stderr is not None
         async for raw in self.process.stderr:
-            line = raw.decode(errors="replace").rstrip("\n")
-            self.lines.append(line)
-            if "logged in as" in line:
-                self.ready.set()
+            self.lines.append(raw.decode(errors="replace").rstrip("\n"))
+            self._changed.set()
+            self._changed = asyncio.Event()
+        self._changed.set()
 
-    async def wait_ready(self) -> None:
-        exited = asyncio.create_task(self.process.wait())
-        ready = asyncio.create_task(self.ready.wait())
+    async def wait_for(self, text: str) -> None:
+        """Until a line logged contains ``text`` (failing if the process ends first)."""
         async with asyncio.timeout(60):
-            await asyncio.wait({exited, ready}, return_when=asyncio.FIRST_COMPLETED)
-        exited.cancel()
-        ready.cancel()
-        assert self.ready.is_set(), "\n".join(self.lines[-30:])
+            while True:
+                changed = self._changed
+                if any(text in line for line in self.lines):
+                    return
+                assert not self.reader.done(), f"no {text!r} in:\n{self.log}"
+                await changed.wait()
 
     @property
     def log(self) -> str:
@@ -100,9 +101,7 @@ async def start_bot(fake: FakeDiscord, tmp_path: Path) -> BotProcess:
         stderr=asyncio.subprocess.PIPE,
         start_new_session=True,  # its own process group, as a terminal's foreground job
     )
-    bot = BotProcess(process)
-    await bot.wait_ready()
-    return bot
+    return BotProcess(process)
 
 
 def invitation_of(handle: InteractionHandle) -> tuple[int, int] | None:
@@ -128,6 +127,7 @@ async def test_a_signal_under_load_finishes_the_work_in_flight_and_exits_0(
     try:
         members = [await fake.add_member(f"player{n}") for n in range(MEMBERS)]
         bot = await start_bot(fake, tmp_path)
+        await bot.wait_for("logged in as")
         process = bot.process
         exited = asyncio.create_task(process.wait())
         handles: list[InteractionHandle] = []
@@ -186,3 +186,28 @@ async def test_a_signal_under_load_finishes_the_work_in_flight_and_exits_0(
         db.close()
     # Every acknowledged challenge is there, its invitation's id recorded after the answer.
     assert {cid: stored.get(cid) for cid in invitations} == invitations
+
+
+@pytest.mark.asyncio
+async def test_a_signal_during_start_up_stops_it_cleanly(tmp_path: Path) -> None:
+    """SIGTERM while the bot is still starting (matches resumed, the gateway not yet ready):
+    the start-up stops, the store closes, exit 0."""
+    fake = FakeDiscord()
+    await fake.start_server()
+    bot: BotProcess | None = None
+    try:
+        bot = await start_bot(fake, tmp_path)
+        await bot.wait_for("resumed 0 active matches")
+        bot.process.send_signal(signal.SIGTERM)
+        async with asyncio.timeout(10):
+            code = await bot.process.wait()
+        await bot.reader
+    finally:
+        if bot is not None and bot.process.returncode is None:
+            bot.process.kill()
+            await bot.process.wait()
+        await fake.stop_server()
+    assert code == 0, bot.log
+    assert "SIGTERM: stopping" in bot.log and "Traceback" not in bot.log, bot.log
+    assert "logged in as" not in bot.log  # it never got as far as ready
+    assert not (tmp_path / "t.db-wal").exists()
