@@ -6,6 +6,7 @@ subcommand answers ``--help`` and does nothing else.
 into that (empty) PostgreSQL database, checks it, and exits.
 `tablebot hint ...` prints the robot's analysis of a position (bot/robot/cli.py) and needs no
 settings; `tablebot analyse FILE` analyses a match file (bot/robot/analyse_cli.py), likewise.
+Exit status: 2 for a bad setting or argument (here); running, `bot.discord.app.ExitCode`.
 """
 
 from __future__ import annotations
