@@ -14,6 +14,7 @@ import asyncio
 import concurrent.futures
 import logging
 import multiprocessing
+import signal
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures.process import BrokenProcessPool
@@ -38,13 +39,21 @@ def _get_pool() -> concurrent.futures.ProcessPoolExecutor | None:
         if _pool is None and not _use_threads:
             try:
                 _pool = concurrent.futures.ProcessPoolExecutor(
-                    max_workers=1, mp_context=multiprocessing.get_context("spawn")
+                    max_workers=1,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_ignore_interrupts,
                 )
                 _pool_worked = False
             except (OSError, NotImplementedError, ImportError) as exc:
                 log.warning("no render worker process (%s): rendering in threads", exc)
                 _use_threads = True
         return _pool
+
+
+def _ignore_interrupts() -> None:
+    """In the worker: Ctrl-C reaches the terminal's whole process group, and the bot stops its
+    worker itself once the boards in flight are drawn."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _discard(pool: concurrent.futures.ProcessPoolExecutor) -> None:

@@ -12,6 +12,7 @@ import concurrent.futures
 import logging
 import multiprocessing
 import os
+import signal
 import threading
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
@@ -109,6 +110,9 @@ class WorkerPool:
 
 
 def _lower_priority(niceness: int) -> None:
-    """In a new worker: run ``niceness`` below the bot (where the platform has ``nice``)."""
+    """In a new worker: run ``niceness`` below the bot (where the platform has ``nice``), and
+    ignore Ctrl-C, which reaches the terminal's whole process group: the bot stops its worker
+    itself once the work in flight is done."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if niceness and hasattr(os, "nice"):
         os.nice(niceness)
