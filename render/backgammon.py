@@ -20,9 +20,10 @@ inner ring) plays at the top, home board top right. Point numbers along the fram
 the player on roll. Stacks show at most five checkers; the fifth carries the count. A checker on
 the bar sits in its owner's half of the bar. The cube sits on the left rail: middle when centred,
 at the owner's edge when owned; an offered cube is drawn large, in amber, on the doubler's half
-of the board. The dice sit on the right half for seat 0 and the left half for seat 1, in the
-roller's colours. The last play shows dashed amber rings where checkers left, amber rings on
-checkers that arrived, an amber cross on checkers it hit, and amber point numbers.
+of the board, and the panel lights the player who must take or pass it. The dice sit on the
+right half for seat 0 and the left half for seat 1, in the roller's colours. The last play shows
+dashed amber rings where checkers left, amber rings on checkers that arrived, an amber cross on
+checkers it hit, and amber point numbers.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from render.common import (
     Lazy,
     Scene,
     SeatInfo,
+    answering,
     checker_sprite,
     clean_name,
     cube_label,
@@ -367,7 +369,7 @@ def board_image(
             icon=checker_sprite(ICON, SEAT_STYLES[seat]),
             lines=(f"Score {format_score(scene.score[seat])}", f"Pips {pips[seat]}")
             + ((f"Off {sides[seat][OFF]}",) if sides[seat][OFF] else ()),
-            on_turn=seat == turn,
+            on_turn=seat == answering(turn, cube_offered_by),
         )
         for seat in (0, 1)
     )

@@ -438,6 +438,12 @@ class SeatInfo:
     on_turn: bool
 
 
+def answering(turn: int, cube_offered_by: int | None) -> int:
+    """The seat whose bar is lit: the one on turn, or, when a double is offered, the one who
+    must take or pass it."""
+    return turn if cube_offered_by is None else 1 - cube_offered_by
+
+
 def draw_panel(
     canvas: Image.Image,
     x0: int,
@@ -446,7 +452,7 @@ def draw_panel(
     crawford: bool,
 ) -> None:
     """The side panel: seat 1 at the top, seat 0 at the bottom (as on the board), the match
-    state between. The seat on turn gets a lighter block and an amber bar."""
+    state between. The seat to act (see :func:`answering`) gets a lighter block and an amber bar."""
     draw = ImageDraw.Draw(canvas)
     width = WIDTH - x0
     draw.rectangle((x0, 0, WIDTH - 1, HEIGHT - 1), fill=PANEL)

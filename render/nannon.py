@@ -17,7 +17,8 @@ Fixed layout, whoever is on turn: seat 0 (ivory, plain) has HOME bottom left and
 right and runs left to right along the six spots; seat 1 (black with a light inner ring) has
 HOME top right and SAFETY top left and runs right to left. The spot numbers are those of the
 player on turn. The cube sits in the left column: middle when centred (showing 64), at the
-owner's edge when owned, and in amber beside the doubler when offered.
+owner's edge when owned, and in amber beside the doubler when offered (the panel then
+lights the player who must take or pass).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from render.common import (
     Lazy,
     Scene,
     SeatInfo,
+    answering,
     checker_sprite,
     clean_name,
     cube_label,
@@ -262,7 +264,7 @@ def board_image(
                 f"Score {format_score(scene.score[seat])}",
                 f"In safety {by_seat[seat].count(SAFETY)}",
             ),
-            on_turn=seat == turn,
+            on_turn=seat == answering(turn, cube_offered_by),
         )
         for seat in (0, 1)
     )

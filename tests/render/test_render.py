@@ -377,3 +377,28 @@ def test_random_backgammon_positions_render(seed: int, d1: int, d2: int) -> None
         cube=Cube(4, seed % 2),
     )
     assert open_png(data).size == (WIDTH, HEIGHT) and len(data) < MAX_PNG_BYTES
+
+
+# --- whose turn the panel shows ---------------------------------------------------------------
+
+
+def lit_bar(image: Image.Image, panel_x: int = PANEL_X) -> set[int]:
+    """The seats whose panel block carries the amber turn bar (seat 1's block is at the top)."""
+    rgb = image.convert("RGB")
+    return {
+        seat
+        for seat, y in ((1, 24), (0, HEIGHT - 24))
+        if rgb.getpixel((panel_x + 9, y)) == render.common.HIGHLIGHT
+    }
+
+
+@pytest.mark.parametrize("doubler", [0, 1])
+def test_an_offered_double_lights_the_player_who_must_take_or_pass(doubler: int) -> None:
+    start = bg.Position.initial()
+    offered = backgammon.board_image(start, doubler, NAMES, cube=Cube(), cube_offered_by=doubler)
+    assert lit_bar(offered) == {1 - doubler}
+    assert lit_bar(backgammon.board_image(start, doubler, NAMES, cube=Cube())) == {doubler}
+    position = nn.Position.initial()
+    offered = nannon.board_image(position, doubler, NAMES, cube=Cube(), cube_offered_by=doubler)
+    assert lit_bar(offered) == {1 - doubler}
+    assert lit_bar(nannon.board_image(position, doubler, NAMES, cube=Cube())) == {doubler}
