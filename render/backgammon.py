@@ -92,6 +92,9 @@ DIE = 44
 CUBE = 44
 CUBE_X = LEFT_X // 2 + 1
 ICON = 34
+# Point numbers and stack counts: 9 px high even when a phone shows the board 380 px wide.
+NUMBER_SIZE = 25
+FACE = CHECKER - 10
 
 # A place a checker can be: ("point", p) in seat 0's numbering, ("bar", seat), ("off", seat).
 Where = tuple[str, int]
@@ -174,7 +177,9 @@ def _background(turn: int) -> Image.Image:
     full.paste(canvas, (0, 0))
     draw = ImageDraw.Draw(full)
     for p in range(1, 25):
-        draw_text(full, _label_pos(p), _label(p, turn), 19, fill=LABEL, anchor="mm", bold=True)
+        draw_text(
+            full, _label_pos(p), _label(p, turn), NUMBER_SIZE, fill=LABEL, anchor="mm", bold=True
+        )
     return full
 
 
@@ -202,6 +207,13 @@ class _Sprites:
     ghost: Image.Image
     dice: tuple[tuple[Image.Image, ...], tuple[Image.Image, ...]]
     backgrounds: tuple[Image.Image, Image.Image]
+    faces: tuple[Image.Image, Image.Image]  # a checker's plain face, under a stack's count
+
+
+def _face(seat: int) -> Image.Image:
+    big = Image.new("RGBA", (FACE * 4, FACE * 4), (0, 0, 0, 0))
+    ImageDraw.Draw(big).ellipse((0, 0, FACE * 4 - 1, FACE * 4 - 1), fill=SEAT_STYLES[seat].fill)
+    return big.resize((FACE, FACE), Image.Resampling.LANCZOS)
 
 
 def _build() -> _Sprites:
@@ -221,6 +233,7 @@ def _build() -> _Sprites:
             tuple(die_sprite(v, DIE, ebony) for v in range(1, 7)),
         ),
         backgrounds=(_background(0), _background(1)),
+        faces=(_face(0), _face(1)),
     )
 
 
@@ -302,8 +315,10 @@ def board_image(
     if marks is not None:
         for p in marks.points:
             x, y = _label_pos(p)
-            draw.rounded_rectangle((x - 17, y - 12, x + 17, y + 12), radius=6, fill=HIGHLIGHT)
-            draw_text(canvas, (x, y), _label(p, turn), 19, fill=INK, anchor="mm", bold=True)
+            draw.rounded_rectangle((x - 18, y - 13, x + 18, y + 13), radius=6, fill=HIGHLIGHT)
+            draw_text(
+                canvas, (x, y), _label(p, turn), NUMBER_SIZE, fill=INK, anchor="mm", bold=True
+            )
 
     half = CHECKER // 2
     for where, (seat, count) in _stacks(sides).items():
@@ -329,7 +344,9 @@ def board_image(
         if count > STACK_MAX:
             x, y = _slot(where, STACK_MAX - 1)
             ink = INK if seat == 0 else TEXT
-            draw_text(canvas, (x, y), str(count), 20, fill=ink, anchor="mm", bold=True)
+            # On a plain face (the ebony checker's ring would cross the digits), narrowed.
+            canvas.paste(sprites.faces[seat], (x - FACE // 2, y - FACE // 2), sprites.faces[seat])
+            draw_text(canvas, (x, y), str(count), NUMBER_SIZE, ink, "mm", bold=True, squeeze=0.8)
 
     if marks is not None:
         stacks = _stacks(sides)

@@ -14,8 +14,9 @@ offered a draw, if any. ``scene.score`` is in games (a draw is 0.5 each).
 
 Orientation: seat 0's pieces are always at the bottom, for the whole match (as on the dice
 boards), so the picture turns round between games when the colours swap; the square numbers
-(standard 1..32, small, in each dark square's corner) turn with it. Black is near-black with a
-light inner ring, White is ivory with a dark rim; a king carries a crown. The last move shows a
+(standard 1..32, in each dark square's top-left corner, in narrowed digits tall enough for a
+phone; the pieces sit towards the bottom right) turn with it. Black is near-black with a light
+inner ring, White is ivory with a dark rim; a king carries a crown. The last move shows a
 dashed amber ring on its start square, amber frames and a path line on every square it
 touched, an amber cross on each captured square, and an amber ring on the piece that moved.
 """
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageChops, ImageDraw
 
 from engines.checkers import Board, Color, Move
 from render.common import (
@@ -51,16 +52,22 @@ from render.common import (
     match_lines,
     match_words,
     palette_from,
+    text_width,
 )
 
 __all__ = ["board_image", "board_png", "describe"]
 
 PANEL_X = 560  # a square board leaves the panel more room than on the dice boards
-SQUARE = 56
+SQUARE = 60
 BOARD = 8 * SQUARE
 BOARD_X = (PANEL_X - BOARD) // 2
 BOARD_Y = (HEIGHT - BOARD) // 2
-PIECE = 42  # leaves each dark square's top-left corner free for its number
+PIECE = 40
+# A piece sits off the square's centre, towards the bottom right, so the number in the top-left
+# corner can be big enough to read on a phone (9 px high at 380 px wide) without covering it.
+PIECE_OFFSET = 7
+NUMBER_SIZE = 25
+NUMBER_SQUEEZE = 0.72  # the digits narrowed, to keep the number clear of the piece
 ICON = 34
 LIGHT_SQUARE = (232, 218, 178)
 DARK_SQUARE = (58, 110, 76)
@@ -79,7 +86,8 @@ def _cell(square: int, black_bottom: bool) -> tuple[int, int]:
 
 def _centre(square: int, black_bottom: bool) -> tuple[int, int]:
     row, col = _cell(square, black_bottom)
-    return BOARD_X + col * SQUARE + SQUARE // 2, BOARD_Y + row * SQUARE + SQUARE // 2
+    middle = SQUARE // 2 + PIECE_OFFSET
+    return BOARD_X + col * SQUARE + middle, BOARD_Y + row * SQUARE + middle
 
 
 def _background(black_bottom: bool) -> Image.Image:
@@ -107,9 +115,13 @@ def _number_tile(square: int) -> Image.Image:
     """The square's number on a patch of the square's colour: pasted again over a piece
     that covers the corner, so every number stays readable."""
     label = str(square)
-    tile = Image.new("RGB", (7 + 8 * len(label), 15), DARK_SQUARE)
-    draw_text(tile, (2, 1), label, 13, fill=NUMBER, bold=True)
-    return tile
+    width = round(text_width(label, NUMBER_SIZE) * NUMBER_SQUEEZE) + 5
+    tile = Image.new("RGB", (width, 2 * NUMBER_SIZE), DARK_SQUARE)
+    draw_text(tile, (2, 0), label, NUMBER_SIZE, NUMBER, bold=True, squeeze=NUMBER_SQUEEZE)
+    # Only as tall as the digits (and a pixel round them), so it stays clear of the piece.
+    ink = ImageChops.difference(tile, Image.new("RGB", tile.size, DARK_SQUARE)).getbbox()
+    top, bottom = (ink[1] - 1, ink[3] + 1) if ink else (0, NUMBER_SIZE)
+    return tile.crop((0, max(0, top), width, bottom))
 
 
 def _crown(size: int, colour: tuple[int, int, int], edge: tuple[int, int, int]) -> Image.Image:
@@ -140,7 +152,7 @@ def _piece(style: CheckerStyle, king: bool, highlight: bool) -> Image.Image:
     piece = checker_sprite(PIECE, style, highlight=highlight).copy()
     if king:
         # The crown takes the rim colour: dark on White, light on Black; never the amber.
-        crown = _crown(28, style.rim, style.fill)
+        crown = _crown(26, style.rim, style.fill)
         offset = (PIECE - crown.width) // 2
         piece.alpha_composite(crown, (offset, offset))
     return piece
@@ -177,6 +189,13 @@ def _cross(draw: ImageDraw.ImageDraw, x: int, y: int) -> None:
     for line in (((x - r, y - r), (x + r, y + r)), ((x - r, y + r), (x + r, y - r))):
         draw.line(line, fill=INK, width=10)
         draw.line(line, fill=HIGHLIGHT, width=5)
+
+
+def _paste_number(canvas: Image.Image, sprites: _Sprites, square: int, black_bottom: bool) -> None:
+    row, col = _cell(square, black_bottom)
+    canvas.paste(
+        sprites.numbers[square - 1], (BOARD_X + col * SQUARE + 1, BOARD_Y + row * SQUARE + 1)
+    )
 
 
 def _colour_of(seat: int, black_seat: int) -> Color:
@@ -216,6 +235,8 @@ def board_image(
         canvas.paste(sprites.ghost, (x - half, y - half), sprites.ghost)
         for square in move.captures:
             _cross(draw, *_centre(square, black_bottom))
+        for square in {*move.path, *move.captures}:  # the marks must not hide the numbers
+            _paste_number(canvas, sprites, square, black_bottom)
 
     half = PIECE // 2
     groups = (
@@ -229,7 +250,7 @@ def board_image(
             sprite = sprites.pieces[(colour, king, square == moved_to)]
             x, y = _centre(square, black_bottom)
             canvas.paste(sprite, (x - half, y - half), sprite)
-            canvas.paste(sprites.numbers[square - 1], (x - SQUARE // 2 + 1, y - SQUARE // 2 + 1))
+            _paste_number(canvas, sprites, square, black_bottom)
 
     turn_colour = board.turn
     seats = []

@@ -241,6 +241,15 @@ def _text_mask(text: str, size: int, anchor: str, bold: bool) -> tuple[Image.Ima
     return mask, x0, y0
 
 
+@lru_cache(maxsize=256)
+def _squeezed_mask(
+    text: str, size: int, anchor: str, bold: bool, squeeze: float
+) -> tuple[Image.Image, int, int]:
+    mask, dx, dy = _text_mask(text, size, anchor, bold)
+    width = max(1, round(mask.width * squeeze))
+    return mask.resize((width, mask.height), Image.Resampling.LANCZOS), round(dx * squeeze), dy
+
+
 def draw_text(
     canvas: Image.Image,
     xy: tuple[float, float],
@@ -249,9 +258,14 @@ def draw_text(
     fill: RGB = TEXT,
     anchor: str = "la",
     bold: bool = False,
+    squeeze: float = 1.0,
 ) -> None:
-    """Text at ``xy``; ``bold`` fakes a heavier weight with a same-colour stroke."""
-    mask, dx, dy = _text_mask(text, size, anchor, bold)
+    """Text at ``xy``; ``bold`` fakes a heavier weight with a same-colour stroke; ``squeeze``
+    below 1 narrows it (numbers kept tall for a phone where there is little room across)."""
+    if squeeze == 1.0:
+        mask, dx, dy = _text_mask(text, size, anchor, bold)
+    else:
+        mask, dx, dy = _squeezed_mask(text, size, anchor, bold, squeeze)
     x, y = round(xy[0]) + dx, round(xy[1]) + dy
     canvas.paste(fill, (x, y, x + mask.width, y + mask.height), mask)
 
@@ -409,7 +423,11 @@ def cube_sprite(label: str, size: int, *, offered: bool = False) -> Image.Image:
         radius=s // 7 - edge,
         fill=CUBE_FACE,
     )
-    text_size = int((s - 2 * inner) * (0.55 if len(label) < 2 else 0.46))
+    # As large as the face allows: the number must stay readable on a phone.
+    face = s - 2 * inner - 2 * edge
+    text_size = int(face * 0.66)
+    while text_size > 8 and text_width(label, text_size) + 2 * _SS > face * 0.86:
+        text_size -= _SS
     with _TEXT_LOCK:
         draw.text(
             (s / 2, s / 2),

@@ -143,7 +143,7 @@ def _background(turn: int) -> Image.Image:
         # Spot numbers of the player on turn, along that player's track.
         label = str(i + 1 if turn == 0 else 6 - i)
         label_y = SPOT_Y + 64 if turn == 0 else SPOT_Y - 64
-        draw_text(canvas, (cx, label_y), label, 24, fill=LABEL, anchor="mm", bold=True)
+        draw_text(canvas, (cx, label_y), label, 27, fill=LABEL, anchor="mm", bold=True)
     for (seat, place), (x, y) in _TRAYS.items():
         draw.rounded_rectangle((x, y, x + TRAY_W, y + TRAY_H), radius=12, fill=FRAME_DARK)
         draw.rounded_rectangle(
