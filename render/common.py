@@ -219,6 +219,45 @@ def fit(text: str, size: int, max_width: int) -> str:
     return text.rstrip() + "…"
 
 
+_BREAK_AFTER = " _-./"  # where a long name prefers to wrap
+
+
+def _split(text: str, size: int, max_width: int, nice: bool) -> tuple[str, str] | None:
+    """``text`` as two lines of at most ``max_width`` px at ``size`` (bold), split after a
+    space, underscore, hyphen or dot (``nice``) or between any two letters; the first line as
+    full as it can be."""
+    for i in range(len(text) - 1, 0, -1):
+        if nice and text[i - 1] not in _BREAK_AFTER:
+            continue
+        first, second = text[:i].rstrip(), text[i:].lstrip()
+        if text_width(first, size) + 2 <= max_width and text_width(second, size) + 2 <= max_width:
+            return first, second
+    return None
+
+
+@lru_cache(maxsize=1024)
+def name_lines(name: str, max_width: int) -> tuple[tuple[str, ...], int]:
+    """A name as the panel draws it (bold): ``(lines, size)``. Whole on one line at the largest
+    size that fits (24 to 22 px), else whole on two lines (22 or 20 px), which holds any name of
+    :data:`NAME_MAX_CHARS` ordinary letters; only a wider one has its second line ellipsized.
+
+    >>> name_lines("Alice", 127)
+    (('Alice',), 24)
+    >>> name_lines("alice_the_great", 127)
+    (('alice_the_', 'great'), 22)
+    """
+    for size in (24, 22):
+        if text_width(name, size) + 2 <= max_width:
+            return (name,), size
+    for nice in (True, False):
+        for size in (22, 20):
+            split = _split(name, size, max_width, nice)
+            if split is not None:
+                return split, size
+    first = fit(name, 20, max_width - 2)[:-1]
+    return (first, fit(name[len(first) :].lstrip(), 20, max_width - 2)), 20
+
+
 @lru_cache(maxsize=4096)
 def _text_mask(text: str, size: int, anchor: str, bold: bool) -> tuple[Image.Image, int, int]:
     """The text's coverage mask and its offset from the anchor point. Boards repeat the same
@@ -462,6 +501,15 @@ def answering(turn: int, cube_offered_by: int | None) -> int:
     return turn if cube_offered_by is None else 1 - cube_offered_by
 
 
+_BLOCK_H = 150  # a seat's block in the panel, with its name on one line
+_NAME_LINE = 26  # a name's second line adds this much
+
+
+def panel_name_width(x0: int) -> int:
+    """How wide a name may be drawn in a panel starting at ``x0``."""
+    return WIDTH - 7 - (x0 + 6) - 26
+
+
 def draw_panel(
     canvas: Image.Image,
     x0: int,
@@ -474,18 +522,21 @@ def draw_panel(
     draw = ImageDraw.Draw(canvas)
     width = WIDTH - x0
     draw.rectangle((x0, 0, WIDTH - 1, HEIGHT - 1), fill=PANEL)
-    block_h = 150
     for seat, info in enumerate(seats):
+        # The name gets the block's full width, on a second line if need be (the block grows);
+        # the seat's piece sits beside the first line of numbers.
+        names, size = name_lines(info.name, panel_name_width(x0))
+        extra = (len(names) - 1) * _NAME_LINE
+        block_h = _BLOCK_H + extra
         top = 8 if seat == 1 else HEIGHT - 8 - block_h
         box = (x0 + 6, top, WIDTH - 7, top + block_h)
         if info.on_turn:
             draw.rounded_rectangle(box, radius=10, fill=PANEL_ON_ROLL)
             draw.rounded_rectangle((box[0], box[1], box[0] + 7, box[3]), radius=3, fill=HIGHLIGHT)
-        # The name gets the block's full width; the seat's piece sits beside the first line.
-        name = fit(info.name, 24, box[2] - box[0] - 26)
-        draw_text(canvas, (x0 + 18, top + 12), name, 24, anchor="la", bold=True)
+        for i, name in enumerate(names):
+            draw_text(canvas, (x0 + 18, top + 12 + i * _NAME_LINE), name, size, bold=True)
         icon = info.icon
-        y = top + 50
+        y = top + 50 + extra
         canvas.paste(icon, (x0 + 18, y), icon)
         colour = TEXT if info.on_turn else TEXT_DIM
         for i, line in enumerate(info.lines):

@@ -11,7 +11,7 @@ from engines import backgammon as bg
 from engines import checkers as ck
 from engines import nannon as nn
 from engines.cube import Cube
-from render import backgammon, checkers, nannon
+from render import backgammon, checkers, common, nannon
 from render.common import HEIGHT, INK, LABEL, RGB, TEXT, WIDTH, Scene
 
 PHONE_WIDTH = 380
@@ -137,3 +137,65 @@ def test_checkers_square_numbers_read_on_a_phone_beside_pieces_and_marks(black_s
         x, y = checkers.BOARD_X + col * checkers.SQUARE, checkers.BOARD_Y + row * checkers.SQUARE
         corner = (x, y, x + checkers.SQUARE // 2, y + checkers.SQUARE // 2)
         assert on_phone(ink_rows(image, corner, checkers.NUMBER)) >= MIN_PHONE_PX, square
+
+
+# --- names -------------------------------------------------------------------------------------
+
+# Real-looking names up to NAME_MAX_CHARS (24) letters: none may be cut.
+LONG_NAMES = [
+    "alice_the_great",
+    "maximilian_von_habsburg",
+    "Александр Бенкендорф",
+    "Ζωή Παπαδοπούλου",
+    "Christopher Columbus",
+    "Jean-Baptiste Poquelin",
+    "xX_backgammon_lord_Xx",
+]
+
+
+@pytest.mark.parametrize("name", LONG_NAMES)
+@pytest.mark.parametrize("panel_x", [common.PANEL_X, checkers.PANEL_X], ids=["dice", "checkers"])
+def test_long_names_are_drawn_whole_and_readable_on_a_phone(name: str, panel_x: int) -> None:
+    width = common.panel_name_width(panel_x)
+    lines, size = common.name_lines(name, width)
+    assert "".join(lines).replace(" ", "") == name.replace(" ", "")
+    assert len(lines) <= 2
+    assert all(common.text_width(line, size) + 2 <= width for line in lines)
+    assert size * PHONE_WIDTH / WIDTH >= MIN_PHONE_PX
+
+
+def test_only_names_wider_than_two_lines_are_ellipsized() -> None:
+    lines, _ = common.name_lines("W" * 24, common.panel_name_width(common.PANEL_X))
+    assert len(lines) == 2 and lines[1].endswith("…")
+
+
+def test_the_boards_draw_a_long_name_whole_and_grow_its_block(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    drawn: list[str] = []
+    real = common.draw_text
+
+    def spy(
+        canvas: Image.Image, xy: tuple[float, float], text: str, *a: object, **kw: object
+    ) -> None:
+        drawn.append(text)
+        real(canvas, xy, text, *a, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(common, "draw_text", spy)
+    scene = Scene(("Bob", "alice_the_great"), (0, 0), 7)
+    short = Scene(("Bob", "Alice"), (0, 0), 7)
+    boards = {
+        "backgammon": lambda s: backgammon.board_image(bg.Position.initial(), 1, s),
+        "nannon": lambda s: nannon.board_image(nn.Position.initial(), 1, s),
+        "checkers": lambda s: checkers.board_image(ck.Board.initial(), 0, s),
+    }
+    for game, board in boards.items():
+        drawn.clear()
+        board(scene)
+        whole = "alice_the_great" in drawn or ("alice_the_" in drawn and "great" in drawn)
+        assert whole, (game, drawn)
+        assert not any("…" in text for text in drawn), game
+    # Seat 1 (on turn, at the top) gets a taller block: its amber bar reaches lower.
+    below = (common.PANEL_X + 9, 8 + 150 + 10)
+    assert boards["backgammon"](scene).getpixel(below) == common.HIGHLIGHT
+    assert boards["backgammon"](short).getpixel(below) != common.HIGHLIGHT
