@@ -209,6 +209,15 @@ def text_width(text: str, size: int) -> int:
         return int(font(size).getlength(text))
 
 
+@lru_cache(maxsize=1024)
+def fit_size(text: str, size: int, max_width: int, *, smallest: int) -> int:
+    """The largest size from ``size`` down to ``smallest`` at which ``text`` is at most
+    ``max_width`` px wide (``smallest`` when none is: then :func:`fit` it)."""
+    while size > smallest and text_width(text, size) > max_width:
+        size -= 1
+    return size
+
+
 @lru_cache(maxsize=4096)
 def fit(text: str, size: int, max_width: int) -> str:
     """``text`` cut with an ellipsis so it is at most ``max_width`` px wide at ``size``."""

@@ -32,10 +32,14 @@ def board(game: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[byt
 
 
 def chart(
-    decisions: Sequence[Decision], names: tuple[str, str], match_play: bool
+    decisions: Sequence[Decision],
+    names: tuple[str, str],
+    match_play: bool,
+    words: analysis_chart.ChartWords = analysis_chart.WORDS,
 ) -> tuple[bytes, str]:
-    """The analysis report's winning-chance chart: PNG and alt text."""
-    png = analysis_chart.win_chance_chart(decisions, names, match_play=match_play)
+    """The analysis report's winning-chance chart (its ``words`` in the reader's language):
+    PNG and alt text."""
+    png = analysis_chart.win_chance_chart(decisions, names, match_play=match_play, words=words)
     return png, analysis_chart.chart_alt_text(decisions, names, match_play=match_play)
 
 
