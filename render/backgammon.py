@@ -34,9 +34,10 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from engines.backgammon import BAR, OFF, CheckerMove, Play, Position
+from engines.backgammon import BAR, OFF, CheckerMove, Play, Position, parse_play
 from engines.cube import Cube
 from render.common import (
+    BEST,
     DEFAULT_SCENE,
     FELT,
     FRAME,
@@ -46,6 +47,7 @@ from render.common import (
     INK,
     LABEL,
     PANEL_X,
+    PLAYED,
     POINT_DARK,
     POINT_LIGHT,
     SEAT_STYLES,
@@ -60,6 +62,7 @@ from render.common import (
     cube_label,
     cube_sprite,
     die_sprite,
+    draw_arrow,
     draw_panel,
     draw_text,
     drawable_name,
@@ -69,10 +72,11 @@ from render.common import (
     match_lines,
     match_words,
     palette_from,
+    roll_of,
     shade,
 )
 
-__all__ = ["board_image", "board_png", "describe"]
+__all__ = ["board_image", "board_png", "describe", "parse_choice"]
 
 CHECKER = 36
 POINT_W = 38
@@ -304,8 +308,11 @@ def board_image(
     last_move: tuple[int, Play] | None = None,
     cube: Cube | None = None,
     cube_offered_by: int | None = None,
+    choices: tuple[Play | None, Play | None] | None = None,
 ) -> Image.Image:
-    """The board as an RGB image (see the module docstring for the arguments)."""
+    """The board as an RGB image (see the module docstring for the arguments). ``choices``,
+    for a mistake card: the play made and the best play, by the player on roll, drawn as
+    arrows (vermillion and sky blue; None where there is nothing to draw)."""
     sprites = _SPRITES.get()
     canvas = sprites.backgrounds[turn].copy()
     draw = ImageDraw.Draw(canvas)
@@ -379,6 +386,9 @@ def board_image(
             y = MID
         canvas.paste(sprite, (x - sprite.width // 2, y - sprite.height // 2), sprite)
 
+    if choices is not None:
+        _draw_choices(canvas, sides, turn, choices)
+
     pips = position.pips() if turn == 0 else position.pips()[::-1]
     seats = tuple(
         SeatInfo(
@@ -397,6 +407,48 @@ def board_image(
     return canvas
 
 
+def _draw_choices(
+    canvas: Image.Image,
+    sides: tuple[tuple[int, ...], tuple[int, ...]],
+    mover: int,
+    choices: tuple[Play | None, Play | None],
+) -> None:
+    """Each checker move of the best play, then of the play made, as an arrow from the top
+    checker it moves to where it lands, bowed towards the board's middle."""
+    stacks = _stacks(sides)
+    played, best = choices
+    for play, colour, bend in ((best, BEST, 0.32), (played, PLAYED, 0.16)):
+        if play is None:
+            continue
+        for m in play.moves:
+            src, dst = _where(mover, m.src), _where(mover, m.dst)
+            owner, count = stacks.get(dst, (mover, 0))
+            start = _slot(src, max(0, stacks.get(src, (mover, 1))[1] - 1))
+            end = _slot(dst, count if owner == mover else 0)
+            middle = ((start[0] + end[0]) / 2, MID)
+            draw_arrow(canvas, start, end, colour, bend=bend, towards=middle)
+
+
+def parse_choice(
+    text: str,
+    dice: Sequence[int],
+    position: Position,
+    turn: int,
+    /,
+    *args: object,
+    **kwargs: object,
+) -> Play | None:
+    """``text`` as a play on the board :func:`board_image` draws for ``position``/``turn``, by
+    the player on roll with ``dice`` (or the board's own); None when it isn't one."""
+    roll = roll_of(dice, kwargs)
+    if len(roll) != 2:
+        return None
+    try:
+        return parse_play(text, position, roll)
+    except ValueError:
+        return None
+
+
 def _palette() -> Image.Image:
     """The fixed palette, from sample boards that show every sprite, highlight and colour."""
     start = Position.initial()
@@ -411,6 +463,16 @@ def _palette() -> Image.Image:
                 Position(mine, theirs), 0, scene, dice=(3, 1), last_move=(1, play), cube=Cube(2, 1)
             ),
             board_image(start, 1, scene, dice=(4, 2), cube=Cube(4, 0), cube_offered_by=1),
+            board_image(
+                start,
+                0,
+                scene,
+                dice=(6, 1),
+                choices=(
+                    Play.parse("13/7 8/7", start, (6, 1)),
+                    Play.parse("24/18 6/5", start, (6, 1)),
+                ),
+            ),
         ]
     )
 

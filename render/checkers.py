@@ -24,17 +24,20 @@ touched, an amber cross on each captured square, and an amber ring on the piece 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 from PIL import Image, ImageChops, ImageDraw
 
 from engines.checkers import Board, Color, Move
 from render.common import (
+    BEST,
     DEFAULT_SCENE,
     FRAME,
     FRAME_DARK,
     HEIGHT,
     HIGHLIGHT,
     INK,
+    PLAYED,
     SEAT_STYLES,
     WIDTH,
     CheckerStyle,
@@ -43,6 +46,7 @@ from render.common import (
     SeatInfo,
     checker_sprite,
     clean_name,
+    draw_arrow,
     draw_panel,
     draw_text,
     drawable_name,
@@ -55,7 +59,7 @@ from render.common import (
     text_width,
 )
 
-__all__ = ["board_image", "board_png", "describe"]
+__all__ = ["board_image", "board_png", "describe", "parse_choice"]
 
 PANEL_X = 560  # a square board leaves the panel more room than on the dice boards
 SQUARE = 60
@@ -209,8 +213,11 @@ def board_image(
     *,
     last_move: tuple[int, Move] | None = None,
     draw_offered_by: int | None = None,
+    choices: tuple[Move | None, Move | None] | None = None,
 ) -> Image.Image:
-    """The board as an RGB image (see the module docstring for the arguments)."""
+    """The board as an RGB image (see the module docstring for the arguments). ``choices``,
+    for a mistake card: the move made and the best move, by the side to move, drawn as arrows
+    square by square (vermillion and sky blue; None where there is nothing to draw)."""
     sprites = _SPRITES.get()
     black_bottom = black_seat == 0
     canvas = sprites.backgrounds[black_bottom].copy()
@@ -252,6 +259,15 @@ def board_image(
             canvas.paste(sprite, (x - half, y - half), sprite)
             _paste_number(canvas, sprites, square, black_bottom)
 
+    if choices is not None:
+        board_centre = (BOARD_X + BOARD / 2, BOARD_Y + BOARD / 2)
+        for choice, paint, bend in ((choices[1], BEST, 0.3), (choices[0], PLAYED, 0.12)):
+            if choice is None:
+                continue
+            centres = [_centre(square, black_bottom) for square in choice.path]
+            for start, end in pairwise(centres):
+                draw_arrow(canvas, start, end, paint, bend=bend, towards=board_centre)
+
     turn_colour = board.turn
     seats = []
     for seat in (0, 1):
@@ -279,6 +295,17 @@ def board_image(
     return canvas
 
 
+def parse_choice(
+    text: str, dice: object, board: Board, /, *args: object, **kwargs: object
+) -> Move | None:
+    """``text`` as a move on ``board`` by the side to move (checkers has no dice); None when it
+    isn't one."""
+    try:
+        return Move.parse(text, board)
+    except ValueError:
+        return None
+
+
 def _plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
@@ -298,6 +325,12 @@ def _palette() -> Image.Image:
         [
             board_image(Board.initial(), 0, scene),
             board_image(board, 1, scene, last_move=jump, draw_offered_by=1),
+            board_image(
+                Board.initial(),
+                0,
+                scene,
+                choices=(Move.parse("11-15", Board.initial()), Move.parse("9-13", Board.initial())),
+            ),
         ]
     )
 

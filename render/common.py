@@ -15,7 +15,7 @@ import io
 import math
 import threading
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -54,6 +54,10 @@ EBONY: RGB = (34, 34, 38)
 EBONY_RIM: RGB = (226, 226, 226)
 CUBE_FACE: RGB = (250, 250, 246)
 CRAWFORD: RGB = (200, 40, 60)
+# A mistake card's two moves: what was played (vermillion) and what was best (sky blue), a pair
+# that stays apart for every common kind of colour blindness, each with a black edge.
+PLAYED: RGB = (232, 96, 28)
+BEST: RGB = (80, 176, 240)
 
 SEAT_NAMES_DEFAULT = ("Player 1", "Player 2")
 NAME_MAX_CHARS = 24  # longer names are cut, in pictures and in alt text alike
@@ -411,6 +415,94 @@ def ghost_sprite(diameter: int) -> Image.Image:
             width=width - 2 * inner,
         )
     return _shrink(big, (diameter, diameter))
+
+
+Point = tuple[float, float]
+
+
+def _bezier(start: Point, end: Point, bend: float, towards: Point | None) -> list[Point]:
+    """Points along the curve from ``start`` to ``end`` bowed sideways by ``bend`` times its
+    length, to the side of ``towards`` (a straight line when ``bend`` is 0)."""
+    (x0, y0), (x1, y1) = start, end
+    dx, dy = x1 - x0, y1 - y0
+    length = math.hypot(dx, dy) or 1.0
+    nx, ny = -dy / length, dx / length
+    mx, my = (x0 + x1) / 2, (y0 + y1) / 2
+    if towards is not None and (towards[0] - mx) * nx + (towards[1] - my) * ny < 0:
+        nx, ny = -nx, -ny
+    cx, cy = mx + nx * bend * length, my + ny * bend * length
+    steps = 16 if bend else 1
+    return [
+        (
+            (1 - t) ** 2 * x0 + 2 * (1 - t) * t * cx + t * t * x1,
+            (1 - t) ** 2 * y0 + 2 * (1 - t) * t * cy + t * t * y1,
+        )
+        for t in (i / steps for i in range(steps + 1))
+    ]
+
+
+def draw_arrow(
+    canvas: Image.Image,
+    start: Point,
+    end: Point,
+    colour: RGB,
+    *,
+    bend: float = 0.0,
+    towards: Point | None = None,
+    width: int = 7,
+) -> None:
+    """An arrow from ``start`` to ``end`` in ``colour`` with a black edge, drawn supersampled;
+    ``bend`` bows it (a fraction of its length) towards ``towards``, so two arrows between the
+    same places stay apart and a move along a row clears the checkers on it."""
+    ss = 3
+    points = _bezier(start, end, bend, towards)
+    (ax, ay), (bx, by) = points[-2], points[-1]
+    seg = math.hypot(bx - ax, by - ay) or 1.0
+    ux, uy = (bx - ax) / seg, (by - ay) / seg
+    head_len, head_half = width * 2.6, width * 1.6
+    base = (bx - ux * head_len, by - uy * head_len)
+    # The shaft stops inside the head, which then covers its end.
+    shaft = [p for p in points[:-1] if math.hypot(p[0] - bx, p[1] - by) > head_len] + [base]
+    if len(shaft) < 2:
+        shaft = [points[0], base]
+    pad = head_len + width
+    left = max(0, int(min(x for x, _ in points) - pad))
+    top = max(0, int(min(y for _, y in points) - pad))
+    right = min(canvas.width, int(max(x for x, _ in points) + pad) + 1)
+    bottom = min(canvas.height, int(max(y for _, y in points) + pad) + 1)
+    if right <= left or bottom <= top:
+        return
+    size = ((right - left) * ss, (bottom - top) * ss)
+
+    def local(p: Point) -> Point:
+        return (p[0] - left) * ss, (p[1] - top) * ss
+
+    for fill, grow in ((INK, 2.5), (colour, 0.0)):
+        mask = Image.new("L", size, 0)
+        draw = ImageDraw.Draw(mask)
+        w = (width + 2 * grow) * ss
+        line = [local(p) for p in shaft]
+        draw.line(line, fill=255, width=round(w))
+        for x, y in line:
+            draw.ellipse((x - w / 2, y - w / 2, x + w / 2, y + w / 2), fill=255)
+        tip = (bx + ux * grow * 1.5, by + uy * grow * 1.5)
+        back = (base[0] - ux * grow, base[1] - uy * grow)
+        half = head_half + grow
+        head = [
+            tip,
+            (back[0] - uy * half, back[1] + ux * half),
+            (back[0] + uy * half, back[1] - ux * half),
+        ]
+        draw.polygon([local(p) for p in head], fill=255)
+        canvas.paste(fill, (left, top, right, bottom), mask.reduce(ss))
+
+
+def roll_of(dice: Sequence[int], board_kwargs: Mapping[str, object]) -> tuple[int, ...]:
+    """``dice``, or where there are none the ``dice`` a board's keyword arguments show."""
+    if dice:
+        return tuple(dice)
+    shown = board_kwargs.get("dice")
+    return tuple(int(d) for d in shown) if isinstance(shown, tuple | list) else ()
 
 
 def shade(color: RGB, factor: float) -> RGB:

@@ -44,11 +44,16 @@ def chart(
 
 
 def mistake(
-    game: str, args: tuple[Any, ...], kwargs: dict[str, Any], decision: Decision
+    game: str,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    decision: Decision,
+    words: analysis_report.CardWords = analysis_report.CARD_WORDS,
 ) -> tuple[bytes, str]:
     """A mistake's card for the analysis report (:func:`render.analysis_report.mistake_card`):
-    the board it was made on, as :func:`board` takes it, with its caption."""
-    return analysis_report.mistake_card(game, args, kwargs, decision)
+    the board it was made on, as :func:`board` takes it, with the move played and the best
+    move drawn on it and its caption (in ``words``)."""
+    return analysis_report.mistake_card(game, args, kwargs, decision, words)
 
 
 def ready() -> bool:

@@ -31,6 +31,7 @@ from PIL import Image, ImageDraw
 from engines.cube import Cube
 from engines.nannon import HOME, SAFETY, Move, Position
 from render.common import (
+    BEST,
     DEFAULT_SCENE,
     FELT,
     FRAME,
@@ -39,6 +40,7 @@ from render.common import (
     INK,
     LABEL,
     PANEL_X,
+    PLAYED,
     POINT_DARK,
     POINT_LIGHT,
     SEAT_STYLES,
@@ -52,6 +54,7 @@ from render.common import (
     cube_label,
     cube_sprite,
     die_sprite,
+    draw_arrow,
     draw_panel,
     draw_text,
     drawable_name,
@@ -61,10 +64,11 @@ from render.common import (
     match_lines,
     match_words,
     palette_from,
+    roll_of,
     shade,
 )
 
-__all__ = ["board_image", "board_png", "describe"]
+__all__ = ["board_image", "board_png", "describe", "parse_choice"]
 
 CHECKER = 66
 SPOT = 78
@@ -208,8 +212,11 @@ def board_image(
     last_move: tuple[int, Move] | None = None,
     cube: Cube | None = None,
     cube_offered_by: int | None = None,
+    choices: tuple[Move | None, Move | None] | None = None,
 ) -> Image.Image:
-    """The board as an RGB image (see the module docstring for the arguments)."""
+    """The board as an RGB image (see the module docstring for the arguments). ``choices``,
+    for a mistake card: the move made and the best move, by the player on turn, drawn as
+    arrows (vermillion and sky blue; None where there is nothing to draw)."""
     sprites = _SPRITES.get()
     canvas = sprites.backgrounds[turn].copy()
     by_seat = _seat_places(position, turn)
@@ -255,6 +262,20 @@ def board_image(
     if cube is not None:
         _draw_cube(canvas, cube, cube_offered_by)
 
+    if choices is not None:
+        places = by_seat[turn]
+        # Away from the row of spot numbers, which lies on the mover's side of the spots.
+        away = SPOT_Y + (-160 if turn == 0 else 160)
+        for choice, colour, bend in ((choices[1], BEST, 0.32), (choices[0], PLAYED, 0.16)):
+            if choice is None:
+                continue
+            src_slot = places.count(HOME) - 1 if choice.src == HOME else 0
+            dst_slot = places.count(SAFETY) if choice.dst == SAFETY else 0
+            start = _centre(turn, choice.src, src_slot)
+            end = _centre(turn, choice.dst, dst_slot)
+            towards = ((start[0] + end[0]) / 2, away)
+            draw_arrow(canvas, start, end, colour, bend=bend, towards=towards)
+
     names = tuple(drawable_name(n, seat) for seat, n in enumerate(scene.names))
     seats = tuple(
         SeatInfo(
@@ -281,6 +302,26 @@ def board_image(
         scene.crawford,
     )
     return canvas
+
+
+def parse_choice(
+    text: str,
+    dice: Sequence[int],
+    position: Position,
+    turn: int,
+    /,
+    *args: object,
+    **kwargs: object,
+) -> Move | None:
+    """``text`` as a move on the board :func:`board_image` draws for ``position``/``turn``, by
+    the player on turn with ``dice`` (or the board's own); None when it isn't one."""
+    roll = roll_of(dice, kwargs)
+    if len(roll) != 1:
+        return None
+    try:
+        return Move.parse(text, position, roll[0])
+    except ValueError:
+        return None
 
 
 def _draw_cube(canvas: Image.Image, cube: Cube, offered_by: int | None) -> None:
@@ -312,6 +353,13 @@ def _palette() -> Image.Image:
             board_image(start, 0, scene, dice=(6,), cube=Cube()),
             board_image(hit, 0, scene, dice=(2,), last_move=(1, Move(1, 3, True)), cube=Cube(2, 1)),
             board_image(start, 1, scene, dice=(4,), cube=Cube(2, 0), cube_offered_by=1),
+            board_image(
+                start,
+                0,
+                scene,
+                dice=(3,),
+                choices=(Move.parse("H/3", start, 3), Move.parse("1/4", start, 3)),
+            ),
         ]
     )
 
