@@ -20,7 +20,7 @@ from engines import backgammon as bg
 from engines import checkers as ck
 from engines import nannon as nn
 from engines.cube import Cube
-from render import backgammon, checkers, gallery, nannon
+from render import analysis_chart, analysis_report, backgammon, checkers, gallery, nannon
 from render.common import HEIGHT, MAX_PNG_BYTES, PANEL_X, WIDTH, Scene
 
 NAMES = Scene(("Alice", "Bob"), (1, 2), 7)
@@ -71,6 +71,29 @@ def test_gallery_main_writes_every_board(tmp_path: object) -> None:
     assert names == {b.name for b in gallery.boards()}
     assert {p.stem for p in out.glob("*.txt")} == names
     assert gallery.main([]) == 2
+
+
+@pytest.mark.parametrize("picture", gallery.analysis_pictures(), ids=lambda b: b.name)
+def test_gallery_analysis_pictures_are_small_pngs(picture: gallery.Board) -> None:
+    data = picture.png()
+    image = open_png(data)
+    if picture.name == "analysis-chart":
+        assert image.size == (analysis_chart.CHART_WIDTH, analysis_chart.CHART_HEIGHT)
+    else:
+        assert image.size == (WIDTH, HEIGHT + analysis_report.CAPTION_HEIGHT)
+        assert "Mistake: " in picture.alt()
+    assert len(data) < analysis_chart.MAX_CHART_PNG_BYTES
+    assert picture.alt().strip()
+
+
+def test_gallery_main_writes_the_analysis_pictures_beside(tmp_path: object) -> None:
+    from pathlib import Path
+
+    out = Path(str(tmp_path)) / "gallery"
+    assert gallery.main([str(out)]) == 0
+    names = {p.stem for p in (out / "analysis").glob("*.png")}
+    assert names == {b.name for b in gallery.analysis_pictures()}
+    assert {p.stem for p in (out / "analysis").glob("*.txt")} == names
 
 
 # --- distinct positions, distinct images -------------------------------------------------------
