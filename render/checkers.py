@@ -69,7 +69,7 @@ BOARD_Y = (HEIGHT - BOARD) // 2
 PIECE = 40
 # A piece sits off the square's centre, towards the bottom right, so the number in the top-left
 # corner can be big enough to read on a phone (9 px high at 380 px wide) without covering it.
-PIECE_OFFSET = 7
+PIECE_OFFSET = 8
 NUMBER_SIZE = 25
 NUMBER_SQUEEZE = 0.72  # the digits narrowed, to keep the number clear of the piece
 ICON = 34
@@ -122,10 +122,12 @@ def _number_tile(square: int) -> Image.Image:
     width = round(text_width(label, NUMBER_SIZE) * NUMBER_SQUEEZE) + 5
     tile = Image.new("RGB", (width, 2 * NUMBER_SIZE), DARK_SQUARE)
     draw_text(tile, (2, 0), label, NUMBER_SIZE, NUMBER, bold=True, squeeze=NUMBER_SQUEEZE)
-    # Only as tall as the digits (and a pixel round them), so it stays clear of the piece.
+    # Only as big as the digits (and a pixel round them), so the piece stays clear of them.
     ink = ImageChops.difference(tile, Image.new("RGB", tile.size, DARK_SQUARE)).getbbox()
-    top, bottom = (ink[1] - 1, ink[3] + 1) if ink else (0, NUMBER_SIZE)
-    return tile.crop((0, max(0, top), width, bottom))
+    left, top, right, bottom = (
+        (ink[0] - 1, ink[1] - 1, ink[2] + 1, ink[3] + 1) if ink else (0, 0, width, NUMBER_SIZE)
+    )
+    return tile.crop((max(0, left), max(0, top), min(width, right), bottom))
 
 
 def _crown(size: int, colour: tuple[int, int, int], edge: tuple[int, int, int]) -> Image.Image:
@@ -256,8 +258,7 @@ def board_image(
         for square in squares:
             sprite = sprites.pieces[(colour, king, square == moved_to)]
             x, y = _centre(square, black_bottom)
-            canvas.paste(sprite, (x - half, y - half), sprite)
-            _paste_number(canvas, sprites, square, black_bottom)
+            canvas.paste(sprite, (x - half, y - half), sprite)  # clear of the number's ink
 
     if choices is not None:
         board_centre = (BOARD_X + BOARD / 2, BOARD_Y + BOARD / 2)
