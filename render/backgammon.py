@@ -72,6 +72,7 @@ from render.common import (
     match_lines,
     match_words,
     palette_from,
+    parsed_or_none,
     roll_of,
     shade,
 )
@@ -441,12 +442,7 @@ def parse_choice(
     """``text`` as a play on the board :func:`board_image` draws for ``position``/``turn``, by
     the player on roll with ``dice`` (or the board's own); None when it isn't one."""
     roll = roll_of(dice, kwargs)
-    if len(roll) != 2:
-        return None
-    try:
-        return parse_play(text, position, roll)
-    except ValueError:
-        return None
+    return parsed_or_none(parse_play, text, position, roll) if len(roll) == 2 else None
 
 
 def _palette() -> Image.Image:

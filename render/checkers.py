@@ -56,6 +56,7 @@ from render.common import (
     match_lines,
     match_words,
     palette_from,
+    parsed_or_none,
     text_width,
 )
 
@@ -301,10 +302,7 @@ def parse_choice(
 ) -> Move | None:
     """``text`` as a move on ``board`` by the side to move (checkers has no dice); None when it
     isn't one."""
-    try:
-        return Move.parse(text, board)
-    except ValueError:
-        return None
+    return parsed_or_none(Move.parse, text, board)
 
 
 def _plural(n: int, one: str, many: str) -> str:

@@ -505,6 +505,15 @@ def roll_of(dice: Sequence[int], board_kwargs: Mapping[str, object]) -> tuple[in
     return tuple(int(d) for d in shown) if isinstance(shown, tuple | list) else ()
 
 
+def parsed_or_none(parse: Callable[..., T], *args: object) -> T | None:
+    """``parse(*args)``, or None where it raises ValueError (the engines' errors for notation
+    that isn't a legal move on the board)."""
+    try:
+        return parse(*args)
+    except ValueError:
+        return None
+
+
 def shade(color: RGB, factor: float) -> RGB:
     r, g, b = color
     return (

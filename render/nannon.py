@@ -64,6 +64,7 @@ from render.common import (
     match_lines,
     match_words,
     palette_from,
+    parsed_or_none,
     roll_of,
     shade,
 )
@@ -316,12 +317,7 @@ def parse_choice(
     """``text`` as a move on the board :func:`board_image` draws for ``position``/``turn``, by
     the player on turn with ``dice`` (or the board's own); None when it isn't one."""
     roll = roll_of(dice, kwargs)
-    if len(roll) != 1:
-        return None
-    try:
-        return Move.parse(text, position, roll[0])
-    except ValueError:
-        return None
+    return parsed_or_none(Move.parse, text, position, roll[0]) if len(roll) == 1 else None
 
 
 def _draw_cube(canvas: Image.Image, cube: Cube, offered_by: int | None) -> None:

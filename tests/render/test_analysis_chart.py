@@ -12,6 +12,7 @@ import random
 
 import pytest
 from PIL import Image
+from support.render_spy import DrawnTexts
 
 import render.analysis_chart
 from engines.analysis import Decision, DecisionKind
@@ -349,25 +350,11 @@ def test_the_legend_says_whose_line_and_whose_diamond_colour() -> None:
     assert any(near(image, (x, LEGEND_Y), EBONY, 20) for x in key)
 
 
-def spy_texts(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
-    drawn: list[tuple[str, int]] = []
-    real = render.analysis_chart.draw_text
-
-    def spy(
-        canvas: Image.Image, xy: object, text: str, size: int, *a: object, **kw: object
-    ) -> None:
-        drawn.append((text, size))
-        real(canvas, xy, text, size, *a, **kw)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(render.analysis_chart, "draw_text", spy)
-    return drawn
-
-
-def test_a_short_game_keeps_its_full_label(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_short_game_keeps_its_full_label(drawn_texts: DrawnTexts) -> None:
     """Game 2 of 4 decisions and game 3 of 2 among long games: "Game 2", never "2"."""
     games = [1] * 60 + [2] * 4 + [3] * 2 + [4] * 54
     decisions = [decision(i, 0.6, game=g) for i, g in enumerate(games)]
-    drawn = spy_texts(monkeypatch)
+    drawn = drawn_texts(render.analysis_chart)
     win_chance_chart(decisions, NAMES)
     texts = [text for text, _ in drawn]
     for game in (1, 2, 3, 4):
@@ -387,16 +374,14 @@ def test_fifteen_games_all_labelled_in_full() -> None:
     assert [text for _, _, text in labels] == [f"Game {n}" for n in range(1, 16)]
 
 
-def test_words_are_the_callers_and_long_ones_are_not_clipped(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_words_are_the_callers_and_long_ones_are_not_clipped(drawn_texts: DrawnTexts) -> None:
     words = ChartWords(
         title_match="Wahrscheinlichkeit, das ganze Match zu gewinnen, nach jeder Entscheidung",
         blunder="Grober Patzer des Spielers",
         game="Partie {number}",
         axis="Entscheidungen der Reihe nach (Züge und Aktionen mit dem Verdopplungswürfel)",
     )
-    drawn = spy_texts(monkeypatch)
+    drawn = drawn_texts(render.analysis_chart)
     win_chance_chart(random_match(300, 5), NAMES, words=words)
     texts = dict(drawn)
     assert "Partie 1" in texts and "Game 1" not in texts

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from PIL import Image
+from support.render_spy import DrawnTexts
 
 import render.analysis_report
 from engines import backgammon as bg
@@ -172,38 +173,22 @@ def test_the_opponents_previous_move_is_not_marked_on_the_card(game: str) -> Non
 
 
 @pytest.mark.parametrize("seat", [0, 1])
-def test_the_caption_names_the_player(seat: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    drawn: list[str] = []
-    real = render.analysis_report.draw_text
-
-    def spy(canvas: Image.Image, xy: object, text: str, *a: object, **kw: object) -> None:
-        drawn.append(text)
-        real(canvas, xy, text, *a, **kw)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(render.analysis_report, "draw_text", spy)
+def test_the_caption_names_the_player(seat: int, drawn_texts: DrawnTexts) -> None:
+    drawn = drawn_texts(render.analysis_report)
     args, kwargs = BOARDS["backgammon"]
     decision = Decision(
         2, 10, seat, DecisionKind.MOVE, "24/18 6/5", "13/7 8/7", 0.1, False, None, 0.4
     )
     _, alt = mistake_card("backgammon", args, kwargs, decision)
     name = SCENE.names[seat]
-    assert f"{name} played 24/18 6/5" in drawn
+    assert f"{name} played 24/18 6/5" in dict(drawn)
     assert f"Mistake: {name} played 24/18 6/5, best 13/7 8/7" in alt
 
 
 def test_the_caption_is_in_the_callers_words_and_a_long_line_shrinks_rather_than_cut(
-    monkeypatch: pytest.MonkeyPatch,
+    drawn_texts: DrawnTexts,
 ) -> None:
-    drawn: list[tuple[str, int]] = []
-    real = render.analysis_report.draw_text
-
-    def spy(
-        canvas: Image.Image, xy: object, text: str, size: int, *a: object, **kw: object
-    ) -> None:
-        drawn.append((text, size))
-        real(canvas, xy, text, size, *a, **kw)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(render.analysis_report, "draw_text", spy)
+    drawn = drawn_texts(render.analysis_report)
     words = CardWords(
         played="{player} hat {move} gespielt (der größte Fehler)", best="besser: {move}"
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from PIL import Image, ImageChops
+from support.render_spy import DrawnTexts
 
 from engines import backgammon as bg
 from engines import checkers as ck
@@ -169,19 +170,8 @@ def test_only_names_wider_than_two_lines_are_ellipsized() -> None:
     assert len(lines) == 2 and lines[1].endswith("…")
 
 
-def test_the_boards_draw_a_long_name_whole_and_grow_its_block(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    drawn: list[str] = []
-    real = common.draw_text
-
-    def spy(
-        canvas: Image.Image, xy: tuple[float, float], text: str, *a: object, **kw: object
-    ) -> None:
-        drawn.append(text)
-        real(canvas, xy, text, *a, **kw)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(common, "draw_text", spy)
+def test_the_boards_draw_a_long_name_whole_and_grow_its_block(drawn_texts: DrawnTexts) -> None:
+    drawn_sized = drawn_texts(common)
     scene = Scene(("Bob", "alice_the_great"), (0, 0), 7)
     short = Scene(("Bob", "Alice"), (0, 0), 7)
     boards = {
@@ -190,8 +180,9 @@ def test_the_boards_draw_a_long_name_whole_and_grow_its_block(
         "checkers": lambda s: checkers.board_image(ck.Board.initial(), 0, s),
     }
     for game, board in boards.items():
-        drawn.clear()
+        drawn_sized.clear()
         board(scene)
+        drawn = [text for text, _ in drawn_sized]
         whole = "alice_the_great" in drawn or ("alice_the_" in drawn and "great" in drawn)
         assert whole, (game, drawn)
         assert not any("…" in text for text in drawn), game
