@@ -53,7 +53,6 @@ from engines.nannon_solver import (
     CubeDecision,
     CubeState,
     InvalidContextError,
-    TakeDecision,
     choose_cube,
     choose_move,
     choose_take,
@@ -254,7 +253,7 @@ async def _nannon(
         doubler_context = nannon_context(match, doubler)
         if doubled_on_a_tie(match):  # judged at the opening roll, not with the doubler on roll
             tie = await worker.nannon_opening_cube_action(doubler_context)
-            answer = TakeDecision(tie.take, -tie.double_take, -tie.double_pass)
+            answer = tie.answer
         else:
             answer = await worker.nannon_take_decision(position_id, doubler_context)
         if choose_take(answer, level, rng):

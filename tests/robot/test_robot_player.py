@@ -245,6 +245,21 @@ async def test_a_dead_cube_is_neither_turned_nor_passed() -> None:
     assert await choose_action(match, 0, Level.MASTER, rng) == Decision(Choice.TAKE)
 
 
+@pytest.mark.asyncio
+async def test_no_nannon_level_turns_or_passes_a_dead_cube() -> None:
+    # A 1-point match: master once doubled on a floating-point tie, the lower levels about half
+    # the time, and some passed the double (giving up the match).
+    for level in Level:
+        rng = random.Random(int(level))
+        for position in ("012-012", "001-027", "237-013", "003-001"):
+            match = _nannon_on_roll(1, position)
+            for _ in range(5):
+                assert (await choose_action(match, 0, level, rng)).choice is Choice.ROLL
+            match.apply(Double(0))  # a human doubles anyway: the robot takes
+            for _ in range(5):
+                assert (await choose_action(match, 1, level, rng)).choice is Choice.TAKE
+
+
 # -- resignations ---------------------------------------------------------------------------
 
 
