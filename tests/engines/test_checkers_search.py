@@ -56,7 +56,7 @@ class FakeClock:
 
 def search_moves(board: Board) -> list[tuple[int, int, int]]:
     masks = cs._masks(board)
-    moves, capture = cs._moves(*masks, board.turn is Color.BLACK)
+    moves, capture = cs.bit_moves(*masks, board.turn is Color.BLACK)
     assert capture == bool(moves and moves[0][2])
     return moves
 
