@@ -46,9 +46,10 @@ def pid() -> int:
 
 
 def warm() -> bool:
-    """Load what the first decisions need (gnubg's nets, the Nannon solver's money values);
-    whether gnubg is available."""
+    """Load what the first decisions need (gnubg's nets, the Nannon solver's money values, the
+    checkers endgame database); whether gnubg is available."""
     solver().equity(NannonPosition.initial(), Context())
+    endgames.endgames()
     return gnubg_brain.available()
 
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import importlib.util
 import random
+from typing import Any
 
 import pytest
 
-from bot.robot import worker
+from bot.robot import jobs, worker
 from bot.robot.player import Choice, Decision, choose_action
 from engines import new_match
 from engines.actions import (
@@ -219,6 +220,30 @@ async def test_the_checkers_robot_offers_and_answers_draws() -> None:
     opening = new_match("checkers", MatchRules(length=1))
     decision = await choose_action(opening, 0, Level.BEGINNER, rng)
     assert decision.choice is Choice.MOVE
+
+
+@pytest.mark.asyncio
+async def test_checkers_master_thinks_for_the_given_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The server's time goes with every checkers job, the move and the answer to a draw.
+    sent: list[tuple[Any, ...]] = []
+
+    async def run(function: Any, *args: Any) -> Any:
+        sent.append((function, *args))
+        return "30-26" if function is jobs.checkers_move else False
+
+    monkeypatch.setattr(worker, "run", run)
+    match = _checkers_at("W:W30,K19:BK3,K7")
+    decision = await choose_action(match, 1, Level.MASTER, random.Random(1), think_s=7)
+    assert decision == Decision(Choice.MOVE, "30-26")
+    match.apply(Move(1, "30-26"))
+    match.apply(OfferDraw(0))
+    assert (await choose_action(match, 1, Level.MASTER, random.Random(1), think_s=7)).choice is (
+        Choice.DECLINE_DRAW
+    )
+    assert [(call[0], call[-1]) for call in sent] == [
+        (jobs.checkers_move, 7),
+        (jobs.checkers_accept_draw, 7),
+    ]
 
 
 @pytest.mark.asyncio
