@@ -1237,6 +1237,21 @@ class Brain:
 _PLAIN = Brain()
 
 
+def _brain(clock: Clock, brain: Brain | None) -> Brain:
+    return Brain(clock=clock) if brain is None else brain
+
+
+def _limits(level: Level, brain: Brain) -> dict[str, Any]:
+    """The keyword arguments of :func:`search` and :func:`analyse` at ``level``."""
+    settings = level_settings(level, brain.think_s)
+    return {
+        "depth": settings.depth,
+        "budget": settings.budget,
+        "clock": brain.clock,
+        "endgames": brain.endgames,
+    }
+
+
 class _Thought(NamedTuple):
     """One search at a level: the move it plays and the best score (the robot's view)."""
 
@@ -1257,12 +1272,7 @@ def _think(
     :func:`analyse` and the highest score after the noise (``move_only``: a forced move is
     played without searching, and its score is 0)."""
     settings = level_settings(level, brain.think_s)
-    limits: dict[str, Any] = {
-        "depth": settings.depth,
-        "budget": settings.budget,
-        "clock": brain.clock,
-        "endgames": brain.endgames,
-    }
+    limits = _limits(level, brain)
     legal = board.legal_moves()
     if not legal:
         raise NoLegalMoveError(f"No legal move in {board.fen}: the game is over.")
@@ -1300,8 +1310,7 @@ def choose_move(
     >>> str(choose_move(board, Level.ADVANCED, random.Random(1)))
     '18-23'
     """
-    brain = Brain(clock=clock) if brain is None else brain
-    return _think(board, level, rng, history, brain, move_only=True).move
+    return _think(board, level, rng, history, _brain(clock, brain), move_only=True).move
 
 
 # --- Draws ------------------------------------------------------------------------------------
@@ -1317,22 +1326,10 @@ DRAW_OFFER_QUIET_PLIES = 20
 """A game has settled after 20 plies (10 moves each) with no capture and no man move."""
 
 
-def _brain(clock: Clock, brain: Brain | None) -> Brain:
-    return Brain(clock=clock) if brain is None else brain
-
-
 def _robot_score(
     board: Board, robot: Color, history: Sequence[Board], level: Level, brain: Brain
 ) -> int:
-    settings = level_settings(level, brain.think_s)
-    result = search(
-        board,
-        history,
-        depth=settings.depth,
-        budget=settings.budget,
-        clock=brain.clock,
-        endgames=brain.endgames,
-    )
+    result = search(board, history, **_limits(level, brain))
     return result.score if board.turn is robot else -result.score
 
 
@@ -1519,16 +1516,7 @@ def hint(
     >>> hint(Board.from_fen("B:W18,27:B14"), level=Level.BEGINNER)
     {'moves': [{'move': '14x23x32', 'position': 'W:W:BK32', 'equity': 1.0}]}
     """
-    brain = _brain(clock, brain)
-    settings = level_settings(level, brain.think_s)
-    ranked = analyse(
-        board,
-        history,
-        depth=settings.depth,
-        budget=settings.budget,
-        clock=brain.clock,
-        endgames=brain.endgames,
-    )
+    ranked = analyse(board, history, **_limits(level, _brain(clock, brain)))
     return {
         "moves": [
             {
