@@ -61,6 +61,7 @@ _CROWN = 0xF << 28  # squares 29..32: where the side to move (as Black) crowns
 _MY_MEN = _FULL ^ _CROWN  # my men stand on 1..28
 _THEIR_MEN = _FULL ^ 0xF  # theirs on 5..32
 _MAGIC = b"TBCK1"
+_MOST_PIECES = 6  # a file claiming more is not one of ours (5 would take over an hour here)
 
 
 class Outcome(enum.IntEnum):
@@ -298,13 +299,15 @@ class Tablebase:
         if not data.startswith(_MAGIC) or len(data) <= len(_MAGIC):
             raise ValueError(f"{path} is not a checkers endgame database")
         pieces = data[len(_MAGIC)]
+        if not 2 <= pieces <= _MOST_PIECES:
+            raise ValueError(f"{path} claims {pieces} pieces: not a database this code makes")
         offset = len(_MAGIC) + 1
         tables: dict[Signature, bytearray] = {}
         for sig in signatures(pieces):
             size = _layout(sig).size
             tables[sig] = bytearray(data[offset : offset + size])
             offset += size
-        if offset != len(data) or len(tables[sig]) != size:
+        if offset != len(data):
             raise ValueError(f"{path} is truncated or of another layout")
         return cls(pieces, tables)
 

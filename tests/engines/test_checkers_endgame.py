@@ -6,6 +6,7 @@ win and trusts a distance only inside the 40-move rule."""
 
 from __future__ import annotations
 
+import lzma
 import random
 from collections.abc import Callable
 from functools import cache
@@ -63,6 +64,12 @@ def test_save_and_load_round_trip(tmp_path: Path, three: Tablebase) -> None:
     assert sorted(loaded.items()) == sorted(three.items())
     path.write_bytes(b"not a database")
     with pytest.raises(ValueError, match="not a checkers endgame database"):
+        Tablebase.load(path)
+    path.write_bytes(lzma.compress(b"TBCK1\x09"))
+    with pytest.raises(ValueError, match="claims 9 pieces"):
+        Tablebase.load(path)
+    path.write_bytes(lzma.compress(b"TBCK1\x02" + bytes(100)))
+    with pytest.raises(ValueError, match="truncated"):
         Tablebase.load(path)
 
 
