@@ -13,7 +13,9 @@ Prints, through the robot's worker process (bot/robot/worker.py), as the bot wou
   (``--think-s``, default 2 s: ``robot_think_s``), the resignation and draw-offer checks
   included (positions from beginner self-play where the mover is behind or the game has
   settled, so that the checks run): p50, p99 and max, against the target of the setting plus
-  10%;
+  10%. Measured on the shared machine (load average 6 to 9), 20 moves each: 2 s, p50 2025 ms,
+  p99 and max 2087 ms; 1 s, p50 1017 ms, max 1031 ms (before one search served the checks, a
+  move could take three times the setting);
 - the event loop's lag while 20 robot decisions are in flight (target <= 50 ms), measured by
   a task that wakes every 5 ms: p50, p99 and max of its lateness; by default the decisions
   are backgammon master and expert moves and Nannon moves (gnubg's sample positions), and
