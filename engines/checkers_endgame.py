@@ -26,7 +26,9 @@ Each position is one byte: 0 a draw (or an unused number), else ``distance + 1``
 >>> base = Tablebase.build(2)
 >>> base.probe_board(Board.from_fen("B:WK28:BK1"))
 Probe(outcome=<Outcome.DRAW: 0>, distance=0)
->>> base.probe_board(Board.from_fen("W:W21:BK1"))  # White's man, two steps from crowning
+>>> base.probe_board(Board.from_fen("B:W21:BK1"))  # the king catches the man in 7 plies
+Probe(outcome=<Outcome.WIN: 1>, distance=7)
+>>> base.probe_board(Board.from_fen("W:W21:BK1"))  # a move ahead, the man crowns: a draw
 Probe(outcome=<Outcome.DRAW: 0>, distance=0)
 """
 
