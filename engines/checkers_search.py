@@ -604,7 +604,7 @@ class _Searcher:
         kings = bk | wk
         if kings and (key in self.seen or quiet >= _FORTY_MOVE_PLIES):
             return 0  # a repetition, or the 40-move rule: a draw
-        if (bm | bk | wm | wk).bit_count() <= self.endgame_pieces:
+        if self.endgame_pieces and (bm | bk | wm | wk).bit_count() <= self.endgame_pieces:
             known = self._endgame(bm, bk, wm, wk, black, ply, quiet)
             if known is not None:
                 return known
