@@ -206,11 +206,16 @@ def test_master_wins_in_the_fewest_moves_and_defends_longest(base: Tablebase) ->
     assert board.turn is Color.WHITE and plies == 29
 
 
-def test_three_kings_beat_two_through_the_database(base: Tablebase) -> None:
-    # Five pieces are not in the database: the search finds the exchange into it.
-    board = Board.from_fen("W:WK14,K19,K23:BK28,K32")
-    score = search(board, depth=6, endgames=base).score
-    assert score == WIN - 5
+@pytest.mark.parametrize(
+    ("fen", "plies"), [("W:WK14,K19,K23:BK28,K32", 5), ("B:WK11,K20:BK6,K19,K27", 13)]
+)
+def test_three_kings_beat_two_through_the_database(base: Tablebase, fen: str, plies: int) -> None:
+    # Five pieces are not in the database: the search finds the way into it, the stronger side
+    # to move, and proves the win sooner than it could without it.
+    board = Board.from_fen(fen)
+    assert search(board, depth=8, endgames=base).score == WIN - plies
+    if plies > 8:
+        assert search(board, depth=8).score < WIN - 256
 
 
 def test_a_distance_past_the_forty_move_rule_is_not_trusted(base: Tablebase) -> None:
