@@ -9,6 +9,13 @@ Prints, through the robot's worker process (bot/robot/worker.py), as the bot wou
   times 500, gnubg's "PR" scale (gnubg measured its presets at about PR 24, 16, 3, 0; this is
   a cheap stand-in: 2-ply is the judge, not rollouts; rolls with one legal play are left out);
 - Nannon decisions: the first at a new match score (a solve), then p50/p99 (target p99 10 ms);
+- checkers master's time per move through the worker with the server's thinking time
+  (``--think-s``, default 2 s: ``robot_think_s``), the resignation and draw-offer checks
+  included (positions from beginner self-play where the mover is behind or the game has
+  settled, so that the checks run): p50, p99 and max, against the target of the setting plus
+  10%. Measured on the shared machine (load average 6 to 9), 20 moves each: 2 s, p50 2025 ms,
+  p99 and max 2087 ms; 1 s, p50 1017 ms, max 1031 ms (before one search served the checks, a
+  move could take three times the setting);
 - the event loop's lag while 20 robot decisions are in flight (target <= 50 ms), measured by
   a task that wakes every 5 ms: p50, p99 and max of its lateness; by default the decisions
   are backgammon master and expert moves and Nannon moves (gnubg's sample positions), and
@@ -53,9 +60,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.discord.app import loop_factory
-from bot.robot import worker
+from bot.robot import jobs, worker
 from bot.robot.levels import BACKGAMMON_LEVELS, Level
+from engines import checkers_search
 from engines.backgammon import Position
+from engines.checkers import Board, Game
+from engines.checkers_search import Level as CheckersLevel
 from engines.gnubg import MatchId
 from engines.nannon import all_positions
 from engines.nannon_solver import Context
@@ -141,6 +151,52 @@ async def nannon(count: int, rng: random.Random) -> None:
         took, _ = await timed(worker.nannon_rank_moves(position.id, roll, context))
         latencies.append(took)
     print(f"  later decisions (every move ranked), {count}: {percentiles(latencies)}")
+
+
+def checkers_positions(
+    count: int, rng: random.Random
+) -> list[tuple[Board, list[Board], list[Board]]]:
+    """(position, history since the last capture or man move, the mover's earlier turns) from
+    beginner self-play, the mover behind or the game settled first."""
+    found: list[tuple[Board, list[Board], list[Board]]] = []
+    while len(found) < count:
+        game = Game()
+        boards = [game.board]
+        while not game.is_over() and len(boards) < 200:
+            game.push(checkers_search.choose_move(game.board, CheckersLevel.BEGINNER, rng))
+            boards.append(game.board)
+            board = game.board
+            behind = board.piece_count(board.turn) < board.piece_count(board.turn.opponent)
+            settled = game.quiet_plies >= checkers_search.DRAW_OFFER_QUIET_PLIES
+            if (behind or settled) and len(board.legal_moves()) > 1 and rng.random() < 0.2:
+                history = list(game.reversible_positions)
+                found.append((board, history, boards[-3::-2][:2][::-1]))
+    return found[:count]
+
+
+async def checkers(count: int, think_s: int, rng: random.Random) -> None:
+    positions = checkers_positions(count, rng)
+    times = []
+    for board, history, earlier in positions:
+        took, _ = await timed(
+            worker.run(
+                jobs.checkers_move,
+                board.fen,
+                [b.fen for b in history],
+                int(CheckersLevel.MASTER),
+                rng.getrandbits(64),
+                True,
+                [b.fen for b in earlier],
+                think_s,
+            )
+        )
+        times.append(took)
+    limit = 1.1 * think_s
+    over = sum(t > limit for t in times)
+    print(
+        f"Checkers master, robot_think_s {think_s} s, {count} moves with the resignation and "
+        f"draw checks: {percentiles(times)} (target <= {limit * 1000:.0f} ms; {over} over)"
+    )
 
 
 async def lag(positions: list[tuple[str, str]], rng: random.Random) -> None:
@@ -328,10 +384,12 @@ async def driver(matches: int, rounds: int) -> None:
             print(f"  {where_it_went(slow)}")
 
 
-SECTIONS = ("backgammon", "lag", "nannon", "driver")
+SECTIONS = ("backgammon", "lag", "nannon", "checkers", "driver")
 
 
-async def main(count: int, seed: int, matches: int, rounds: int, sections: set[str]) -> None:
+async def main(
+    count: int, seed: int, matches: int, rounds: int, sections: set[str], think_s: int
+) -> None:
     rng = random.Random(seed)
     if sections - {"driver"}:
         start = time.perf_counter()
@@ -349,6 +407,8 @@ async def main(count: int, seed: int, matches: int, rounds: int, sections: set[s
         await lag(positions, rng)
     if "nannon" in sections:
         await nannon(1000, rng)
+    if "checkers" in sections:
+        await checkers(20, think_s, rng)
     worker.shutdown()
     if matches and "driver" in sections:
         await driver(matches, rounds)
@@ -362,6 +422,7 @@ if __name__ == "__main__":
         "--driver", type=int, default=20, metavar="N", help="robot matches through the bot (0: no)"
     )
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--think-s", type=int, default=2, help="checkers master's time a move")
     parser.add_argument("--only-driver", action="store_true", help="the end-to-end section only")
     parser.add_argument("--sections", default=",".join(SECTIONS), help="comma-separated")
     options = parser.parse_args()
@@ -376,5 +437,6 @@ if __name__ == "__main__":
                 options.driver,
                 options.rounds,
                 chosen,
+                options.think_s,
             )
         )

@@ -38,7 +38,6 @@ from engines.nannon_solver import (
     CubeState,
     InvalidContextError,
     NannonSolver,
-    TakeDecision,
 )
 
 __all__ = ["CLOSE_CUBE", "analyse_nannon_game", "context_of", "roll_values"]
@@ -183,7 +182,7 @@ class _Analyser:
         dice = match.opening_dice
         if dice is not None and dice[0] == dice[1]:  # doubled after a tied opening roll
             tie = self.solver.opening_cube_action(context)
-            answer = TakeDecision(tie.take, -tie.double_take, -tie.double_pass)
+            answer = tie.answer
         else:
             position = Position.from_id(match.position_id)
             answer = self.solver.take_decision(position, context)

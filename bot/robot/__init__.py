@@ -5,6 +5,8 @@
   robot's worker process.
 - :mod:`bot.robot.jobs`: the functions that worker runs (backgammon through gnubg, Nannon
   through the exact solver).
+- :mod:`bot.robot.endgames`: the shipped checkers endgame database (``data/``) and what the
+  checkers search uses at each level (master's time, the database).
 - :mod:`bot.robot.worker`: the worker process (spawned, one, separate from the render worker,
   replaced when it dies) and the async calls into it.
 - :mod:`bot.robot.player`: ``choose_action(match, level, rng)``, the robot's next decision.

@@ -25,7 +25,6 @@ from engines.base import GameMatch, Phase
 from engines.checkers import CheckersMatch
 from engines.gnubg import match_id_of
 from engines.match import DiceMatch
-from engines.nannon_solver import TakeDecision
 
 __all__ = ["HINT_LEVEL", "KINDS", "match_hint"]
 
@@ -75,7 +74,7 @@ async def _nannon(match: GameMatch, seat: int, kind: str, level: Level) -> dict[
     doubler = nannon_context(match, 1 - seat)
     if doubled_on_a_tie(match):
         tie = await worker.nannon_opening_cube_action(doubler)
-        return hints.take_json(TakeDecision(tie.take, -tie.double_take, -tie.double_pass))
+        return hints.take_json(tie.answer)
     return hints.take_json(await worker.nannon_take_decision(position_id, doubler))
 
 

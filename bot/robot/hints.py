@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.robot import gnubg_brain
+from bot.robot import endgames, gnubg_brain
 from bot.robot.levels import BACKGAMMON_LEVELS, GnubgSettings, Level
 from engines import checkers_search
 from engines.backgammon import Position as BgPosition
@@ -138,4 +138,5 @@ def checkers_hint(
     capture or man move (FENs), which repetitions and the 40-move rule are judged by."""
     board = Board.from_fen(fen)
     past = [Board.from_fen(text) for text in history]
-    return checkers_search.hint(board, past, checkers_search.Level(int(level)))
+    chosen = checkers_search.Level(int(level))
+    return checkers_search.hint(board, past, chosen, brain=endgames.brain(chosen))

@@ -53,7 +53,6 @@ from engines.nannon_solver import (
     CubeDecision,
     CubeState,
     InvalidContextError,
-    TakeDecision,
     choose_cube,
     choose_move,
     choose_take,
@@ -106,10 +105,12 @@ WAIT = Decision(Choice.WAIT)
 
 @dataclass(frozen=True, slots=True)
 class Offers:
-    """What the robot may offer now: a draw (checkers), a resignation."""
+    """What the robot may offer now: a draw (checkers), a resignation; and how long master
+    may think about it (seconds, None: the level's default)."""
 
     draw: bool = True
     resignation: bool = True
+    think_s: float | None = None
 
 
 Player = Callable[[GameMatch, int, Level, random.Random, Offers], Awaitable[Decision]]
@@ -123,12 +124,15 @@ async def choose_action(
     *,
     offer_draw: bool = True,
     offer_resignation: bool = True,
+    think_s: float | None = None,
 ) -> Decision:
     """What the robot in ``seat`` does now in ``match`` at ``level``; ``rng`` draws the lower
     levels' choices where the game's engine leaves them to chance (Nannon, checkers). ``WAIT``
     when the seat has nothing to decide (the opponent is to act, or the match is over).
     ``offer_draw`` False: no draw offer now (checkers), only a move; ``offer_resignation``
-    False: no resignation now."""
+    False: no resignation now. ``think_s``: master's thinking time a checkers move (the
+    server's ``robot_think_s``; None: the level's default), resignation and draw checks
+    included."""
     if seat not in (0, 1):
         raise ValueError(f"a seat is 0 or 1, not {seat!r}")
     phase = match.phase
@@ -138,7 +142,7 @@ async def choose_action(
         return Decision(Choice.ROLL)
     if phase is not Phase.OPENING_TIE and match.actor != seat:
         return WAIT
-    offers = Offers(offer_draw, offer_resignation)
+    offers = Offers(offer_draw, offer_resignation, think_s)
     return await _PLAYERS[match.spec](match, seat, Level(level), rng, offers)
 
 
@@ -254,7 +258,7 @@ async def _nannon(
         doubler_context = nannon_context(match, doubler)
         if doubled_on_a_tie(match):  # judged at the opening roll, not with the doubler on roll
             tie = await worker.nannon_opening_cube_action(doubler_context)
-            answer = TakeDecision(tie.take, -tie.double_take, -tie.double_pass)
+            answer = tie.answer
         else:
             answer = await worker.nannon_take_decision(position_id, doubler_context)
         if choose_take(answer, level, rng):
@@ -359,7 +363,10 @@ async def _checkers(
     history = checkers_history(match)
     if match.phase is Phase.DRAW_OFFERED:
         colour = match.color_of(seat).name.lower()
-        if await worker.run(jobs.checkers_accept_draw, fen, history, colour, int(level)):
+        accept = await worker.run(
+            jobs.checkers_accept_draw, fen, history, colour, int(level), offers.think_s
+        )
+        if accept:
             return Decision(Choice.ACCEPT_DRAW)
         return Decision(Choice.DECLINE_DRAW)
     if match.phase is not Phase.MOVE:
@@ -370,7 +377,7 @@ async def _checkers(
     seed = rng.getrandbits(64)
     earlier = _earlier_turns(match) if offers.resignation and _behind(match.board) else None
     move = await worker.run(
-        jobs.checkers_move, fen, history, int(level), seed, offers.draw, earlier
+        jobs.checkers_move, fen, history, int(level), seed, offers.draw, earlier, offers.think_s
     )
     if move is None:
         return Decision(Choice.OFFER_DRAW)

@@ -323,6 +323,28 @@ async def test_a_turn_gone_stale_is_thought_again(tablebot: FakeDiscord) -> None
     assert robot_actions[:2] in (["accept_draw", "move"], ["decline_draw", "move"])
 
 
+async def test_the_robot_thinks_for_the_servers_time(tablebot: FakeDiscord) -> None:
+    fake = tablebot
+    await robot_ready(fake, robot_think_s=7)
+    alice = await fake.add_member("alice")
+    cog = robot_cog(fake)
+    real = cog.decide
+    asked: list[Any] = []
+
+    async def recording(*args: Any, **kwargs: Any) -> Decision:
+        asked.append(kwargs.get("think_s"))
+        return await real(*args, **kwargs)
+
+    cog.decide = recording
+    match_id, thread, _ = await challenge_robot(fake, alice, "checkers", level="beginner")
+    view = await service_of(fake).get_view(match_id)
+    it = await human_acts(fake, thread, view, alice)  # Black (the human) moves first
+    await it.response()
+    await fake.wait_until(lambda: bool(asked), what="the robot thinking")
+    await settle(fake)
+    assert set(asked) == {7}  # /config robot think_s reaches the robot's brain
+
+
 async def test_the_robot_answers_a_resignation(tablebot: FakeDiscord) -> None:
     fake = tablebot
     await robot_ready(fake)

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import importlib.util
 import random
+from typing import Any
 
 import pytest
 
-from bot.robot import worker
+from bot.robot import jobs, worker
 from bot.robot.player import Choice, Decision, choose_action
 from engines import new_match
 from engines.actions import (
@@ -222,6 +223,30 @@ async def test_the_checkers_robot_offers_and_answers_draws() -> None:
 
 
 @pytest.mark.asyncio
+async def test_checkers_master_thinks_for_the_given_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The server's time goes with every checkers job, the move and the answer to a draw.
+    sent: list[tuple[Any, ...]] = []
+
+    async def run(function: Any, *args: Any) -> Any:
+        sent.append((function, *args))
+        return "30-26" if function is jobs.checkers_move else False
+
+    monkeypatch.setattr(worker, "run", run)
+    match = _checkers_at("W:W30,K19:BK3,K7")
+    decision = await choose_action(match, 1, Level.MASTER, random.Random(1), think_s=7)
+    assert decision == Decision(Choice.MOVE, "30-26")
+    match.apply(Move(1, "30-26"))
+    match.apply(OfferDraw(0))
+    assert (await choose_action(match, 1, Level.MASTER, random.Random(1), think_s=7)).choice is (
+        Choice.DECLINE_DRAW
+    )
+    assert [(call[0], call[-1]) for call in sent] == [
+        (jobs.checkers_move, 7),
+        (jobs.checkers_accept_draw, 7),
+    ]
+
+
+@pytest.mark.asyncio
 async def test_a_finished_match_has_nothing_to_decide() -> None:
     match = new_match("nannon", MatchRules(length=1))
     match.apply(OpeningRoll(None, (4, 1)))
@@ -243,6 +268,21 @@ async def test_a_dead_cube_is_neither_turned_nor_passed() -> None:
     assert await choose_action(match, 1, Level.MASTER, rng) == Decision(Choice.ROLL)
     match.apply(Double(1))  # doubled anyway: the robot takes, it costs nothing
     assert await choose_action(match, 0, Level.MASTER, rng) == Decision(Choice.TAKE)
+
+
+@pytest.mark.asyncio
+async def test_no_nannon_level_turns_or_passes_a_dead_cube() -> None:
+    # A 1-point match: master once doubled on a floating-point tie, the lower levels about half
+    # the time, and some passed the double (giving up the match).
+    for level in Level:
+        rng = random.Random(int(level))
+        for position in ("012-012", "001-027", "237-013", "003-001"):
+            match = _nannon_on_roll(1, position)
+            for _ in range(5):
+                assert (await choose_action(match, 0, level, rng)).choice is Choice.ROLL
+            match.apply(Double(0))  # a human doubles anyway: the robot takes
+            for _ in range(5):
+                assert (await choose_action(match, 1, level, rng)).choice is Choice.TAKE
 
 
 # -- resignations ---------------------------------------------------------------------------

@@ -279,3 +279,10 @@ async def test_robot_settings_and_their_bounds(service: MatchService) -> None:
     assert (settings.robot_pause_ms, settings.robot_rated) == (0, True)
     with refused(GameError, match="10000"):
         await service.update_guild_settings(GUILD, robot_pause_ms=10_001)
+    # Master's thinking time a checkers move, in seconds: 2 by default, 1 to 30.
+    assert settings.robot_think_s == 2
+    settings = await service.update_guild_settings(GUILD, robot_think_s="5")
+    assert settings.robot_think_s == 5
+    for wrong in (0, 31):
+        with refused(GameError, match="30"):
+            await service.update_guild_settings(GUILD, robot_think_s=wrong)

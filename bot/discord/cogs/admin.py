@@ -249,6 +249,7 @@ class AdminCog(commands.Cog, name="Admin"):
         rated="Robot matches change ratings and leaderboards (default off)",
         hints="Allow /hint in matches between people too (default off)",
         pause_ms="The robot shows its move after this pause, in ms (default 1000)",
+        think_s="The master robot's thinking time per checkers move, in s (default 2)",
     )
     async def robot(
         self,
@@ -256,12 +257,14 @@ class AdminCog(commands.Cog, name="Admin"):
         rated: bool | None = None,
         hints: bool | None = None,
         pause_ms: app_commands.Range[int, 0, 10_000] | None = None,
+        think_s: app_commands.Range[int, 1, 30] | None = None,
     ) -> None:
         await self._update(
             interaction,
             robot_rated=rated,
             hints_in_human_matches=hints,
             robot_pause_ms=pause_ms,
+            robot_think_s=think_s,
         )
 
     @config.command(name="analysis", description="Analyse matches when they end.")

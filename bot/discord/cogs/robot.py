@@ -192,6 +192,7 @@ class RobotCog(commands.Cog, name="Robot"):
             self.rng,
             offer_draw=may_offer,
             offer_resignation=may_resign,
+            think_s=settings.robot_think_s,
         )
         try:
             decision = await self._unless_closing(self._with_pause(think, settings.robot_pause_ms))
