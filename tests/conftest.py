@@ -27,7 +27,9 @@ if TYPE_CHECKING:
     from fakediscord import FakeDiscord
     from support.postgres_server import EmbeddedPostgres
 
+    from bot.robot.worker import RobotWorker
     from bot.storage import Store
+    from bot.workers import WorkerPools
 
 _T = TypeVar("_T")
 
@@ -187,13 +189,18 @@ async def any_store(store_target: str | Path) -> AsyncIterator[Store]:
 
 
 @pytest.fixture
-def fresh_worker(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The robot's and the analysis' shared workers set aside for the test, and whatever it
-    started stopped."""
-    from bot.robot import worker
+def worker_pools() -> Iterator[WorkerPools]:
+    """Worker pools of the test's own (render, robot, analysis), shut down after it."""
+    from bot.workers import WorkerPools
 
-    monkeypatch.setattr(worker, "ROBOT", worker.WorkerPool("robot"))
-    monkeypatch.setattr(worker, "ANALYSIS", worker.WorkerPool("analysis", niceness=10))
-    monkeypatch.setattr(worker, "_gnubg", None)
-    yield
-    worker.shutdown()
+    pools = WorkerPools.create()
+    yield pools
+    pools.shutdown()
+
+
+@pytest.fixture
+def robot_worker(worker_pools: WorkerPools) -> RobotWorker:
+    """The robot's calls, on the test's own robot worker."""
+    from bot.robot.worker import RobotWorker
+
+    return RobotWorker(worker_pools.robot)

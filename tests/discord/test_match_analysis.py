@@ -14,10 +14,9 @@ import pytest
 from discord.utils import escape_markdown
 from fakediscord import Channel, FakeDiscord, Member, Message
 from support.discord_driver import embed_text, reply_to, service_of
-from support.robot_driver import challenge_robot, play_to_the_end, robot_ready, settle
+from support.robot_driver import bot_of, challenge_robot, play_to_the_end, robot_ready, settle
 
 from bot.discord import wording
-from bot.robot import worker
 from bot.service import AnalysisStatus, LeaveMatch, MatchView
 from bot.service.analysis import DEFAULT_PLY
 from engines.nannon_solver import Context, CubeState, NannonSolver
@@ -102,7 +101,7 @@ async def test_analyse_refuses_backgammon_where_gnubg_does_not_run(
     async def no_gnubg() -> bool:
         return False
 
-    monkeypatch.setattr(worker, "gnubg_available", no_gnubg)
+    monkeypatch.setattr(bot_of(fake).robot, "gnubg_available", no_gnubg)
     reply = await answer(fake, "analyse", bob, match=match_id)
     assert reply.ephemeral
     assert reply.content == "Analysis of Backgammon matches is not available on this bot."

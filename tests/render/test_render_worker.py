@@ -1,5 +1,6 @@
-"""The render worker process (bot/rendering.py): boards come from it, and when it can't start or
-dies, from a thread, without a board going missing or a new process tried on every board."""
+"""The render worker process (bot/rendering.py's Renderer on a bot/workers.py pool): boards come
+from it, and when it can't start or dies, from a thread, without a board going missing or a new
+process tried on every board."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot import rendering
+from bot.rendering import Renderer
+from bot.workers import WorkerPool
 from engines.backgammon import Position
 from render import jobs
 from render.common import Scene
@@ -24,33 +26,29 @@ def _exit_at_start() -> None:
 
 
 @pytest.fixture
-def fresh_state(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The module's shared pool, set aside for the test (and any pool it made shut down)."""
-    monkeypatch.setattr(rendering, "_pool", None)
-    monkeypatch.setattr(rendering, "_pool_worked", False)
-    monkeypatch.setattr(rendering, "_use_threads", False)
-    yield
-    pool = rendering._pool
-    if pool is not None:
-        pool.shutdown(wait=True, cancel_futures=True)
+def rendering() -> Iterator[Renderer]:
+    """A renderer on a render pool of the test's own, shut down after it."""
+    pool = WorkerPool("render")
+    yield Renderer(pool)
+    pool.shutdown()
 
 
 @pytest.mark.asyncio
-async def test_boards_come_from_a_worker_process(fresh_state: None) -> None:
+async def test_boards_come_from_a_worker_process(rendering: Renderer) -> None:
     await rendering.warm_up()
-    pool = rendering._pool
-    assert pool is not None and rendering._pool_worked
+    pool = rendering.pool._executor
+    assert pool is not None and rendering.pool.worked
     png, alt = await rendering.board("backgammon", ARGS, {})
     assert png.startswith(PNG) and "alice" in alt
     assert (png, alt) == jobs.board("backgammon", ARGS, {})  # the same board as in-process
-    assert rendering._pool is pool and not rendering._use_threads
+    assert rendering.pool._executor is pool and not rendering.use_threads
     pids = list(pool._processes)
     assert len(pids) == 1 and pids[0] != os.getpid()
 
 
 @pytest.mark.asyncio
 async def test_a_worker_that_cannot_start_means_threads_from_then_on(
-    fresh_state: None, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    rendering: Renderer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     made: list[concurrent.futures.ProcessPoolExecutor] = []
     real = concurrent.futures.ProcessPoolExecutor
@@ -69,21 +67,21 @@ async def test_a_worker_that_cannot_start_means_threads_from_then_on(
         png, alt = await rendering.board("backgammon", ARGS, {})
         assert png.startswith(PNG) and "alice" in alt  # drawn in a thread instead
     assert len(made) == 1  # one try, not one per board
-    assert rendering._use_threads and rendering._pool is None
+    assert rendering.use_threads and rendering.pool._executor is None
     assert "rendering in threads from now on" in caplog.text
 
 
 @pytest.mark.asyncio
-async def test_a_worker_that_dies_after_working_is_replaced(fresh_state: None) -> None:
+async def test_a_worker_that_dies_after_working_is_replaced(rendering: Renderer) -> None:
     await rendering.warm_up()
-    first = rendering._pool
+    first = rendering.pool._executor
     assert first is not None
     [pid] = list(first._processes)
     os.kill(pid, 9)
     png, _ = await rendering.board("backgammon", ARGS, {})
     assert png.startswith(PNG)  # that board from a thread ...
-    assert not rendering._use_threads
+    assert not rendering.use_threads
     png, _ = await rendering.board("backgammon", ARGS, {})
     assert png.startswith(PNG)
-    second = rendering._pool
-    assert second is not None and second is not first and rendering._pool_worked  # ... a new one
+    second = rendering.pool._executor
+    assert second is not None and second is not first and rendering.pool.worked  # ... a new one

@@ -10,7 +10,10 @@ from pathlib import Path
 import pytest
 
 from bot.__main__ import main as tablebot
-from bot.robot import analysis, worker
+from bot.robot import analysis
+from bot.robot.analysis_runner import WorkerAnalysisRunner
+from bot.robot.worker import RobotWorker
+from bot.workers import WorkerPools
 from engines import new_match
 from engines.actions import Move, OpeningRoll, Roll
 from engines.base import GameKind, GameMatch, MatchRules, Phase
@@ -68,7 +71,7 @@ def test_count_games_and_analyse_match_with_progress() -> None:
     per_game = [
         d
         for g in range(1, games + 1)
-        for d in analysis.analyse_game(
+        for d in analysis.game_decisions(
             GameKind.NANNON, match.rules, match.actions, ("Ann", "Bob"), g, 0
         )
     ]
@@ -76,12 +79,16 @@ def test_count_games_and_analyse_match_with_progress() -> None:
 
 
 @pytest.mark.asyncio
-async def test_a_game_analysed_in_the_worker_is_the_same(fresh_worker: None) -> None:
+async def test_a_game_analysed_in_the_worker_is_the_same(
+    worker_pools: WorkerPools, robot_worker: RobotWorker
+) -> None:
+    runner = WorkerAnalysisRunner(worker_pools.analysis, robot_worker)
     match = _nannon_match(4)
-    here = analysis.analyse_game(GameKind.NANNON, match.rules, match.actions, ("A", "B"), 1, 0)
-    there = await worker.analyse_game(GameKind.NANNON, match.rules, match.actions, ("A", "B"), 1, 0)
+    args = (GameKind.NANNON, match.rules, match.actions, ("A", "B"), 1, 0)
+    here = analysis.game_decisions(*args)
+    there = await runner.game_decisions(*args)
     assert there == here
-    checkers = await worker.analyse_game(
+    checkers = await runner.game_decisions(
         GameKind.CHECKERS, MatchRules(length=1), _checkers_actions(), ("A", "B"), 1, 0
     )
     assert checkers[-1].is_blunder

@@ -29,9 +29,11 @@ from fakediscord import TOKEN, Channel, FakeDiscord, InteractionHandle, Member, 
 
 from bot.config import Settings
 from bot.discord.app import TableBot, create_bot
-from bot.robot.analyser import worker_analyser
+from bot.robot.analysis_runner import WorkerAnalysisRunner
+from bot.robot.worker import RobotWorker
 from bot.service import DiceFactory, MatchService
 from bot.storage import open_store
+from bot.workers import WorkerPools
 from engines.base import GameMatch
 from engines.dice import SEED_BYTES, FairDice
 
@@ -100,15 +102,19 @@ def build_bot(
     clock: Clock | None = None,
     **client_options: Any,
 ) -> TableBot:
-    """The bot ``create_bot(settings, **client_options)`` builds (the same analyser), with the
-    service's dice and the clock of both the service and the bot chosen by the test."""
+    """The bot ``create_bot(settings, **client_options)`` builds (the same workers of its own,
+    the same analysis runner), with the service's dice and the clock of both the service and
+    the bot chosen by the test."""
     store = open_store(settings.db_path)
-    analyser = worker_analyser()
+    pools = WorkerPools.create()
+    robot = RobotWorker(pools.robot)
+    runner = WorkerAnalysisRunner(pools.analysis, robot)
+    workers: dict[str, Any] = {"pools": pools, "robot": robot, "owns_pools": True}
     if clock is None:
-        service = MatchService(store, dice_factory=dice_factory, analyser=analyser)
-        return TableBot(settings, service=service, **client_options)
-    service = MatchService(store, dice_factory=dice_factory, clock=clock, analyser=analyser)
-    return TableBot(settings, service=service, clock=clock, **client_options)
+        service = MatchService(store, dice_factory=dice_factory, analysis_runner=runner)
+        return TableBot(settings, service=service, **workers, **client_options)
+    service = MatchService(store, dice_factory=dice_factory, clock=clock, analysis_runner=runner)
+    return TableBot(settings, service=service, clock=clock, **workers, **client_options)
 
 
 def tablebot_factory(
