@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from contextlib import AsyncExitStack
@@ -186,6 +187,16 @@ async def any_store(store_target: str | Path) -> AsyncIterator[Store]:
         yield store
     finally:
         await store.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_render_worker() -> Iterator[None]:
+    """The render worker the session's bots share (tests/support/discord_driver.py), stopped
+    at the session's end (if the session used it)."""
+    yield
+    driver = sys.modules.get("support.discord_driver")
+    if driver is not None:
+        driver.SESSION_RENDER.stop()
 
 
 @pytest.fixture

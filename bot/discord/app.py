@@ -109,8 +109,7 @@ class TableBot(commands.AutoShardedBot):
     connects the service's store in ``setup_hook`` and closes the service in :meth:`close`.
     ``pools``: the worker processes it draws boards in (:attr:`renderer`) and the robot thinks
     in (:attr:`robot`, the service's analysis runner's too when :func:`create_bot` built it);
-    their creator shuts them down, unless ``owns_pools`` hands them to the bot. None: pools of
-    its own. The bot shuts down its own pools in :meth:`close`, and no others.
+    None: new ones. They are the bot's: :meth:`close` shuts them down, and no others.
     ``sync_only`` loads the commands and nothing else (``tablebot sync``); ``clock`` times the
     rate limit (monotonic seconds); ``client_options`` go to discord.py.
 
@@ -134,7 +133,6 @@ class TableBot(commands.AutoShardedBot):
         service: MatchService,
         pools: WorkerPools | None = None,
         robot: RobotWorker | None = None,
-        owns_pools: bool = False,
         sync_only: bool = False,
         clock: Callable[[], float] = time.monotonic,
         **client_options: Any,
@@ -161,7 +159,6 @@ class TableBot(commands.AutoShardedBot):
         self.settings = settings
         self.sync_only = sync_only
         self.service = service
-        self.owns_pools = owns_pools or pools is None
         self.pools = WorkerPools.create() if pools is None else pools
         self.renderer = Renderer(self.pools.render)
         self.robot = RobotWorker(self.pools.robot) if robot is None else robot
@@ -384,9 +381,8 @@ class TableBot(commands.AutoShardedBot):
                 raise
         # An analysis cut short here stays "running" in the database: the next start runs it.
         await self.service.analyses.stop()
-        # Its own workers stop with the bot (no robot turn is in flight any more).
-        if self.owns_pools:
-            await asyncio.to_thread(self.pools.shutdown)
+        # Its workers stop with the bot (no robot turn is in flight any more).
+        await asyncio.to_thread(self.pools.shutdown)
         await self.service.close()
 
 
@@ -416,11 +412,10 @@ def create_bot(
     **client_options: Any,
 ) -> TableBot:
     """A new bot on the database ``settings.db_path`` (a SQLite file or a PostgreSQL URL),
-    opened when the bot starts, with its worker processes ``pools`` (the caller shuts them
-    down; None: pools of the bot's own, shut down when it closes).
+    opened when the bot starts, with the worker processes ``pools`` (``run`` makes them; None:
+    new ones), which the bot shuts down when it closes.
     ``client_options`` go to the discord.py constructor (``guild_ready_timeout``,
     ``http_trace`` ...); ``sync_only`` loads the commands and nothing else (``tablebot sync``)."""
-    owns_pools = pools is None
     pools = WorkerPools.create() if pools is None else pools
     robot = RobotWorker(pools.robot)
     runner = WorkerAnalysisRunner(pools.analysis, robot)
@@ -430,7 +425,6 @@ def create_bot(
         service=service,
         pools=pools,
         robot=robot,
-        owns_pools=owns_pools,
         sync_only=sync_only,
         **client_options,
     )
@@ -461,16 +455,8 @@ async def _main(settings: Settings, sync_only: bool) -> int:
     if problem is not None:
         log.error("%s", problem)
         return 1
-    # The worker processes are main's: made here, handed to the bot, shut down after it.
-    pools = WorkerPools.create()
-    try:
-        return await _run_bot(create_bot(settings, sync_only=sync_only, pools=pools), settings)
-    finally:
-        await asyncio.to_thread(pools.shutdown)
-
-
-async def _run_bot(bot: TableBot, settings: Settings) -> int:
-    sync_only = bot.sync_only
+    # The worker processes are made here and handed in; the bot shuts them down as it closes.
+    bot = create_bot(settings, sync_only=sync_only, pools=WorkerPools.create())
     async with bot:
         try:
             if sync_only:

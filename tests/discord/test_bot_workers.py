@@ -1,17 +1,19 @@
 """Each bot's worker processes (bot/workers.py) are its own: two bots in one process use two sets
-of pools, and closing one leaves the other's working; pools passed in are their creator's to shut
-down (``run`` creates them, hands them to the bot, and shuts them down after it)."""
+of pools, and closing one shuts down its pools and leaves the other's working; ``run`` creates
+the pools and hands them to the bot."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bot.config import Settings
 from bot.discord import app
 from bot.discord.app import TableBot, create_bot
+from bot.robot.analysis_runner import WorkerAnalysisRunner
 from bot.workers import WorkerPools
 from engines.backgammon import Position
 from render.common import Scene
@@ -37,52 +39,60 @@ async def worker_pids(bot: TableBot) -> tuple[int, int, int]:
     )
 
 
+def started(pools: WorkerPools) -> list[bool]:
+    return [pools.render.started, pools.robot.started, pools.analysis.started]
+
+
 async def test_closing_one_bot_leaves_the_other_bots_workers_working(tmp_path: Path) -> None:
     first, second = create_bot(settings(tmp_path / "a")), create_bot(settings(tmp_path / "b"))
     try:
-        assert first.owns_pools and second.owns_pools
         mine, theirs = await worker_pids(first), await worker_pids(second)
         assert len({*mine, *theirs, os.getpid()}) == 7  # six processes of their own
         drawn = await second.renderer.board(*BOARD)
         await first.close()
-        assert not any(p.started for p in (first.pools.render, first.pools.robot))
-        assert not first.pools.analysis.started
+        assert started(first.pools) == [False, False, False]
+        assert started(second.pools) == [True, True, True]
         assert await worker_pids(second) == theirs  # the same processes, still answering
         assert await second.renderer.board(*BOARD) == drawn
         assert not second.renderer.use_threads
     finally:
         await first.close()
         await second.close()
-    assert not second.pools.robot.started
+    assert started(second.pools) == [False, False, False]
 
 
-async def test_pools_passed_in_are_not_the_bots_to_shut_down(tmp_path: Path) -> None:
+async def test_the_pools_passed_in_are_the_bots(tmp_path: Path) -> None:
     pools = WorkerPools.create()
+    bot = create_bot(settings(tmp_path), pools=pools)
     try:
-        bot = create_bot(settings(tmp_path), pools=pools)
-        assert bot.pools is pools and not bot.owns_pools
-        pids = await worker_pids(bot)
-        await bot.close()
-        assert await worker_pids(bot) == pids
+        assert bot.pools is pools and bot.robot.pool is pools.robot
+        assert bot.renderer.pool is pools.render
+        runner = bot.service.analyses.runner
+        assert isinstance(runner, WorkerAnalysisRunner)
+        assert runner.pool is pools.analysis and runner.robot is bot.robot
+        await worker_pids(bot)
     finally:
-        pools.shutdown()
-    assert not (pools.render.started or pools.robot.started or pools.analysis.started)
+        await bot.close()
+    assert started(pools) == [False, False, False]
 
 
-async def test_run_creates_the_pools_hands_them_in_and_shuts_them_down_after(
+async def test_run_creates_the_pools_and_hands_them_to_the_bot(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    seen: list[TableBot] = []
+    made: list[tuple[TableBot, dict[str, Any]]] = []
+    real = app.create_bot
 
-    async def run_bot(bot: TableBot, _settings: Settings) -> int:
-        seen.append(bot)
-        assert not bot.owns_pools  # main's
-        await bot.robot.run(os.getpid)
-        await bot.close()
-        assert bot.pools.robot.started  # the bot closed, its pools still main's to stop
-        return 0
+    def recording(settings: Settings, **options: Any) -> TableBot:
+        bot = real(settings, **options)
+        made.append((bot, options))
+        return bot
 
-    monkeypatch.setattr(app, "_run_bot", run_bot)
+    async def start(self: TableBot, token: str, **_: Any) -> None:
+        await worker_pids(self)  # the bot's pools work while it runs
+
+    monkeypatch.setattr(app, "create_bot", recording)
+    monkeypatch.setattr(TableBot, "start", start)
     assert await app._main(settings(tmp_path), sync_only=False) == 0
-    [bot] = seen
-    assert not bot.pools.robot.started
+    [(bot, options)] = made
+    assert isinstance(options["pools"], WorkerPools) and bot.pools is options["pools"]
+    assert started(bot.pools) == [False, False, False]  # shut down as the bot closed
