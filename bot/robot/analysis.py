@@ -31,7 +31,6 @@ from engines.spec import Evaluator, spec_of
 
 __all__ = [
     "analyse_match",
-    "count_games",
     "details",
     "evaluator_for",
     "game_decisions",
@@ -65,11 +64,6 @@ def needs_gnubg(kind: GameKind | str) -> bool:
 def details(kind: GameKind, ply: int) -> dict[str, object]:
     """How a game of ``kind`` is analysed, for the report and the JSON."""
     return analysis.analysis_details(kind, evaluator_for(kind, ply))
-
-
-def count_games(kind: GameKind, rules: MatchRules, actions: Sequence[Action]) -> int:
-    """How many games the actions play into (:func:`engines.analysis.count_games`)."""
-    return analysis.count_games(kind, rules, actions)
 
 
 def game_decisions(

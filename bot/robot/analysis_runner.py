@@ -1,7 +1,7 @@
 """The service's analysis runner (:class:`bot.service.AnalysisRunner`, matched by shape: the robot
 room imports no service) on the analysis worker.
 
-A match's games are counted (:func:`bot.robot.analysis.count_games`, a replay) and each game
+A match's games are counted (:func:`engines.analysis.count_games`, a replay) and each game
 analysed (:func:`bot.robot.analysis.game_decisions`) in the analysis worker, a process of its
 own at a lower priority (a :class:`~bot.workers.WorkerPool` the bot is given), so an analysis
 never waits behind a robot move nor a robot move behind an analysis, and the queue can tell its
@@ -16,7 +16,7 @@ from bot.robot import analysis
 from bot.robot.worker import NOT_AVAILABLE, RobotUnavailableError, RobotWorker
 from bot.workers import WorkerPool
 from engines.actions import Action
-from engines.analysis import Decision
+from engines.analysis import Decision, count_games
 from engines.base import GameKind, MatchRules
 
 __all__ = ["WorkerAnalysisRunner"]
@@ -41,7 +41,7 @@ class WorkerAnalysisRunner:
     ) -> int:
         """Counted in the analysis worker too: a long match's replay (up to 50 ms) is not the
         event loop's to do, and the worker is free between an analysis' games."""
-        return await self.pool.run(analysis.count_games, kind, rules, list(actions))
+        return await self.pool.run(count_games, kind, rules, list(actions))
 
     async def game_decisions(
         self,

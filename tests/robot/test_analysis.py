@@ -16,6 +16,7 @@ from bot.robot.worker import RobotWorker
 from bot.workers import WorkerPools
 from engines import new_match
 from engines.actions import Move, OpeningRoll, Roll
+from engines.analysis import count_games
 from engines.base import GameKind, GameMatch, MatchRules, Phase
 from engines.exports import export_match
 from engines.nannon import Position
@@ -53,7 +54,7 @@ def _checkers_actions() -> list[Move]:
 
 def test_count_games_and_analyse_match_with_progress() -> None:
     match = _nannon_match(3)
-    games = analysis.count_games(GameKind.NANNON, match.rules, match.actions)
+    games = count_games(GameKind.NANNON, match.rules, match.actions)
     assert games == match.game_number >= 2
     seen: list[tuple[int, int]] = []
     result = analysis.analyse_match(
