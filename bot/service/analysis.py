@@ -108,7 +108,7 @@ def analysis_from_json(text: str) -> MatchAnalysis:
 
 class AnalysisQueue:
     """Analyses, one at a time, in the order asked. ``start(guilds)`` queues again what the
-    database holds as queued or running (a restart) and starts the runner; ``stop()`` stops it
+    database holds as queued or running (a restart) and starts its task; ``stop()`` stops it
     (an analysis cut short stays ``running`` in the database and runs again at the next start).
     Listeners hear every step; one that fails is logged, never stops the analysis."""
 
@@ -120,7 +120,7 @@ class AnalysisQueue:
         self._wake = asyncio.Event()
         self._idle = asyncio.Event()
         self._idle.set()
-        self._runner: asyncio.Task[None] | None = None
+        self._task: asyncio.Task[None] | None = None  # takes the analyses in turn
         self._telling: set[asyncio.Task[None]] = set()
         self.current: int | None = None  # the match being analysed
 
@@ -163,7 +163,7 @@ class AnalysisQueue:
         ahead = len(self._waiting) + (self.current is not None)
         view = await self.view(record.id)
         # Told in a task of its own: the caller (a command, a match's last action) doesn't
-        # wait for Discord. It starts before the runner can pick the analysis up.
+        # wait for Discord. It starts before the queue's task can pick the analysis up.
         told = asyncio.get_running_loop().create_task(self._tell(AnalysisQueued(view, ahead)))
         self._telling.add(told)
         told.add_done_callback(self._telling.discard)
@@ -218,23 +218,23 @@ class AnalysisQueue:
         actions = await self._actions(record.id)
         return await asyncio.to_thread(_views_at, record, actions, action_indexes)
 
-    # --- the runner ---------------------------------------------------------------------------
+    # --- the queue's task -----------------------------------------------------------------------
 
     async def start(self, guilds: GuildShards | None = None) -> int:
-        """Queue again the analyses left queued or running (in ``guilds``), start the runner;
+        """Queue again the analyses left queued or running (in ``guilds``), start the task;
         how many were queued again."""
         rows = await self._state.store.pending_analyses(guilds)
         for row in rows:
             self._enqueue(row["match_id"])
-        if self._runner is None:
-            self._runner = asyncio.get_running_loop().create_task(
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(
                 self._run(), name="tablebot-analysis"
             )
         return len(rows)
 
     async def stop(self) -> None:
-        runner, self._runner = self._runner, None
-        tasks = [*self._telling, *([runner] if runner is not None else [])]
+        task, self._task = self._task, None
+        tasks = [*self._telling, *([task] if task is not None else [])]
         for task in tasks:
             task.cancel()
         if tasks:
@@ -267,7 +267,7 @@ class AnalysisQueue:
             except asyncio.CancelledError:
                 raise
             except Exception:
-                log.exception("match %s: the analysis runner failed", match_id)
+                log.exception("match %s: the analysis queue failed", match_id)
             finally:
                 self.current = None
 
