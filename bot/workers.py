@@ -73,12 +73,6 @@ class WorkerPool:
         """The current worker process has finished a call (it started and imports work)."""
         return self._executor is not None and self._worked
 
-    @property
-    def pids(self) -> list[int]:
-        """The worker's process id, while it runs (empty before the first call)."""
-        executor = self._executor
-        return list((getattr(executor, "_processes", None) or {}) if executor else ())
-
     def _get(self) -> concurrent.futures.ProcessPoolExecutor:
         with self._lock:
             if self._executor is None:

@@ -108,7 +108,7 @@ class TableBot(commands.AutoShardedBot):
     """The bot, on the match ``service`` it is given (cogs reach it as ``bot.service``): it
     connects the service's store in ``setup_hook`` and closes the service in :meth:`close`.
     ``pools``: the worker processes it draws boards in (:attr:`renderer`) and the robot thinks
-    in (:attr:`robot`, the service's analysis runner's too when :func:`create_bot` built it);
+    in (:attr:`robot_worker`, the service's analysis runner's too when :func:`create_bot` built it);
     None: new ones. They are the bot's: :meth:`close` shuts them down, and no others.
     ``sync_only`` loads the commands and nothing else (``tablebot sync``); ``clock`` times the
     rate limit (monotonic seconds); ``client_options`` go to discord.py.
@@ -132,7 +132,7 @@ class TableBot(commands.AutoShardedBot):
         *,
         service: MatchService,
         pools: WorkerPools | None = None,
-        robot: RobotWorker | None = None,
+        robot_worker: RobotWorker | None = None,
         sync_only: bool = False,
         clock: Callable[[], float] = time.monotonic,
         **client_options: Any,
@@ -161,7 +161,7 @@ class TableBot(commands.AutoShardedBot):
         self.service = service
         self.pools = WorkerPools.create() if pools is None else pools
         self.renderer = Renderer(self.pools.render)
-        self.robot = RobotWorker(self.pools.robot) if robot is None else robot
+        self.robot_worker = RobotWorker(self.pools.robot) if robot_worker is None else robot_worker
         # One budget per member for commands and clicks (bot.discord.ratelimit), timed by
         # ``clock`` (seconds); /config invalidates a server's cached limit when it changes.
         self.rate_limit = CommandRateLimit(guild_limits(service), clock=clock)
@@ -198,7 +198,7 @@ class TableBot(commands.AutoShardedBot):
         if any(view.robot_seat is not None for view in resumed):
             # Robot matches go on: start the robot's worker (gnubg, the Nannon solver) now,
             # in the background. Otherwise it starts with the first robot match.
-            self.spawn_work(self.robot.warm_up(), name="tablebot-robot-warm-up")
+            self.spawn_work(self.robot_worker.warm_up(), name="tablebot-robot-warm-up")
         for view in resumed:
             self.turn_shown(view)
         # Analyses left queued or running by the last run go on (in this process's guilds).
@@ -417,14 +417,14 @@ def create_bot(
     ``client_options`` go to the discord.py constructor (``guild_ready_timeout``,
     ``http_trace`` ...); ``sync_only`` loads the commands and nothing else (``tablebot sync``)."""
     pools = WorkerPools.create() if pools is None else pools
-    robot = RobotWorker(pools.robot)
-    runner = WorkerAnalysisRunner(pools.analysis, robot)
+    robot_worker = RobotWorker(pools.robot)
+    runner = WorkerAnalysisRunner(pools.analysis, robot_worker)
     service = MatchService(open_store(settings.db_path), analysis_runner=runner)
     return TableBot(
         settings,
         service=service,
         pools=pools,
-        robot=robot,
+        robot_worker=robot_worker,
         sync_only=sync_only,
         **client_options,
     )

@@ -23,15 +23,16 @@ __all__ = ["WorkerAnalysisRunner"]
 
 
 class WorkerAnalysisRunner:
-    """Analyses in ``pool``'s worker; ``robot`` says whether gnubg runs here (asked once)."""
+    """Analyses in ``pool``'s worker; ``robot_worker`` says whether gnubg runs here (asked
+    once, shared with the robot)."""
 
-    def __init__(self, pool: WorkerPool, robot: RobotWorker) -> None:
+    def __init__(self, pool: WorkerPool, robot_worker: RobotWorker) -> None:
         self.pool = pool
-        self.robot = robot
+        self.robot_worker = robot_worker
 
     async def available(self, kind: GameKind) -> bool:
         """Backgammon's analysis is gnubg's: only where gnubg runs."""
-        return not analysis.needs_gnubg(kind) or await self.robot.gnubg_available()
+        return not analysis.needs_gnubg(kind) or await self.robot_worker.gnubg_available()
 
     def details(self, kind: GameKind, ply: int) -> dict[str, object]:
         return analysis.details(kind, ply)
@@ -55,7 +56,7 @@ class WorkerAnalysisRunner:
         """Game ``game`` of a finished match analysed in the analysis worker: one call per game,
         so progress can be told between games. Backgammon needs gnubg: RobotUnavailableError
         where it doesn't run (the analysis fails)."""
-        if analysis.needs_gnubg(kind) and not await self.robot.gnubg_available():
+        if analysis.needs_gnubg(kind) and not await self.robot_worker.gnubg_available():
             raise RobotUnavailableError(NOT_AVAILABLE)
         return await self.pool.run(
             analysis.game_decisions, kind, rules, list(actions), names, game, ply

@@ -34,7 +34,7 @@ async def worker_pids(bot: TableBot) -> tuple[int, int, int]:
     pools = bot.pools
     return (
         await pools.render.run(os.getpid),
-        await bot.robot.run(os.getpid),
+        await bot.robot_worker.run(os.getpid),
         await pools.analysis.run(os.getpid),
     )
 
@@ -65,11 +65,11 @@ async def test_the_pools_passed_in_are_the_bots(tmp_path: Path) -> None:
     pools = WorkerPools.create()
     bot = create_bot(settings(tmp_path), pools=pools)
     try:
-        assert bot.pools is pools and bot.robot.pool is pools.robot
+        assert bot.pools is pools and bot.robot_worker.pool is pools.robot
         assert bot.renderer.pool is pools.render
         runner = bot.service.analyses.runner
         assert isinstance(runner, WorkerAnalysisRunner)
-        assert runner.pool is pools.analysis and runner.robot is bot.robot
+        assert runner.pool is pools.analysis and runner.robot_worker is bot.robot_worker
         await worker_pids(bot)
     finally:
         await bot.close()

@@ -101,7 +101,7 @@ async def test_analyse_refuses_backgammon_where_gnubg_does_not_run(
     async def no_gnubg() -> bool:
         return False
 
-    monkeypatch.setattr(bot_of(fake).robot, "gnubg_available", no_gnubg)
+    monkeypatch.setattr(bot_of(fake).robot_worker, "gnubg_available", no_gnubg)
     reply = await answer(fake, "analyse", bob, match=match_id)
     assert reply.ephemeral
     assert reply.content == "Analysis of Backgammon matches is not available on this bot."

@@ -210,7 +210,7 @@ async def test_backgammon_against_the_robot_where_gnubg_does_not_run(
     async def no_gnubg() -> bool:
         return False
 
-    monkeypatch.setattr(bot_of(fake).robot, "gnubg_available", no_gnubg)
+    monkeypatch.setattr(bot_of(fake).robot_worker, "gnubg_available", no_gnubg)
     robot = fake.bot_member(fake.guild)
     it = await fake.slash("challenge", {"game": "backgammon", "opponent": robot}, by=alice)
     response = (await it.response()).message

@@ -223,7 +223,7 @@ async def test_the_worker_killed_during_the_robots_turn(
     cog = robot_cog(fake)
     real = cog.decide
     marker = tmp_path / "died"
-    worker = bot_of(fake).robot
+    worker = bot_of(fake).robot_worker
     first_pid = await worker.run(jobs.pid)
 
     async def killed_first(*args: Any, **kwargs: Any) -> Decision:

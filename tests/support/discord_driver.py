@@ -137,7 +137,7 @@ def build_bot(
     pools = bot_pools()
     robot = RobotWorker(pools.robot)
     runner = WorkerAnalysisRunner(pools.analysis, robot)
-    workers: dict[str, Any] = {"pools": pools, "robot": robot}
+    workers: dict[str, Any] = {"pools": pools, "robot_worker": robot}
     if clock is None:
         service = MatchService(store, dice_factory=dice_factory, analysis_runner=runner)
         return TableBot(settings, service=service, **workers, **client_options)

@@ -119,7 +119,7 @@ class RobotCog(commands.Cog, name="Robot"):
 
     def __init__(self, bot: TableBot) -> None:
         self.bot = bot
-        self.decide: Decide = functools.partial(player.choose_action, bot.robot)
+        self.decide: Decide = functools.partial(player.choose_action, bot.robot_worker)
         self.sleep: Sleep = asyncio.sleep
         self.rng = random.Random()
         self._tasks: dict[int, asyncio.Task[Any]] = {}
@@ -279,7 +279,7 @@ class RobotCog(commands.Cog, name="Robot"):
         )
         try:
             data = await advice.match_hint(
-                self.bot.robot, request.match, request.seat, request.kind.value
+                self.bot.robot_worker, request.match, request.seat, request.kind.value
             )
         except RobotUnavailableError:
             raise GameError(wording.robot_unavailable(view.kind)) from None
