@@ -124,17 +124,13 @@ async def database(target: str | None) -> AsyncIterator[str | Path]:
     if not is_postgres_url(target):
         yield Path(target)
         return
-    import asyncpg
+    from bot.storage.postgres import create_database, drop_database
 
     name = f"tablebot_bench_{os.getpid()}"
-    admin = await asyncpg.connect(target)
     try:
-        current = await admin.fetchval("SELECT current_database()")
-        await admin.execute(f'CREATE DATABASE "{name}"')
-        yield target.replace(f"/{current}", f"/{name}", 1)
+        yield await create_database(target, name)
     finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
+        await drop_database(target, name)
 
 
 async def watch_wal(wal: Path, peak: list[int]) -> None:

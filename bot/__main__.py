@@ -1,10 +1,12 @@
 """`tablebot` / `python -m bot`: load `.env`, check the settings, run the bot.
 
-`tablebot sync` syncs the slash commands globally once and exits.
+`tablebot sync` syncs the slash commands globally once and exits; `tablebot --version`; every
+subcommand answers ``--help`` and does nothing else.
 `tablebot migrate-db --to postgresql://...` copies the SQLite database named by `TABLEBOT_DB`
 into that (empty) PostgreSQL database, checks it, and exits.
 `tablebot hint ...` prints the robot's analysis of a position (bot/robot/cli.py) and needs no
 settings; `tablebot analyse FILE` analyses a match file (bot/robot/analyse_cli.py), likewise.
+Exit status: 2 for a bad setting or argument (here); running, `bot.discord.app.ExitCode`.
 """
 
 from __future__ import annotations
@@ -21,20 +23,42 @@ from bot.config import ConfigError, Settings
 log = logging.getLogger(__name__)
 
 USAGE = (
-    "usage: tablebot [sync | migrate-db --to URL | hint ... | analyse FILE]\n"
-    "  (no argument)          run the bot\n"
+    "usage: tablebot [sync | migrate-db --to URL | hint ... | analyse FILE | --version]\n"
+    "  (no argument)          run the bot (settings from .env; see README.md)\n"
     "  sync                   sync slash commands globally, then exit\n"
     "  migrate-db --to URL    copy the SQLite database (TABLEBOT_DB) into an empty\n"
     "                         PostgreSQL database (postgresql://...), check it, then exit\n"
     "  hint ...               the robot's analysis of a position (tablebot hint --help)\n"
-    "  analyse FILE           analyse a .mat or .pdn match (tablebot analyse --help)"
+    "  analyse FILE           analyse a .mat or .pdn match (tablebot analyse --help)\n"
+    "  --version              print tablebot's version"
 )
+SYNC_USAGE = (
+    "usage: tablebot sync\n"
+    "Sync the slash commands globally (they can take up to an hour to show), then exit.\n"
+    "Needs DISCORD_TOKEN in .env. Run it once, and again after changing a command; with\n"
+    "DEV_GUILD_ID set, the commands also sync to that server at every start, at once."
+)
+HELP = ("-h", "--help")
+
+
+def version() -> str:
+    """The installed tablebot's version (a checkout that is not installed has none)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("tablebot")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if args and args[0] in ("-h", "--help"):
+    if args and args[0] in HELP:
         print(USAGE)
+        return 0
+    if args and args[0] in ("-V", "--version"):
+        print(f"tablebot {version()}")
         return 0
     if args and args[0] == "migrate-db":
         return migrate_db(args[1:])
@@ -48,6 +72,12 @@ def main(argv: list[str] | None = None) -> int:
         return analyse_main(args[1:])
     if args and args[0] != "sync":
         print(USAGE, file=sys.stderr)
+        return 2
+    if args[1:2] and args[1] in HELP:  # nothing synced, nothing read
+        print(SYNC_USAGE)
+        return 0
+    if args[1:]:
+        print(f"tablebot sync: unexpected argument {args[1]!r}\n{SYNC_USAGE}", file=sys.stderr)
         return 2
     load_dotenv(".env")
     try:
@@ -86,9 +116,6 @@ def migrate_db(args: list[str]) -> int:
         )
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     import asyncio
-    import sqlite3
-
-    import asyncpg
 
     from bot.storage import StoreError, redact
     from bot.storage.transfer import copy_database
@@ -97,14 +124,7 @@ def migrate_db(args: list[str]) -> int:
     print(f"Copying {source} into {target} ...")
     try:
         report = asyncio.run(copy_database(source, options.to))
-    except (
-        StoreError,
-        OSError,
-        sqlite3.Error,
-        asyncpg.PostgresError,
-        asyncpg.InterfaceError,
-        ValueError,
-    ) as exc:
+    except (StoreError, OSError, ValueError) as exc:
         message = str(exc).replace(options.to, target)
         print(f"tablebot migrate-db: nothing copied: {message}", file=sys.stderr)
         return 1

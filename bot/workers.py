@@ -17,6 +17,7 @@ import concurrent.futures
 import logging
 import multiprocessing
 import os
+import signal
 import threading
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
@@ -80,7 +81,7 @@ class WorkerPool:
                     self._executor = concurrent.futures.ProcessPoolExecutor(
                         max_workers=1,
                         mp_context=multiprocessing.get_context("spawn"),
-                        initializer=_lower_priority,
+                        initializer=_start_worker,
                         initargs=(self.niceness,),
                     )
                 except (OSError, NotImplementedError, ImportError) as exc:
@@ -177,7 +178,10 @@ class WorkerPools:
         self.analysis.shutdown(kill=True)
 
 
-def _lower_priority(niceness: int) -> None:
-    """In a new worker: run ``niceness`` below the bot (where the platform has ``nice``)."""
+def _start_worker(niceness: int) -> None:
+    """In a new worker: run ``niceness`` below the bot (where the platform has ``nice``), and
+    ignore Ctrl-C, which reaches the terminal's whole process group: the bot stops its workers
+    itself once the work in flight is done."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if niceness and hasattr(os, "nice"):
         os.nice(niceness)

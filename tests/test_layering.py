@@ -129,6 +129,52 @@ def test_the_driver_free_storage_modules_import_no_driver() -> None:
     assert found == []
 
 
+# Where a database driver may be imported: the storage room, and the tests of the database
+# itself (old schemas made by hand, a database read without a store, a driver's error as the
+# cause of the store's). Everything else goes through the Store protocol, StoreError and RawSql.
+DRIVER_HOMES = ("bot/storage", "tests/storage")
+# The project's Python: every folder of it.
+CODE = ("benchmarks", "bot", "engines", "render", "tests")
+
+
+def driver_imports(root: Path, homes: tuple[str, ...] = DRIVER_HOMES) -> list[str]:
+    """Every import of a database driver in a Python file of ``root``'s :data:`CODE` folders,
+    outside ``homes``."""
+    found = []
+    for path in sorted(p for folder in CODE for p in (root / folder).rglob("*.py")):
+        where = path.relative_to(root).as_posix()
+        if any(where == home or where.startswith(f"{home}/") for home in homes):
+            continue
+        found.extend(
+            f"{where}:{imp.line} {imp.module}"
+            for imp in imports(path)
+            if any(_bans(DRIVERS, name) for name in [imp.module, *imp.submodules()])
+        )
+    return found
+
+
+def test_only_the_storage_room_imports_a_database_driver() -> None:
+    """Only bot/storage/ (and the tests of the database) import sqlite3, aiosqlite or asyncpg:
+    the app, the CLI, the other tests and the benchmarks catch StoreError's subclasses and read
+    through the stores' public methods."""
+    assert driver_imports(ROOT) == []
+
+
+def test_the_driver_check_catches_an_import_outside_the_storage_room(tmp_path: Path) -> None:
+    for where in ("bot/discord/app.py", "bot/storage/sqlite.py", "tests/storage/t.py", "bot/b.py"):
+        (tmp_path / where).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "bot/discord/app.py").write_text("import sqlite3\ndef f():\n    import asyncpg\n")
+    (tmp_path / "bot/storage/sqlite.py").write_text("import aiosqlite\nimport sqlite3\n")
+    (tmp_path / "tests/storage/t.py").write_text("import sqlite3\n")
+    (tmp_path / "bot/b.py").write_text("from asyncpg import exceptions\nimport json\n")
+    homes = ("bot/storage", "tests/storage")
+    assert driver_imports(tmp_path, homes) == [
+        "bot/b.py:1 asyncpg",
+        "bot/discord/app.py:1 sqlite3",
+        "bot/discord/app.py:3 asyncpg",
+    ]
+
+
 def test_importing_the_service_loads_no_driver_and_no_discord() -> None:
     """What the rules above add up to, checked in a fresh interpreter."""
     code = (

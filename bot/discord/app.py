@@ -13,26 +13,30 @@ scripted dice or a clock builds ``TableBot(settings, service=MatchService(store,
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import enum
 import gc
 import logging
-import sqlite3
+import signal
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
+import aiohttp
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.config import Settings
+from bot.discord.permissions import invite_url
 from bot.discord.ratelimit import CommandRateLimit, allow_interaction, guild_limits
 from bot.discord.replies import NO_MENTIONS, admit, refuse_closing, report_error
 from bot.rendering import Renderer
 from bot.robot.analysis_runner import WorkerAnalysisRunner
 from bot.robot.worker import RobotWorker
 from bot.service import MatchService, MatchView
-from bot.storage import GuildShards, StoreError, is_postgres_url, open_store, redact
+from bot.storage import GuildShards, StoreError, open_store, redact
 from bot.workers import WorkerPools
 
 log = logging.getLogger(__name__)
@@ -59,8 +63,19 @@ GUILD_CONTEXT = app_commands.AppCommandContext(guild=True, dm_channel=False, pri
 # webhook after (bot.discord.delivery.in_time).
 RESPONSE_BUDGET = 2.0
 
-# How long close() waits for the interactions already being handled before it cancels them.
-CLOSE_GRACE_SECONDS = 15.0
+# How long close() waits for the interactions already being handled before it cancels them:
+# short enough that a SIGTERM (docker stop waits 10 s before its SIGKILL) ends in an exit 0.
+CLOSE_GRACE_SECONDS = 6.0
+
+
+class ExitCode(enum.IntEnum):
+    """How `tablebot` ends: each way Discord can refuse to start has its own code."""
+
+    STOPPED = 0  # stopped (SIGTERM, SIGINT) after finishing the work in flight; or synced
+    REFUSED = 1  # Discord refused the token; or the database can't be used
+    SETTINGS = 2  # a missing or malformed setting or argument (bot/__main__.py)
+    INTENTS = 3  # Discord refused the gateway intents (close code 4014)
+    UNREACHABLE = 4  # Discord could not be reached (network, DNS, firewall, an outage)
 
 
 class TableTree(app_commands.CommandTree["TableBot"]):
@@ -137,6 +152,9 @@ class TableBot(commands.AutoShardedBot):
         clock: Callable[[], float] = time.monotonic,
         **client_options: Any,
     ) -> None:
+        # tablebot has no voice: discord.py's warnings that its voice libraries are missing
+        # (PyNaCl, davey), printed at every start, would mean nothing.
+        discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
         intents = discord.Intents.none()
         intents.guilds = True
         intents.guild_reactions = True
@@ -177,6 +195,7 @@ class TableBot(commands.AutoShardedBot):
         self.response_budget = RESPONSE_BUDGET
         self.close_grace = CLOSE_GRACE_SECONDS
         self._closing = False
+        self._closed = asyncio.Event()  # set when close() has finished: a second call waits
         # Set when close() begins (before it waits for the work in flight).
         self.closing_started = asyncio.Event()
         self._in_flight: set[asyncio.Task[Any]] = set()
@@ -192,6 +211,8 @@ class TableBot(commands.AutoShardedBot):
             await self.load_extension(name)
         if self.sync_only:
             return
+        if self.application_id is not None:
+            log.info("invite tablebot to a server: %s", invite_url(self.application_id))
         resumed = await self.service.resume_active(guilds=self.guild_shards)
         log.info("resumed %d active matches", len(resumed))
         await self.renderer.warm_up()  # the render worker's start-up, not the first board's
@@ -205,18 +226,36 @@ class TableBot(commands.AutoShardedBot):
         requeued = await self.service.analyses.start(self.guild_shards)
         if requeued:
             log.info("queued %d analyses again", requeued)
-        if self.settings.dev_guild_id is not None and self.owns_shard_zero:
-            await self.sync_dev_guild()
+        if self.owns_shard_zero:
+            if self.settings.dev_guild_id is not None:
+                registered = await self.sync_dev_guild()
+            else:
+                registered = await self.global_commands_exist()
+            if not registered:
+                log.warning(
+                    "no slash commands are registered for this bot, so Discord shows none: run "
+                    "`tablebot sync` once (global commands can take up to an hour to show), or "
+                    "set DEV_GUILD_ID to a server's id to sync them there at every start"
+                )
         freeze_startup_objects()
 
-    async def sync_dev_guild(self) -> None:
+    async def global_commands_exist(self) -> bool:
+        """Whether the application has global commands (True when Discord won't say)."""
+        try:
+            return bool(await self.tree.fetch_commands())
+        except discord.HTTPException as exc:
+            log.debug("could not list the global commands: %s", exc)
+            return True
+
+    async def sync_dev_guild(self) -> bool:
         """DEV_GUILD_ID's commands, synced at start-up. A server sees its own commands and the
         global ones side by side, so once the commands are synced globally (``tablebot sync``,
         /sync) the dev server's own copies are removed, or every command would show twice
-        there; before that, it gets a copy of every command, which shows at once."""
+        there; before that, it gets a copy of every command, which shows at once. Whether
+        commands are registered for it now (its own or global ones)."""
         guild_id = self.settings.dev_guild_id
         if guild_id is None:
-            return
+            return False
         guild = discord.Object(id=guild_id)
         try:
             global_commands = await self.tree.fetch_commands()
@@ -231,7 +270,7 @@ class TableBot(commands.AutoShardedBot):
                 guild_id,
                 exc,
             )
-            return
+            return False
         if global_commands:
             log.info(
                 "%d global commands exist: guild %s uses them (its own copies removed); run "
@@ -241,6 +280,7 @@ class TableBot(commands.AutoShardedBot):
             )
         else:
             log.info("synced %d commands to guild %s", len(synced), guild_id)
+        return bool(global_commands or synced)
 
     async def sync_global(self) -> list[app_commands.AppCommand]:
         """Sync the commands globally (``tablebot sync``, /sync), then drop DEV_GUILD_ID's own
@@ -369,8 +409,17 @@ class TableBot(commands.AutoShardedBot):
             await asyncio.wait(late, timeout=1.0)
 
     async def close(self) -> None:
+        if self._closing:  # closing already (a signal, then the end of `async with`): wait
+            await self._closed.wait()
+            return
         self._closing = True
         self.closing_started.set()
+        try:
+            await self._close()
+        finally:
+            self._closed.set()
+
+    async def _close(self) -> None:
         await self._drain()
         try:
             await super().close()
@@ -434,15 +483,10 @@ async def _check_database(target: str | Path) -> str | None:
     """Open (and migrate) the database once before connecting to Discord, so a wrong
     TABLEBOT_DB is reported plainly at start-up: what is wrong (one line, a URL without its
     password), or None when it is usable."""
-    errors: tuple[type[BaseException], ...] = (StoreError, sqlite3.Error, OSError, TimeoutError)
-    if is_postgres_url(target):
-        import asyncpg  # loaded only for a PostgreSQL database
-
-        errors += (asyncpg.PostgresError, asyncpg.InterfaceError)
     store = open_store(target)
     try:
         await store.connect()
-    except errors as exc:
+    except (StoreError, OSError, TimeoutError) as exc:
         shown = redact(str(target))
         reason = " ".join(str(exc).replace(str(target), shown).split()) or type(exc).__name__
         return f"Can't use the database at {shown!r} (TABLEBOT_DB): {reason}"
@@ -454,7 +498,7 @@ async def _main(settings: Settings, sync_only: bool) -> int:
     problem = await _check_database(settings.db_path)
     if problem is not None:
         log.error("%s", problem)
-        return 1
+        return ExitCode.REFUSED
     # The worker processes are made here and handed in; the bot shuts them down as it closes.
     bot = create_bot(settings, sync_only=sync_only, pools=WorkerPools.create())
     async with bot:
@@ -465,22 +509,68 @@ async def _main(settings: Settings, sync_only: bool) -> int:
                 log.info(
                     "synced %d global commands; they can take up to an hour to show", len(synced)
                 )
-                return 0
-            await bot.start(settings.token)
+                return ExitCode.STOPPED
+            return await _serve(bot, settings.token)
         except discord.LoginFailure:
             # discord.py's message never contains the token; ours does not either.
             log.error(
                 "Discord refused the bot token (login failed). Put the current token from the "
                 "Developer Portal (Bot -> Reset Token) in .env as DISCORD_TOKEN=..."
             )
-            return 1
+            return ExitCode.REFUSED
         except discord.PrivilegedIntentsRequired:
             log.error(
-                "Discord asked for privileged intents; tablebot needs none. Is this the "
-                "right application?"
+                "Discord refused the gateway intents (close code 4014); tablebot asks for "
+                "guilds and guild reactions only, none privileged. Is DISCORD_TOKEN this "
+                "application's bot token, and is the application allowed to connect?"
             )
-            return 1
-    return 0
+            return ExitCode.INTENTS
+        except (aiohttp.ClientConnectionError, discord.GatewayNotFound) as exc:
+            reason = " ".join(str(exc).split()) or type(exc).__name__
+            log.error(
+                "Can't reach Discord (%s). Check the network, DNS and any firewall or proxy "
+                "(tablebot needs HTTPS and websockets to discord.com), then start it again.",
+                reason,
+            )
+            return ExitCode.UNREACHABLE
+
+
+async def _serve(bot: TableBot, token: str) -> int:
+    """Run the bot until Discord ends it or SIGTERM or SIGINT asks it to stop. Then it takes no
+    new interactions (users are told to try again), finishes the work in flight, closes the
+    gateway, the workers and the store (:meth:`TableBot.close`), and returns 0."""
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+
+    def on_signal(signum: signal.Signals) -> None:
+        if not stop.is_set():
+            log.info("%s: stopping once the actions in flight are done", signum.name)
+        stop.set()
+
+    signals = (signal.SIGTERM, signal.SIGINT)
+    for signum in signals:
+        with contextlib.suppress(NotImplementedError):  # Windows' event loops have none
+            loop.add_signal_handler(signum, on_signal, signum)
+    running = asyncio.create_task(bot.start(token), name="tablebot")
+    stopping = asyncio.create_task(stop.wait(), name="tablebot-stop")
+    try:
+        await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        if not running.done():
+            if not bot.is_ready():
+                # Still starting (logging in, resuming matches, connecting): stop that; close()
+                # still finishes any handler admitted meanwhile.
+                running.cancel()
+            await bot.close()
+            with contextlib.suppress(asyncio.CancelledError):
+                await running
+        if not running.cancelled():
+            running.result()  # Discord's reasons to stop (a refused token ...) are raised here
+        return ExitCode.STOPPED
+    finally:
+        stopping.cancel()
+        for signum in signals:
+            with contextlib.suppress(NotImplementedError):
+                loop.remove_signal_handler(signum)
 
 
 def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
@@ -501,6 +591,6 @@ def run(settings: Settings, *, sync_only: bool = False) -> int:
     try:
         with asyncio.Runner(loop_factory=factory) as runner:
             return runner.run(_main(settings, sync_only))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # before the bot's own handler was installed
         log.info("stopped")
-        return 0
+        return ExitCode.STOPPED

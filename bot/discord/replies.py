@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import discord
+from aiohttp import ClientError
 
 from bot.discord.wording import refusal_text
 from engines.errors import GameError
@@ -132,7 +133,7 @@ async def refuse_closing(interaction: discord.Interaction[Any]) -> None:
                 await interaction.response.autocomplete([])
             return
         await reply(interaction, RESTARTING)
-    except (discord.HTTPException, discord.ClientException, RuntimeError, OSError):
+    except (discord.HTTPException, discord.ClientException, RuntimeError, OSError, ClientError):
         log.info("could not refuse %s while closing", interaction_context(interaction))
 
 

@@ -1,6 +1,8 @@
 """The PostgreSQL store, :class:`PostgresStore`: the same :class:`~bot.storage.protocol.Store`
 as :class:`~bot.storage.sqlite.SqliteStore`, with the same semantics, on asyncpg with a pool of
-connections (the schema's steps in ``bot/storage/postgres_migrations.py``).
+connections (the schema's steps in ``bot/storage/postgres_migrations.py``). What it runs as
+SQLite does (but for placeholders) is in ``statements.py`` and ``shared.py``; asyncpg's errors
+leave it as :class:`~bot.storage.types.StoreError` subclasses (``store_error``).
 
 ``PostgresStore(url)`` opens nothing; ``await store.connect()`` makes the pool and migrates the
 database (under an advisory lock, one transaction per step); ``await store.close()`` lets the
@@ -31,16 +33,17 @@ waits for it.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
+import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import asyncpg
 
 from bot.storage import postgres_migrations as migrations
-from bot.storage.postgres_analyses import PostgresAnalyses
 from bot.storage.postgres_statements import (
+    DRIVER_ERRORS,
     Connection,
     Players,
     action_statement,
@@ -49,18 +52,27 @@ from bot.storage.postgres_statements import (
     apply_stats,
     encode_events,
     insert_results,
-    insert_sql,
     lock_players,
+    store_error,
+)
+from bot.storage.shared import SharedOperations
+from bot.storage.statements import (
+    CHALLENGE_COLUMNS,
+    MATCH_COLUMNS,
+    POSTGRES,
+    insert_sql,
+    numbered,
 )
 from bot.storage.types import (
-    EventRow,
     Finisher,
     GuildShards,
+    MigrationFailed,
     NewEvent,
     RobotRecordUpdate,
     Row,
+    SchemaTooNew,
     StatUpdate,
-    StoreError,
+    StoreNotOpen,
     VersionConflict,
     dumps,
     guild_condition,
@@ -75,10 +87,12 @@ POOL_MIN_SIZE = 1
 POOL_MAX_SIZE = 10
 
 
-class PostgresStore(PostgresAnalyses):
+class PostgresStore(SharedOperations):
     """The :class:`~bot.storage.protocol.Store` on a PostgreSQL database:
     ``PostgresStore(url)``, then ``await connect()``; or ``await PostgresStore.open(url)``.
     ``close()`` when done."""
+
+    SQL = POSTGRES
 
     def __init__(
         self, url: str, *, min_size: int = POOL_MIN_SIZE, max_size: int = POOL_MAX_SIZE
@@ -115,13 +129,21 @@ class PostgresStore(PostgresAnalyses):
         After a failed connect nothing is left open, and connecting may be tried again."""
         async with self._lifecycle:
             if self._closed:
-                raise StoreError("The database is closed.")
+                raise StoreNotOpen("The database is closed.")
             if self._pool is not None:
                 return
-            pool = asyncpg.create_pool(self._url, min_size=self._min_size, max_size=self._max_size)
+            try:
+                pool = asyncpg.create_pool(
+                    self._url, min_size=self._min_size, max_size=self._max_size
+                )
+            except DRIVER_ERRORS as exc:  # a URL asyncpg can't read
+                raise store_error(exc, self._url, connecting=True) from exc
             try:
                 await pool
                 await _migrate(pool)
+            except DRIVER_ERRORS as exc:
+                pool.terminate()
+                raise store_error(exc, self._url, connecting=True) from exc
             except BaseException:
                 pool.terminate()
                 raise
@@ -142,9 +164,9 @@ class PostgresStore(PostgresAnalyses):
     def _admit(self) -> Any:
         """The pool, or :class:`StoreError` when the store is closed or not connected."""
         if self._closed:
-            raise StoreError("The database is closed.")
+            raise StoreNotOpen("The database is closed.")
         if self._pool is None:
-            raise StoreError("The database is not connected yet (await connect() first).")
+            raise StoreNotOpen("The database is not connected yet (await connect() first).")
         return self._pool
 
     async def _run(
@@ -154,7 +176,7 @@ class PostgresStore(PostgresAnalyses):
         own task: a cancelled caller stops waiting, the work runs to its end (commits or rolls
         back whole), and :meth:`close` waits for it."""
         pool = self._admit()
-        task = asyncio.ensure_future(_on_connection(pool, work, transaction))
+        task = asyncio.ensure_future(_on_connection(pool, work, transaction, self._url))
         self._inflight.add(task)
         task.add_done_callback(self._settled)
         return await asyncio.shield(task)
@@ -181,17 +203,14 @@ class PostgresStore(PostgresAnalyses):
         status: str = await self._run(lambda db: db.execute(sql, *args))
         return _row_count(status)
 
-    # The SQLite store's private helpers, with its signatures (``$1`` placeholders here), for
-    # tests and tools that read raw SQL through either store.
-
-    async def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+    async def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         return await self._all(sql, *params)
 
-    async def _fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
-        return await self._one(sql, *params)
-
-    async def _write_one(self, sql: str, params: Sequence[Any] = ()) -> int:
+    async def _changed(self, sql: str, params: Sequence[Any] = ()) -> int:
         return await self._write(sql, *params)
+
+    def _dialect(self, sql: str) -> str:
+        return numbered(sql)
 
     async def schema_version(self) -> int:
         """How many migration steps the database has."""
@@ -201,49 +220,13 @@ class PostgresStore(PostgresAnalyses):
         assert row is not None
         return int(row["version"])
 
-    # --- guild settings -----------------------------------------------------------------------
-
-    async def guild_settings(self, guild_id: int) -> dict[str, Any]:
-        row = await self._one("SELECT data FROM guild_settings WHERE guild_id = $1", guild_id)
-        return {} if row is None else dict(json.loads(row["data"]))
-
-    async def save_guild_settings(self, guild_id: int, data: dict[str, Any], at: float) -> None:
-        await self._write(
-            "INSERT INTO guild_settings (guild_id, data, updated_at) VALUES ($1, $2, $3) "
-            "ON CONFLICT (guild_id) DO UPDATE SET data = excluded.data, "
-            "updated_at = excluded.updated_at",
-            guild_id,
-            dumps(data),
-            at,
-        )
-
     # --- challenges ---------------------------------------------------------------------------
 
     async def insert_challenge(self, values: dict[str, Any]) -> int:
-        sql = f"{insert_sql('challenges', values)} RETURNING id"
+        sql = f"{numbered(insert_sql('challenges', CHALLENGE_COLUMNS, values))} RETURNING id"
         params = tuple(values.values())
         challenge_id: int = await self._run(lambda db: db.fetchval(sql, *params))
         return challenge_id
-
-    async def challenge(self, challenge_id: int) -> Row | None:
-        return await self._one("SELECT * FROM challenges WHERE id = $1", challenge_id)
-
-    async def set_challenge_status(
-        self, challenge_id: int, status: str, *, only_if: str = "open"
-    ) -> bool:
-        """Move a challenge out of ``only_if``; False when it had already left that status."""
-        changed = await self._write(
-            "UPDATE challenges SET status = $1 WHERE id = $2 AND status = $3",
-            status,
-            challenge_id,
-            only_if,
-        )
-        return changed == 1
-
-    async def set_challenge_message(self, challenge_id: int, message_id: int | None) -> None:
-        await self._write(
-            "UPDATE challenges SET message_id = $1 WHERE id = $2", message_id, challenge_id
-        )
 
     async def expire_challenges(self, now: float, guilds: GuildShards | None = None) -> list[Row]:
         async def expire(db: Connection) -> list[Row]:
@@ -277,7 +260,7 @@ class PostgresStore(PostgresAnalyses):
 
         Returns the match id, or None when the challenge was no longer open (a double click).
         """
-        sql = f"{insert_sql('matches', values)} RETURNING id"
+        sql = f"{numbered(insert_sql('matches', MATCH_COLUMNS, values))} RETURNING id"
         params = tuple(values.values())
         version = values.get("version", 0)
         encoded = encode_events(events)
@@ -285,53 +268,16 @@ class PostgresStore(PostgresAnalyses):
         results = list(game_results)
 
         async def create(db: Connection) -> int | None:
-            accepted = await db.execute(
-                "UPDATE challenges SET status = 'accepted' WHERE id = $1 AND status = 'open'",
-                challenge_id,
-            )
-            if _row_count(accepted) != 1:
+            if _row_count(await db.execute(POSTGRES.accept_challenge, challenge_id)) != 1:
                 return None
             match_id: int = await db.fetchval(sql, *params)
-            await db.execute(
-                "UPDATE challenges SET match_id = $1 WHERE id = $2", match_id, challenge_id
-            )
+            await db.execute(POSTGRES.link_challenge, match_id, challenge_id)
             await append_events(db, match_id, 0, encoded)
-            await db.execute(
-                "INSERT INTO snapshots (match_id, version, data) VALUES ($1, $2, $3)",
-                match_id,
-                version,
-                snapshot_text,
-            )
+            await db.execute(POSTGRES.insert_snapshot, match_id, version, snapshot_text)
             await insert_results(db, match_id, results)
             return match_id
 
         return await self._transaction(create)
-
-    async def match_row(self, match_id: int) -> Row | None:
-        return await self._one("SELECT * FROM matches WHERE id = $1", match_id)
-
-    async def snapshot(self, match_id: int) -> dict[str, Any] | None:
-        row = await self._one("SELECT data FROM snapshots WHERE match_id = $1", match_id)
-        return None if row is None else dict(json.loads(row["data"]))
-
-    async def events(self, match_id: int) -> list[EventRow]:
-        rows = await self._all("SELECT * FROM events WHERE match_id = $1 ORDER BY seq", match_id)
-        return [
-            EventRow(
-                match_id=row["match_id"],
-                seq=row["seq"],
-                at=row["at"],
-                actor=row["actor"],
-                kind=row["kind"],
-                payload=json.loads(row["payload"]),
-            )
-            for row in rows
-        ]
-
-    async def event_count(self, match_id: int) -> int:
-        row = await self._one("SELECT count(*) AS n FROM events WHERE match_id = $1", match_id)
-        assert row is not None
-        return int(row["n"])
 
     async def commit_action(
         self,
@@ -372,16 +318,16 @@ class PostgresStore(PostgresAnalyses):
             return
 
         async def commit(db: Connection) -> None:
-            columns = changes
+            changed = changes
             all_stats = stats
             players: Players | None = None
             if finish is not None:
                 players = await lock_players(db, match_id, expected_version)
                 extra_stats, extra_changes = finish(players.rows)
                 all_stats = [*stats, *extra_stats]
-                columns = {**changes, **extra_changes}
+                changed = {**changes, **extra_changes}
             sql, args = action_statement(
-                match_id, expected_version, first_seq, encoded, snapshot_text, columns
+                match_id, expected_version, first_seq, encoded, snapshot_text, changed
             )
             if await db.fetchval(sql, *args) != 1:
                 raise VersionConflict(match_id)
@@ -393,20 +339,6 @@ class PostgresStore(PostgresAnalyses):
 
         await self._transaction(commit)
 
-    async def update_match(self, match_id: int, **changes: Any) -> None:
-        """Set bookkeeping columns (thread, board message, reminder) without a new version."""
-        sets = ", ".join(f"{column} = ${i}" for i, column in enumerate(changes, 1))
-        await self._write(
-            f"UPDATE matches SET {sets} WHERE id = ${len(changes) + 1}",
-            *changes.values(),
-            match_id,
-        )
-
-    async def active_match_rows(self, guilds: GuildShards | None = None) -> list[Row]:
-        return await self._all(
-            f"SELECT * FROM matches WHERE status = 'active'{guild_condition(guilds)} ORDER BY id"
-        )
-
     async def claim_reminder(self, match_id: int, version: int) -> bool:
         changed = await self._write(
             "UPDATE matches SET reminded_version = $2 "
@@ -416,60 +348,7 @@ class PostgresStore(PostgresAnalyses):
         )
         return changed == 1
 
-    async def game_results(self, match_id: int) -> list[Row]:
-        return await self._all(
-            "SELECT * FROM game_results WHERE match_id = $1 ORDER BY game_number", match_id
-        )
-
-    async def active_match_ids(self, guild_id: int, user_id: int) -> list[int]:
-        rows = await self._all(
-            "SELECT id FROM matches WHERE guild_id = $1 AND status = 'active' "
-            "AND (player0_id = $2 OR player1_id = $2) ORDER BY id",
-            guild_id,
-            user_id,
-        )
-        return [row["id"] for row in rows]
-
-    async def match_id_in_thread(self, thread_id: int) -> int | None:
-        row = await self._one(
-            "SELECT id FROM matches WHERE thread_id = $1 "
-            "ORDER BY status = 'active' DESC, id DESC LIMIT 1",
-            thread_id,
-        )
-        return None if row is None else int(row["id"])
-
-    async def candidate_match_ids(self, guild_id: int, channel_id: int, user_id: int) -> list[int]:
-        rows = await self._all(
-            "SELECT id FROM matches WHERE guild_id = $1 AND status = 'active' "
-            "AND (player0_id = $2 OR player1_id = $2) AND (channel_id = $3 OR thread_id = $3) "
-            "ORDER BY id",
-            guild_id,
-            user_id,
-            channel_id,
-        )
-        return [row["id"] for row in rows]
-
-    async def history_rows(self, guild_id: int, user_id: int, limit: int) -> list[Row]:
-        return await self._all(
-            "SELECT * FROM matches WHERE guild_id = $1 AND (player0_id = $2 OR player1_id = $2) "
-            "ORDER BY id DESC LIMIT $3",
-            guild_id,
-            user_id,
-            limit,
-        )
-
     # --- ratings and stats --------------------------------------------------------------------
-
-    async def rating_board(self, guild_id: int, game: str, limit: int) -> list[Row]:
-        """Leaderboard rows by rating, of the players with a played match."""
-        return await self._all(
-            "SELECT user_id, name, rating, played, won, lost, drawn, points_won, points_lost "
-            "FROM ratings WHERE guild_id = $1 AND game = $2 AND played > 0 "
-            "ORDER BY rating DESC, won DESC, user_id LIMIT $3",
-            guild_id,
-            game,
-            limit,
-        )
 
     async def length_board(self, guild_id: int, game: str, length: int, limit: int) -> list[Row]:
         """Leaderboard rows over finished matches of one length, with the overall rating."""
@@ -505,23 +384,6 @@ class PostgresStore(PostgresAnalyses):
             limit,
         )
 
-    async def stats_row(self, guild_id: int, game: str, user_id: int) -> Row | None:
-        return await self._one(
-            "SELECT * FROM ratings WHERE guild_id = $1 AND game = $2 AND user_id = $3",
-            guild_id,
-            game,
-            user_id,
-        )
-
-    async def robot_records(self, guild_id: int, game: str, user_id: int) -> list[Row]:
-        return await self._all(
-            "SELECT * FROM robot_records WHERE guild_id = $1 AND game = $2 AND user_id = $3 "
-            "ORDER BY level",
-            guild_id,
-            game,
-            user_id,
-        )
-
     async def record_shout(
         self, match_id: int, game_number: int, user_id: int, guild_id: int, game: str, at: float
     ) -> bool:
@@ -538,29 +400,63 @@ class PostgresStore(PostgresAnalyses):
             )
             if _row_count(inserted) != 1:
                 return False
-            await db.execute(
-                "UPDATE ratings SET nannons_shouted = nannons_shouted + 1 "
-                "WHERE guild_id = $1 AND game = $2 AND user_id = $3",
-                guild_id,
-                game,
-                user_id,
-            )
+            await db.execute(POSTGRES.count_shout, guild_id, game, user_id)
             return True
 
         return await self._transaction(shout)
+
+
+# --- scratch databases -----------------------------------------------------------------------
+
+_DATABASE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
+
+
+async def create_database(server_url: str, name: str) -> str:
+    """Create the empty database ``name`` on the server of ``server_url`` (connecting to the
+    database that URL names, which must exist) and return its URL: for benchmarks and tools
+    that want a scratch database. :func:`drop_database` removes it."""
+    await _as_owner(server_url, f'CREATE DATABASE "{_database_name(name)}"')
+    return urlsplit(server_url)._replace(path=f"/{name}").geturl()
+
+
+async def drop_database(server_url: str, name: str) -> None:
+    """Drop the database ``name`` (if there is one) on the server of ``server_url``, ending its
+    sessions."""
+    await _as_owner(server_url, f'DROP DATABASE IF EXISTS "{_database_name(name)}" WITH (FORCE)')
+
+
+def _database_name(name: str) -> str:
+    if not _DATABASE_NAME.fullmatch(name):
+        raise ValueError(f"a database name is letters, digits and _, not {name!r}")
+    return name
+
+
+async def _as_owner(server_url: str, statement: str) -> None:
+    """Run ``statement`` on a connection of its own to ``server_url``."""
+    try:
+        db = await asyncpg.connect(server_url)
+        try:
+            await db.execute(statement)
+        finally:
+            await db.close()
+    except DRIVER_ERRORS as exc:
+        raise store_error(exc, server_url) from exc
 
 
 # --- running on a pooled connection -----------------------------------------------------------
 
 
 async def _on_connection(
-    pool: Any, work: Callable[[Connection], Awaitable[_T]], transaction: bool
+    pool: Any, work: Callable[[Connection], Awaitable[_T]], transaction: bool, url: str
 ) -> _T:
-    async with pool.acquire() as db:
-        if not transaction:
-            return await work(db)
-        async with db.transaction():
-            return await work(db)
+    try:
+        async with pool.acquire() as db:
+            if not transaction:
+                return await work(db)
+            async with db.transaction():
+                return await work(db)
+    except DRIVER_ERRORS as exc:
+        raise store_error(exc, url) from exc
 
 
 def _row_count(status: str) -> int:
@@ -582,7 +478,7 @@ async def _migrate(pool: Any) -> None:
                 )
             )
             if current > len(steps):
-                raise StoreError(
+                raise SchemaTooNew(
                     f"The database is at schema version {current}, newer than this tablebot "
                     f"understands ({len(steps)}). Upgrade tablebot, or use another TABLEBOT_DB."
                 )
@@ -593,7 +489,7 @@ async def _migrate(pool: Any) -> None:
                 except asyncpg.PostgresError as exc:
                     # The step's transaction rolled back: the database is as the last good step
                     # left it.
-                    raise StoreError(
+                    raise MigrationFailed(
                         f"Migrating the database to schema version {step + 1} failed ({exc}); "
                         f"it was left at version {step}."
                     ) from exc

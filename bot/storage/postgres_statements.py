@@ -5,21 +5,61 @@ an asyncpg connection."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import groupby
 from typing import Any
 
+import asyncpg
+
+from bot.storage.statements import (
+    MATCH_COLUMNS,
+    POSTGRES,
+    numbered,
+    result_params,
+    robot_record_params,
+    stat_upserts,
+)
+from bot.storage.statements import columns as known_columns
 from bot.storage.types import (
-    ROBOT_RECORD_COLUMNS,
+    ConstraintViolation,
     NewEvent,
     RobotRecordUpdate,
     Row,
+    StatementFailed,
     StatUpdate,
+    StoreError,
+    StoreUnavailable,
     VersionConflict,
     dumps,
+    redact,
 )
 
 # An asyncpg connection (asyncpg ships no type information).
 Connection = Any
+
+# What says the server can't be reached or used at all: the network, the login, the database
+# named, a connection lost or refused (asyncpg's InterfaceError: a closed pool or connection).
+_UNAVAILABLE = (
+    OSError,
+    TimeoutError,
+    asyncpg.InterfaceError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.InvalidAuthorizationSpecificationError,
+    asyncpg.InvalidCatalogNameError,
+    asyncpg.CannotConnectNowError,
+    asyncpg.TooManyConnectionsError,
+)
+# Every error of the driver (and of the network under it) that the store turns into its own.
+DRIVER_ERRORS = (*_UNAVAILABLE, asyncpg.PostgresError)
+
+
+def store_error(exc: BaseException, url: str, *, connecting: bool = False) -> StoreError:
+    """The store's error for what asyncpg raised (raise it ``from exc``), its message without
+    ``url``'s password: while ``connecting`` every error is :class:`StoreUnavailable`."""
+    message = str(exc).replace(url, redact(url)) or type(exc).__name__
+    if connecting or isinstance(exc, _UNAVAILABLE):
+        return StoreUnavailable(message)
+    if isinstance(exc, asyncpg.IntegrityConstraintViolationError):
+        return ConstraintViolation(message)
+    return StatementFailed(message)
 
 
 class Players:
@@ -93,13 +133,14 @@ def action_statement(
     first_seq: int,
     events: EventColumns,
     snapshot_text: str,
-    columns: dict[str, Any],
+    changes: dict[str, Any],
 ) -> tuple[str, list[Any]]:
     """An action's writes as one statement: the version-checked update of the match row, its
     events appended and its snapshot replaced only if that update found the row (``m``); it
     returns how many match rows it updated (0: the version moved, nothing written)."""
-    sets = "".join(f"{column} = ${i}, " for i, column in enumerate(columns, 1))
-    n = len(columns)
+    names = known_columns(MATCH_COLUMNS, changes)
+    sets = "".join(f"{name} = ${i}, " for i, name in enumerate(names, 1))
+    n = len(names)
     sql = (
         f"WITH m AS (UPDATE matches SET {sets}version = version + 1 "
         f"WHERE id = ${n + 1} AND version = ${n + 2} RETURNING id), "
@@ -112,7 +153,7 @@ def action_statement(
         "SELECT count(*) FROM m"
     )
     args = [
-        *columns.values(),
+        *changes.values(),
         match_id,
         expected_version,
         first_seq,
@@ -121,12 +162,6 @@ def action_statement(
         snapshot_text,
     ]
     return sql, args
-
-
-def insert_sql(table: str, values: dict[str, Any]) -> str:
-    # Column names come from the service's own dicts, never from users.
-    marks = ", ".join(f"${i}" for i in range(1, len(values) + 1))
-    return f"INSERT INTO {table} ({', '.join(values)}) VALUES ({marks})"
 
 
 # The events to append, by column: at, actor, kind, payload.
@@ -162,14 +197,7 @@ async def append_events(
 async def insert_results(db: Connection, match_id: int, results: Sequence[dict[str, Any]]) -> None:
     if not results:
         return
-    await db.executemany(
-        "INSERT INTO game_results (match_id, game_number, winner_seat, kind, points, cube, at) "
-        "VALUES ($1, $2, $3, $4, $5, $6, $7)",
-        [
-            (match_id, r["game_number"], r["winner"], r["kind"], r["points"], r["cube"], r["at"])
-            for r in results
-        ],
-    )
+    await db.executemany(POSTGRES.insert_result, result_params(match_id, results))
 
 
 def _ratings_key(update: StatUpdate) -> tuple[int, str, int]:
@@ -179,66 +207,17 @@ def _ratings_key(update: StatUpdate) -> tuple[int, str, int]:
 async def apply_stats(db: Connection, updates: Sequence[StatUpdate]) -> None:
     """Add counters (and set rating/experience/streak when given), creating missing rows.
 
-    As the SQLite store's, with the updates in ratings-key order first (stable: one player's
-    updates keep their order, so the result is the same), so that transactions lock the rows
-    they write in one order and never deadlock.
+    As the SQLite store's (the same upserts), with the updates in ratings-key order first
+    (stable: one player's updates keep their order, so the result is the same), so that
+    transactions lock the rows they write in one order and never deadlock.
     """
-    ordered = sorted(updates, key=_ratings_key)
-    for set_columns, group in groupby(ordered, key=lambda u: tuple(u.set)):
-        batch = list(group)
-        added = list(dict.fromkeys(column for u in batch for column in u.add))
-        names = ["guild_id", "game", "user_id", "name", *added, *set_columns]
-        marks = ", ".join(f"${i}" for i in range(1, len(names) + 1))
-        sets = ", ".join(
-            [
-                "name = excluded.name",
-                *(f"{c} = ratings.{c} + excluded.{c}" for c in added),
-                *(f"{c} = excluded.{c}" for c in set_columns),
-            ]
-        )
-        await db.executemany(
-            f"INSERT INTO ratings ({', '.join(names)}) VALUES ({marks}) "
-            f"ON CONFLICT (guild_id, game, user_id) DO UPDATE SET {sets}",
-            [
-                (
-                    u.guild_id,
-                    u.game,
-                    u.user_id,
-                    u.name,
-                    *(u.add.get(c, 0) for c in added),
-                    *(u.set[c] for c in set_columns),
-                )
-                for u in batch
-            ],
-        )
+    for sql, rows in stat_upserts(sorted(updates, key=_ratings_key)):
+        await db.executemany(numbered(sql), rows)
 
 
 async def apply_robot_records(db: Connection, updates: Sequence[RobotRecordUpdate]) -> None:
     """Add to the players' records against the robot, creating missing rows (in key order, as
     :func:`apply_stats`)."""
-    if not updates:
-        return
-    ordered = sorted(updates, key=lambda u: (u.guild_id, u.game, u.user_id, u.level))
-    names = ["guild_id", "game", "user_id", "level", "name", *ROBOT_RECORD_COLUMNS]
-    marks = ", ".join(f"${i}" for i in range(1, len(names) + 1))
-    sets = ", ".join(
-        [
-            "name = excluded.name",
-            *(f"{c} = robot_records.{c} + excluded.{c}" for c in ROBOT_RECORD_COLUMNS),
-        ]
-    )
-    await db.executemany(
-        f"INSERT INTO robot_records ({', '.join(names)}) VALUES ({marks}) "
-        f"ON CONFLICT (guild_id, game, user_id, level) DO UPDATE SET {sets}",
-        [
-            (
-                u.guild_id,
-                u.game,
-                u.user_id,
-                u.level,
-                u.name,
-                *(u.add.get(c, 0) for c in ROBOT_RECORD_COLUMNS),
-            )
-            for u in ordered
-        ],
-    )
+    if updates:
+        ordered = sorted(updates, key=lambda u: (u.guild_id, u.game, u.user_id, u.level))
+        await db.executemany(POSTGRES.robot_record_upsert, robot_record_params(ordered))

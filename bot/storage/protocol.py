@@ -12,7 +12,7 @@ across an ``await`` of the caller's.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from bot.storage.types import (
     EventRow,
@@ -29,15 +29,19 @@ class Store(Protocol):
     """A tablebot database. ``open_store(target)`` (in :mod:`bot.storage`) makes one, unopened;
     ``await store.connect()`` opens it, ``await store.close()`` closes it.
 
-    Methods raise :class:`~bot.storage.types.StoreError` when the store is not open; the
-    driver's own errors (``sqlite3.Error``, ``asyncpg.PostgresError`` ...) pass through.
+    Every error a method raises is a :class:`~bot.storage.types.StoreError` (the driver's, if
+    any, as its ``__cause__``): ``StoreNotOpen`` before ``connect`` and after ``close``,
+    ``StoreUnavailable`` when the database can't be reached, ``ConstraintViolation`` for a
+    write that broke a key, ``StatementFailed`` for any other refusal; ``connect`` also raises
+    ``SchemaTooNew`` and ``MigrationFailed``. Except :class:`~bot.storage.types.VersionConflict`
+    (:meth:`commit_action`'s compare-and-set lost), which is not an error of the database.
     """
 
     # --- lifecycle ----------------------------------------------------------------------------
 
     async def connect(self) -> None:
         """Open the database, creating and migrating it as needed. Connecting a store that is
-        already open does nothing; one that was closed raises ``StoreError``."""
+        already open does nothing; one that was closed raises ``StoreNotOpen``."""
         ...
 
     async def close(self) -> None:
@@ -58,7 +62,8 @@ class Store(Protocol):
     # --- challenges ---------------------------------------------------------------------------
 
     async def insert_challenge(self, values: dict[str, Any]) -> int:
-        """Insert a challenge (``values`` by column); its new id."""
+        """Insert a challenge (``values`` by column: a name that is not one is a
+        :class:`ValueError`); its new id."""
         ...
 
     async def challenge(self, challenge_id: int) -> Row | None:
@@ -145,8 +150,9 @@ class Store(Protocol):
         """
         ...
 
-    async def update_match(self, match_id: int, **changes: Any) -> None:
-        """Set bookkeeping columns (thread, board message, reminder) without a new version."""
+    async def update_match(self, match_id: int, /, **changes: Any) -> None:
+        """Set bookkeeping columns (``thread_id``, ``board_message_id``, ``reminded_version``)
+        without a new version; any other name is a :class:`ValueError`, and writes nothing."""
         ...
 
     async def active_match_rows(self, guilds: GuildShards | None = None) -> list[Row]:
@@ -232,11 +238,30 @@ class Store(Protocol):
         guild), oldest request first, then by match id."""
         ...
 
-    async def update_analysis(self, match_id: int, **changes: Any) -> None:
-        """Set columns of the match's ``analyses`` row (status, progress, message, result)."""
+    async def update_analysis(self, match_id: int, /, **changes: Any) -> None:
+        """Set columns of the match's ``analyses`` row (status, progress, message, result);
+        a name that is not one of its columns (the key aside) is a :class:`ValueError`."""
         ...
 
     async def analysis_averages(self, guild_id: int, game: str, user_id: int) -> Row:
         """Over the player's finished analyses in the guild and game: ``analysed`` (how many),
         ``error_rate`` and ``pr`` (their averages, NULL when none)."""
+        ...
+
+
+@runtime_checkable
+class RawSql(Protocol):
+    """Raw SQL on a store's own connection, for diagnostics: operators' tools, tests and
+    benchmarks that inspect (or, as someone with the database could, tamper with) the tables.
+    Not part of :class:`Store`: the service says what it wants by name. Both stores are one;
+    statements are written in SQLite's dialect (``?`` placeholders), which the PostgreSQL store
+    numbers (``$1`` ...). Errors are :class:`~bot.storage.types.StoreError` subclasses, as
+    ever."""
+
+    async def raw_rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        """The rows of one query."""
+        ...
+
+    async def raw_execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """One statement, autocommitted; how many rows it changed."""
         ...

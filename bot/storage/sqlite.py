@@ -1,6 +1,9 @@
 """The SQLite store, :class:`SqliteStore`: challenges, matches, the append-only event log,
-snapshots, ratings and stats. All its SQL lives here (the schema's steps in
-``bot/storage/migrations.py``); the service decides what to write.
+snapshots, ratings and stats. Its own SQL lives here and in ``sqlite_statements.py``; what it
+runs as PostgreSQL does (but for placeholders) in ``statements.py`` and ``shared.py``; the
+schema's steps in ``bot/storage/migrations.py``. The service decides what to write.
+SQLite's errors leave it as :class:`~bot.storage.types.StoreError` subclasses
+(``sqlite_errors``).
 
 ``SqliteStore(path)`` opens nothing; ``await store.connect()`` opens the file, creating and
 migrating it as needed, and starts the checkpoints; ``await store.close()`` ends both.
@@ -39,7 +42,6 @@ the log ends a little past 32 MB however fast it grows.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import sqlite3
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -50,26 +52,35 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from bot.storage import migrations
-from bot.storage.sqlite_analyses import SqliteAnalyses
+from bot.storage.shared import SharedOperations
 from bot.storage.sqlite_statements import (
     append_events,
     apply_robot_records,
     apply_stats,
     encode_events,
     insert_results,
-    insert_sql,
     player_ratings,
+    sqlite_errors,
+)
+from bot.storage.statements import (
+    CHALLENGE_COLUMNS,
+    MATCH_COLUMNS,
+    SQLITE,
+    columns,
+    insert_sql,
 )
 from bot.storage.types import (
     CheckpointResult,
-    EventRow,
     Finisher,
     GuildShards,
+    MigrationFailed,
     NewEvent,
     RobotRecordUpdate,
     Row,
+    SchemaTooNew,
     StatUpdate,
     StoreError,
+    StoreNotOpen,
     VersionConflict,
     dumps,
     guild_condition,
@@ -104,9 +115,11 @@ def _probe(path: str | Path) -> None:
     sqlite3.connect(str(path)).close()
 
 
-class SqliteStore(SqliteAnalyses):
+class SqliteStore(SharedOperations):
     """The :class:`~bot.storage.protocol.Store` on a SQLite file: ``SqliteStore(path)``, then
     ``await connect()``; or ``await SqliteStore.open(path)``. ``close()`` when done."""
+
+    SQL = SQLITE
 
     def __init__(
         self,
@@ -171,41 +184,44 @@ class SqliteStore(SqliteAnalyses):
         nothing is left open, and connecting may be tried again."""
         async with self._lifecycle:
             if self._closed:
-                raise StoreError("The database is closed.")
+                raise StoreNotOpen("The database is closed.")
             if self._conn is not None:
                 return
-            path = self._path
-            # aiosqlite does not wait for its worker thread when connecting fails: the thread
-            # then reports to a loop that may be closed by then (a traceback after the CLI's
-            # one-line error). A plain open first makes an unusable path fail before any
-            # thread starts.
-            await asyncio.to_thread(_probe, path)
-            conn = await aiosqlite.connect(str(path), isolation_level=None)
-            checkpoint_conn: aiosqlite.Connection | None = None
-            try:
-                conn.row_factory = sqlite3.Row
-                await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-                await conn.execute("PRAGMA journal_mode = WAL")
-                await conn.execute("PRAGMA synchronous = NORMAL")
-                await conn.execute("PRAGMA foreign_keys = ON")
-                await conn.execute("PRAGMA wal_autocheckpoint = 0")
-                await conn.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")
-                await _migrate(conn)
-                [page] = await conn.execute_fetchall("PRAGMA page_size")
-                self._frame_size = int(page[0]) + WAL_FRAME_HEADER
-                checkpoint_conn = await aiosqlite.connect(str(path), isolation_level=None)
-                await checkpoint_conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-                await checkpoint_conn.execute("PRAGMA synchronous = NORMAL")
-            except BaseException:
-                if checkpoint_conn is not None:
-                    await checkpoint_conn.close()
-                await conn.close()
-                raise
-            self._conn = conn
-            self._checkpoint_conn = checkpoint_conn
-            self._checkpointer = asyncio.create_task(
-                self._checkpoint_loop(), name=f"tablebot checkpoints {path}"
-            )
+            with sqlite_errors(connecting=True):
+                await self._open(self._path)
+
+    async def _open(self, path: str | Path) -> None:
+        # aiosqlite does not wait for its worker thread when connecting fails: the thread
+        # then reports to a loop that may be closed by then (a traceback after the CLI's
+        # one-line error). A plain open first makes an unusable path fail before any
+        # thread starts.
+        await asyncio.to_thread(_probe, path)
+        conn = await aiosqlite.connect(str(path), isolation_level=None)
+        checkpoint_conn: aiosqlite.Connection | None = None
+        try:
+            conn.row_factory = sqlite3.Row
+            await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            await conn.execute("PRAGMA journal_mode = WAL")
+            await conn.execute("PRAGMA synchronous = NORMAL")
+            await conn.execute("PRAGMA foreign_keys = ON")
+            await conn.execute("PRAGMA wal_autocheckpoint = 0")
+            await conn.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")
+            await _migrate(conn)
+            [page] = await conn.execute_fetchall("PRAGMA page_size")
+            self._frame_size = int(page[0]) + WAL_FRAME_HEADER
+            checkpoint_conn = await aiosqlite.connect(str(path), isolation_level=None)
+            await checkpoint_conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            await checkpoint_conn.execute("PRAGMA synchronous = NORMAL")
+        except BaseException:
+            if checkpoint_conn is not None:
+                await checkpoint_conn.close()
+            await conn.close()
+            raise
+        self._conn = conn
+        self._checkpoint_conn = checkpoint_conn
+        self._checkpointer = asyncio.create_task(
+            self._checkpoint_loop(), name=f"tablebot checkpoints {path}"
+        )
 
     async def close(self) -> None:
         """Refuse new work, let the writes already waiting for the lock (and the reads already
@@ -235,7 +251,8 @@ class SqliteStore(SqliteAnalyses):
             raise ValueError(f"checkpoint mode must be one of {_CHECKPOINT_MODES}, not {mode!r}")
         main = self._open_conn()
         conn = self._checkpoint_conn or main
-        rows = list(await conn.execute_fetchall(f"PRAGMA wal_checkpoint({mode})"))
+        with sqlite_errors():
+            rows = list(await conn.execute_fetchall(f"PRAGMA wal_checkpoint({mode})"))
         busy, frames, done = rows[0]
         self.checkpoints_run += 1
         async with self._checkpointed:
@@ -286,7 +303,7 @@ class SqliteStore(SqliteAnalyses):
             last = loop.time()
             try:
                 result = await self.checkpoint_round()
-            except (sqlite3.Error, ValueError, StoreError):
+            except (ValueError, StoreError):
                 # The next round tries again; the WAL only grows meanwhile.
                 log.warning("WAL checkpoint failed", exc_info=True)
                 continue
@@ -296,9 +313,9 @@ class SqliteStore(SqliteAnalyses):
     def _open_conn(self) -> aiosqlite.Connection:
         """The connection, or :class:`StoreError` when the store is closed or not connected."""
         if self._closed:
-            raise StoreError("The database is closed.")
+            raise StoreNotOpen("The database is closed.")
         if self._conn is None:
-            raise StoreError("The database is not connected yet (await connect() first).")
+            raise StoreNotOpen("The database is not connected yet (await connect() first).")
         return self._conn
 
     async def _transaction(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
@@ -309,25 +326,32 @@ class SqliteStore(SqliteAnalyses):
         Once queued the call runs to its end even if the caller is cancelled: the transaction
         then commits or rolls back whole, and the caller just doesn't hear which."""
         conn = self._open_conn()
-        return await _on_thread(conn, lambda db: _in_transaction(db, work))
+        with sqlite_errors():
+            return await _on_thread(conn, lambda db: _in_transaction(db, work))
 
     async def _write_one(self, sql: str, params: Sequence[Any] = ()) -> aiosqlite.Cursor:
         """One statement, its own (autocommit) transaction: one call on the thread."""
-        return await self._open_conn().execute(sql, params)
+        conn = self._open_conn()
+        with sqlite_errors():
+            return await conn.execute(sql, params)
 
-    async def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+    async def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """Every row of one query: one call on the thread, in order with the writes queued."""
-        rows: list[Row] = list(await self._open_conn().execute_fetchall(sql, params))
+        conn = self._open_conn()
+        with sqlite_errors():
+            rows: list[Row] = list(await conn.execute_fetchall(sql, params))
         return rows
 
-    async def _fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
-        """The first row (one trip: every caller asks for at most one row)."""
-        rows = await self._fetchall(sql, params)
-        return rows[0] if rows else None
+    async def _changed(self, sql: str, params: Sequence[Any] = ()) -> int:
+        cursor = await self._write_one(sql, params)
+        return cursor.rowcount
+
+    def _dialect(self, sql: str) -> str:
+        return sql  # the statements are written in SQLite's
 
     async def user_version(self) -> int:
         """The schema version: how many migration steps the database has."""
-        row = await self._fetchone("PRAGMA user_version")
+        row = await self._row("PRAGMA user_version")
         assert row is not None
         return int(row["user_version"])
 
@@ -337,46 +361,13 @@ class SqliteStore(SqliteAnalyses):
         says."""
         return await self.user_version()
 
-    # --- guild settings -----------------------------------------------------------------------
-
-    async def guild_settings(self, guild_id: int) -> dict[str, Any]:
-        row = await self._fetchone(
-            "SELECT data FROM guild_settings WHERE guild_id = ?", (guild_id,)
-        )
-        return {} if row is None else dict(json.loads(row["data"]))
-
-    async def save_guild_settings(self, guild_id: int, data: dict[str, Any], at: float) -> None:
-        await self._write_one(
-            "INSERT INTO guild_settings (guild_id, data, updated_at) VALUES (?, ?, ?) "
-            "ON CONFLICT (guild_id) DO UPDATE SET data = excluded.data, "
-            "updated_at = excluded.updated_at",
-            (guild_id, dumps(data), at),
-        )
-
     # --- challenges ---------------------------------------------------------------------------
 
     async def insert_challenge(self, values: dict[str, Any]) -> int:
-        cursor = await self._write_one(insert_sql("challenges", values), tuple(values.values()))
+        sql = insert_sql("challenges", CHALLENGE_COLUMNS, values)
+        cursor = await self._write_one(sql, tuple(values.values()))
         assert cursor.lastrowid is not None
         return cursor.lastrowid
-
-    async def challenge(self, challenge_id: int) -> Row | None:
-        return await self._fetchone("SELECT * FROM challenges WHERE id = ?", (challenge_id,))
-
-    async def set_challenge_status(
-        self, challenge_id: int, status: str, *, only_if: str = "open"
-    ) -> bool:
-        """Move a challenge out of ``only_if``; False when it had already left that status."""
-        cursor = await self._write_one(
-            "UPDATE challenges SET status = ? WHERE id = ? AND status = ?",
-            (status, challenge_id, only_if),
-        )
-        return cursor.rowcount == 1
-
-    async def set_challenge_message(self, challenge_id: int, message_id: int | None) -> None:
-        await self._write_one(
-            "UPDATE challenges SET message_id = ? WHERE id = ?", (message_id, challenge_id)
-        )
 
     async def expire_challenges(self, now: float, guilds: GuildShards | None = None) -> list[Row]:
         where = f"status = 'open' AND expires_at <= ?{guild_condition(guilds)}"
@@ -404,7 +395,7 @@ class SqliteStore(SqliteAnalyses):
 
         Returns the match id, or None when the challenge was no longer open (a double click).
         """
-        sql = insert_sql("matches", values)
+        sql = insert_sql("matches", MATCH_COLUMNS, values)
         params = tuple(values.values())
         version = values.get("version", 0)
         # Encoded here, not on the connection's thread: it runs only the SQL.
@@ -413,54 +404,17 @@ class SqliteStore(SqliteAnalyses):
         results = list(game_results)
 
         def create(db: sqlite3.Connection) -> int | None:
-            cursor = db.execute(
-                "UPDATE challenges SET status = 'accepted' WHERE id = ? AND status = 'open'",
-                (challenge_id,),
-            )
-            if cursor.rowcount != 1:
+            if db.execute(SQLITE.accept_challenge, (challenge_id,)).rowcount != 1:
                 return None
             match_id = db.execute(sql, params).lastrowid
             assert match_id is not None
-            db.execute("UPDATE challenges SET match_id = ? WHERE id = ?", (match_id, challenge_id))
+            db.execute(SQLITE.link_challenge, (match_id, challenge_id))
             append_events(db, match_id, 0, encoded)
-            db.execute(
-                "INSERT INTO snapshots (match_id, version, data) VALUES (?, ?, ?)",
-                (match_id, version, snapshot_text),
-            )
+            db.execute(SQLITE.insert_snapshot, (match_id, version, snapshot_text))
             insert_results(db, match_id, results)
             return match_id
 
         return await self._transaction(create)
-
-    async def match_row(self, match_id: int) -> Row | None:
-        return await self._fetchone("SELECT * FROM matches WHERE id = ?", (match_id,))
-
-    async def snapshot(self, match_id: int) -> dict[str, Any] | None:
-        row = await self._fetchone("SELECT data FROM snapshots WHERE match_id = ?", (match_id,))
-        return None if row is None else dict(json.loads(row["data"]))
-
-    async def events(self, match_id: int) -> list[EventRow]:
-        rows = await self._fetchall(
-            "SELECT * FROM events WHERE match_id = ? ORDER BY seq", (match_id,)
-        )
-        return [
-            EventRow(
-                match_id=row["match_id"],
-                seq=row["seq"],
-                at=row["at"],
-                actor=row["actor"],
-                kind=row["kind"],
-                payload=json.loads(row["payload"]),
-            )
-            for row in rows
-        ]
-
-    async def event_count(self, match_id: int) -> int:
-        row = await self._fetchone(
-            "SELECT COUNT(*) AS n FROM events WHERE match_id = ?", (match_id,)
-        )
-        assert row is not None
-        return int(row["n"])
 
     async def commit_action(
         self,
@@ -492,16 +446,16 @@ class SqliteStore(SqliteAnalyses):
         robot = list(robot_records)
 
         def commit(db: sqlite3.Connection) -> None:
-            columns = changes
+            changed = changes
             all_stats = stats
             if finish is not None:
                 extra_stats, extra_changes = finish(player_ratings(db, match_id))
                 all_stats = [*stats, *extra_stats]
-                columns = {**changes, **extra_changes}
-            sets = "".join(f"{column} = ?, " for column in columns)
+                changed = {**changes, **extra_changes}
+            sets = "".join(f"{name} = ?, " for name in columns(MATCH_COLUMNS, changed))
             cursor = db.execute(
                 f"UPDATE matches SET {sets}version = version + 1 WHERE id = ? AND version = ?",
-                (*columns.values(), match_id, expected_version),
+                (*changed.values(), match_id, expected_version),
             )
             if cursor.rowcount != 1:
                 raise VersionConflict(match_id)
@@ -516,18 +470,6 @@ class SqliteStore(SqliteAnalyses):
 
         await self._transaction(commit)
 
-    async def update_match(self, match_id: int, **changes: Any) -> None:
-        """Set bookkeeping columns (thread, board message, reminder) without a new version."""
-        sets = ", ".join(f"{column} = ?" for column in changes)
-        await self._write_one(
-            f"UPDATE matches SET {sets} WHERE id = ?", (*changes.values(), match_id)
-        )
-
-    async def active_match_rows(self, guilds: GuildShards | None = None) -> list[Row]:
-        return await self._fetchall(
-            f"SELECT * FROM matches WHERE status = 'active'{guild_condition(guilds)} ORDER BY id"
-        )
-
     async def claim_reminder(self, match_id: int, version: int) -> bool:
         cursor = await self._write_one(
             "UPDATE matches SET reminded_version = ? "
@@ -536,57 +478,11 @@ class SqliteStore(SqliteAnalyses):
         )
         return cursor.rowcount == 1
 
-    async def game_results(self, match_id: int) -> list[Row]:
-        return await self._fetchall(
-            "SELECT * FROM game_results WHERE match_id = ? ORDER BY game_number", (match_id,)
-        )
-
-    async def active_match_ids(self, guild_id: int, user_id: int) -> list[int]:
-        rows = await self._fetchall(
-            "SELECT id FROM matches WHERE guild_id = ? AND status = 'active' "
-            "AND (player0_id = ? OR player1_id = ?) ORDER BY id",
-            (guild_id, user_id, user_id),
-        )
-        return [row["id"] for row in rows]
-
-    async def match_id_in_thread(self, thread_id: int) -> int | None:
-        row = await self._fetchone(
-            "SELECT id FROM matches WHERE thread_id = ? "
-            "ORDER BY status = 'active' DESC, id DESC LIMIT 1",
-            (thread_id,),
-        )
-        return None if row is None else int(row["id"])
-
-    async def candidate_match_ids(self, guild_id: int, channel_id: int, user_id: int) -> list[int]:
-        rows = await self._fetchall(
-            "SELECT id FROM matches WHERE guild_id = ? AND status = 'active' "
-            "AND (player0_id = ? OR player1_id = ?) AND (channel_id = ? OR thread_id = ?) "
-            "ORDER BY id",
-            (guild_id, user_id, user_id, channel_id, channel_id),
-        )
-        return [row["id"] for row in rows]
-
-    async def history_rows(self, guild_id: int, user_id: int, limit: int) -> list[Row]:
-        return await self._fetchall(
-            "SELECT * FROM matches WHERE guild_id = ? AND (player0_id = ? OR player1_id = ?) "
-            "ORDER BY id DESC LIMIT ?",
-            (guild_id, user_id, user_id, limit),
-        )
-
     # --- ratings and stats --------------------------------------------------------------------
-
-    async def rating_board(self, guild_id: int, game: str, limit: int) -> list[Row]:
-        """Leaderboard rows by rating, of the players with a played match."""
-        return await self._fetchall(
-            "SELECT user_id, name, rating, played, won, lost, drawn, points_won, points_lost "
-            "FROM ratings WHERE guild_id = ? AND game = ? AND played > 0 "
-            "ORDER BY rating DESC, won DESC, user_id LIMIT ?",
-            (guild_id, game, limit),
-        )
 
     async def length_board(self, guild_id: int, game: str, length: int, limit: int) -> list[Row]:
         """Leaderboard rows over finished matches of one length, with the overall rating."""
-        return await self._fetchall(
+        return await self._rows(
             """
             WITH seats AS (
                 SELECT player0_id AS user_id, winner_seat = 0 AS won, winner_seat = 1 AS lost,
@@ -613,19 +509,6 @@ class SqliteStore(SqliteAnalyses):
             (guild_id, game, length, limit),
         )
 
-    async def stats_row(self, guild_id: int, game: str, user_id: int) -> Row | None:
-        return await self._fetchone(
-            "SELECT * FROM ratings WHERE guild_id = ? AND game = ? AND user_id = ?",
-            (guild_id, game, user_id),
-        )
-
-    async def robot_records(self, guild_id: int, game: str, user_id: int) -> list[Row]:
-        return await self._fetchall(
-            "SELECT * FROM robot_records WHERE guild_id = ? AND game = ? AND user_id = ? "
-            "ORDER BY level",
-            (guild_id, game, user_id),
-        )
-
     async def record_shout(
         self, match_id: int, game_number: int, user_id: int, guild_id: int, game: str, at: float
     ) -> bool:
@@ -639,11 +522,7 @@ class SqliteStore(SqliteAnalyses):
             )
             if cursor.rowcount != 1:
                 return False
-            db.execute(
-                "UPDATE ratings SET nannons_shouted = nannons_shouted + 1 "
-                "WHERE guild_id = ? AND game = ? AND user_id = ?",
-                (guild_id, game, user_id),
-            )
+            db.execute(SQLITE.count_shout, (guild_id, game, user_id))
             return True
 
         return await self._transaction(shout)
@@ -679,7 +558,7 @@ async def _migrate(conn: aiosqlite.Connection) -> None:
     [row] = await conn.execute_fetchall("PRAGMA user_version")
     current = int(row[0])
     if current > len(steps):
-        raise StoreError(
+        raise SchemaTooNew(
             f"The database is at schema version {current}, newer than this tablebot "
             f"understands ({len(steps)}). Upgrade tablebot, or use another TABLEBOT_DB."
         )
@@ -689,7 +568,7 @@ async def _migrate(conn: aiosqlite.Connection) -> None:
             await _on_thread(conn, partial(_in_transaction, work=apply))
         except sqlite3.Error as exc:
             # The step's transaction rolled back: the database is as the last good step left it.
-            raise StoreError(
+            raise MigrationFailed(
                 f"Migrating the database to schema version {step + 1} failed ({exc}); "
                 f"it was left at version {step}."
             ) from exc

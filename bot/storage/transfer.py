@@ -26,6 +26,7 @@ from bot.storage import is_postgres_url
 from bot.storage.postgres import PostgresStore
 from bot.storage.postgres_statements import Connection
 from bot.storage.sqlite import SqliteStore
+from bot.storage.sqlite_statements import sqlite_errors
 from bot.storage.types import StoreError, redact
 
 # In an order that satisfies the foreign keys (a match's challenge first, its events after it).
@@ -91,7 +92,8 @@ async def copy_database(source: str | Path, target: str) -> CopyReport:
     store = PostgresStore(target, min_size=1, max_size=1)
     await store.connect()
     try:
-        return await store._transaction(lambda db: _copy(path, db))
+        with sqlite_errors():  # reading the source (the target's errors are the store's)
+            return await store._transaction(lambda db: _copy(path, db))
     finally:
         await store.close()
 

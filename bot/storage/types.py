@@ -28,7 +28,38 @@ STAT_COLUMNS = (
 
 
 class StoreError(Exception):
-    """The database can't be used (e.g. it was written by a newer tablebot, or it is closed)."""
+    """The database can't do what was asked. Every error a store raises is one of its
+    subclasses (the driver's own error, when there was one, is its ``__cause__``), so no caller
+    needs to know the driver; messages name no password."""
+
+
+class StoreNotOpen(StoreError):
+    """The store is not connected yet, or closed."""
+
+
+class StoreUnavailable(StoreError):
+    """The database can't be reached or opened: a missing folder or unreadable file, a server
+    that doesn't answer, a refused login, an unknown database, a lost connection."""
+
+
+class SchemaTooNew(StoreError):
+    """The database was written by a newer tablebot (its schema has more steps than this one
+    knows)."""
+
+
+class MigrationFailed(StoreError):
+    """A step migrating the database failed; it rolled back, and the database is left at the
+    step before."""
+
+
+class ConstraintViolation(StoreError):
+    """A write broke a key or constraint of the schema (a duplicate, a missing reference); it
+    wrote nothing."""
+
+
+class StatementFailed(StoreError):
+    """The database refused a statement for another reason (a missing table, a lock not
+    granted in time ...)."""
 
 
 class VersionConflict(Exception):

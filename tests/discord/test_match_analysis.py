@@ -1,4 +1,4 @@
-"""Post-match analysis through the fake Discord (the real bot, the real analyser in the
+"""Post-match analysis through the fake Discord (the real bot, the real analysis runner on the
 analysis worker): /analyse's refusals; a robot match analysed by itself when it ends, its
 progress edited in place into the report; the report of a match asked for with /analyse in each
 game (backgammon where gnubg runs), with the chart and the mistakes' cards and their alt texts;

@@ -127,9 +127,9 @@ async def check_database(target: str | Path, acked: dict[int, int]) -> int:
     store: Any = await connect_store(target)
     try:
         if isinstance(store, SqliteStore):
-            [row] = await store._fetchall("PRAGMA integrity_check")
+            [row] = await store.raw_rows("PRAGMA integrity_check")
             assert row[0] == "ok"
-        matches = {row["id"]: row for row in await store._fetchall("SELECT * FROM matches")}
+        matches = {row["id"]: row for row in await store.raw_rows("SELECT * FROM matches")}
         for match_id, version in acked.items():
             assert match_id in matches, f"acknowledged match {match_id} is missing"
             assert matches[match_id]["version"] >= version, (

@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from support.postgres_server import EmbeddedPostgres
 
-from bot.storage import NewEvent, Row, StatUpdate, VersionConflict
-from bot.storage.postgres import PostgresStore
+from bot.storage import NewEvent, Row, StatUpdate, StoreUnavailable, VersionConflict
+from bot.storage.postgres import PostgresStore, create_database, drop_database
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.postgres]
 
@@ -181,7 +182,28 @@ async def test_processes_starting_at_once_migrate_once(
     try:
         for store in opened:
             assert await store.schema_version() == len(postgres_migrations.MIGRATIONS)
-        assert [tuple(r) for r in await opened[0]._fetchall("SELECT x FROM step_a")] == [(1,)]
+        assert [tuple(r) for r in await opened[0].raw_rows("SELECT x FROM step_a")] == [(1,)]
     finally:
         for store in opened:
             await store.close()
+
+
+async def test_a_scratch_database_is_made_on_the_server_and_dropped(
+    postgres_server: EmbeddedPostgres,
+) -> None:
+    server_url = postgres_server.url("postgres")
+    url = await create_database(server_url, "scratch_one")
+    assert url == postgres_server.url("scratch_one")
+    store = await PostgresStore.open(url)  # usable: a new, empty database, migrated
+    try:
+        assert await store.match_row(1) is None
+        [row] = await store.raw_rows("SELECT current_database() AS name")
+        assert row["name"] == "scratch_one"
+    finally:
+        await store.close()
+    await drop_database(server_url, "scratch_one")
+    await drop_database(server_url, "scratch_one")  # gone already: nothing to do
+    with pytest.raises(StoreUnavailable, match="scratch_one"):
+        await PostgresStore.open(url)
+    with pytest.raises(ValueError, match="letters, digits and _"):
+        await create_database(server_url, 'x"; DROP DATABASE postgres; --')

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 import pytest
+from support.db import sql_rows, sql_write
 from support.ratings_audit import audit_ratings, surplus, trail_end
 from test_crash_recovery import ROOT, check_database
 
@@ -169,7 +170,7 @@ class Worker:
 async def rows(url: str, sql: str) -> list[Any]:
     store = await connect_store(url)
     try:
-        return list(await store._fetchall(sql))  # type: ignore[attr-defined]
+        return await sql_rows(store, sql)
     finally:
         await store.close()
 
@@ -208,11 +209,12 @@ async def test_kill_one_of_two_processes_under_load(postgres_database: Any) -> N
     try:
         audit = await audit_ratings(store)  # no rating update lost
         assert audit.changes >= 20 and audit.lost == 0 and not audit.problems, audit.problems
-        found = await store._fetchall("SELECT DISTINCT guild_id FROM matches")  # type: ignore[attr-defined]
+        found = await sql_rows(store, "SELECT DISTINCT guild_id FROM matches")
         assert {r["guild_id"] for r in found} == set(GUILDS)
         # The check bites: one rating update undone is caught.
-        await store._write_one(  # type: ignore[attr-defined]
-            "UPDATE ratings SET rating = rating - 3 WHERE guild_id = $1 AND user_id = 100",
+        await sql_write(
+            store,
+            "UPDATE ratings SET rating = rating - 3 WHERE guild_id = ? AND user_id = 100",
             (GUILDS[0],),
         )
         audit = await audit_ratings(store)

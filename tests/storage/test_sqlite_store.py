@@ -26,10 +26,10 @@ async def test_fresh_database_is_migrated_with_pragmas(tmp_path: Path) -> None:
     store = await SqliteStore.open(tmp_path / "t.db")
     try:
         assert await store.user_version() == len(MIGRATIONS)
-        assert (await store._fetchone("PRAGMA journal_mode"))[0] == "wal"  # type: ignore[index]
-        assert (await store._fetchone("PRAGMA foreign_keys"))[0] == 1  # type: ignore[index]
-        assert (await store._fetchone("PRAGMA synchronous"))[0] == 1  # type: ignore[index]  # NORMAL
-        assert (await store._fetchone("PRAGMA busy_timeout"))[0] > 0  # type: ignore[index]
+        assert (await store.raw_rows("PRAGMA journal_mode"))[0][0] == "wal"
+        assert (await store.raw_rows("PRAGMA foreign_keys"))[0][0] == 1
+        assert (await store.raw_rows("PRAGMA synchronous"))[0][0] == 1  # NORMAL
+        assert (await store.raw_rows("PRAGMA busy_timeout"))[0][0] > 0
     finally:
         await store.close()
     store = await SqliteStore.open(tmp_path / "t.db")  # reopening runs no step twice
@@ -186,7 +186,7 @@ async def test_checkpoints_run_off_the_write_path_and_copy_the_whole_wal(tmp_pat
     # background loop does, on its own connection.
     store = await SqliteStore.open(tmp_path / "t.db", checkpoint_interval=3600)
     try:
-        assert (await store._fetchone("PRAGMA wal_autocheckpoint"))[0] == 0  # type: ignore[index]
+        assert (await store.raw_rows("PRAGMA wal_autocheckpoint"))[0][0] == 0
         match_id = await make_match(store)
         await commit_rolls(store, match_id, 0, 50)
         result = await store.checkpoint()

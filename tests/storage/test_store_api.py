@@ -3,6 +3,7 @@ queries that replaced the service's SQL, and what a finisher is given."""
 
 from __future__ import annotations
 
+import socket
 import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
@@ -10,7 +11,15 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from bot.storage import Row, StatUpdate, Store, StoreError, connect_store, open_store
+from bot.storage import (
+    Row,
+    StatUpdate,
+    Store,
+    StoreNotOpen,
+    StoreUnavailable,
+    connect_store,
+    open_store,
+)
 from bot.storage.postgres import PostgresStore
 from bot.storage.sqlite import SqliteStore
 
@@ -31,7 +40,7 @@ async def test_a_store_opens_nothing_until_connected_and_connects_once(
         assert not Path(store_target).exists()
     else:
         assert isinstance(store, PostgresStore) and store.url == store_target
-    with pytest.raises(StoreError, match="not connected"):
+    with pytest.raises(StoreNotOpen, match="not connected"):
         await store.match_row(1)
     await store.connect()
     try:
@@ -43,13 +52,13 @@ async def test_a_store_opens_nothing_until_connected_and_connects_once(
         assert await store.schema_version() > 0
     finally:
         await store.close()
-    with pytest.raises(StoreError, match="closed"):
+    with pytest.raises(StoreNotOpen, match="closed"):
         await store.connect()
-    with pytest.raises(StoreError, match="closed"):
+    with pytest.raises(StoreNotOpen, match="closed"):
         await store.match_row(1)
     never = open_store(store_target)
     await never.close()  # closing a store never connected is harmless
-    with pytest.raises(StoreError, match="closed"):
+    with pytest.raises(StoreNotOpen, match="closed"):
         await never.connect()
 
 
@@ -58,9 +67,10 @@ async def test_a_failed_connect_leaves_nothing_open_and_may_be_tried_again(
 ) -> None:
     folder = tmp_path / "later"
     store = SqliteStore(folder / "t.db")
-    with pytest.raises(sqlite3.OperationalError, match="unable to open"):
+    with pytest.raises(StoreUnavailable, match="unable to open") as refused:
         await store.connect()
-    with pytest.raises(StoreError, match="not connected"):
+    assert isinstance(refused.value.__cause__, sqlite3.OperationalError)
+    with pytest.raises(StoreNotOpen, match="not connected"):
         await store.match_row(1)
     folder.mkdir()
     await store.connect()
@@ -78,9 +88,10 @@ async def test_a_failed_postgres_connect_leaves_nothing_open_and_may_be_tried_ag
 
     name = "created_later"
     store = PostgresStore(postgres_server.url(name))  # a database not created yet
-    with pytest.raises(asyncpg.InvalidCatalogNameError):
+    with pytest.raises(StoreUnavailable, match=name) as refused:
         await store.connect()
-    with pytest.raises(StoreError, match="not connected"):
+    assert isinstance(refused.value.__cause__, asyncpg.InvalidCatalogNameError)
+    with pytest.raises(StoreNotOpen, match="not connected"):
         await store.match_row(1)
     postgres_server.create_database(name)
     try:
@@ -91,6 +102,28 @@ async def test_a_failed_postgres_connect_leaves_nothing_open_and_may_be_tried_ag
             await store.close()
     finally:
         postgres_server.drop_database(name)
+
+
+async def test_a_file_that_is_not_a_database_is_unavailable(tmp_path: Path) -> None:
+    path = tmp_path / "t.db"
+    path.write_bytes(b"not a database at all, " * 100)
+    with pytest.raises(StoreUnavailable, match="not a database") as refused:
+        await SqliteStore(path).connect()
+    assert isinstance(refused.value.__cause__, sqlite3.DatabaseError)
+
+
+async def test_a_server_that_does_not_answer_is_unavailable_without_the_password() -> None:
+    with socket.socket() as probe:  # a local port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"postgresql://bot:hunter2@127.0.0.1:{port}/tablebot?password=hunter2"
+    store = PostgresStore(url)
+    with pytest.raises(StoreUnavailable) as refused:
+        await store.connect()
+    assert isinstance(refused.value.__cause__, OSError)
+    assert "hunter2" not in str(refused.value) and str(refused.value)
+    with pytest.raises(StoreNotOpen, match="not connected"):  # nothing left open
+        await store.match_row(1)
 
 
 async def test_open_store_picks_sqlite_for_a_path_and_postgresql_for_a_url(
@@ -108,7 +141,7 @@ async def test_open_store_picks_sqlite_for_a_path_and_postgresql_for_a_url(
         pg = open_store(url)  # nothing connects: no server is listening there
         assert isinstance(pg, PostgresStore) and pg.url == url
         assert "secret" not in repr(pg)
-        with pytest.raises(StoreError, match="not connected"):
+        with pytest.raises(StoreNotOpen, match="not connected"):
             await pg.match_row(1)
     store = await connect_store(tmp_path / "c.db")  # open_store, then connect
     try:

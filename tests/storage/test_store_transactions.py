@@ -7,24 +7,32 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.db import sql_rows
 
 from bot.storage import (
+    STAT_COLUMNS,
+    ConstraintViolation,
     Finisher,
+    MigrationFailed,
     NewEvent,
     Row,
+    SchemaTooNew,
+    StatementFailed,
     StatUpdate,
     Store,
-    StoreError,
+    StoreNotOpen,
     VersionConflict,
     connect_store,
     postgres_migrations,
+    statements,
 )
 from bot.storage import migrations as sqlite_migrations
+from bot.storage.sqlite import SqliteStore
 
 pytestmark = pytest.mark.asyncio
 
@@ -100,9 +108,8 @@ async def table_names(target: str | Path) -> set[str]:
 
 
 async def store_rows(store: Store, sql: str) -> list[tuple[Any, ...]]:
-    """Raw SQL on the store's own connection (both stores have a private ``_fetchall``)."""
-    fetchall: Callable[[str], Any] = store._fetchall  # type: ignore[attr-defined]
-    return [tuple(row) for row in await fetchall(sql)]
+    """Raw SQL on the store's own connection (its public diagnostics)."""
+    return [tuple(row) for row in await sql_rows(store, sql)]
 
 
 @pytest.fixture
@@ -140,7 +147,7 @@ async def test_a_newer_database_is_refused(blank_target: str | Path, backend: st
             f"INSERT INTO {postgres_migrations.VERSION_TABLE} (version) "
             f"SELECT generate_series(1, {newer})",
         )
-    with pytest.raises(StoreError, match="newer than this tablebot"):
+    with pytest.raises(SchemaTooNew, match="newer than this tablebot"):
         await connect_store(blank_target)
     assert "matches" not in await table_names(blank_target)
 
@@ -187,7 +194,7 @@ async def test_a_failing_migration_step_rolls_back_and_the_store_refuses_to_open
     )
     monkeypatch.setattr(MIGRATIONS_PATH[backend], (*steps, COUNTED_STEP, broken, SECOND_STEP))
     for _ in range(2):  # every attempt refuses the same way, and changes nothing more
-        with pytest.raises(StoreError) as refused:
+        with pytest.raises(MigrationFailed) as refused:
             await connect_store(blank_target)
         message = str(refused.value)
         assert f"schema version {good + 1} failed" in message
@@ -254,6 +261,15 @@ async def make_match(store: Store) -> int:
     return match_id
 
 
+async def test_a_refused_statement_is_statement_failed_with_the_drivers_error(
+    any_store: Store, backend: str
+) -> None:
+    with pytest.raises(StatementFailed, match=NO_SUCH_TABLE[backend]) as refused:
+        await sql_rows(any_store, "SELECT * FROM no_such_table")
+    assert isinstance(refused.value.__cause__, undefined_table_error(backend))
+    assert await any_store.match_row(1) is None  # the store is still usable
+
+
 async def test_commit_action_checks_the_version_and_writes_all_or_nothing(
     any_store: Store, backend: str
 ) -> None:
@@ -262,8 +278,9 @@ async def test_commit_action_checks_the_version_and_writes_all_or_nothing(
     await store.commit_action(match_id, 0, 0, [EVENT], {"n": 1}, {"score0": 1})
     with pytest.raises(VersionConflict):
         await store.commit_action(match_id, 0, 1, [EVENT], {"n": 2}, {"score0": 2})
-    with pytest.raises(integrity_error(backend)):  # a duplicate seq: the whole action rolls back
+    with pytest.raises(ConstraintViolation) as broken:  # a duplicate seq: all of it rolls back
         await store.commit_action(match_id, 1, 0, [EVENT], {"n": 3}, {"score0": 3})
+    assert isinstance(broken.value.__cause__, integrity_error(backend))
     row = await store.match_row(match_id)
     assert row is not None and (row["version"], row["score0"]) == (1, 1)
     assert await store.snapshot(match_id) == {"n": 1}
@@ -327,7 +344,7 @@ async def test_a_failing_finisher_writes_nothing_and_a_closed_store_refuses(
     assert await store.stats_row(1, "nannon", 4) is None
     await store.close()
     await store.close()  # closing twice is harmless
-    with pytest.raises(StoreError, match="closed"):
+    with pytest.raises(StoreNotOpen, match="closed"):
         await store.match_row(match_id)
 
 
@@ -549,3 +566,59 @@ async def test_game_results_and_bookkeeping(any_store: Store) -> None:
     assert row["version"] == 1  # bookkeeping makes no new version
     assert bytes(row["dice_seed"]) == bytes(32)
     assert [r["id"] for r in await store.active_match_rows()] == [match_id]
+
+
+async def test_no_statement_takes_a_column_name_outside_the_code(any_store: Store) -> None:
+    """Column names a caller passes are looked up in fixed tuples (bot/storage/statements.py):
+    any other name is refused before any SQL is built, and nothing is written."""
+    store = any_store
+    match_id = await make_match(store)
+    await store.queue_analysis(match_id, 0, None, 1.0)
+    before = await sql_rows(store, "SELECT * FROM matches")
+    sneaky = "thread_id = 1, version"
+    refusals: list[Callable[[], Awaitable[Any]]] = [
+        lambda: store.update_match(match_id, version=7),  # a column, but not bookkeeping
+        lambda: store.update_match(match_id, **{sneaky: 1}),
+        lambda: store.update_analysis(match_id, match_id=match_id + 1),
+        lambda: store.update_analysis(match_id, **{"status = 'done', error": "x"}),
+        lambda: store.commit_action(match_id, 0, 0, [EVENT], {"n": 1}, {sneaky: 1}),
+        lambda: store.insert_challenge({"guild_id": 1, "id) VALUES (1); --": 1}),
+        lambda: store.commit_action(
+            match_id,
+            0,
+            0,
+            [EVENT],
+            {"n": 1},
+            {},
+            stat_updates=[StatUpdate(1, "nannon", 3, "c", {"played": 1}, {"played": 99})],
+        ),
+    ]
+    for refused in refusals:
+        with pytest.raises(ValueError, match="not a column that can be written here"):
+            await refused()
+    assert await sql_rows(store, "SELECT * FROM matches") == before
+    assert await store.event_count(match_id) == 0
+    assert await store.stats_row(1, "nannon", 3) is None
+    analysis = await store.analysis_row(match_id)
+    assert analysis is not None and analysis["status"] == "queued"
+
+
+async def test_the_writable_columns_are_the_schemas(any_store: Store) -> None:
+    """The tuples of columns a caller may name are the tables' own (the key aside)."""
+
+    async def table(name: str) -> list[str]:
+        if isinstance(any_store, SqliteStore):
+            return [r["name"] for r in await sql_rows(any_store, f"PRAGMA table_info({name})")]
+        sql = (
+            "SELECT column_name AS name FROM information_schema.columns "
+            "WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position"
+        )
+        return [r["name"] for r in await sql_rows(any_store, sql, (name,))]
+
+    assert await table("challenges") == ["id", *statements.CHALLENGE_COLUMNS]
+    assert await table("matches") == ["id", *statements.MATCH_COLUMNS]
+    assert await table("analyses") == ["match_id", *statements.ANALYSIS_COLUMNS]
+    assert set(statements.MATCH_BOOKKEEPING_COLUMNS) < set(statements.MATCH_COLUMNS)
+    ratings = await table("ratings")
+    assert ratings[:4] == ["guild_id", "game", "user_id", "name"]
+    assert sorted(ratings[4:]) == sorted([*statements.RATING_SET_COLUMNS, *STAT_COLUMNS])

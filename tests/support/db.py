@@ -1,41 +1,21 @@
 """Raw SQL for tests that inspect the database behind a service: whole tables, before and after,
-to show that a refusal wrote nothing, or a tampered row. The :class:`~bot.storage.Store`
-protocol has no raw SQL; this goes through either store's private query helpers
-(``_fetchall``/``_write_one(sql, params)``, the same signatures in both), in SQLite's dialect:
-``?`` placeholders become ``$1``, ``$2`` ... for PostgreSQL."""
+to show that a refusal wrote nothing, or a tampered row. Through the stores' public diagnostics
+(:class:`~bot.storage.RawSql`: ``raw_rows``/``raw_execute``), in SQLite's dialect (``?``
+placeholders, which the PostgreSQL store numbers)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
+from bot.storage import RawSql
 from bot.storage.postgres import PostgresStore
-from bot.storage.sqlite import SqliteStore
 
 
-def postgres_placeholders(sql: str) -> str:
-    """``?`` placeholders as ``$1``, ``$2`` ... (not inside quoted strings or names)."""
-    out: list[str] = []
-    quote: str | None = None
-    number = 0
-    for char in sql:
-        if quote is not None:
-            quote = None if char == quote else quote
-        elif char in "'\"":
-            quote = char
-        elif char == "?":
-            number += 1
-            out.append(f"${number}")
-            continue
-        out.append(char)
-    return "".join(out)
-
-
-def _dialect(store: object, sql: str) -> str:
-    if isinstance(store, PostgresStore):
-        return postgres_placeholders(sql)
-    assert isinstance(store, SqliteStore), f"raw SQL needs one of our stores, not {store!r}"
-    return sql
+def raw(store: object) -> RawSql:
+    """``store`` (a service's, typed as the ``Store`` it needs), as the diagnostics it is."""
+    assert isinstance(store, RawSql), f"raw SQL needs one of our stores, not {store!r}"
+    return store
 
 
 async def sql_rows(store: object, sql: str, params: Sequence[Any] = ()) -> list[Any]:
@@ -47,13 +27,12 @@ async def sql_rows(store: object, sql: str, params: Sequence[Any] = ()) -> list[
     connection could read before such a write lands, and a "nothing changed" check would pass
     when it should not. (PostgreSQL's writes are committed when their call returns.)
     """
-    rows = await store._fetchall(_dialect(store, sql), params)  # type: ignore[attr-defined]
-    return list(rows)
+    return list(await raw(store).raw_rows(sql, params))
 
 
 async def sql_write(store: object, sql: str, params: Sequence[Any] = ()) -> None:
     """One statement on ``store`` (tampering, as someone with the database could)."""
-    await store._write_one(_dialect(store, sql), params)  # type: ignore[attr-defined]
+    await raw(store).raw_execute(sql, params)
 
 
 async def table_names(store: object) -> list[str]:

@@ -12,7 +12,8 @@ the drivers saw accepted.
 - The finished-match counts (``played``) and ratings equal what replaying every finished match
   gives, in the order they finished, through the service's own rating function.
 
-Reads through the store's private ``_fetchall`` (either store), as support/ratings_audit.py.
+Reads through the store's public diagnostics (``raw_rows``, either store), as
+support/ratings_audit.py does.
 """
 
 from __future__ import annotations
@@ -87,19 +88,19 @@ def _json(value: Any) -> Any:
 async def audit_events(store: Any, accepted: list[Accepted]) -> EventAudit:
     audit = EventAudit(accepted=len(accepted))
     events: dict[int, list[Any]] = defaultdict(list)
-    for row in await store._fetchall(
+    for row in await store.raw_rows(
         "SELECT match_id, seq, kind, payload FROM events ORDER BY match_id, seq"
     ):
         events[row["match_id"]].append(row)
     _check_accepted(audit, events, accepted)
-    rows = await store._fetchall(
+    rows = await store.raw_rows(
         "SELECT m.*, s.data FROM matches AS m LEFT JOIN snapshots AS s ON s.match_id = m.id "
         "ORDER BY m.id"
     )
     winners = _check_replays(audit, events, rows)
     ratings = {
         (r["guild_id"], r["game"], r["user_id"]): r
-        for r in await store._fetchall("SELECT * FROM ratings")
+        for r in await store.raw_rows("SELECT * FROM ratings")
     }
     _check_ratings(audit, rows, winners, ratings)
     return audit

@@ -33,9 +33,9 @@ class RatingsAudit:
 
 async def audit_ratings(store: Any) -> RatingsAudit:
     """Read every finished match's rating changes and every ratings row through ``store``'s
-    private ``_fetchall`` (either store), and count the lost updates."""
+    public diagnostics (``raw_rows``, either store), and count the lost updates."""
     changes: dict[Key, list[tuple[float, float]]] = defaultdict(list)
-    rows = await store._fetchall(
+    rows = await store.raw_rows(
         "SELECT guild_id, game, rating_changes FROM matches WHERE status = 'finished'"
     )
     for row in rows:
@@ -44,7 +44,7 @@ async def audit_ratings(store: Any) -> RatingsAudit:
             changes[key].append((change["before"], change["after"]))
     ratings = {
         (r["guild_id"], r["game"], r["user_id"]): r
-        for r in await store._fetchall("SELECT * FROM ratings")
+        for r in await store.raw_rows("SELECT * FROM ratings")
     }
     audit = RatingsAudit(changes=sum(len(edges) for edges in changes.values()))
     for key, edges in changes.items():
