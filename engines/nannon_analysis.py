@@ -25,7 +25,7 @@ exactly (up to the solver's tolerance); ``tests/engines/test_nannon_analysis.py`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from engines import new_match
 from engines.actions import Action, Double, Drop, Move, OpeningRoll, Roll, Take
@@ -288,19 +288,20 @@ class _GameReplay:
 
 
 class NannonEvaluator:
-    """Nannon's :class:`~engines.analysis.GameEvaluator`: the exact ``solver`` (in the bot, the
-    analysis worker's, so scores solved once are reused)."""
+    """Nannon's :class:`~engines.analysis.GameEvaluator`: the exact solver, which ``solver()``
+    gives when a game is analysed (in the bot, the analysis worker's own, so scores solved once
+    are reused; making the evaluator, say for its :attr:`details`, makes no solver)."""
 
     details: dict[str, object]
 
-    def __init__(self, solver: NannonSolver) -> None:
+    def __init__(self, solver: Callable[[], NannonSolver]) -> None:
         self.solver = solver
         self.details = {"evaluator": "exact solver"}
 
     def analyse_game(
         self, rules: MatchRules, actions: Sequence[Action], names: tuple[str, str], game: int
     ) -> list[Decision]:
-        return analyse_nannon_game(rules, actions, names, game, self.solver)
+        return analyse_nannon_game(rules, actions, names, game, self.solver())
 
 
 def analyse_nannon_game(

@@ -46,7 +46,7 @@ def _gnubg(ply: int) -> GameEvaluator:
 
 _EVALUATORS: dict[Evaluator, Callable[[int], GameEvaluator]] = {
     Evaluator.GNUBG: _gnubg,
-    Evaluator.EXACT_SOLVER: lambda ply: NannonEvaluator(jobs.solver()),
+    Evaluator.EXACT_SOLVER: lambda ply: NannonEvaluator(jobs.solver),
     Evaluator.SEARCH: lambda ply: CheckersEvaluator(),
 }
 

@@ -190,7 +190,7 @@ def test_other_games_and_a_roll_that_cannot_be_played(solver: NannonSolver) -> N
 def test_the_evaluator_is_the_solver_behind_the_analysis_interface(solver: NannonSolver) -> None:
     match, planted = _play(solver, 5, 2, mistake=0.05)
     names = ("A", "B")
-    evaluator = NannonEvaluator(solver)
+    evaluator = NannonEvaluator(lambda: solver)
     assert evaluator.details == {"evaluator": "exact solver"}
     seen: list[tuple[int, int]] = []
     result = analyse_match(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.__main__ import main as tablebot
-from bot.robot import analysis
+from bot.robot import analysis, jobs
 from bot.robot.analysis_runner import WorkerAnalysisRunner
 from bot.robot.worker import RobotWorker
 from bot.workers import WorkerPools
@@ -159,3 +159,24 @@ def test_cli_bad_files_are_one_line_and_status_2(
     assert err.count("\n") == 1 and message in err and "Traceback" not in err
     code, _, err = _run(capsys, str(tmp_path / "missing.mat"))
     assert code == 2 and "missing.mat" in err
+
+
+def test_details_say_how_each_game_is_analysed_and_solve_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The bot asks for the details on its event loop: no solver is made there for them."""
+    monkeypatch.setattr(jobs, "_solver", None)
+    assert analysis.details(GameKind.NANNON, 2) == {"game": "nannon", "evaluator": "exact solver"}
+    assert jobs._solver is None
+    assert analysis.details(GameKind.CHECKERS, 2) == {
+        "game": "checkers",
+        "evaluator": "alpha-beta search, 6 plies",
+    }
+    assert analysis.details(GameKind.BACKGAMMON, 3) == {
+        "game": "backgammon",
+        "evaluator": "GNU Backgammon",
+        "ply": 3,
+    }
+    assert [analysis.needs_gnubg(kind) for kind in GameKind] == [
+        kind is GameKind.BACKGAMMON for kind in GameKind
+    ]
