@@ -20,6 +20,7 @@ from bot.discord import wording
 from bot.service import AnalysisStatus, LeaveMatch, MatchView
 from bot.service.analysis import DEFAULT_PLY
 from engines.nannon_solver import Context, CubeState, NannonSolver
+from render.common import BEST, PLAYED
 
 pytestmark = pytest.mark.asyncio
 
@@ -220,6 +221,14 @@ async def test_a_planted_blunder_is_the_first_mistake_shown(tablebot: FakeDiscor
         f"Played {played}; best {best}. Equity lost: {worst.equity_loss:.3f}"
     )
     assert report.attachments[1].description.endswith(f"losing {worst.equity_loss:.3f}.")
+    # The card's board is the one the blunder was made on: both moves are read and drawn.
+    card = report.attachments[1].image().convert("RGB")
+    drawn = card.crop((0, 0, card.width, 500)).getcolors(card.width * 500) or []
+    for colour in (PLAYED, BEST):
+        near = sum(
+            n for n, c in drawn if sum(abs(a - b) for a, b in zip(c, colour, strict=True)) <= 30
+        )
+        assert near > 100, colour
 
 
 async def test_a_restart_runs_a_queued_analysis_again(tablebot: FakeDiscord) -> None:

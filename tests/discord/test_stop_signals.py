@@ -20,12 +20,13 @@ import asyncio
 import os
 import re
 import signal
-import sqlite3
 import sys
 from pathlib import Path
 
 import pytest
 from fakediscord import TOKEN, FakeDiscord, InteractionHandle, Member
+
+from bot.storage.sqlite import SqliteStore
 
 ROOT = Path(__file__).resolve().parents[2]
 MEMBERS = 8
@@ -179,11 +180,12 @@ async def test_a_signal_under_load_finishes_the_work_in_flight_and_exits_0(
     invitations = dict(filter(None, map(invitation_of, handles)))
     assert len(invitations) >= SIGNAL_AFTER
     assert not (tmp_path / "t.db-wal").exists()  # the store was closed cleanly
-    db = sqlite3.connect(tmp_path / "t.db")
+    store = await SqliteStore.open(tmp_path / "t.db")
     try:
-        stored = dict(db.execute("SELECT id, message_id FROM challenges").fetchall())
+        rows = await store.raw_rows("SELECT id, message_id FROM challenges")
     finally:
-        db.close()
+        await store.close()
+    stored = {row["id"]: row["message_id"] for row in rows}
     # Every acknowledged challenge is there, its invitation's id recorded after the answer.
     assert {cid: stored.get(cid) for cid in invitations} == invitations
 
