@@ -17,6 +17,9 @@ from typing import Any, TypeVar
 from bot.workers import WorkerCrashedError, WorkerPool, WorkerUnavailableError
 from engines.analysis import Decision
 from render import jobs
+from render.analysis_chart import WORDS as CHART_WORDS
+from render.analysis_chart import ChartWords
+from render.analysis_report import CARD_WORDS, CardWords
 
 log = logging.getLogger(__name__)
 
@@ -51,17 +54,27 @@ class Renderer:
         return await self._draw(jobs.board, game, args, kwargs)
 
     async def chart(
-        self, decisions: Sequence[Decision], names: tuple[str, str], match_play: bool
+        self,
+        decisions: Sequence[Decision],
+        names: tuple[str, str],
+        match_play: bool,
+        words: ChartWords = CHART_WORDS,
     ) -> tuple[bytes, str]:
-        """(PNG, alt text) of an analysis' winning-chance chart, drawn as boards are."""
-        return await self._draw(jobs.chart, tuple(decisions), names, match_play)
+        """(PNG, alt text) of an analysis' winning-chance chart (its ``words`` in the reader's
+        language), drawn as boards are."""
+        return await self._draw(jobs.chart, tuple(decisions), names, match_play, words)
 
     async def mistake(
-        self, game: str, args: tuple[Any, ...], kwargs: dict[str, Any], decision: Decision
+        self,
+        game: str,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        decision: Decision,
+        words: CardWords = CARD_WORDS,
     ) -> tuple[bytes, str]:
-        """(PNG, alt text) of a mistake's card: the board (``board``'s arguments) and its
-        caption."""
-        return await self._draw(jobs.mistake, game, args, kwargs, decision)
+        """(PNG, alt text) of a mistake's card: the board (``board``'s arguments) with the moves
+        and its caption (in ``words``)."""
+        return await self._draw(jobs.mistake, game, args, kwargs, decision, words)
 
     async def _draw(self, job: Callable[..., T], *args: Any) -> T:
         if not self.use_threads:

@@ -13,8 +13,11 @@ import pytest
 
 from bot.rendering import Renderer
 from bot.workers import WorkerPool
+from engines.analysis import Decision, DecisionKind
 from engines.backgammon import Position
 from render import jobs
+from render.analysis_chart import ChartWords
+from render.analysis_report import CardWords
 from render.common import Scene
 
 ARGS = (Position.initial(), 0, Scene(names=("alice", "bob")))
@@ -85,3 +88,21 @@ async def test_a_worker_that_dies_after_working_is_replaced(rendering: Renderer)
     assert png.startswith(PNG)
     second = rendering.pool._executor
     assert second is not None and second is not first and rendering.pool.worked  # ... a new one
+
+
+@pytest.mark.asyncio
+async def test_the_analysis_pictures_come_from_the_worker_in_the_words_given(
+    rendering: Renderer,
+) -> None:
+    decisions = [
+        Decision(1, 0, 0, DecisionKind.MOVE, "13/8 6/5", "13/8 6/5", 0.0, False, 0.1, 0.55),
+        Decision(1, 1, 1, DecisionKind.MOVE, "24/18", "13/7", 0.1, False, -0.05, 0.40),
+    ]
+    words = ChartWords(title_match="Gewinnchance im Match")
+    chart = await rendering.chart(decisions, ("alice", "bob"), True, words)
+    assert chart == jobs.chart(decisions, ("alice", "bob"), True, words)
+    assert chart != jobs.chart(decisions, ("alice", "bob"), True)  # the words were drawn
+    card_words = CardWords(played="{player} spielte {move}")
+    card = await rendering.mistake("backgammon", ARGS, {}, decisions[1], card_words)
+    assert card == jobs.mistake("backgammon", ARGS, {}, decisions[1], card_words)
+    assert card[0].startswith(PNG) and rendering.pool.worked
