@@ -60,8 +60,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.discord.app import loop_factory
-from bot.robot import jobs, worker
+from bot.robot import jobs
 from bot.robot.levels import BACKGAMMON_LEVELS, Level
+from bot.robot.worker import RobotWorker
+from bot.workers import WorkerPool
 from engines import checkers_search
 from engines.backgammon import Position
 from engines.checkers import Board, Game
@@ -71,7 +73,7 @@ from engines.nannon import all_positions
 from engines.nannon_solver import Context
 
 
-async def sample(count: int, rng: random.Random) -> list[tuple[str, str]]:
+async def sample(worker: RobotWorker, count: int, rng: random.Random) -> list[tuple[str, str]]:
     """(Position ID, money Match ID with the roll) from games the expert level plays against
     itself with random dice: every stage of a game, each roll with at least two legal plays."""
     found: list[tuple[str, str]] = []
@@ -109,7 +111,7 @@ async def timed(call: Awaitable[Any]) -> tuple[float, Any]:
     return time.perf_counter() - start, result
 
 
-async def backgammon(positions: list[tuple[str, str]]) -> None:
+async def backgammon(worker: RobotWorker, positions: list[tuple[str, str]]) -> None:
     print(f"Backgammon, {len(positions)} positions from expert self-play (money, cube centred):")
     rankings: dict[Level, list[list[tuple[str, str, float]]]] = {}
     for level in Level:
@@ -139,7 +141,7 @@ async def backgammon(positions: list[tuple[str, str]]) -> None:
         print(f"    {level.name.lower():<13} {mean:.4f} per move   ~PR {500 * mean:5.1f}")
 
 
-async def nannon(count: int, rng: random.Random) -> None:
+async def nannon(worker: RobotWorker, count: int, rng: random.Random) -> None:
     positions = [p for p in all_positions() if not p.is_over()]
     context = Context.match(7, 9)
     took, _ = await timed(worker.nannon_rank_moves("012-012", 3, context))
@@ -174,7 +176,7 @@ def checkers_positions(
     return found[:count]
 
 
-async def checkers(count: int, think_s: int, rng: random.Random) -> None:
+async def checkers(worker: RobotWorker, count: int, think_s: int, rng: random.Random) -> None:
     positions = checkers_positions(count, rng)
     times = []
     for board, history, earlier in positions:
@@ -199,7 +201,7 @@ async def checkers(count: int, think_s: int, rng: random.Random) -> None:
     )
 
 
-async def lag(positions: list[tuple[str, str]], rng: random.Random) -> None:
+async def lag(worker: RobotWorker, positions: list[tuple[str, str]], rng: random.Random) -> None:
     """The loop's lateness while 20 decisions wait on the worker: backgammon master and expert
     moves and Nannon moves, or without ``positions`` checkers expert moves and Nannon moves."""
     from bot.robot import jobs
@@ -391,6 +393,7 @@ async def main(
     count: int, seed: int, matches: int, rounds: int, sections: set[str], think_s: int
 ) -> None:
     rng = random.Random(seed)
+    worker = RobotWorker(WorkerPool("robot"))
     if sections - {"driver"}:
         start = time.perf_counter()
         await worker.warm_up()
@@ -399,17 +402,17 @@ async def main(
     positions: list[tuple[str, str]] = []
     if "backgammon" in sections:
         if await worker.gnubg_available():
-            positions = await sample(count, rng)
-            await backgammon(positions)
+            positions = await sample(worker, count, rng)
+            await backgammon(worker, positions)
         else:
             print("Backgammon: gnubg is not available here")
     if "lag" in sections:
-        await lag(positions, rng)
+        await lag(worker, positions, rng)
     if "nannon" in sections:
-        await nannon(1000, rng)
+        await nannon(worker, 1000, rng)
     if "checkers" in sections:
-        await checkers(20, think_s, rng)
-    worker.shutdown()
+        await checkers(worker, 20, think_s, rng)
+    worker.pool.shutdown()
     if matches and "driver" in sections:
         await driver(matches, rounds)
 

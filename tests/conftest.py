@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from contextlib import AsyncExitStack
@@ -27,7 +28,9 @@ if TYPE_CHECKING:
     from fakediscord import FakeDiscord
     from support.postgres_server import EmbeddedPostgres
 
+    from bot.robot.worker import RobotWorker
     from bot.storage import Store
+    from bot.workers import WorkerPools
 
 _T = TypeVar("_T")
 
@@ -186,14 +189,29 @@ async def any_store(store_target: str | Path) -> AsyncIterator[Store]:
         await store.close()
 
 
-@pytest.fixture
-def fresh_worker(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The robot's and the analysis' shared workers set aside for the test, and whatever it
-    started stopped."""
-    from bot.robot import worker
-
-    monkeypatch.setattr(worker, "ROBOT", worker.WorkerPool("robot"))
-    monkeypatch.setattr(worker, "ANALYSIS", worker.WorkerPool("analysis", niceness=10))
-    monkeypatch.setattr(worker, "_gnubg", None)
+@pytest.fixture(scope="session", autouse=True)
+def session_render_worker() -> Iterator[None]:
+    """The render worker the session's bots share (tests/support/discord_driver.py), stopped
+    at the session's end (if the session used it)."""
     yield
-    worker.shutdown()
+    driver = sys.modules.get("support.discord_driver")
+    if driver is not None:
+        driver.SESSION_RENDER.stop()
+
+
+@pytest.fixture
+def worker_pools() -> Iterator[WorkerPools]:
+    """Worker pools of the test's own (render, robot, analysis), shut down after it."""
+    from bot.workers import WorkerPools
+
+    pools = WorkerPools.create()
+    yield pools
+    pools.shutdown()
+
+
+@pytest.fixture
+def robot_worker(worker_pools: WorkerPools) -> RobotWorker:
+    """The robot's calls, on the test's own robot worker."""
+    from bot.robot.worker import RobotWorker
+
+    return RobotWorker(worker_pools.robot)

@@ -28,15 +28,16 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import rendering
 from bot.config import Settings
 from bot.discord.permissions import invite_url
 from bot.discord.ratelimit import CommandRateLimit, allow_interaction, guild_limits
 from bot.discord.replies import NO_MENTIONS, admit, refuse_closing, report_error
-from bot.robot import worker as robot_worker
-from bot.robot.analyser import worker_analyser
+from bot.rendering import Renderer
+from bot.robot.analysis_runner import WorkerAnalysisRunner
+from bot.robot.worker import RobotWorker
 from bot.service import MatchService, MatchView
 from bot.storage import GuildShards, StoreError, open_store, redact
+from bot.workers import WorkerPools
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +122,9 @@ def freeze_startup_objects() -> None:
 class TableBot(commands.AutoShardedBot):
     """The bot, on the match ``service`` it is given (cogs reach it as ``bot.service``): it
     connects the service's store in ``setup_hook`` and closes the service in :meth:`close`.
+    ``pools``: the worker processes it draws boards in (:attr:`renderer`) and the robot thinks
+    in (:attr:`robot_worker`, the service's analysis runner's too when :func:`create_bot` built it);
+    None: new ones. They are the bot's: :meth:`close` shuts them down, and no others.
     ``sync_only`` loads the commands and nothing else (``tablebot sync``); ``clock`` times the
     rate limit (monotonic seconds); ``client_options`` go to discord.py.
 
@@ -142,6 +146,8 @@ class TableBot(commands.AutoShardedBot):
         settings: Settings,
         *,
         service: MatchService,
+        pools: WorkerPools | None = None,
+        robot_worker: RobotWorker | None = None,
         sync_only: bool = False,
         clock: Callable[[], float] = time.monotonic,
         **client_options: Any,
@@ -171,6 +177,9 @@ class TableBot(commands.AutoShardedBot):
         self.settings = settings
         self.sync_only = sync_only
         self.service = service
+        self.pools = WorkerPools.create() if pools is None else pools
+        self.renderer = Renderer(self.pools.render)
+        self.robot_worker = RobotWorker(self.pools.robot) if robot_worker is None else robot_worker
         # One budget per member for commands and clicks (bot.discord.ratelimit), timed by
         # ``clock`` (seconds); /config invalidates a server's cached limit when it changes.
         self.rate_limit = CommandRateLimit(guild_limits(service), clock=clock)
@@ -206,11 +215,11 @@ class TableBot(commands.AutoShardedBot):
             log.info("invite tablebot to a server: %s", invite_url(self.application_id))
         resumed = await self.service.resume_active(guilds=self.guild_shards)
         log.info("resumed %d active matches", len(resumed))
-        await rendering.warm_up()  # the render worker's start-up, not the first board's
+        await self.renderer.warm_up()  # the render worker's start-up, not the first board's
         if any(view.robot_seat is not None for view in resumed):
             # Robot matches go on: start the robot's worker (gnubg, the Nannon solver) now,
             # in the background. Otherwise it starts with the first robot match.
-            self.spawn_work(robot_worker.warm_up(), name="tablebot-robot-warm-up")
+            self.spawn_work(self.robot_worker.warm_up(), name="tablebot-robot-warm-up")
         for view in resumed:
             self.turn_shown(view)
         # Analyses left queued or running by the last run go on (in this process's guilds).
@@ -421,8 +430,8 @@ class TableBot(commands.AutoShardedBot):
                 raise
         # An analysis cut short here stays "running" in the database: the next start runs it.
         await self.service.analyses.stop()
-        # The robot's worker stops with the bot (no robot turn is in flight any more).
-        await asyncio.to_thread(robot_worker.shutdown)
+        # Its workers stop with the bot (no robot turn is in flight any more).
+        await asyncio.to_thread(self.pools.shutdown)
         await self.service.close()
 
 
@@ -444,13 +453,30 @@ def guild_shards_of(settings: Settings) -> GuildShards | None:
     return GuildShards.of(settings.shard_count, settings.shard_ids)
 
 
-def create_bot(settings: Settings, *, sync_only: bool = False, **client_options: Any) -> TableBot:
+def create_bot(
+    settings: Settings,
+    *,
+    sync_only: bool = False,
+    pools: WorkerPools | None = None,
+    **client_options: Any,
+) -> TableBot:
     """A new bot on the database ``settings.db_path`` (a SQLite file or a PostgreSQL URL),
-    opened when the bot starts.
+    opened when the bot starts, with the worker processes ``pools`` (``run`` makes them; None:
+    new ones), which the bot shuts down when it closes.
     ``client_options`` go to the discord.py constructor (``guild_ready_timeout``,
     ``http_trace`` ...); ``sync_only`` loads the commands and nothing else (``tablebot sync``)."""
-    service = MatchService(open_store(settings.db_path), analyser=worker_analyser())
-    return TableBot(settings, service=service, sync_only=sync_only, **client_options)
+    pools = WorkerPools.create() if pools is None else pools
+    robot_worker = RobotWorker(pools.robot)
+    runner = WorkerAnalysisRunner(pools.analysis, robot_worker)
+    service = MatchService(open_store(settings.db_path), analysis_runner=runner)
+    return TableBot(
+        settings,
+        service=service,
+        pools=pools,
+        robot_worker=robot_worker,
+        sync_only=sync_only,
+        **client_options,
+    )
 
 
 async def _check_database(target: str | Path) -> str | None:
@@ -473,7 +499,8 @@ async def _main(settings: Settings, sync_only: bool) -> int:
     if problem is not None:
         log.error("%s", problem)
         return ExitCode.REFUSED
-    bot = create_bot(settings, sync_only=sync_only)
+    # The worker processes are made here and handed in; the bot shuts them down as it closes.
+    bot = create_bot(settings, sync_only=sync_only, pools=WorkerPools.create())
     async with bot:
         try:
             if sync_only:

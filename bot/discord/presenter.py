@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import discord
 
-from bot import rendering
 from bot.discord import components as ui
 from bot.discord import delivery, wording
 from bot.discord.delivery import length_text as length_text
@@ -38,6 +37,7 @@ from render.common import Scene
 
 if TYPE_CHECKING:
     from bot.discord.app import TableBot
+    from bot.rendering import Renderer
     from bot.service import Challenge, MatchUpdate, MatchView
 
 log = logging.getLogger(__name__)
@@ -191,11 +191,11 @@ def board_job(view: MatchView) -> tuple[str, tuple[Any, ...], dict[str, Any]]:
     return view.kind.value, args, kwargs
 
 
-async def render_board(view: MatchView) -> tuple[discord.File, str] | None:
+async def render_board(renderer: Renderer, view: MatchView) -> tuple[discord.File, str] | None:
     """The board as an attachment (drawn by the render worker, off the event loop and its
     interpreter lock) and its alt text."""
     try:
-        png, alt = await rendering.board(*board_job(view))
+        png, alt = await renderer.board(*board_job(view))
     except Exception:
         # A missing picture must not lose the turn: the embed still says everything.
         log.exception("rendering match %s (version %s) failed", view.match_id, view.version)
@@ -286,12 +286,12 @@ async def strip_components(bot: TableBot, view: MatchView, message_id: int | Non
 
 
 async def turn_message(
-    view: MatchView, notes: Sequence[str] = (), *, ping: bool = True
+    renderer: Renderer, view: MatchView, notes: Sequence[str] = (), *, ping: bool = True
 ) -> delivery.TurnMessage:
     """The board message of the current turn: the ping of the player on turn, the embed, the
     board picture and the components."""
     embed = turn_embed(view, notes)
-    rendered = await render_board(view)
+    rendered = await render_board(renderer, view)
     file = None
     if rendered is not None:
         file, _alt = rendered
@@ -331,7 +331,7 @@ async def post_board(
     """Post the current turn as a new message (the follow-up of ``via`` where it can), strip
     the previous board, remember this one."""
     previous = view.board_message_id
-    turn = await turn_message(view, notes, ping=ping)
+    turn = await turn_message(bot.renderer, view, notes, ping=ping)
     message = await delivery.post_board_message(bot, view, turn, via)
     await bot.service.set_board_message(view.match_id, message.id)
     if previous is not None and previous != message.id:
@@ -433,7 +433,7 @@ async def publish(
     board_id = view.board_message_id
     turn: delivery.TurnMessage | None = None
     if goes_on_in_place(update, via):
-        turn = await turn_message(view, notes)
+        turn = await turn_message(bot.renderer, view, notes)
         if await delivery.edit_board(bot, view, board_id, turn.for_edit(), via):
             return
         # Not editable (deleted, or its channel refuses it): a new board below.
@@ -456,7 +456,7 @@ async def publish(
         delivery.forget_board(bot, view.match_id)
     else:
         try:
-            turn = turn or await turn_message(view, notes)
+            turn = turn or await turn_message(bot.renderer, view, notes)
             message = await delivery.post_board_message(bot, view, turn, via)
             await bot.service.set_board_message(view.match_id, message.id)
         except discord.HTTPException as exc:

@@ -79,7 +79,7 @@ async def start_robot_match(
     can't play here)."""
     if interaction.guild_id is None or interaction.channel_id is None:
         raise GameError(wording.SERVER_ONLY)
-    if not await player.available(spec_of(game)):
+    if not await player.available(bot.robot_worker, spec_of(game)):
         raise GameError(wording.robot_unavailable(game))
     me = robot_user(bot)
     update = await bot.service.robot_match(
@@ -106,7 +106,7 @@ async def robot_rematch(
 ) -> None:
     """Rematch under a finished robot match: a new one at once, at the same level."""
     view = await bot.service.get_view(match_id, interaction.guild_id or 0)
-    if not await player.available(spec_of(view.kind)):
+    if not await player.available(bot.robot_worker, spec_of(view.kind)):
         raise GameError(wording.robot_unavailable(view.kind))
     update = await bot.service.robot_rematch(
         match_id, interaction.guild_id or 0, interaction.user.id

@@ -1,4 +1,5 @@
-"""The robot's next decision in a match: ``await choose_action(match, seat, level, rng)``.
+"""The robot's next decision in a match: ``await choose_action(worker, match, seat, level, rng)``
+(``worker``: the bot's :class:`~bot.robot.worker.RobotWorker`).
 
 The game driver calls it whenever the robot's seat has something to decide and acts on the
 :class:`Decision` through the service's commands (``ROLL`` -> ``RollDice``, ``DOUBLE`` ->
@@ -38,9 +39,10 @@ import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from bot.robot import gnubg_brain, jobs, worker
+from bot.robot import gnubg_brain, jobs
 from bot.robot.gnubg_brain import CannotDoubleError
 from bot.robot.levels import Level
+from bot.robot.worker import RobotWorker
 from engines import checkers_search, spec
 from engines.backgammon import Position
 from engines.base import GameMatch, Phase, ResignLevel
@@ -113,10 +115,11 @@ class Offers:
     think_s: float | None = None
 
 
-Player = Callable[[GameMatch, int, Level, random.Random, Offers], Awaitable[Decision]]
+Player = Callable[[RobotWorker, GameMatch, int, Level, random.Random, Offers], Awaitable[Decision]]
 
 
 async def choose_action(
+    worker: RobotWorker,
     match: GameMatch,
     seat: int,
     level: Level,
@@ -143,7 +146,7 @@ async def choose_action(
     if phase is not Phase.OPENING_TIE and match.actor != seat:
         return WAIT
     offers = Offers(offer_draw, offer_resignation, think_s)
-    return await _PLAYERS[match.spec](match, seat, Level(level), rng, offers)
+    return await _PLAYERS[match.spec](worker, match, seat, Level(level), rng, offers)
 
 
 # -- forced moves --------------------------------------------------------------------------------
@@ -161,7 +164,12 @@ def _forced(match: GameMatch) -> Decision | None:
 
 
 async def _backgammon(
-    match: GameMatch, seat: int, level: Level, rng: random.Random, offers: Offers
+    worker: RobotWorker,
+    match: GameMatch,
+    seat: int,
+    level: Level,
+    rng: random.Random,
+    offers: Offers,
 ) -> Decision:
     assert isinstance(match, DiceMatch)
     phase = match.phase
@@ -220,13 +228,18 @@ def nannon_context(match: GameMatch, seat: int) -> Context:
         return Context.match(length - int(score[seat]), length - int(score[1 - seat]), CubeState())
 
 
-async def _won_equity(context: Context, points: int) -> float:
+async def _won_equity(worker: RobotWorker, context: Context, points: int) -> float:
     """The equity of winning ``points`` now, for the side of ``context``."""
     return await worker.nannon_won_equity(context, points)
 
 
 async def _nannon(
-    match: GameMatch, seat: int, level: Level, rng: random.Random, offers: Offers
+    worker: RobotWorker,
+    match: GameMatch,
+    seat: int,
+    level: Level,
+    rng: random.Random,
+    offers: Offers,
 ) -> Decision:
     phase = match.phase
     context = nannon_context(match, seat)
@@ -238,7 +251,7 @@ async def _nannon(
         return _cube_choice(cube, choose_cube(cube, level, rng))
     if phase is Phase.ROLL:
         if offers.resignation:
-            lost = await _nannon_lost(match, position_id, context)
+            lost = await _nannon_lost(worker, match, position_id, context)
             if lost is not None:
                 return _resignation(match, seat, lost)
         if not match.can_double(seat):
@@ -265,7 +278,7 @@ async def _nannon(
             return Decision(Choice.TAKE, equity=answer.take_equity)
         return Decision(Choice.PASS, equity=answer.pass_equity)
     if phase is Phase.RESIGN_OFFERED:
-        return await _nannon_resignation(match, seat, context)
+        return await _nannon_resignation(worker, match, seat, context)
     return WAIT
 
 
@@ -285,7 +298,9 @@ def _cube_choice(cube: CubeDecision, double: bool) -> Decision:
 SURE = jobs.SURE
 
 
-async def _nannon_lost(match: GameMatch, position_id: str, context: Context) -> ResignLevel | None:
+async def _nannon_lost(
+    worker: RobotWorker, match: GameMatch, position_id: str, context: Context
+) -> ResignLevel | None:
     """The level the side on roll is sure to lose at (:func:`bot.robot.jobs.nannon_sure_loss`),
     or None while the game is undecided. The solver is asked only in a race: while a checker
     can still hit or be hit, nobody is sure to lose."""
@@ -330,11 +345,13 @@ def _resignation(match: GameMatch, seat: int, lost: ResignLevel) -> Decision:
     return Decision(Choice.OFFER_RESIGNATION, resign=lost)
 
 
-async def _nannon_resignation(match: GameMatch, seat: int, context: Context) -> Decision:
+async def _nannon_resignation(
+    worker: RobotWorker, match: GameMatch, seat: int, context: Context
+) -> Decision:
     """Accept when the resignation gives at least what playing on is worth."""
     assert match.resign_offer is not None
     _, resign_level = match.resign_offer
-    value = await _won_equity(context, _stake(match, resign_level))
+    value = await _won_equity(worker, context, _stake(match, resign_level))
     on_turn = match.turn
     turn_context = context if on_turn == seat else nannon_context(match, on_turn)
     if match.dice:  # rolled: the best move's equity for the side on turn
@@ -356,7 +373,12 @@ async def _nannon_resignation(match: GameMatch, seat: int, context: Context) -> 
 
 
 async def _checkers(
-    match: GameMatch, seat: int, level: Level, rng: random.Random, offers: Offers
+    worker: RobotWorker,
+    match: GameMatch,
+    seat: int,
+    level: Level,
+    rng: random.Random,
+    offers: Offers,
 ) -> Decision:
     assert isinstance(match, CheckersMatch)
     fen = match.board.fen
@@ -414,22 +436,23 @@ def checkers_history(match: CheckersMatch) -> list[str]:
     return [board.fen for board in match.game.reversible_positions]
 
 
-async def _always() -> bool:
+async def _always(worker: RobotWorker) -> bool:
     return True
 
 
 # What the robot needs to play each game here, asked when a match against it starts.
-_AVAILABLE: dict[spec.GameSpec, Callable[[], Awaitable[bool]]] = {
-    spec.BACKGAMMON: lambda: worker.gnubg_available(),  # looked up when asked
+_AVAILABLE: dict[spec.GameSpec, Callable[[RobotWorker], Awaitable[bool]]] = {
+    spec.BACKGAMMON: lambda worker: worker.gnubg_available(),  # looked up when asked
     spec.NANNON: _always,
     spec.CHECKERS: _always,
 }
 
 
-async def available(game: spec.GameSpec) -> bool:
+async def available(worker: RobotWorker, game: spec.GameSpec) -> bool:
     """Whether the robot plays ``game`` on this platform: backgammon needs GNU Backgammon's
-    wheel (:func:`bot.robot.worker.gnubg_available`); Nannon and checkers run anywhere."""
-    return await _AVAILABLE[game]()
+    wheel (:meth:`bot.robot.worker.RobotWorker.gnubg_available`); Nannon and checkers run
+    anywhere."""
+    return await _AVAILABLE[game](worker)
 
 
 _PLAYERS: dict[spec.GameSpec, Player] = {

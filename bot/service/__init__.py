@@ -6,7 +6,7 @@ It writes no sentences: the adapter's ``bot.discord.wording`` does.
 Match actions go through one entry point, ``MatchService.act(command)``, with one frozen
 command per action (:mod:`bot.service.commands`)."""
 
-from bot.service.analysis import Analyser, AnalysisQueue, RequestAnalysis
+from bot.service.analysis import AnalysisQueue, AnalysisRunner, RequestAnalysis
 from bot.service.commands import (
     AcceptDraw,
     AcceptResignation,
@@ -66,8 +66,8 @@ __all__ = [
     "COMMAND_HANDLERS",
     "AcceptDraw",
     "AcceptResignation",
-    "Analyser",
     "AnalysisQueue",
+    "AnalysisRunner",
     "AnalysisStatus",
     "AnalysisView",
     "Challenge",

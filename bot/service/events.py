@@ -237,7 +237,7 @@ class AnalysisFinished(AnalysisEvent):
 
 @dataclass(frozen=True)
 class AnalysisFailed(AnalysisEvent):
-    """The analyser failed; it may be asked again."""
+    """The analysis failed; it may be asked again."""
 
 
 def step_events(

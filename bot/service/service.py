@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.service import actions, challenges, queries
-from bot.service.analysis import Analyser, AnalysisQueue, RequestAnalysis
+from bot.service.analysis import AnalysisQueue, AnalysisRunner, RequestAnalysis
 from bot.service.commands import MatchCommand
 from bot.service.model import (
     AnalysisView,
@@ -56,7 +56,8 @@ class MatchService:
     """Challenges, actions, queries. Create with a :class:`Store`, or ``await MatchService.open``.
 
     ``dice_factory`` makes a new match's dice (tests inject a fixed seed); ``clock`` returns the
-    current time in seconds; ``analyser`` analyses finished matches (None: /analyse is refused).
+    current time in seconds; ``analysis_runner`` analyses finished matches (None: /analyse is
+    refused).
     """
 
     def __init__(
@@ -65,10 +66,10 @@ class MatchService:
         *,
         dice_factory: DiceFactory = FairDice.new,
         clock: Callable[[], float] = time.time,
-        analyser: Analyser | None = None,
+        analysis_runner: AnalysisRunner | None = None,
     ) -> None:
         self._state = ServiceState(store, dice_factory, clock)
-        self.analyses = AnalysisQueue(self._state, analyser)
+        self.analyses = AnalysisQueue(self._state, analysis_runner)
 
     @classmethod
     async def open(
@@ -77,11 +78,11 @@ class MatchService:
         *,
         dice_factory: DiceFactory = FairDice.new,
         clock: Callable[[], float] = time.time,
-        analyser: Analyser | None = None,
+        analysis_runner: AnalysisRunner | None = None,
     ) -> MatchService:
         """Open (and migrate) the database at ``path`` and return a service on it."""
         store = await connect_store(path)
-        return cls(store, dice_factory=dice_factory, clock=clock, analyser=analyser)
+        return cls(store, dice_factory=dice_factory, clock=clock, analysis_runner=analysis_runner)
 
     async def close(self) -> None:
         await self.analyses.stop()

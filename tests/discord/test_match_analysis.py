@@ -1,4 +1,4 @@
-"""Post-match analysis through the fake Discord (the real bot, the real analyser in the
+"""Post-match analysis through the fake Discord (the real bot, the real analysis runner on the
 analysis worker): /analyse's refusals; a robot match analysed by itself when it ends, its
 progress edited in place into the report; the report of a match asked for with /analyse in each
 game (backgammon where gnubg runs), with the chart and the mistakes' cards and their alt texts;
@@ -14,10 +14,9 @@ import pytest
 from discord.utils import escape_markdown
 from fakediscord import Channel, FakeDiscord, Member, Message
 from support.discord_driver import embed_text, reply_to, service_of
-from support.robot_driver import challenge_robot, play_to_the_end, robot_ready, settle
+from support.robot_driver import bot_of, challenge_robot, play_to_the_end, robot_ready, settle
 
 from bot.discord import wording
-from bot.robot import worker
 from bot.service import AnalysisStatus, LeaveMatch, MatchView
 from bot.service.analysis import DEFAULT_PLY
 from engines.nannon_solver import Context, CubeState, NannonSolver
@@ -103,7 +102,7 @@ async def test_analyse_refuses_backgammon_where_gnubg_does_not_run(
     async def no_gnubg() -> bool:
         return False
 
-    monkeypatch.setattr(worker, "gnubg_available", no_gnubg)
+    monkeypatch.setattr(bot_of(fake).robot_worker, "gnubg_available", no_gnubg)
     reply = await answer(fake, "analyse", bob, match=match_id)
     assert reply.ephemeral
     assert reply.content == "Analysis of Backgammon matches is not available on this bot."

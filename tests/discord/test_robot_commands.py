@@ -14,6 +14,7 @@ import pytest
 from fakediscord import FakeDiscord, Member, Message
 from support.discord_driver import embed_text, reply_to, results, say, service_of
 from support.robot_driver import (
+    bot_of,
     challenge_robot,
     human_acts,
     play_to_the_end,
@@ -23,7 +24,6 @@ from support.robot_driver import (
 )
 
 from bot.discord import wording
-from bot.robot import worker
 from bot.robot.player import nannon_context
 from bot.service import MatchView, Refusal
 from engines.base import Phase
@@ -210,7 +210,7 @@ async def test_backgammon_against_the_robot_where_gnubg_does_not_run(
     async def no_gnubg() -> bool:
         return False
 
-    monkeypatch.setattr(worker, "gnubg_available", no_gnubg)
+    monkeypatch.setattr(bot_of(fake).robot_worker, "gnubg_available", no_gnubg)
     robot = fake.bot_member(fake.guild)
     it = await fake.slash("challenge", {"game": "backgammon", "opponent": robot}, by=alice)
     response = (await it.response()).message

@@ -29,6 +29,7 @@ from support.discord_driver import (
     service_of,
 )
 from support.robot_driver import (
+    bot_of,
     challenge_robot,
     die_first_time,
     human_acts,
@@ -40,9 +41,10 @@ from support.robot_driver import (
 
 from bot.discord import wording
 from bot.discord.cogs.robot import robot_may_act
-from bot.robot import jobs, worker
+from bot.robot import jobs
 from bot.robot.levels import Level
 from bot.robot.player import Choice, Decision
+from bot.robot.worker import RobotCrashedError
 from engines.base import GameMatch, Phase
 
 pytestmark = pytest.mark.asyncio
@@ -221,6 +223,7 @@ async def test_the_worker_killed_during_the_robots_turn(
     cog = robot_cog(fake)
     real = cog.decide
     marker = tmp_path / "died"
+    worker = bot_of(fake).robot_worker
     first_pid = await worker.run(jobs.pid)
 
     async def killed_first(*args: Any, **kwargs: Any) -> Decision:
@@ -243,7 +246,7 @@ async def test_the_worker_killed_during_the_robots_turn(
 @pytest.mark.parametrize(
     "error",
     [
-        worker.RobotCrashedError("the robot worker died twice running test"),
+        RobotCrashedError("the robot worker died twice running test"),
         RuntimeError("gnubg answered something unreadable"),
     ],
     ids=["crashed", "unexpected"],

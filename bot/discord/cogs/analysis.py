@@ -22,7 +22,6 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import rendering
 from bot.discord import delivery, presenter, wording
 from bot.discord.replies import NO_MENTIONS, escape_name, inert_text
 from bot.discord.style import style_of
@@ -155,7 +154,7 @@ class AnalysisCog(commands.Cog, name="Analysis"):
         files: list[discord.File] = []
         names = (view.players[0].name, view.players[1].name)
         try:
-            png, alt = await rendering.chart(analysis.decisions, names, view.length > 0)
+            png, alt = await self.bot.renderer.chart(analysis.decisions, names, view.length > 0)
         except Exception:
             log.exception("match %s: the analysis chart failed", view.match_id)
         else:
@@ -196,7 +195,7 @@ class AnalysisCog(commands.Cog, name="Analysis"):
         if board is None:
             return embed, None
         try:
-            png, alt = await rendering.mistake(*presenter.board_job(board), decision)
+            png, alt = await self.bot.renderer.mistake(*presenter.board_job(board), decision)
         except Exception:
             log.exception("match %s: the card of mistake %d failed", view.match_id, rank)
             return embed, None

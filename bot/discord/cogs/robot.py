@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import random
 from collections.abc import Awaitable, Callable
@@ -118,7 +119,7 @@ class RobotCog(commands.Cog, name="Robot"):
 
     def __init__(self, bot: TableBot) -> None:
         self.bot = bot
-        self.decide: Decide = player.choose_action
+        self.decide: Decide = functools.partial(player.choose_action, bot.robot_worker)
         self.sleep: Sleep = asyncio.sleep
         self.rng = random.Random()
         self._tasks: dict[int, asyncio.Task[Any]] = {}
@@ -278,7 +279,9 @@ class RobotCog(commands.Cog, name="Robot"):
             view.match_id, interaction.guild_id or 0, interaction.user.id
         )
         try:
-            data = await advice.match_hint(request.match, request.seat, request.kind.value)
+            data = await advice.match_hint(
+                self.bot.robot_worker, request.match, request.seat, request.kind.value
+            )
         except RobotUnavailableError:
             raise GameError(wording.robot_unavailable(view.kind)) from None
         except RobotCrashedError:
