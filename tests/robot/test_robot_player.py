@@ -294,7 +294,7 @@ async def test_a_dead_cube_is_neither_turned_nor_passed(robot_worker: RobotWorke
 
 
 @pytest.mark.asyncio
-async def test_no_nannon_level_turns_or_passes_a_dead_cube() -> None:
+async def test_no_nannon_level_turns_or_passes_a_dead_cube(robot_worker: RobotWorker) -> None:
     # A 1-point match: master once doubled on a floating-point tie, the lower levels about half
     # the time, and some passed the double (giving up the match).
     for level in Level:
@@ -302,10 +302,14 @@ async def test_no_nannon_level_turns_or_passes_a_dead_cube() -> None:
         for position in ("012-012", "001-027", "237-013", "003-001"):
             match = _nannon_on_roll(1, position)
             for _ in range(5):
-                assert (await choose_action(match, 0, level, rng)).choice is Choice.ROLL
+                assert (
+                    await choose_action(robot_worker, match, 0, level, rng)
+                ).choice is Choice.ROLL
             match.apply(Double(0))  # a human doubles anyway: the robot takes
             for _ in range(5):
-                assert (await choose_action(match, 1, level, rng)).choice is Choice.TAKE
+                assert (
+                    await choose_action(robot_worker, match, 1, level, rng)
+                ).choice is Choice.TAKE
 
 
 # -- resignations ---------------------------------------------------------------------------
