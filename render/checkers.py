@@ -44,6 +44,8 @@ from render.common import (
     Lazy,
     Scene,
     SeatInfo,
+    Stat,
+    answering,
     checker_sprite,
     clean_name,
     draw_arrow,
@@ -270,29 +272,28 @@ def board_image(
             for start, end in pairwise(centres):
                 draw_arrow(canvas, start, end, paint, bend=bend, towards=board_centre)
 
-    turn_colour = board.turn
+    turn = black_seat if board.turn is Color.BLACK else 1 - black_seat
+    lit = answering(turn, draw_offered_by)
     seats = []
     for seat in (0, 1):
         colour = _colour_of(seat, black_seat)
         men, kings = _count(board, colour)
-        pieces = _plural(men, "man", "men") + (
-            f", {_plural(kings, 'king', 'kings')}" if kings else ""
-        )
+        pieces = (Stat("Men", str(men)),) + ((Stat("Kings", str(kings)),) if kings else ())
         seats.append(
             SeatInfo(
                 name=drawable_name(scene.names[seat], seat),
                 icon=sprites.icons[colour],
                 lines=(
-                    colour.name.capitalize(),
-                    f"Score {format_score(scene.score[seat])}",
-                    pieces,
+                    Stat(colour.name.capitalize()),
+                    Stat("Score", format_score(scene.score[seat])),
+                    *pieces,
                 ),
-                on_turn=colour is turn_colour,
+                on_turn=seat == lit,
             )
         )
     middle = match_lines(scene)
     if draw_offered_by is not None:
-        middle = (*middle, "Draw offered")
+        middle = (*middle, Stat("Draw offered"))
     draw_panel(canvas, PANEL_X, (seats[0], seats[1]), middle, False)
     return canvas
 
@@ -303,10 +304,6 @@ def parse_choice(
     """``text`` as a move on ``board`` by the side to move (checkers has no dice); None when it
     isn't one."""
     return parsed_or_none(Move.parse, text, board)
-
-
-def _plural(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
 
 
 def _count(board: Board, colour: Color) -> tuple[int, int]:
