@@ -650,6 +650,7 @@ def _stat_width(stat: Stat, label_size: int) -> int:
     return label + value + (_GAP if label and value else 0)
 
 
+@lru_cache(maxsize=1024)
 def _label_fitted(stat: Stat, room: int) -> tuple[str, int]:
     """The label and its size, shrunk (then cut) so that it and the number fit in ``room``."""
     if not stat.label:
