@@ -10,7 +10,8 @@ API (all pure and thread-safe)::
 ``board`` is an :class:`engines.checkers.Board` (it knows whose turn it is); ``black_seat`` is
 the seat playing Black in this game (``match.black_seat``: colours alternate each game).
 ``last_move`` is ``match.last_move``: ``(seat, Move)``. ``draw_offered_by`` is the seat that
-offered a draw, if any. ``scene.score`` is in games (a draw is 0.5 each).
+offered a draw, if any: the panel then lights the other seat, who must accept or decline it
+(``match.actor``). ``scene.score`` is in games (a draw is 0.5 each).
 
 Orientation: seat 0's pieces are always at the bottom, for the whole match (as on the dice
 boards), so the picture turns round between games when the colours swap; the square numbers

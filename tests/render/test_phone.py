@@ -253,25 +253,55 @@ _EIGHT_BLACK = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8"
 Draw = Callable[[], Image.Image]
 DICE, CHECKERS = common.PANEL_X, checkers.PANEL_X
 
+Case = tuple[str, int, Draw, Draw, int, RGB]
+
+
+def _match_cases(
+    game: str, panel_x: int, board: Callable[..., Image.Image], score: float
+) -> list[Case]:
+    """What every game's panel shows: both scores (``score`` against ``score`` + 2), the game
+    and the match length, and for the dice games a double offered."""
+    cases: list[Case] = [
+        (
+            f"{game}-score-0",
+            panel_x,
+            lambda: board(_scores(score, 3)),
+            lambda: board(_scores(score + 2, 3)),
+            1,
+            TEXT,
+        ),
+        (
+            f"{game}-score-1",
+            panel_x,
+            lambda: board(_scores(3, score)),
+            lambda: board(_scores(3, score + 2)),
+            1,
+            TEXT_DIM,
+        ),
+        (
+            f"{game}-game-and-match",
+            panel_x,
+            lambda: board(_scores(0, 0, 11, 2)),
+            lambda: board(_scores(0, 0, 13, 3)),
+            2,
+            TEXT,
+        ),
+    ]
+    if panel_x == DICE:
+        offered = [
+            lambda value=value: board(SCENE, cube=Cube(value), cube_offered_by=1)
+            for value in (2, 4)
+        ]
+        cases.append((f"{game}-doubled", panel_x, offered[0], offered[1], 1, TEXT))
+    return cases
+
+
 # (what changes, where the panel starts, the two boards, how many numbers change between them,
 # their colour: seat 0 is on turn in all of them)
-PANEL_NUMBERS: list[tuple[str, int, Draw, Draw, int, RGB]] = [
-    (
-        "bg-score-0",
-        DICE,
-        lambda: _bg(_START, _scores(10, 3)),
-        lambda: _bg(_START, _scores(12, 3)),
-        1,
-        TEXT,
-    ),
-    (
-        "bg-score-1",
-        DICE,
-        lambda: _bg(_START, _scores(3, 10)),
-        lambda: _bg(_START, _scores(3, 12)),
-        1,
-        TEXT_DIM,
-    ),
+PANEL_NUMBERS: list[Case] = [
+    *_match_cases("bg", DICE, lambda *a, **kw: _bg(_START, *a, **kw), 10),
+    *_match_cases("nn", DICE, lambda *a, **kw: _nn(_NN, *a, **kw), 10),
+    *_match_cases("ck", CHECKERS, lambda *a: _ck(_CK, *a), 10.5),
     (
         "bg-pips-0",
         DICE,
@@ -289,38 +319,6 @@ PANEL_NUMBERS: list[tuple[str, int, Draw, Draw, int, RGB]] = [
         TEXT_DIM,
     ),
     ("bg-off-and-pips", DICE, lambda: _bg(_BEARING_OFF[0]), lambda: _bg(_BEARING_OFF[1]), 2, TEXT),
-    (
-        "bg-game-and-match",
-        DICE,
-        lambda: _bg(_START, _scores(0, 0, 11, 2)),
-        lambda: _bg(_START, _scores(0, 0, 13, 3)),
-        2,
-        TEXT,
-    ),
-    (
-        "bg-doubled",
-        DICE,
-        lambda: _bg(_START, cube=Cube(2), cube_offered_by=1),
-        lambda: _bg(_START, cube=Cube(4), cube_offered_by=1),
-        1,
-        TEXT,
-    ),
-    (
-        "nn-score-0",
-        DICE,
-        lambda: _nn(_NN, _scores(10, 3)),
-        lambda: _nn(_NN, _scores(12, 3)),
-        1,
-        TEXT,
-    ),
-    (
-        "nn-score-1",
-        DICE,
-        lambda: _nn(_NN, _scores(3, 10)),
-        lambda: _nn(_NN, _scores(3, 12)),
-        1,
-        TEXT_DIM,
-    ),
     ("nn-safety-0", DICE, lambda: _nn(_NN), lambda: _nn(nn.Position.from_id("277-012")), 1, TEXT),
     (
         "nn-safety-1",
@@ -330,52 +328,12 @@ PANEL_NUMBERS: list[tuple[str, int, Draw, Draw, int, RGB]] = [
         1,
         TEXT_DIM,
     ),
-    (
-        "nn-game-and-match",
-        DICE,
-        lambda: _nn(_NN, _scores(0, 0, 11, 2)),
-        lambda: _nn(_NN, _scores(0, 0, 13, 3)),
-        2,
-        TEXT,
-    ),
-    (
-        "nn-doubled",
-        DICE,
-        lambda: _nn(_NN, cube=Cube(2), cube_offered_by=1),
-        lambda: _nn(_NN, cube=Cube(4), cube_offered_by=1),
-        1,
-        TEXT,
-    ),
-    (
-        "ck-score-0",
-        CHECKERS,
-        lambda: _ck(_CK, _scores(10.5, 3)),
-        lambda: _ck(_CK, _scores(12.5, 3)),
-        1,
-        TEXT,
-    ),
-    (
-        "ck-score-1",
-        CHECKERS,
-        lambda: _ck(_CK, _scores(3, 10.5)),
-        lambda: _ck(_CK, _scores(3, 12.5)),
-        1,
-        TEXT_DIM,
-    ),
     ("ck-men", CHECKERS, lambda: _ck(_CK), lambda: _ck(ck.Board.from_fen(_EIGHT_BLACK)), 1, TEXT),
     (
         "ck-men-and-kings",
         CHECKERS,
         lambda: _ck(ck.Board.from_fen(_KINGS)),
         lambda: _ck(ck.Board.from_fen(_KINGS.replace("K27", "27"))),
-        2,
-        TEXT,
-    ),
-    (
-        "ck-game-and-match",
-        CHECKERS,
-        lambda: _ck(_CK, _scores(0, 0, 11, 2)),
-        lambda: _ck(_CK, _scores(0, 0, 13, 3)),
         2,
         TEXT,
     ),
