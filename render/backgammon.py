@@ -56,6 +56,7 @@ from render.common import (
     Lazy,
     Scene,
     SeatInfo,
+    Stat,
     answering,
     checker_sprite,
     clean_name,
@@ -395,15 +396,15 @@ def board_image(
         SeatInfo(
             name=drawable_name(scene.names[seat], seat),
             icon=checker_sprite(ICON, SEAT_STYLES[seat]),
-            lines=(f"Score {format_score(scene.score[seat])}", f"Pips {pips[seat]}")
-            + ((f"Off {sides[seat][OFF]}",) if sides[seat][OFF] else ()),
+            lines=(Stat("Score", format_score(scene.score[seat])), Stat("Pips", str(pips[seat])))
+            + ((Stat("Off", str(sides[seat][OFF])),) if sides[seat][OFF] else ()),
             on_turn=seat == answering(turn, cube_offered_by),
         )
         for seat in (0, 1)
     )
     middle = match_lines(scene)
     if cube is not None and cube_offered_by is not None:
-        middle = (*middle, f"Doubled to {cube.value * 2}")
+        middle = (*middle, Stat("Doubled to", str(cube.value * 2)))
     draw_panel(canvas, PANEL_X, (seats[0], seats[1]), middle, scene.crawford)
     return canvas
 

@@ -10,7 +10,8 @@ API (all pure and thread-safe)::
 ``board`` is an :class:`engines.checkers.Board` (it knows whose turn it is); ``black_seat`` is
 the seat playing Black in this game (``match.black_seat``: colours alternate each game).
 ``last_move`` is ``match.last_move``: ``(seat, Move)``. ``draw_offered_by`` is the seat that
-offered a draw, if any. ``scene.score`` is in games (a draw is 0.5 each).
+offered a draw, if any: the panel then lights the other seat, who must accept or decline it
+(``match.actor``). ``scene.score`` is in games (a draw is 0.5 each).
 
 Orientation: seat 0's pieces are always at the bottom, for the whole match (as on the dice
 boards), so the picture turns round between games when the colours swap; the square numbers
@@ -44,6 +45,8 @@ from render.common import (
     Lazy,
     Scene,
     SeatInfo,
+    Stat,
+    answering,
     checker_sprite,
     clean_name,
     draw_arrow,
@@ -270,29 +273,28 @@ def board_image(
             for start, end in pairwise(centres):
                 draw_arrow(canvas, start, end, paint, bend=bend, towards=board_centre)
 
-    turn_colour = board.turn
+    turn = black_seat if board.turn is Color.BLACK else 1 - black_seat
+    lit = answering(turn, draw_offered_by)
     seats = []
     for seat in (0, 1):
         colour = _colour_of(seat, black_seat)
         men, kings = _count(board, colour)
-        pieces = _plural(men, "man", "men") + (
-            f", {_plural(kings, 'king', 'kings')}" if kings else ""
-        )
+        pieces = (Stat("Men", str(men)),) + ((Stat("Kings", str(kings)),) if kings else ())
         seats.append(
             SeatInfo(
                 name=drawable_name(scene.names[seat], seat),
                 icon=sprites.icons[colour],
                 lines=(
-                    colour.name.capitalize(),
-                    f"Score {format_score(scene.score[seat])}",
-                    pieces,
+                    Stat(colour.name.capitalize()),
+                    Stat("Score", format_score(scene.score[seat])),
+                    *pieces,
                 ),
-                on_turn=colour is turn_colour,
+                on_turn=seat == lit,
             )
         )
     middle = match_lines(scene)
     if draw_offered_by is not None:
-        middle = (*middle, "Draw offered")
+        middle = (*middle, Stat("Draw offered"))
     draw_panel(canvas, PANEL_X, (seats[0], seats[1]), middle, False)
     return canvas
 
@@ -303,10 +305,6 @@ def parse_choice(
     """``text`` as a move on ``board`` by the side to move (checkers has no dice); None when it
     isn't one."""
     return parsed_or_none(Move.parse, text, board)
-
-
-def _plural(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
 
 
 def _count(board: Board, colour: Color) -> tuple[int, int]:

@@ -596,23 +596,47 @@ PANEL_X = 634  # backgammon's board ends here; Nannon and checkers use the same 
 
 
 @dataclass(frozen=True)
+class Stat:
+    """One entry of the panel: a label and its number (``Stat("Score", "2")``); either may be
+    empty. The number is drawn large and bold, so it reads on a phone; the label small beside
+    it, and shrunk (never the number) where a translation runs long."""
+
+    label: str
+    value: str = ""
+    label_size: int = 20  # LABEL_SIZE; a free-standing line with a number in it: NOTE_SIZE
+
+
+# A number's digits are 20 px high at 25 px bold: 9.5 px when a phone shows the board 380 px wide.
+VALUE_SIZE = 25
+LABEL_SIZE = 20
+NOTE_SIZE = 27  # regular text whose digits are as high as VALUE_SIZE's
+_SMALLEST_LABEL = 12
+_GAP = 7  # between a label and its number
+
+PanelRow = Stat | tuple[Stat, ...]  # a row of the panel: one entry, or several side by side
+
+
+@dataclass(frozen=True)
 class SeatInfo:
-    """One seat's block in the panel: who, which pieces, and a few lines of numbers."""
+    """One seat's block in the panel: who, which pieces, and rows of numbers (the first beside
+    the seat's piece)."""
 
     name: str
     icon: Image.Image
-    lines: tuple[str, ...]
+    lines: tuple[PanelRow, ...]
     on_turn: bool
 
 
-def answering(turn: int, cube_offered_by: int | None) -> int:
-    """The seat whose bar is lit: the one on turn, or, when a double is offered, the one who
-    must take or pass it."""
-    return turn if cube_offered_by is None else 1 - cube_offered_by
+def answering(turn: int, offered_by: int | None) -> int:
+    """The seat whose bar is lit: the one on turn, or, when a double (or in checkers a draw) is
+    offered, the one who must answer it."""
+    return turn if offered_by is None else 1 - offered_by
 
 
-_BLOCK_H = 150  # a seat's block in the panel, with its name on one line
+_BLOCK_H = 150  # a seat's block in the panel, with its name on one line and three rows
 _NAME_LINE = 26  # a name's second line adds this much
+_ROW = 30  # each row beyond three adds this much
+_MIDDLE_ROW = 30
 
 
 def panel_name_width(x0: int) -> int:
@@ -620,11 +644,63 @@ def panel_name_width(x0: int) -> int:
     return WIDTH - 7 - (x0 + 6) - 26
 
 
+def _stat_width(stat: Stat, label_size: int) -> int:
+    label = text_width(stat.label, label_size) if stat.label else 0
+    value = text_width(stat.value, VALUE_SIZE) + 2 if stat.value else 0
+    return label + value + (_GAP if label and value else 0)
+
+
+@lru_cache(maxsize=1024)
+def _label_fitted(stat: Stat, room: int) -> tuple[str, int]:
+    """The label and its size, shrunk (then cut) so that it and the number fit in ``room``."""
+    if not stat.label:
+        return "", LABEL_SIZE
+    value_w = _stat_width(Stat("", stat.value), LABEL_SIZE)
+    label_room = max(1, room - value_w - (_GAP if stat.value else 0))
+    size = fit_size(stat.label, stat.label_size, label_room, smallest=_SMALLEST_LABEL)
+    return fit(stat.label, size, label_room), size
+
+
+def _draw_stat(
+    canvas: Image.Image, left: int, right: int, baseline: int, stat: Stat, fill: RGB
+) -> None:
+    """``stat`` in ``left..right``: the label at the left, the number at the right."""
+    label, size = _label_fitted(stat, right - left)
+    if label:
+        draw_text(canvas, (left, baseline), label, size, fill=fill, anchor="ls")
+    if stat.value:
+        draw_text(canvas, (right, baseline), stat.value, VALUE_SIZE, fill, "rs", bold=True)
+
+
+def _draw_centred_stat(
+    canvas: Image.Image, centre: float, room: int, baseline: int, stat: Stat
+) -> None:
+    """``stat`` centred on ``centre``: the label, then the number beside it."""
+    label, size = _label_fitted(stat, room)
+    label_w = text_width(label, size) if label else 0
+    value_w = _stat_width(Stat("", stat.value), LABEL_SIZE)
+    gap = _GAP if label and stat.value else 0
+    left = round(centre - (label_w + gap + value_w) / 2)
+    if label:
+        draw_text(canvas, (left, baseline), label, size, anchor="ls")
+    if stat.value:
+        x = left + label_w + gap
+        draw_text(canvas, (x, baseline), stat.value, VALUE_SIZE, anchor="ls", bold=True)
+
+
+def _rows(lines: tuple[PanelRow, ...]) -> list[tuple[Stat, ...]]:
+    return [line if isinstance(line, tuple) else (line,) for line in lines]
+
+
+def _block_height(info: SeatInfo, names: int) -> int:
+    return _BLOCK_H + (names - 1) * _NAME_LINE + max(0, len(info.lines) - 3) * _ROW
+
+
 def draw_panel(
     canvas: Image.Image,
     x0: int,
     seats: tuple[SeatInfo, SeatInfo],
-    middle: tuple[str, ...],
+    middle: tuple[Stat, ...],
     crawford: bool,
 ) -> None:
     """The side panel: seat 1 at the top, seat 0 at the bottom (as on the board), the match
@@ -632,13 +708,16 @@ def draw_panel(
     draw = ImageDraw.Draw(canvas)
     width = WIDTH - x0
     draw.rectangle((x0, 0, WIDTH - 1, HEIGHT - 1), fill=PANEL)
+    right = WIDTH - 17
+    edges = [0, 0]  # the bottom of seat 1's block, the top of seat 0's
     for seat, info in enumerate(seats):
         # The name gets the block's full width, on a second line if need be (the block grows);
-        # the seat's piece sits beside the first line of numbers.
+        # the seat's piece sits beside the first row of numbers.
         names, size = name_lines(info.name, panel_name_width(x0))
         extra = (len(names) - 1) * _NAME_LINE
-        block_h = _BLOCK_H + extra
+        block_h = _block_height(info, len(names))
         top = 8 if seat == 1 else HEIGHT - 8 - block_h
+        edges[seat] = top if seat == 0 else top + block_h
         box = (x0 + 6, top, WIDTH - 7, top + block_h)
         if info.on_turn:
             draw.rounded_rectangle(box, radius=10, fill=PANEL_ON_ROLL)
@@ -647,36 +726,51 @@ def draw_panel(
             draw_text(canvas, (x0 + 18, top + 12 + i * _NAME_LINE), name, size, bold=True)
         icon = info.icon
         y = top + 50 + extra
-        canvas.paste(icon, (x0 + 18, y), icon)
+        canvas.paste(icon, (x0 + 16, y), icon)
         colour = TEXT if info.on_turn else TEXT_DIM
-        for i, line in enumerate(info.lines):
-            x = x0 + 26 + icon.width if i == 0 else x0 + 18
-            draw_text(canvas, (x, y + icon.height / 2), line, 22, fill=colour, anchor="lm")
-            y += max(icon.height, 24) + 8 if i == 0 else 30
-    y = HEIGHT // 2 - 14 * len(middle) - (18 if crawford else 0)
-    for line in middle:
-        draw_text(canvas, (x0 + width / 2, y), fit(line, 22, width - 16), 22, anchor="mt")
-        y += 28
+        baseline = y + icon.height // 2 + 9  # the digits centred on the piece
+        for i, row in enumerate(_rows(info.lines)):
+            left = x0 + 22 + icon.width if i == 0 else x0 + 18
+            cell = (right - left) // len(row)
+            for j, stat in enumerate(row):
+                cell_left = left + j * cell
+                cell_right = right if j == len(row) - 1 else cell_left + cell - 2 * _GAP
+                _draw_stat(canvas, cell_left, cell_right, baseline, stat, colour)
+            baseline += icon.height // 2 + 15 if i == 0 else _ROW
+    # The match state, centred in the room between the blocks (rows closer where it is short).
+    badge_h = 40 if crawford else 0
+    room = edges[0] - edges[1] - 8
+    pitch = min(_MIDDLE_ROW, max(22, (room - badge_h) // max(1, len(middle))))
+    y = (edges[0] + edges[1]) // 2 - (pitch * len(middle) + badge_h) // 2
+    for stat in middle:
+        _draw_centred_stat(canvas, x0 + width / 2, width - 16, y + pitch - 7, stat)
+        y += pitch
     if crawford:
         badge = (x0 + 20, y + 4, WIDTH - 20, y + 36)
         draw.rounded_rectangle(badge, radius=8, fill=CRAWFORD)
-        draw_text(
-            canvas, ((badge[0] + badge[2]) / 2, y + 20), "CRAWFORD", 22, anchor="mm", bold=True
-        )
+        room = badge[2] - badge[0] - 12
+        size = fit_size("CRAWFORD", 22, room, smallest=_SMALLEST_LABEL)
+        text = fit("CRAWFORD", size, room)
+        centre = ((badge[0] + badge[2]) / 2, y + 20)
+        draw_text(canvas, centre, text, size, anchor="mm", bold=True)
 
 
 def match_line(match_length: int) -> str:
     return "Money game" if match_length <= 0 else f"Match to {match_length}"
 
 
-def match_lines(scene: Scene) -> tuple[str, ...]:
+def match_stat(match_length: int) -> Stat:
+    return Stat("Money game") if match_length <= 0 else Stat("Match to", str(match_length))
+
+
+def match_lines(scene: Scene) -> tuple[Stat, ...]:
     """The panel's middle: the match length and, when known, the game number."""
-    lines: tuple[str, ...] = (match_line(scene.match_length),)
+    lines: tuple[Stat, ...] = (match_stat(scene.match_length),)
     if scene.game_number > 0:
-        lines = (f"Game {scene.game_number}", *lines)
+        lines = (Stat("Game", str(scene.game_number)), *lines)
     note = clean_text(scene.note)
     if note:
-        lines = (*lines, note)
+        lines = (*lines, Stat(note, label_size=NOTE_SIZE))
     return lines
 
 

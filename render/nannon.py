@@ -48,6 +48,7 @@ from render.common import (
     Lazy,
     Scene,
     SeatInfo,
+    Stat,
     answering,
     checker_sprite,
     clean_name,
@@ -283,8 +284,8 @@ def board_image(
             name=names[seat],
             icon=_icon(seat),
             lines=(
-                f"Score {format_score(scene.score[seat])}",
-                f"In safety {by_seat[seat].count(SAFETY)}",
+                Stat("Score", format_score(scene.score[seat])),
+                Stat("In safety", str(by_seat[seat].count(SAFETY))),
             ),
             on_turn=seat == answering(turn, cube_offered_by),
         )
@@ -294,9 +295,9 @@ def board_image(
         canvas,
         PANEL_X,
         (seats[0], seats[1]),
-        ("Nannon", *match_lines(scene))
+        (Stat("Nannon"), *match_lines(scene))
         + (
-            (f"Doubled to {cube.value * 2}",)
+            (Stat("Doubled to", str(cube.value * 2)),)
             if cube is not None and cube_offered_by is not None
             else ()
         ),
