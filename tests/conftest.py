@@ -27,6 +27,7 @@ import pytest_asyncio
 if TYPE_CHECKING:
     from fakediscord import FakeDiscord
     from support.postgres_server import EmbeddedPostgres
+    from support.render_spy import DrawnTexts
 
     from bot.robot.worker import RobotWorker
     from bot.storage import Store
@@ -215,3 +216,24 @@ def robot_worker(worker_pools: WorkerPools) -> RobotWorker:
     from bot.robot.worker import RobotWorker
 
     return RobotWorker(worker_pools.robot)
+
+
+@pytest.fixture
+def drawn_texts(monkeypatch: pytest.MonkeyPatch) -> DrawnTexts:
+    """``drawn_texts(module)`` records every text ``module`` draws (through its ``draw_text``) as
+    ``(text, size)``, still drawing it. (Here, not in tests/render/conftest.py: two package-less
+    conftest.py files clash under --doctest-modules.)"""
+    from types import ModuleType
+
+    def spy_on(module: ModuleType) -> list[tuple[str, int]]:
+        drawn: list[tuple[str, int]] = []
+        real = module.draw_text
+
+        def spy(canvas: Any, xy: Any, text: str, size: int, *args: Any, **kwargs: Any) -> None:
+            drawn.append((text, size))
+            real(canvas, xy, text, size, *args, **kwargs)
+
+        monkeypatch.setattr(module, "draw_text", spy)
+        return drawn
+
+    return spy_on
