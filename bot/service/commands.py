@@ -126,6 +126,14 @@ class ClaimWin(MatchCommand):
     asks = None
 
 
+def command_named(name: str) -> type[MatchCommand]:
+    """The match command of this name (``RollDice``); LookupError for any other."""
+    for command in MatchCommand.__subclasses__():
+        if command.__name__ == name:
+            return command
+    raise LookupError(f"no match command {name!r}")
+
+
 def asking(kind: type[engine.Action]) -> type[MatchCommand]:
     """The match command that asks for an engine action of this kind (``Roll``: RollDice)."""
     for command in MatchCommand.__subclasses__():
@@ -287,4 +295,5 @@ __all__ = [
     "TakeDouble",
     "UpdateSettings",
     "asking",
+    "command_named",
 ]
