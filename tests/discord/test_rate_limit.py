@@ -200,7 +200,7 @@ async def test_accept_over_the_limit_starts_no_match(
     invitation = (await it.response()).message
     assert invitation is not None and invitation.buttons
     assert (await rules(fake, bob)).embeds  # bob's only action
-    spy = ServiceSpy(monkeypatch, service_of(fake), ["accept"])
+    spy = ServiceSpy(monkeypatch, service_of(fake), ["handle"])
     text = await refused_click(fake, await fake.click(invitation, label="Accept", by=bob))
     assert is_slow_down(text), text
     assert spy.calls == []

@@ -41,14 +41,20 @@ from bot.discord.robot_matches import LevelName, is_robot, robot_rematch, start_
 from bot.discord.wording import LEVEL_FOR_ROBOT_ONLY, ROBOT_REMATCH_STARTED
 from bot.service import MatchView
 from bot.service.commands import (
+    AcceptChallenge,
     AcceptDraw,
+    CancelChallenge,
+    DeclineChallenge,
     LeaveMatch,
     MatchCommand,
+    NewChallenge,
     OfferDouble,
     OfferDraw,
     OfferResignation,
     PassDouble,
     PlayMove,
+    RecordShout,
+    Rematch,
     RollDice,
     ShowBoard,
     TakeDouble,
@@ -171,20 +177,22 @@ class PlayCog(commands.Cog):
                 self.bot, interaction, GameKind(game), level, auto_doubles=auto_doubles, **options
             )
             return
-        challenge = await self.bot.service.challenge(
-            interaction.guild_id,
-            interaction.channel_id,
-            user.id,
-            display_name(user),
-            GameKind(game),
-            opponent_id=opponent.id if opponent else None,
-            opponent_name=display_name(opponent) if opponent else None,
-            opponent_is_bot=bool(opponent and opponent.bot),
-            length=points,
-            cube=cube,
-            crawford=crawford,
-            jacoby=jacoby,
-            auto_doubles=auto_doubles,
+        challenge = await self.bot.service.handle(
+            NewChallenge(
+                interaction.guild_id,
+                interaction.channel_id,
+                user.id,
+                display_name(user),
+                GameKind(game),
+                opponent_id=opponent.id if opponent else None,
+                opponent_name=display_name(opponent) if opponent else None,
+                opponent_is_bot=bool(opponent and opponent.bot),
+                length=points,
+                cube=cube,
+                crawford=crawford,
+                jacoby=jacoby,
+                auto_doubles=auto_doubles,
+            )
         )
         content, embed, allowed = presenter.invitation(challenge)
         await interaction.response.send_message(
@@ -378,7 +386,10 @@ class PlayCog(commands.Cog):
         if item.action == "accept":
 
             async def accept() -> None:
-                update = await svc.accept(item.challenge_id, guild_id, user.id, display_name(user))
+                accepting = AcceptChallenge(
+                    item.challenge_id, guild_id, user.id, display_name(user)
+                )
+                update = await svc.handle(accepting)
                 threads = permissions.can_open_thread(interaction.app_permissions)
                 await presenter.start_match(
                     self.bot, update, interaction.message, threads=threads, via=interaction
@@ -387,10 +398,10 @@ class PlayCog(commands.Cog):
             await delivery.in_time(interaction, accept(), self.bot.response_budget)
             return
         if item.action == "decline":
-            challenge = await svc.decline(item.challenge_id, guild_id, user.id)
+            challenge = await svc.handle(DeclineChallenge(item.challenge_id, guild_id, user.id))
             text = f"{escape_name(display_name(user))} declined the challenge."
         else:
-            challenge = await svc.cancel(item.challenge_id, guild_id, user.id)
+            challenge = await svc.handle(CancelChallenge(item.challenge_id, guild_id, user.id))
             text = f"{escape_name(challenge.challenger.name)} withdrew the challenge."
         # The invitation says so, as the click's answer.
         await delivery.answer_edit(
@@ -419,7 +430,8 @@ class PlayCog(commands.Cog):
                 ROBOT_REMATCH_STARTED, ephemeral=True, allowed_mentions=NO_MENTIONS
             )
             return
-        challenge = await self.bot.service.rematch(item.match_id, guild_id, interaction.user.id)
+        again = Rematch(item.match_id, guild_id, interaction.user.id)
+        challenge = await self.bot.service.handle(again)
         await presenter.post_invitation(self.bot, challenge)
         await interaction.followup.send(
             "Rematch offered.", ephemeral=True, allowed_mentions=NO_MENTIONS
@@ -518,8 +530,8 @@ class PlayCog(commands.Cog):
             known = (int(found[1]), int(found[2]))
             self.bot.shout_messages[payload.message_id] = known
         match_id, game_number = known
-        counted = await self.bot.service.record_shout(
-            match_id, payload.guild_id, payload.user_id, game_number
+        counted = await self.bot.service.handle(
+            RecordShout(match_id, payload.guild_id, payload.user_id, game_number)
         )
         if not counted:
             return  # not the winner, or shouted already: nothing happens
