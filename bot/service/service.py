@@ -148,7 +148,7 @@ class MatchService:
         if handler is None:
             raise TypeError(f"no handler for {type(command).__name__}")
         outcome = await handler(self, command)
-        if outcome.events:
+        if outcome.events or outcome.slot is not None:  # a reserved slot is always filled
             key = getattr(outcome.result, "match_id", None)
             await self.bus.publish(outcome.events, key=key, slot=outcome.slot)
         return cast(R, outcome.result)
