@@ -16,7 +16,7 @@ from bot.discord.replies import NO_MENTIONS, display_name, escape_name
 from bot.discord.style import style_of
 from bot.robot import player
 from bot.robot.levels import LEVEL_NAMES
-from bot.service import MatchUpdate
+from bot.service import MatchUpdate, RobotMatch, RobotRematch
 from engines.base import GameKind
 from engines.errors import GameError
 from engines.spec import spec_of
@@ -82,16 +82,18 @@ async def start_robot_match(
     if not await player.available(bot.robot_worker, spec_of(game)):
         raise GameError(wording.robot_unavailable(game))
     me = robot_user(bot)
-    update = await bot.service.robot_match(
-        interaction.guild_id,
-        interaction.channel_id,
-        interaction.user.id,
-        display_name(interaction.user),
-        game,
-        robot_id=me.id,
-        robot_name=me.display_name,
-        level=int(LEVEL_NAMES[level or wording.DEFAULT_LEVEL]),
-        **options,
+    update = await bot.service.handle(
+        RobotMatch(
+            interaction.guild_id,
+            interaction.channel_id,
+            interaction.user.id,
+            display_name(interaction.user),
+            game,
+            robot_id=me.id,
+            robot_name=me.display_name,
+            level=int(LEVEL_NAMES[level or wording.DEFAULT_LEVEL]),
+            **options,
+        )
     )
 
     async def respond(**kwargs: Any) -> discord.Message:
@@ -108,8 +110,8 @@ async def robot_rematch(
     view = await bot.service.get_view(match_id, interaction.guild_id or 0)
     if not await player.available(bot.robot_worker, spec_of(view.kind)):
         raise GameError(wording.robot_unavailable(view.kind))
-    update = await bot.service.robot_rematch(
-        match_id, interaction.guild_id or 0, interaction.user.id
+    update = await bot.service.handle(
+        RobotRematch(match_id, interaction.guild_id or 0, interaction.user.id)
     )
     channel = presenter.target_channel(bot, update.view)
 

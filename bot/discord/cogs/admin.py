@@ -20,6 +20,7 @@ from discord.ext import commands
 
 from bot.discord import wording
 from bot.discord.replies import NO_MENTIONS
+from bot.service import UpdateSettings
 from engines.errors import GameError
 
 if TYPE_CHECKING:
@@ -104,7 +105,7 @@ class AdminCog(commands.Cog, name="Admin"):
         assert interaction.guild_id is not None
         wanted = {key: value for key, value in changes.items() if value is not None}
         if wanted:
-            settings = await self.service.update_guild_settings(interaction.guild_id, **wanted)
+            settings = await self.service.handle(UpdateSettings(interaction.guild_id, wanted))
             log.info(
                 "guild %s settings changed by %s: %s",
                 interaction.guild_id,

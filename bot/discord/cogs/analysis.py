@@ -64,7 +64,7 @@ class AnalysisCog(commands.Cog, name="Analysis"):
     @app_commands.describe(match="The match's number (#)")
     @app_commands.guild_only()
     async def analyse(self, interaction: discord.Interaction[TableBot], match: int) -> None:
-        view = await self.service.request_analysis(
+        view = await self.service.handle(
             RequestAnalysis(match, interaction.guild_id or 0, interaction.user.id)
         )
         ahead = self.service.analyses.position(view.match_id)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 import discord
@@ -42,19 +41,24 @@ from bot.discord.robot_matches import LevelName, is_robot, robot_rematch, start_
 from bot.discord.wording import LEVEL_FOR_ROBOT_ONLY, ROBOT_REMATCH_STARTED
 from bot.service import MatchView
 from bot.service.commands import (
+    AcceptChallenge,
     AcceptDraw,
-    AcceptResignation,
-    DeclineDraw,
-    DeclineResignation,
+    CancelChallenge,
+    DeclineChallenge,
     LeaveMatch,
     MatchCommand,
+    NewChallenge,
     OfferDouble,
     OfferDraw,
     OfferResignation,
     PassDouble,
     PlayMove,
+    RecordShout,
+    Rematch,
     RollDice,
+    ShowBoard,
     TakeDouble,
+    command_named,
 )
 from engines.base import GameKind, Phase, ResignLevel
 from engines.errors import GameError
@@ -78,30 +82,13 @@ def on_match(kind: Callable[..., MatchCommand], **fields: Any) -> Build:
 COMPONENTS = (MatchButton, MoveSelect, ChallengeButton, FinishedButton)
 
 
-# A board button's action (saved in its custom_id) -> the command it sends.
-BUTTON_COMMANDS: dict[str, Callable[..., MatchCommand]] = {
-    "roll": RollDice,
-    "double": OfferDouble,
-    "take": TakeDouble,
-    "passok": PassDouble,
-    "rs1": partial(OfferResignation, level=ResignLevel.SINGLE),
-    "rs2": partial(OfferResignation, level=ResignLevel.GAMMON),
-    "rs3": partial(OfferResignation, level=ResignLevel.BACKGAMMON),
-    "leave": LeaveMatch,
-    "resyes": AcceptResignation,
-    "resno": DeclineResignation,
-    "draw": OfferDraw,
-    "drawyes": AcceptDraw,
-    "drawno": DeclineDraw,
-}
-
-
-def button_command(action: str, match_id: int, guild: int, user: int, ver: int) -> MatchCommand:
-    """The command behind a board button, with the board's version as expected_version."""
-    make = BUTTON_COMMANDS.get(action)
-    if make is None:
-        raise ValueError(f"no service action for button {action!r}")
-    return make(match_id, guild, user, expected_version=ver)
+def button_command(sends: str, match_id: int, guild: int, user: int, ver: int) -> MatchCommand:
+    """The command a board button sends (``RollDice``, ``OfferResignation.2``: its name in
+    bot.service.commands and its argument), with the board's version as expected_version."""
+    name, _, argument = sends.partition(".")
+    kind = command_named(name)
+    extra = (int(argument),) if argument else ()
+    return kind(match_id, guild, user, *extra, expected_version=ver)
 
 
 class PlayCog(commands.Cog):
@@ -128,7 +115,7 @@ class PlayCog(commands.Cog):
         await interaction.response.defer(ephemeral=True, thinking=True)
         view = await resolve_match(self.bot.service, interaction)
         built = command(view, interaction.guild_id or 0, interaction.user.id)
-        update = await self.bot.service.act(built)
+        update = await self.bot.service.handle(built)
         via: discord.Interaction[TableBot] | None = interaction
         try:
             await interaction.followup.send(done, ephemeral=True, allowed_mentions=NO_MENTIONS)
@@ -190,20 +177,22 @@ class PlayCog(commands.Cog):
                 self.bot, interaction, GameKind(game), level, auto_doubles=auto_doubles, **options
             )
             return
-        challenge = await self.bot.service.challenge(
-            interaction.guild_id,
-            interaction.channel_id,
-            user.id,
-            display_name(user),
-            GameKind(game),
-            opponent_id=opponent.id if opponent else None,
-            opponent_name=display_name(opponent) if opponent else None,
-            opponent_is_bot=bool(opponent and opponent.bot),
-            length=points,
-            cube=cube,
-            crawford=crawford,
-            jacoby=jacoby,
-            auto_doubles=auto_doubles,
+        challenge = await self.bot.service.handle(
+            NewChallenge(
+                interaction.guild_id,
+                interaction.channel_id,
+                user.id,
+                display_name(user),
+                GameKind(game),
+                opponent_id=opponent.id if opponent else None,
+                opponent_name=display_name(opponent) if opponent else None,
+                opponent_is_bot=bool(opponent and opponent.bot),
+                length=points,
+                cube=cube,
+                crawford=crawford,
+                jacoby=jacoby,
+                auto_doubles=auto_doubles,
+            )
         )
         content, embed, allowed = presenter.invitation(challenge)
         await interaction.response.send_message(
@@ -298,7 +287,9 @@ class PlayCog(commands.Cog):
     @app_commands.guild_only()
     async def board(self, interaction: discord.Interaction[TableBot]) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
-        view = await resolve_match(self.bot.service, interaction)
+        found = await resolve_match(self.bot.service, interaction)
+        # As a command: a robot that owes a move hears of it again (it retries after a failure).
+        view = await self.bot.service.handle(ShowBoard(found.match_id, found.guild_id))
         if view.match_over:
             raise GameError(f"Match #{view.match_id} is over: see /history or /export.")
         await presenter.post_board(self.bot, view, ping=False)
@@ -356,12 +347,16 @@ class PlayCog(commands.Cog):
                 allowed_mentions=NO_MENTIONS,
             )
             return
+        if item.command is None:
+            raise ValueError(f"no service action for button {item.action!r}")
         command = button_command(
-            item.action, item.match_id, guild_id, interaction.user.id, item.version
+            item.command, item.match_id, guild_id, interaction.user.id, item.version
         )
         # passok, rs1-3 and leave come from an ephemeral menu: it is closed as the answer.
         menu = item.action in ("passok", "rs1", "rs2", "rs3", "leave")
-        await self._apply_and_publish(interaction, lambda: self.bot.service.act(command), menu=menu)
+        await self._apply_and_publish(
+            interaction, lambda: self.bot.service.handle(command), menu=menu
+        )
 
     async def move_select(
         self, item: MoveSelect, interaction: discord.Interaction[TableBot]
@@ -379,7 +374,7 @@ class PlayCog(commands.Cog):
             move,
             expected_version=item.version,
         )
-        await self._apply_and_publish(interaction, lambda: self.bot.service.act(command))
+        await self._apply_and_publish(interaction, lambda: self.bot.service.handle(command))
 
     async def challenge_button(
         self, item: ChallengeButton, interaction: discord.Interaction[TableBot]
@@ -391,7 +386,10 @@ class PlayCog(commands.Cog):
         if item.action == "accept":
 
             async def accept() -> None:
-                update = await svc.accept(item.challenge_id, guild_id, user.id, display_name(user))
+                accepting = AcceptChallenge(
+                    item.challenge_id, guild_id, user.id, display_name(user)
+                )
+                update = await svc.handle(accepting)
                 threads = permissions.can_open_thread(interaction.app_permissions)
                 await presenter.start_match(
                     self.bot, update, interaction.message, threads=threads, via=interaction
@@ -400,10 +398,10 @@ class PlayCog(commands.Cog):
             await delivery.in_time(interaction, accept(), self.bot.response_budget)
             return
         if item.action == "decline":
-            challenge = await svc.decline(item.challenge_id, guild_id, user.id)
+            challenge = await svc.handle(DeclineChallenge(item.challenge_id, guild_id, user.id))
             text = f"{escape_name(display_name(user))} declined the challenge."
         else:
-            challenge = await svc.cancel(item.challenge_id, guild_id, user.id)
+            challenge = await svc.handle(CancelChallenge(item.challenge_id, guild_id, user.id))
             text = f"{escape_name(challenge.challenger.name)} withdrew the challenge."
         # The invitation says so, as the click's answer.
         await delivery.answer_edit(
@@ -432,7 +430,8 @@ class PlayCog(commands.Cog):
                 ROBOT_REMATCH_STARTED, ephemeral=True, allowed_mentions=NO_MENTIONS
             )
             return
-        challenge = await self.bot.service.rematch(item.match_id, guild_id, interaction.user.id)
+        again = Rematch(item.match_id, guild_id, interaction.user.id)
+        challenge = await self.bot.service.handle(again)
         await presenter.post_invitation(self.bot, challenge)
         await interaction.followup.send(
             "Rematch offered.", ephemeral=True, allowed_mentions=NO_MENTIONS
@@ -531,8 +530,8 @@ class PlayCog(commands.Cog):
             known = (int(found[1]), int(found[2]))
             self.bot.shout_messages[payload.message_id] = known
         match_id, game_number = known
-        counted = await self.bot.service.record_shout(
-            match_id, payload.guild_id, payload.user_id, game_number
+        counted = await self.bot.service.handle(
+            RecordShout(match_id, payload.guild_id, payload.user_id, game_number)
         )
         if not counted:
             return  # not the winner, or shouted already: nothing happens
