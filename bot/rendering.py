@@ -17,10 +17,16 @@ import multiprocessing
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from engines.analysis import Decision
+from engines.cube import Cube
+from engines.spec import spec_of
 from render import jobs
+from render.common import Scene
+
+if TYPE_CHECKING:
+    from bot.service import MatchView
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +71,37 @@ def _worked(pool: concurrent.futures.ProcessPoolExecutor) -> None:
     global _pool_worked
     if _pool is pool:
         _pool_worked = True
+
+
+def black_seat(view: MatchView) -> int:
+    """The seat playing Black in the current checkers game."""
+    return 0 if view.colours[0] == "black" else 1
+
+
+def board_job(view: MatchView) -> tuple[str, tuple[Any, ...], dict[str, Any]]:
+    """What render/ needs to draw this view's board: the game and the arguments its
+    ``board_png`` and ``describe`` take (plain, picklable values, for the render worker); every
+    transport draws from it (the Discord presenter its PNG, the terminal its text board)."""
+    scene = Scene(
+        names=(view.players[0].name, view.players[1].name),
+        score=view.score,
+        match_length=view.length,
+        crawford=view.crawford,
+        game_number=view.game_number,
+    )
+    last = (view.last_move.seat, view.last_move.move) if view.last_move else None
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any] = {"last_move": last}
+    if not spec_of(view.kind).has_dice:
+        # render.checkers takes the seat playing Black (colours alternate each game).
+        args = (view.position, black_seat(view), scene)
+        kwargs["draw_offered_by"] = view.draw_offered_by
+    else:
+        args = (view.position, view.turn, scene)
+        kwargs["dice"] = view.dice
+        kwargs["cube"] = Cube(view.cube_value, view.cube_owner) if view.rules.cube else None
+        kwargs["cube_offered_by"] = view.cube_offered_by
+    return view.kind.value, args, kwargs
 
 
 async def warm_up() -> None:
