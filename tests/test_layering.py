@@ -22,6 +22,7 @@ FORBIDDEN = {
     "render": {"discord", "aiosqlite", "sqlite3", "bot"},
     "bot/service": {"discord", "bot.discord", *DRIVERS},
     "bot/storage": {"discord", "bot.discord", "bot.service"},
+    "bot/terminal": {"discord", "bot.discord"},  # the second transport knows nothing of the first
 }
 
 # The storage modules that import no driver: the only ones the service may import.

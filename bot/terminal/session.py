@@ -1,0 +1,307 @@
+"""A match against the robot at the terminal: read a line, turn it into the service's command
+(or a look at the board, a hint, help), show what happened, let the robot play, and once the
+match is over show its analysis.
+
+The session holds no rule and no state of the match: every action is a command through
+:meth:`MatchService.act` with the version on the board shown, every answer the update's events
+and view; a refusal is said politely and changes nothing. The robot plays through
+:class:`bot.terminal.robot.RobotSeat`; hints come from :func:`bot.robot.advice.match_hint` after
+the service allowed them; the analysis is the service's queue's (:class:`AnalysisQueue`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from bot.rendering import board_job
+from bot.robot import advice
+from bot.robot.analyse_cli import summary
+from bot.robot.analysis import analyser_of
+from bot.robot.worker import RobotCrashedError, RobotUnavailableError
+from bot.service import (
+    AcceptDraw,
+    AcceptResignation,
+    DeclineDraw,
+    DeclineResignation,
+    LeaveMatch,
+    MatchCommand,
+    MatchService,
+    MatchUpdate,
+    MatchView,
+    OfferDouble,
+    OfferDraw,
+    OfferResignation,
+    PassDouble,
+    PlayMove,
+    RollDice,
+    TakeDouble,
+)
+from bot.service.events import AnalysisEvent, AnalysisProgressed
+from bot.service.model import AnalysisStatus
+from bot.terminal import wording
+from bot.terminal.robot import RobotFailed, RobotSeat
+from engines.base import Phase
+from engines.errors import GameError
+from engines.match_files import MatchRecord
+from engines.spec import spec_of
+from render import jobs
+from render.text import board_text
+
+log = logging.getLogger(__name__)
+
+Hint = Callable[[Any, int, str], Awaitable[dict[str, Any]]]
+ReadLine = Callable[[str], str]  # input()'s shape: EOFError at the end
+
+# What a typed word does. Commands need the match's ids; the local words need nothing.
+SIMPLE_COMMANDS: dict[str, type[MatchCommand]] = {
+    "roll": RollDice,
+    "r": RollDice,
+    "double": OfferDouble,
+    "d": OfferDouble,
+    "take": TakeDouble,
+    "pass": PassDouble,
+    "drop": PassDouble,
+    "draw": OfferDraw,
+    "concede": LeaveMatch,
+}
+ANSWERS: dict[Phase, tuple[type[MatchCommand], type[MatchCommand]]] = {
+    Phase.RESIGN_OFFERED: (AcceptResignation, DeclineResignation),
+    Phase.DRAW_OFFERED: (AcceptDraw, DeclineDraw),
+}
+LOCAL = {
+    "help": "help",
+    "?": "help",
+    "board": "board",
+    "b": "board",
+    "hint": "hint",
+    "h": "hint",
+    "moves": "moves",
+    "m": "moves",
+    "quit": "quit",
+    "q": "quit",
+    "exit": "quit",
+}
+
+
+@dataclass(frozen=True)
+class Human:
+    """Who plays at the terminal: the ids the service knows them by."""
+
+    guild_id: int
+    user_id: int
+
+
+class Console:
+    """Lines in (``read_line``, ``input``'s shape), text out (``out``)."""
+
+    def __init__(self, read_line: ReadLine = input, out: TextIO | None = None) -> None:
+        self._read_line = read_line
+        self.out = out if out is not None else sys.stdout
+
+    def say(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    async def ask(self, prompt: str) -> str | None:
+        """The next line (None at the end of the input). Read in a thread: the analysis and
+        the robot's worker go on meanwhile."""
+        try:
+            return await asyncio.to_thread(self._read_line, prompt)
+        except EOFError:
+            return None
+
+
+class TerminalMatch:
+    """Plays one match: ``await run(match_id)`` until it is over (True) or the human quits
+    (False). ``png_dir``: each board shown is drawn there too and its path printed."""
+
+    def __init__(
+        self,
+        service: MatchService,
+        robot: RobotSeat,
+        console: Console,
+        human: Human,
+        *,
+        png_dir: Path | None = None,
+        hint: Hint = advice.match_hint,
+    ) -> None:
+        self.service = service
+        self.robot = robot
+        self.console = console
+        self.human = human
+        self.png_dir = png_dir
+        self.hint = hint
+        self._shown: int | None = None  # the version whose board was shown last
+
+    async def run(self, match_id: int) -> bool:
+        say = self.console.say
+        robot_saw: int | None = None  # the version the robot last looked at
+        while True:
+            view = await self._view(match_id)
+            if view.version != robot_saw or self._shown is None:
+                # A new position (or 'board'): the robot plays if it is its turn. A position it
+                # left to the human (a tied opening) is not put to it again.
+                try:
+                    await self.robot.play(match_id, self.show)
+                except RobotFailed:
+                    say(wording.ROBOT_FAILED.format(name=view.players[1].name))
+                view = await self._view(match_id)
+                robot_saw = view.version
+            if view.match_over:
+                await self.show_board(view)
+                await self.analysis(view)
+                return True
+            if view.version != self._shown:
+                await self.show_board(view)
+            say(wording.prompt(view, self._seat(view)))
+            line = await self.console.ask(wording.PROMPT)
+            if line is None or not await self.typed(view, line.strip()):
+                say(wording.QUIT.format(match_id=match_id))
+                return False
+
+    async def typed(self, view: MatchView, text: str) -> bool:
+        """Act on one typed line; False when it says to stop."""
+        word, _, rest = text.lower().partition(" ")
+        local = LOCAL.get(text.lower())
+        if not text:
+            return True
+        if local == "quit":
+            return False
+        if local == "help":
+            self.console.say(wording.help_text(view.kind))
+        elif local == "board":
+            self._shown = None  # shown again at the prompt (and the robot tries again)
+        elif local == "moves":
+            self.console.say(wording.moves_text(view))
+        elif local == "hint":
+            await self.give_hint(view)
+        else:
+            command = self.command(view, text, word, rest)
+            if command is not None:
+                await self.act(command)
+        return True
+
+    def command(self, view: MatchView, text: str, word: str, rest: str) -> MatchCommand | None:
+        """The service's command for a typed line (None: said why not already)."""
+        args = (view.match_id, self.human.guild_id, self.human.user_id)
+        version = view.version
+        if text.lower() in SIMPLE_COMMANDS:
+            return SIMPLE_COMMANDS[text.lower()](*args, expected_version=version)
+        if word in ("accept", "decline") and not rest:
+            answers = ANSWERS.get(view.phase)
+            if answers is None:
+                self.console.say(wording.NOTHING_TO_ANSWER)
+                return None
+            make = answers[0] if word == "accept" else answers[1]
+            return make(*args, expected_version=version)
+        if word == "resign":
+            level = self._level(view, rest)
+            if level is None:
+                self.console.say(wording.bad_resign_level(view.kind, rest))
+                return None
+            return OfferResignation(*args, level=level, expected_version=version)
+        if not any(ch.isdigit() for ch in text) and text.lower() != "no move":
+            self.console.say(wording.UNKNOWN_INPUT.format(text=text[:40]))
+            return None
+        return PlayMove(*args, text, expected_version=version)
+
+    @staticmethod
+    def _level(view: MatchView, word: str) -> int | None:
+        """A resignation level of this game typed by its name ("gammon", "nannon") or the
+        engine's; None for anything else. The cheapest when none is typed."""
+        spec = spec_of(view.kind)
+        word = word.strip().lower()
+        if not word:
+            return int(min(spec.resign_levels))
+        for level in spec.resign_levels:
+            names = {level.name.lower(), spec.resign_level_name(level).lower().removeprefix("a ")}
+            if word.removeprefix("a ") in names:
+                return int(level)
+        return None
+
+    async def act(self, command: MatchCommand) -> None:
+        try:
+            update = await self.service.act(command)
+        except GameError as exc:
+            self.console.say(wording.refusal_text(exc))
+            return
+        await self.show(update)
+
+    async def show(self, update: MatchUpdate) -> None:
+        """An update's events, a line each (the board waits for the prompt)."""
+        for event in update.events:
+            line = wording.event_text(event, update.view)
+            if line:
+                self.console.say(line)
+
+    async def show_board(self, view: MatchView) -> None:
+        job = board_job(view)
+        self.console.say(board_text(*job))
+        self._shown = view.version
+        if self.png_dir is None:
+            return
+        path = self.png_dir / f"match-{view.match_id}-{view.version:04d}.png"
+        try:
+            png, _alt = await asyncio.to_thread(jobs.board, *job)
+            await asyncio.to_thread(path.write_bytes, png)
+        except OSError as exc:
+            self.console.say(wording.BOARD_PNG_FAILED.format(error=exc))
+            return
+        self.console.say(wording.BOARD_PNG.format(path=path))
+
+    async def give_hint(self, view: MatchView) -> None:
+        human = self.human
+        try:
+            request = await self.service.hint_request(view.match_id, human.guild_id, human.user_id)
+            data = await self.hint(request.match, request.seat, request.kind.value)
+        except GameError as exc:
+            self.console.say(wording.refusal_text(exc))
+            return
+        except RobotUnavailableError:
+            self.console.say(wording.ROBOT_UNAVAILABLE.format(game=spec_of(view.kind).title))
+            return
+        except RobotCrashedError:
+            self.console.say(wording.HINT_FAILED)
+            return
+        self.console.say(wording.hint_text(request.kind.value, data, view))
+
+    async def analysis(self, view: MatchView) -> None:
+        """The match's analysis, once the service's queue has run it (queued at the match's
+        end when the terminal's settings ask for it and the game is analysed here)."""
+        queue = self.service.analyses
+        try:
+            await queue.view(view.match_id)
+        except GameError:
+            return  # none queued: analysis off, or not for this game here
+        say = self.console.say
+        say(wording.ANALYSING.format(evaluator=analyser_of(view.kind).evaluator))
+
+        async def progress(event: AnalysisEvent) -> None:
+            done, total = event.analysis.games_done, event.analysis.games_total
+            if isinstance(event, AnalysisProgressed) and done and total:
+                say(wording.ANALYSIS_PROGRESS.format(done=done, total=total))
+
+        queue.listeners.append(progress)
+        try:
+            await queue.wait_idle()
+        finally:
+            queue.listeners.remove(progress)
+        done = await queue.view(view.match_id)
+        if done.status is not AnalysisStatus.DONE or done.analysis is None:
+            say(wording.ANALYSIS_FAILED)
+            return
+        names = (view.players[0].name, view.players[1].name)
+        say(summary(MatchRecord(view.kind, view.rules, (), names), done.analysis))
+
+    async def _view(self, match_id: int) -> MatchView:
+        return await self.service.get_view(match_id, self.human.guild_id)
+
+    def _seat(self, view: MatchView) -> int:
+        seat = view.seat_of(self.human.user_id)
+        assert seat is not None
+        return seat

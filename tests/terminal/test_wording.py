@@ -1,0 +1,149 @@
+"""The terminal's sentences: every event of a match has one, refusals are said in words, and a
+typed line becomes the service's command (or a polite word) without touching the match."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from bot.service import (
+    AcceptDraw,
+    DeclineResignation,
+    LeaveMatch,
+    MatchService,
+    MatchView,
+    OfferResignation,
+    PlayMove,
+    RollDice,
+)
+from bot.service import events as ev
+from bot.service.errors import Refusal, refused
+from bot.service.model import MatchEvent
+from bot.terminal import wording
+from bot.terminal.cli import HUMAN, ROBOT_ID
+from bot.terminal.robot import RobotSeat
+from bot.terminal.session import Console, TerminalMatch
+from engines.base import GameKind, GameResult, Phase, ResignLevel, ResultKind
+from engines.errors import IllegalMoveError
+
+
+async def _view(tmp_path: Path, game: GameKind, length: int = 3) -> MatchView:
+    service = await MatchService.open(tmp_path / "w.db")
+    try:
+        update = await service.robot_match(
+            0,
+            0,
+            HUMAN.user_id,
+            "Ann",
+            game,
+            robot_id=ROBOT_ID,
+            robot_name="Robo",
+            level=2,
+            length=length,
+        )
+        return update.view
+    finally:
+        await service.close()
+
+
+EVENTS: list[tuple[MatchEvent, str]] = [
+    (ev.OpeningRolled((4, 4), None, True), "Opening roll: Ann 4, Robo 4: a tie. Either player"),
+    (ev.OpeningRolled((3, 3), None, False, 2), "Opening roll: Ann 3, Robo 3: a tie. The cube"),
+    (ev.OpeningRolled((6, 1), 0), "Opening roll: Ann 6, Robo 1: Ann to play first."),
+    (ev.DiceRolled(1, (5,), ev.Stuck.TURN_PASSES), "Robo rolled 5. No legal move: the turn"),
+    (ev.DiceRolled(0, (2,), ev.Stuck.MUST_PASS), "Ann rolled 2. No legal move: type 'no move'"),
+    (ev.NoLegalMove(0, ev.Stuck.TURN_PASSES), "Ann has no legal move: the turn passes."),
+    (ev.MovePlayed(1, "H/3", auto=True), "Robo played H/3 (the only move)."),
+    (ev.DoubleOffered(0, 2), "Ann doubled to 2."),
+    (ev.DoubleTaken(1, 2), "Robo took: the cube is at 2."),
+    (ev.DoublePassed(1), "Robo passed."),
+    (ev.ResignationOffered(1, ResignLevel.GAMMON), "Robo offered to resign (a NANNON)."),
+    (ev.Resigned(0), "Ann resigned the game."),
+    (ev.ResignationAccepted(0), "Ann accepted the resignation."),
+    (ev.ResignationDeclined(0), "Ann declined the resignation."),
+    (ev.DrawOffered(1), "Robo offered a draw."),
+    (ev.DrawAccepted(0), "Ann accepted the draw."),
+    (ev.DrawDeclined(0), "Ann declined the draw."),
+    (ev.MatchLeft(0), "Ann conceded the match."),
+    (ev.WinClaimed(0, 1), "Ann claimed the match: Robo was away too long."),
+    (
+        ev.GameOver(GameResult(1, 1, ResultKind.NANNON, 4, 2), (0, 4)),
+        "Game 1: Robo won 4 points with a NANNON (Ann: no checker in safety). "
+        "Score: Ann 0, Robo 4.",
+    ),
+    (ev.CrawfordGame(3), "Game 3 is the Crawford game: no doubling in it."),
+    (ev.MatchOver(1, (1, 3)), "Robo won the match, Ann 1, Robo 3."),
+    (ev.MatchOver(None, (0.5, 0.5)), "The match is drawn, Ann ½, Robo ½."),
+]
+
+
+@pytest.mark.asyncio
+async def test_every_match_event_has_a_sentence(tmp_path: Path) -> None:
+    view = await _view(tmp_path, GameKind.NANNON)
+    for event, said in EVENTS:
+        text = wording.event_text(event, view)
+        assert text is not None and text.startswith(said), (event, text)
+    started = ev.MatchStarted(view.match_id, GameKind.NANNON, 3, "c0ffee")
+    assert wording.event_text(started, view) == (
+        "Match #1: Nannon, a match to 3 points, against Robo (intermediate)."
+    )
+    kinds = {type(event) for event, _ in EVENTS} | {ev.MatchStarted}
+    every = {
+        cls for cls in vars(ev).values() if isinstance(cls, type) and issubclass(cls, MatchEvent)
+    }
+    assert every - {MatchEvent} == kinds
+
+
+def test_refusals_in_words_and_the_engines_errors_as_they_are() -> None:
+    assert wording.refusal_text(refused(Refusal.NOT_YOUR_TURN, name="Robo")) == "It's Robo's turn."
+    assert wording.refusal_text(refused(Refusal.ROLL_FIRST)) == "Roll first, then move."
+    # A refusal the terminal has no words for still gets a polite line, never a traceback.
+    assert wording.refusal_text(refused(Refusal.CLAIM_OWN_WAIT)) == (
+        "Sorry, that can't be done now (claim_own_wait)."
+    )
+    assert wording.refusal_text(IllegalMoveError("8/2 is not legal")) == "8/2 is not legal"
+
+
+@pytest.mark.asyncio
+async def test_typed_lines_become_the_services_commands(tmp_path: Path) -> None:
+    view = await _view(tmp_path, GameKind.BACKGAMMON, length=5)
+    out = io.StringIO()
+    session = TerminalMatch(
+        None,  # type: ignore[arg-type]  # commands are only built here, never sent
+        RobotSeat(None),  # type: ignore[arg-type]
+        Console(out=out),
+        HUMAN,
+    )
+    ids = (view.match_id, HUMAN.guild_id, HUMAN.user_id)
+    v = view.version
+
+    def command(text: str, at: MatchView = view) -> object:
+        word, _, rest = text.lower().partition(" ")
+        return session.command(at, text, word, rest)
+
+    assert command("Roll") == RollDice(*ids, expected_version=v)
+    assert command("24/18 13/11") == PlayMove(*ids, "24/18 13/11", expected_version=v)
+    assert command("bar/22") == PlayMove(*ids, "bar/22", expected_version=v)
+    assert command("resign") == OfferResignation(*ids, level=1, expected_version=v)
+    assert command("resign gammon") == OfferResignation(*ids, level=2, expected_version=v)
+    assert command("concede") == LeaveMatch(*ids, expected_version=v)
+    offered = _with(view, phase=Phase.RESIGN_OFFERED)
+    assert command("decline", offered) == DeclineResignation(*ids, expected_version=v)
+    drawn = _with(view, phase=Phase.DRAW_OFFERED)
+    assert command("accept", drawn) == AcceptDraw(*ids, expected_version=v)
+    assert out.getvalue() == ""
+    for text, said in [
+        ("accept", wording.NOTHING_TO_ANSWER),
+        ("resign nannon", "'nannon' is not a way to resign in Backgammon: single or gammon or"),
+        ("hello", "Sorry, 'hello' is not a command or a legal move."),
+    ]:
+        assert command(text) is None
+        assert out.getvalue().splitlines()[-1].startswith(said)
+
+
+def _with(view: MatchView, **changes: object) -> MatchView:
+    from dataclasses import replace
+
+    return replace(view, **changes)  # type: ignore[arg-type]
