@@ -910,7 +910,7 @@ async def finished_match(
             command = DeclineDraw(view.match_id, guild.id, user)
         else:
             command = RollDice(view.match_id, guild.id, user)
-        update = await svc.act(command)
+        update = await svc.handle(command)
     return update.view.match_id
 
 

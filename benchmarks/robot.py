@@ -241,7 +241,7 @@ async def driver(matches: int, rounds: int) -> None:
 
     from bot.config import Settings
     from bot.discord.app import TableBot, create_bot
-    from bot.service.commands import MatchCommand
+    from bot.service import MatchUpdated
     from engines.base import Phase
 
     games = [
@@ -263,17 +263,13 @@ async def driver(matches: int, rounds: int) -> None:
             await svc.update_guild_settings(
                 fake.guild.id, robot_pause_ms=0, rate_limit_actions=1000, use_threads=False
             )
-            robot_id = fake.bot_user.id
             acted: dict[int, float] = {}
-            real_act = svc.act
 
-            async def act(command: MatchCommand) -> Any:
-                update = await real_act(command)
-                if command.user_id == robot_id:
-                    acted.setdefault(command.match_id, time.perf_counter())
-                return update
+            def note(event: MatchUpdated) -> None:
+                if event.by_robot:  # the robot's action, committed
+                    acted.setdefault(event.match_id, time.perf_counter())
 
-            svc.act = act  # type: ignore[method-assign]
+            svc.bus.subscribe(MatchUpdated, note)
             humans, ids = [], []
             robot = fake.bot_member(fake.guild)
             for n in range(matches):

@@ -3,25 +3,39 @@ discord and no database driver, and returns structured results: what happened an
 (:mod:`bot.service.events`), or why it refused (:class:`Refused`, with a :class:`Refusal` code).
 It writes no sentences: the adapter's ``bot.discord.wording`` does.
 
-Match actions go through one entry point, ``MatchService.act(command)``, with one frozen
-command per action (:mod:`bot.service.commands`)."""
+Every operation goes through one entry point, ``MatchService.handle(command)``, with one frozen
+command per operation (:mod:`bot.service.commands`) and one table of handlers
+(:data:`bot.service.service.HANDLERS`); what happened is published on the service's event bus
+(:mod:`bot.service.bus`) after the commit."""
 
 from bot.service.analysis import Analyser, AnalysisQueue, RequestAnalysis
+from bot.service.bus import EventBus
 from bot.service.commands import (
+    AcceptChallenge,
     AcceptDraw,
     AcceptResignation,
+    CancelChallenge,
     ClaimWin,
+    Command,
+    DeclineChallenge,
     DeclineDraw,
     DeclineResignation,
     LeaveMatch,
     MatchCommand,
+    NewChallenge,
     OfferDouble,
     OfferDraw,
     OfferResignation,
     PassDouble,
     PlayMove,
+    RecordShout,
+    Rematch,
+    RobotMatch,
+    RobotRematch,
     RollDice,
+    ShowBoard,
     TakeDouble,
+    UpdateSettings,
 )
 from bot.service.errors import (
     NotFoundError,
@@ -32,8 +46,7 @@ from bot.service.errors import (
     StaleActionError,
     WrongPhase,
 )
-from bot.service.events import MatchEvent
-from bot.service.handlers import COMMAND_HANDLERS
+from bot.service.events import MatchEvent, MatchUpdated, RobotTurnWaiting, waits_for_robot
 from bot.service.model import (
     AnalysisStatus,
     AnalysisView,
@@ -59,23 +72,28 @@ from bot.service.model import (
     StatLine,
     VerifyReport,
 )
-from bot.service.service import MatchService
+from bot.service.service import HANDLERS, MatchService
 from bot.service.settings import GuildSettings
 
 __all__ = [
-    "COMMAND_HANDLERS",
+    "HANDLERS",
+    "AcceptChallenge",
     "AcceptDraw",
     "AcceptResignation",
     "Analyser",
     "AnalysisQueue",
     "AnalysisStatus",
     "AnalysisView",
+    "CancelChallenge",
     "Challenge",
     "ChallengeStatus",
     "ClaimWin",
+    "Command",
+    "DeclineChallenge",
     "DeclineDraw",
     "DeclineResignation",
     "DiceFactory",
+    "EventBus",
     "ExportFile",
     "GuildSettings",
     "HintKind",
@@ -92,7 +110,9 @@ __all__ = [
     "MatchService",
     "MatchStatus",
     "MatchUpdate",
+    "MatchUpdated",
     "MatchView",
+    "NewChallenge",
     "NotFoundError",
     "NotYourTurn",
     "NotYourTurnError",
@@ -103,15 +123,23 @@ __all__ = [
     "PlayMove",
     "Player",
     "RatingChange",
+    "RecordShout",
     "Refusal",
     "Refused",
+    "Rematch",
     "RequestAnalysis",
+    "RobotMatch",
     "RobotRecord",
+    "RobotRematch",
     "RobotTurn",
+    "RobotTurnWaiting",
     "RollDice",
+    "ShowBoard",
     "StaleActionError",
     "StatLine",
     "TakeDouble",
+    "UpdateSettings",
     "VerifyReport",
     "WrongPhase",
+    "waits_for_robot",
 ]

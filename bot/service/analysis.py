@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Protocol
 
+from bot.service.commands import Command
 from bot.service.errors import Refusal, refused
 from bot.service.events import (
     AnalysisEvent,
@@ -55,7 +56,7 @@ for analysis, about 13 s for a 7-point match); Nannon is exact, checkers at a fi
 
 
 @dataclass(frozen=True)
-class RequestAnalysis:
+class RequestAnalysis(Command[AnalysisView]):
     """Analyse a finished match (``user_id`` None: the match's end asked for it)."""
 
     match_id: int

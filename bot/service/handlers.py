@@ -1,9 +1,12 @@
-"""The command table: each :mod:`~bot.service.commands` type maps to its handler.
+"""The match actions' table: each :class:`~bot.service.commands.MatchCommand` type maps to the
+function that decides its engine action (:data:`MATCH_ACTIONS`; the service's one command table,
+:data:`bot.service.dispatch.HANDLERS`, runs them through the action pipeline).
 
 A handler checks the command's own arguments (before the match is looked at) and returns its
 decide function. The pipeline (:mod:`bot.service.actions`) calls that with the match's lock held,
 and it picks the engine action for the acting seat, or refuses
-(:class:`~bot.service.errors.Refused`). Adding a command is one dataclass and one handler here.
+(:class:`~bot.service.errors.Refused`). Adding a match action is one dataclass and one handler
+here.
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ from engines.actions import (
 )
 from engines.base import Phase, ResignLevel
 
-__all__ = ["COMMAND_HANDLERS", "Decide", "Handler", "Turn"]
+__all__ = ["MATCH_ACTIONS", "Decide", "Handler", "Turn"]
 
 MAX_MOVE_TEXT = 200
 
@@ -257,7 +260,7 @@ def claim_win(command: ClaimWin) -> Decide:
     return decide
 
 
-COMMAND_HANDLERS: dict[type[MatchCommand], Handler] = {
+MATCH_ACTIONS: dict[type[MatchCommand], Handler] = {
     RollDice: roll,
     PlayMove: play_move,
     OfferDouble: offer_double,

@@ -97,7 +97,7 @@ async def test_analyse_refuses_backgammon_where_gnubg_does_not_run(
         opponent_name="bob", length=1,
     )  # fmt: skip
     match_id = (await service.accept(challenge.id, guild, bob.id, "bob")).view.match_id
-    assert (await service.act(LeaveMatch(match_id, guild, alice.id))).match_over
+    assert (await service.handle(LeaveMatch(match_id, guild, alice.id))).match_over
 
     async def no_gnubg() -> bool:
         return False

@@ -147,7 +147,7 @@ async def finished_match(svc: MatchService, *, robot: bool = False) -> int:
         )
         update = await svc.accept(challenge.id, GUILD, BOB, "bob")
     match_id = update.view.match_id
-    assert (await svc.act(LeaveMatch(match_id, GUILD, ALICE))).match_over
+    assert (await svc.handle(LeaveMatch(match_id, GUILD, ALICE))).match_over
     return match_id
 
 
@@ -364,10 +364,10 @@ async def test_the_boards_of_mistakes_are_the_match_replayed_to_them(
         view = update.view
         user = view.players[0 if view.actor is None else view.actor].user_id
         if view.phase is Phase.MOVE:
-            update = await service.act(PlayMove(match_id, GUILD, user, view.legal_moves[0]))
+            update = await service.handle(PlayMove(match_id, GUILD, user, view.legal_moves[0]))
         else:
-            update = await service.act(RollDice(match_id, GUILD, user))
-    await service.act(LeaveMatch(match_id, GUILD, ALICE))
+            update = await service.handle(RollDice(match_id, GUILD, user))
+    await service.handle(LeaveMatch(match_id, GUILD, ALICE))
     actions = [action_from_dict(e.payload) for e in await service.store.events(match_id)]
     indexes = [7, 2, len(actions), 7, 0]
     views = await service.analyses.views_at(match_id, GUILD, indexes)

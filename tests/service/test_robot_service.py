@@ -86,7 +86,7 @@ async def play_out(svc: MatchService, update: MatchUpdate) -> MatchUpdate:
             command = TakeDouble(view.match_id, GUILD, user)
         else:
             command = RollDice(view.match_id, GUILD, user)
-        update = await svc.act(command)
+        update = await svc.handle(command)
     return update
 
 
@@ -120,7 +120,7 @@ async def test_robot_turn_says_when_the_robot_decides_on_a_private_copy(
     # Checkers: game 1's Black (seat 0, the human) moves first.
     assert update.view.actor == 0
     assert await service.robot_turn(match_id) is None
-    update = await service.act(PlayMove(match_id, GUILD, ALICE, update.view.legal_moves[0]))
+    update = await service.handle(PlayMove(match_id, GUILD, ALICE, update.view.legal_moves[0]))
     turn = await service.robot_turn(match_id)
     assert turn is not None
     assert (turn.seat, turn.user_id, turn.level, turn.version) == (1, ROBOT, 1, update.version)
@@ -132,11 +132,11 @@ async def test_robot_turn_says_when_the_robot_decides_on_a_private_copy(
     turn.match.apply(Move(1, move))
     assert (await service.get_view(match_id)).version == update.version
     # The robot acts as any player, by the version it thought about.
-    update = await service.act(
+    update = await service.handle(
         PlayMove(match_id, GUILD, ROBOT, move, expected_version=turn.version)
     )
     assert update.view.actor == 0 and await service.robot_turn(match_id) is None
-    await service.act(LeaveMatch(match_id, GUILD, ALICE))
+    await service.handle(LeaveMatch(match_id, GUILD, ALICE))
     assert await service.robot_turn(match_id) is None  # over
     with refused(NotFoundError):
         await service.robot_turn(12345)
@@ -155,7 +155,7 @@ async def test_robot_matches_leave_ratings_alone_and_count_against_the_level(
     human_won = update.winner_seat == 0
     # A second one, conceded by the human.
     second = await robot_match(service, "nannon", level=3, length=1)
-    await service.act(LeaveMatch(second.view.match_id, GUILD, ALICE))
+    await service.handle(LeaveMatch(second.view.match_id, GUILD, ALICE))
     line = await service.stats(GUILD, ALICE, "nannon")
     assert line.played == 0 and line.rating == 1500
     [record] = line.vs_robot
@@ -176,7 +176,7 @@ async def test_rated_robot_matches_change_ratings_when_the_server_says_so(
 ) -> None:
     await service.update_guild_settings(GUILD, robot_rated=True)
     update = await robot_match(service, "checkers", level=5)
-    update = await service.act(LeaveMatch(update.view.match_id, GUILD, ALICE))
+    update = await service.handle(LeaveMatch(update.view.match_id, GUILD, ALICE))
     assert [(c.user_id, c.delta) for c in update.rating_changes] == [(ALICE, -16), (ROBOT, 16)]
     alice = await service.stats(GUILD, ALICE, "checkers")
     assert (alice.played, alice.lost, alice.rating) == (1, 1, 1484)
@@ -194,7 +194,7 @@ async def test_the_robot_is_never_reminded_and_never_claims(
     clock.now += 3600  # the human (seat 0) is idle: reminded, but the robot won't claim
     [idle] = await service.idle_matches()
     assert (idle.idle.user_id, idle.reminder_due, idle.claimable) == (ALICE, True, False)
-    await service.act(PlayMove(match_id, GUILD, ALICE, update.view.legal_moves[0]))
+    await service.handle(PlayMove(match_id, GUILD, ALICE, update.view.legal_moves[0]))
     clock.now += 3600  # now the robot is idle (it stopped playing): no reminder, a claim
     [idle] = await service.idle_matches()
     assert (idle.idle.user_id, idle.reminder_due, idle.claimable) == (ROBOT, False, True)
@@ -205,7 +205,7 @@ async def test_a_robot_rematch_starts_at_once_at_the_same_level(service: MatchSe
     match_id = update.view.match_id
     with refused(GameError, match="still on"):
         await service.robot_rematch(match_id, GUILD, ALICE)
-    await service.act(LeaveMatch(match_id, GUILD, ALICE))
+    await service.handle(LeaveMatch(match_id, GUILD, ALICE))
     with refused(NotYourTurnError, match="not playing"):
         await service.robot_rematch(match_id, GUILD, ROBOT)
     again = await service.robot_rematch(match_id, GUILD, ALICE)
@@ -227,9 +227,9 @@ async def test_hints_are_for_the_players_own_decisions(service: MatchService) ->
             assert view.actor is not None
             user = view.players[view.actor].user_id
             if view.phase is Phase.MOVE:
-                update = await service.act(PlayMove(match_id, GUILD, user, view.legal_moves[0]))
+                update = await service.handle(PlayMove(match_id, GUILD, user, view.legal_moves[0]))
             else:
-                update = await service.act(RollDice(match_id, GUILD, user))
+                update = await service.handle(RollDice(match_id, GUILD, user))
         return update
 
     await until_human(Phase.MOVE)
@@ -239,17 +239,17 @@ async def test_hints_are_for_the_players_own_decisions(service: MatchService) ->
     assert request.match.dice == update.view.dice
     with refused(NotYourTurnError, match="not playing"):
         await service.hint_request(match_id, GUILD, BOB)
-    update = await service.act(PlayMove(match_id, GUILD, ALICE, update.view.legal_moves[0]))
+    update = await service.handle(PlayMove(match_id, GUILD, ALICE, update.view.legal_moves[0]))
     with refused(PhaseError, match="Nothing for you to decide"):
         await service.hint_request(match_id, GUILD, ALICE)  # the robot's turn
     await until_human(Phase.ROLL)  # before the human's roll, with the cube centred
     assert (await service.hint_request(match_id, GUILD, ALICE)).kind is HintKind.CUBE
     await until_human(Phase.MOVE)
-    update = await service.act(PlayMove(match_id, GUILD, ALICE, update.view.legal_moves[0]))
+    update = await service.handle(PlayMove(match_id, GUILD, ALICE, update.view.legal_moves[0]))
     assert (update.view.actor, update.view.phase) == (1, Phase.ROLL)  # the robot may double
-    await service.act(OfferDouble(match_id, GUILD, ROBOT))  # the robot doubles
+    await service.handle(OfferDouble(match_id, GUILD, ROBOT))  # the robot doubles
     assert (await service.hint_request(match_id, GUILD, ALICE)).kind is HintKind.TAKE
-    await service.act(LeaveMatch(match_id, GUILD, ALICE))
+    await service.handle(LeaveMatch(match_id, GUILD, ALICE))
     with refused(PhaseError, match="is over"):
         await service.hint_request(match_id, GUILD, ALICE)
 

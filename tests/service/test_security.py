@@ -98,18 +98,18 @@ async def step(svc: MatchService, view: MatchView) -> MatchView:
     """One natural action by whoever the match waits for (roll, first legal move, take)."""
     gid, mid = view.guild_id, view.match_id
     if view.phase in (Phase.OPENING, Phase.OPENING_TIE):
-        return (await svc.act(RollDice(mid, gid, uid(view, 0)))).view
+        return (await svc.handle(RollDice(mid, gid, uid(view, 0)))).view
     actor = uid(view, view.actor if view.actor is not None else view.turn)
     if view.phase is Phase.ROLL:
-        return (await svc.act(RollDice(mid, gid, actor))).view
+        return (await svc.handle(RollDice(mid, gid, actor))).view
     if view.phase is Phase.MOVE:
-        return (await svc.act(PlayMove(mid, gid, actor, view.legal_moves[0]))).view
+        return (await svc.handle(PlayMove(mid, gid, actor, view.legal_moves[0]))).view
     if view.phase is Phase.CUBE_OFFERED:
-        return (await svc.act(TakeDouble(mid, gid, actor))).view
+        return (await svc.handle(TakeDouble(mid, gid, actor))).view
     if view.phase is Phase.RESIGN_OFFERED:
-        return (await svc.act(AcceptResignation(mid, gid, actor))).view
+        return (await svc.handle(AcceptResignation(mid, gid, actor))).view
     if view.phase is Phase.DRAW_OFFERED:
-        return (await svc.act(AcceptDraw(mid, gid, actor))).view
+        return (await svc.handle(AcceptDraw(mid, gid, actor))).view
     raise AssertionError(f"no step from {view.phase}")
 
 
@@ -160,7 +160,7 @@ async def scene_move(svc: MatchService) -> Scene:
 async def scene_doubled(svc: MatchService) -> Scene:
     view = await until(svc, await start(svc), Phase.ROLL, can_double=True)
     doubler = uid(view, view.turn)
-    view = (await svc.act(OfferDouble(view.match_id, G1, doubler))).view
+    view = (await svc.handle(OfferDouble(view.match_id, G1, doubler))).view
     assert view.phase is Phase.CUBE_OFFERED
     return Scene(view.match_id, uid(view, 1 - view.turn), doubler)
 
@@ -168,7 +168,7 @@ async def scene_doubled(svc: MatchService) -> Scene:
 async def scene_resigned(svc: MatchService) -> Scene:
     view = await until(svc, await start(svc), Phase.ROLL)
     resigner = uid(view, view.turn)
-    view = (await svc.act(OfferResignation(view.match_id, G1, resigner))).view
+    view = (await svc.handle(OfferResignation(view.match_id, G1, resigner))).view
     assert view.phase is Phase.RESIGN_OFFERED
     return Scene(view.match_id, uid(view, 1 - view.turn), resigner)
 
@@ -181,7 +181,7 @@ async def scene_checkers(svc: MatchService) -> Scene:
 async def scene_draw_offered(svc: MatchService) -> Scene:
     view = await start(svc, "checkers", length=1)
     offerer = uid(view, view.turn)
-    view = (await svc.act(OfferDraw(view.match_id, G1, offerer))).view
+    view = (await svc.handle(OfferDraw(view.match_id, G1, offerer))).view
     assert view.phase is Phase.DRAW_OFFERED
     return Scene(view.match_id, uid(view, 1 - view.turn), offerer)
 
@@ -203,27 +203,27 @@ async def scene_challenge(svc: MatchService) -> Scene:
 
 async def scene_finished(svc: MatchService) -> Scene:
     view = await start(svc)
-    await svc.act(LeaveMatch(view.match_id, G1, ALICE))
+    await svc.handle(LeaveMatch(view.match_id, G1, ALICE))
     return Scene(view.match_id, ALICE, BOB)
 
 
 async def do_move(svc: MatchService, mid: int, gid: int, user: int) -> Any:
     view = await svc.get_view(mid)
-    return await svc.act(PlayMove(mid, gid, user, view.legal_moves[0]))
+    return await svc.handle(PlayMove(mid, gid, user, view.legal_moves[0]))
 
 
 ACTIONS: dict[str, tuple[Setup, Action]] = {
-    "roll": (scene_roll, lambda s, m, g, u: s.act(RollDice(m, g, u))),
+    "roll": (scene_roll, lambda s, m, g, u: s.handle(RollDice(m, g, u))),
     "move": (scene_move, do_move),
-    "double": (scene_roll, lambda s, m, g, u: s.act(OfferDouble(m, g, u))),
-    "take": (scene_doubled, lambda s, m, g, u: s.act(TakeDouble(m, g, u))),
-    "pass": (scene_doubled, lambda s, m, g, u: s.act(PassDouble(m, g, u))),
-    "resign": (scene_roll, lambda s, m, g, u: s.act(OfferResignation(m, g, u))),
-    "resign-accept": (scene_resigned, lambda s, m, g, u: s.act(AcceptResignation(m, g, u))),
-    "leave": (scene_move, lambda s, m, g, u: s.act(LeaveMatch(m, g, u))),
-    "draw": (scene_checkers, lambda s, m, g, u: s.act(OfferDraw(m, g, u))),
-    "draw-accept": (scene_draw_offered, lambda s, m, g, u: s.act(AcceptDraw(m, g, u))),
-    "claim": (scene_idle, lambda s, m, g, u: s.act(ClaimWin(m, g, u))),
+    "double": (scene_roll, lambda s, m, g, u: s.handle(OfferDouble(m, g, u))),
+    "take": (scene_doubled, lambda s, m, g, u: s.handle(TakeDouble(m, g, u))),
+    "pass": (scene_doubled, lambda s, m, g, u: s.handle(PassDouble(m, g, u))),
+    "resign": (scene_roll, lambda s, m, g, u: s.handle(OfferResignation(m, g, u))),
+    "resign-accept": (scene_resigned, lambda s, m, g, u: s.handle(AcceptResignation(m, g, u))),
+    "leave": (scene_move, lambda s, m, g, u: s.handle(LeaveMatch(m, g, u))),
+    "draw": (scene_checkers, lambda s, m, g, u: s.handle(OfferDraw(m, g, u))),
+    "draw-accept": (scene_draw_offered, lambda s, m, g, u: s.handle(AcceptDraw(m, g, u))),
+    "claim": (scene_idle, lambda s, m, g, u: s.handle(ClaimWin(m, g, u))),
     "export": (scene_finished, lambda s, m, g, u: s.export(m, g)),
     "verify": (scene_finished, lambda s, m, g, u: s.verify_match(m, g)),
     "rematch": (scene_finished, lambda s, m, g, u: s.rematch(m, g, u)),
@@ -343,7 +343,7 @@ async def test_claim_before_the_claim_time_is_refused(svc: MatchService) -> None
     waiting = uid(view, 1 - view.turn)
     before = await db_state(svc)
     with refused(GameError, match=r"idle for 1440 minutes: \d+ more to go"):
-        await svc.act(ClaimWin(view.match_id, G1, waiting))
+        await svc.handle(ClaimWin(view.match_id, G1, waiting))
     assert await db_state(svc) == before
 
 
@@ -355,7 +355,7 @@ async def test_stale_version_is_refused_for_every_player_action(svc: MatchServic
     before = await db_state(svc)
     for command in (RollDice, OfferDouble, OfferResignation, LeaveMatch, ClaimWin):
         with refused(StaleActionError, match="out of date"):
-            await svc.act(command(view.match_id, G1, actor, expected_version=stale))
+            await svc.handle(command(view.match_id, G1, actor, expected_version=stale))
     assert await db_state(svc) == before
 
 
@@ -365,7 +365,7 @@ async def test_a_finished_match_refuses_every_action(svc: MatchService) -> None:
     before = await db_state(svc)
     for command in (RollDice, OfferDouble, TakeDouble, PassDouble, OfferResignation, ClaimWin):
         with refused(GameError, match="is over"):
-            await svc.act(command(scene.target, G1, ALICE))
+            await svc.handle(command(scene.target, G1, ALICE))
     assert await db_state(svc) == before
 
 
@@ -673,13 +673,13 @@ async def test_ten_simultaneous_identical_clicks_apply_exactly_once(
     actor = uid(view, view.turn)
     if phase is Phase.ROLL:
         clicks = [
-            svc.act(RollDice(view.match_id, G1, actor, expected_version=view.version))
+            svc.handle(RollDice(view.match_id, G1, actor, expected_version=view.version))
             for _ in range(10)
         ]
     else:
         move = view.legal_moves[0]
         clicks = [
-            svc.act(PlayMove(view.match_id, G1, actor, move, expected_version=view.version))
+            svc.handle(PlayMove(view.match_id, G1, actor, move, expected_version=view.version))
             for _ in range(10)
         ]
     events_before = await svc.store.event_count(view.match_id)

@@ -1,7 +1,7 @@
 """Service refusals checked in the words users read (``bot.discord.wording``).
 
     with refused(NotYourTurnError, match="It's bob's turn"):
-        await svc.act(RollDice(...))
+        await svc.handle(RollDice(...))
 
 is ``pytest.raises`` whose ``match`` searches :func:`bot.discord.wording.refusal_text` of the
 error (the service's ``str()`` is a neutral log line, not the sentence).

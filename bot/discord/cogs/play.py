@@ -128,7 +128,7 @@ class PlayCog(commands.Cog):
         await interaction.response.defer(ephemeral=True, thinking=True)
         view = await resolve_match(self.bot.service, interaction)
         built = command(view, interaction.guild_id or 0, interaction.user.id)
-        update = await self.bot.service.act(built)
+        update = await self.bot.service.handle(built)
         via: discord.Interaction[TableBot] | None = interaction
         try:
             await interaction.followup.send(done, ephemeral=True, allowed_mentions=NO_MENTIONS)
@@ -361,7 +361,9 @@ class PlayCog(commands.Cog):
         )
         # passok, rs1-3 and leave come from an ephemeral menu: it is closed as the answer.
         menu = item.action in ("passok", "rs1", "rs2", "rs3", "leave")
-        await self._apply_and_publish(interaction, lambda: self.bot.service.act(command), menu=menu)
+        await self._apply_and_publish(
+            interaction, lambda: self.bot.service.handle(command), menu=menu
+        )
 
     async def move_select(
         self, item: MoveSelect, interaction: discord.Interaction[TableBot]
@@ -379,7 +381,7 @@ class PlayCog(commands.Cog):
             move,
             expected_version=item.version,
         )
-        await self._apply_and_publish(interaction, lambda: self.bot.service.act(command))
+        await self._apply_and_publish(interaction, lambda: self.bot.service.handle(command))
 
     async def challenge_button(
         self, item: ChallengeButton, interaction: discord.Interaction[TableBot]

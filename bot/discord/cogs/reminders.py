@@ -182,7 +182,7 @@ class Reminders(commands.Cog, name="Reminders"):
         becomes an ephemeral reply."""
 
         async def claim() -> None:
-            update = await self.service.act(
+            update = await self.service.handle(
                 ClaimWin(
                     item.match_id,
                     interaction.guild_id or 0,

@@ -209,7 +209,7 @@ class RobotCog(commands.Cog, name="Robot"):
         if command is None:
             return False
         try:
-            update = await service.act(command)
+            update = await service.handle(command)
         except StaleActionError:
             raise  # the human acted meanwhile: think again
         except GameError:
