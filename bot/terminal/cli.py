@@ -122,9 +122,15 @@ async def play(options: argparse.Namespace, console: Console) -> int:
         options.png.mkdir(parents=True, exist_ok=True)
     dice = FairDice.new if options.seed is None else seeded_dice(options.seed)
     service = await MatchService.open(db, dice_factory=dice, analyser=worker_analyser())
+    robot = RobotSeat(service, rng=random.Random(options.seed), stuck=lambda _: stuck(console))
+    session = TerminalMatch(service, robot, console, HUMAN, png_dir=options.png)
+    robot.start()
+    detach = session.attach()
     try:
+        # The terminal's own server: the robot answers at once; the match is analysed at its
+        # end unless asked not to.
         await service.update_guild_settings(
-            HUMAN.guild_id, analyse_robot_matches=not options.no_analysis
+            HUMAN.guild_id, robot_pause_ms=0, analyse_robot_matches=not options.no_analysis
         )
         try:
             match_id = await _match(service, options, console)
@@ -132,13 +138,17 @@ async def play(options: argparse.Namespace, console: Console) -> int:
             console.say(exc.message)
             return exc.status
         await service.analyses.start()
-        robot = RobotSeat(service, rng=random.Random(options.seed))
-        session = TerminalMatch(service, robot, console, HUMAN, png_dir=options.png)
         await session.run(match_id)
         return 0
     finally:
+        detach()
+        await robot.close()
         await service.close()
         worker.shutdown()
+
+
+def stuck(console: Console) -> None:
+    console.say(wording.ROBOT_FAILED.format(name=ROBOT_NAME))
 
 
 class NoMatch(Exception):
@@ -176,11 +186,7 @@ async def _match(service: MatchService, options: argparse.Namespace, console: Co
         )
     except GameError as exc:
         raise NoMatch(wording.refusal_text(exc), 2) from None
-    for event in update.events:
-        line = wording.event_text(event, update.view)
-        if line:
-            console.say(line)
-    return update.match_id
+    return update.match_id  # its first events were told as the bus published them
 
 
 async def _saved(service: MatchService, game: str | None) -> MatchView | None:

@@ -1,20 +1,19 @@
-"""The robot's seat in a terminal match: a thin stand-in for the transport-agnostic robot driver.
+"""The robot's seat in a terminal match: a thin stand-in for the shared robot driver.
 
-Until the service's event bus and its robot driver land, this plays the robot as the Discord
-robot cog does (``bot/discord/cogs/robot.py``), without Discord: ask the service for the
-robot's turn (:meth:`MatchService.robot_turn`), let :func:`bot.robot.player.choose_action`
-decide in the robot's worker, send the decision as the service's command with the version it
-thought about, and hand each update to the terminal to show. A stale version (the match moved
-meanwhile) is thought about again. Nothing else in the adapter knows how the robot plays: the
-terminal calls :meth:`RobotSeat.play` after each of the human's actions, so swapping this module
-for the shared driver changes no other file of the adapter.
-
-The robot offers a draw or a resignation at most once per :data:`REOFFER_ACTIONS` actions, as
-in Discord.
+Until the transport-agnostic driver (``bot.robot.driver``) lands, this plays the robot as that
+one will, with its surface (``start``, ``wait_idle``, ``close``): it hears
+:class:`~bot.service.RobotTurnWaiting` on the service's bus, asks the service for the robot's
+turn (:meth:`MatchService.robot_turn`), lets :func:`bot.robot.player.choose_action` decide in the
+robot's worker, and sends the decision with :meth:`MatchService.handle` on the version it
+thought about; what the robot did reaches the terminal as any command's events do. A stale
+version (the match moved meanwhile) is thought about again. It plays at once (no pause), one
+match at a time, and calls ``stuck(match_id)`` when it can't decide. Nothing else in the
+adapter knows how the robot plays, so the shared driver replaces this module alone.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 from collections.abc import Awaitable, Callable
@@ -29,13 +28,13 @@ from bot.service import (
     DeclineResignation,
     MatchCommand,
     MatchService,
-    MatchUpdate,
     OfferDouble,
     OfferDraw,
     OfferResignation,
     PassDouble,
     PlayMove,
     RobotTurn,
+    RobotTurnWaiting,
     RollDice,
     StaleActionError,
     TakeDouble,
@@ -46,7 +45,6 @@ from engines.errors import GameError
 log = logging.getLogger(__name__)
 
 Decide = Callable[..., Awaitable[Decision]]
-Show = Callable[[MatchUpdate], Awaitable[None]]
 
 COMMANDS: dict[Choice, type[MatchCommand]] = {
     Choice.ROLL: RollDice,
@@ -86,7 +84,7 @@ def command_for(turn: RobotTurn, decision: Decision) -> MatchCommand | None:
 
 
 class RobotSeat:
-    """Plays the robot's decisions in a match until it waits for the human."""
+    """Plays the robot's seat when the bus says a match waits for it."""
 
     def __init__(
         self,
@@ -94,30 +92,57 @@ class RobotSeat:
         *,
         decide: Decide = player.choose_action,
         rng: random.Random | None = None,
+        stuck: Callable[[int], None] = lambda match_id: None,
     ) -> None:
         self.service = service
         self.decide = decide
         self.rng = rng if rng is not None else random.Random()
+        self.stuck = stuck
         self._offers: dict[tuple[int, Choice], int] = {}  # (match, offer) -> its version
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._unsubscribe: Callable[[], None] | None = None
 
-    async def play(self, match_id: int, show: Show) -> None:
-        """Every decision the robot has in the match now, each applied and shown; returns once
-        the match waits for the human (or is over). :class:`RobotFailed` when it can't decide."""
+    def start(self) -> None:
+        if self._unsubscribe is None:
+            self._unsubscribe = self.service.bus.subscribe(RobotTurnWaiting, self.turn_waiting)
+
+    async def close(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        await self.wait_idle()
+
+    async def wait_idle(self) -> None:
+        """Until the robot has played what it had to (its events are told by then)."""
+        while pending := {t for t in self._tasks if not t.done()}:
+            await asyncio.wait(pending)
+
+    def turn_waiting(self, event: RobotTurnWaiting) -> None:
+        task = asyncio.get_running_loop().create_task(self.play(event.match_id))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def play(self, match_id: int) -> None:
+        """Every decision the robot has in the match now; ``stuck`` when it can't decide."""
         rethinks = 0
         while True:
             try:
-                if not await self._turn(match_id, show):
+                if not await self._turn(match_id):
                     return
             except StaleActionError:
                 rethinks += 1
                 if rethinks > MAX_RETHINKS:
-                    raise RobotFailed("the match kept changing") from None
+                    self.stuck(match_id)
+                    return
+            except RobotFailed:
+                self.stuck(match_id)
+                return
 
     def _may_offer(self, turn: RobotTurn, choice: Choice) -> bool:
         last = self._offers.get((turn.match_id, choice))
         return last is None or turn.version - last >= REOFFER_ACTIONS
 
-    async def _turn(self, match_id: int, show: Show) -> bool:
+    async def _turn(self, match_id: int) -> bool:
         turn = await self.service.robot_turn(match_id)
         if turn is None:
             return False
@@ -137,7 +162,7 @@ class RobotSeat:
         if command is None:
             return False
         try:
-            update = await self.service.act(command)
+            update = await self.service.handle(command)
         except StaleActionError:
             raise  # the human acted meanwhile: think again
         except GameError as exc:
@@ -145,5 +170,4 @@ class RobotSeat:
             raise RobotFailed(str(exc)) from exc
         if decision.choice in (Choice.OFFER_DRAW, Choice.OFFER_RESIGNATION):
             self._offers[(match_id, decision.choice)] = update.version
-        await show(update)
         return True

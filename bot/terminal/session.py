@@ -3,10 +3,12 @@
 match is over show its analysis.
 
 The session holds no rule and no state of the match: every action is a command through
-:meth:`MatchService.act` with the version on the board shown, every answer the update's events
-and view; a refusal is said politely and changes nothing. The robot plays through
-:class:`bot.terminal.robot.RobotSeat`; hints come from :func:`bot.robot.advice.match_hint` after
-the service allowed them; the analysis is the service's queue's (:class:`AnalysisQueue`).
+:meth:`MatchService.handle` with the version on the board shown; what happened (the human's
+actions and the robot's) is told as the service's bus publishes it (:class:`MatchUpdated`); a
+refusal is said politely and changes nothing. The robot's driver plays its seat on the bus's
+word (:class:`RobotTurnWaiting`); the session waits for it before each prompt. Hints come from
+:func:`bot.robot.advice.match_hint` after the service allowed them; the analysis is the
+service's queue's (:class:`AnalysisQueue`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 
 from bot.rendering import board_job
 from bot.robot import advice
@@ -32,7 +34,6 @@ from bot.service import (
     LeaveMatch,
     MatchCommand,
     MatchService,
-    MatchUpdate,
     MatchView,
     OfferDouble,
     OfferDraw,
@@ -40,12 +41,12 @@ from bot.service import (
     PassDouble,
     PlayMove,
     RollDice,
+    ShowBoard,
     TakeDouble,
 )
-from bot.service.events import AnalysisEvent, AnalysisProgressed
+from bot.service.events import AnalysisEvent, AnalysisProgressed, MatchUpdated
 from bot.service.model import AnalysisStatus
 from bot.terminal import wording
-from bot.terminal.robot import RobotFailed, RobotSeat
 from engines.base import Phase
 from engines.errors import GameError
 from engines.match_files import MatchRecord
@@ -116,14 +117,22 @@ class Console:
             return None
 
 
+class Robot(Protocol):
+    """What the terminal needs of the robot's driver: to wait until it has played."""
+
+    async def wait_idle(self) -> None: ...
+
+
 class TerminalMatch:
     """Plays one match: ``await run(match_id)`` until it is over (True) or the human quits
-    (False). ``png_dir``: each board shown is drawn there too and its path printed."""
+    (False). ``png_dir``: each board shown is drawn there too and its path printed.
+    ``attach()`` first: from then on every update of the human's matches is told on the
+    console as the service's bus publishes it (the robot's as well as the human's)."""
 
     def __init__(
         self,
         service: MatchService,
-        robot: RobotSeat,
+        robot: Robot,
         console: Console,
         human: Human,
         *,
@@ -138,20 +147,25 @@ class TerminalMatch:
         self.hint = hint
         self._shown: int | None = None  # the version whose board was shown last
 
+    def attach(self) -> Callable[[], None]:
+        """Tell the human's matches' updates from now on; returns the function that stops."""
+        return self.service.bus.subscribe(MatchUpdated, self.told)
+
+    def told(self, event: MatchUpdated) -> None:
+        """An update the bus published: its events, a line each (the board waits for the
+        prompt)."""
+        view = event.update.view
+        if view.guild_id != self.human.guild_id or view.seat_of(self.human.user_id) is None:
+            return
+        for line in filter(None, (wording.event_text(e, view) for e in event.update.events)):
+            self.console.say(line)
+
     async def run(self, match_id: int) -> bool:
         say = self.console.say
-        robot_saw: int | None = None  # the version the robot last looked at
+        await self.show_again(match_id)  # the robot plays on if it owes a move
         while True:
-            view = await self._view(match_id)
-            if view.version != robot_saw or self._shown is None:
-                # A new position (or 'board'): the robot plays if it is its turn. A position it
-                # left to the human (a tied opening) is not put to it again.
-                try:
-                    await self.robot.play(match_id, self.show)
-                except RobotFailed:
-                    say(wording.ROBOT_FAILED.format(name=view.players[1].name))
-                view = await self._view(match_id)
-                robot_saw = view.version
+            await self.robot.wait_idle()
+            view = await self.service.get_view(match_id, self.human.guild_id)
             if view.match_over:
                 await self.show_board(view)
                 await self.analysis(view)
@@ -164,6 +178,12 @@ class TerminalMatch:
                 say(wording.QUIT.format(match_id=match_id))
                 return False
 
+    async def show_again(self, match_id: int) -> None:
+        """The board is shown again at the prompt; the robot, told, tries again if it owes a
+        move (after a failure)."""
+        await self.service.handle(ShowBoard(match_id, self.human.guild_id))
+        self._shown = None
+
     async def typed(self, view: MatchView, text: str) -> bool:
         """Act on one typed line; False when it says to stop."""
         word, _, rest = text.lower().partition(" ")
@@ -175,7 +195,7 @@ class TerminalMatch:
         if local == "help":
             self.console.say(wording.help_text(view.kind))
         elif local == "board":
-            self._shown = None  # shown again at the prompt (and the robot tries again)
+            await self.show_again(view.match_id)
         elif local == "moves":
             self.console.say(wording.moves_text(view))
         elif local == "hint":
@@ -225,19 +245,11 @@ class TerminalMatch:
         return None
 
     async def act(self, command: MatchCommand) -> None:
+        """The command through the service; its events are told as the bus publishes them."""
         try:
-            update = await self.service.act(command)
+            await self.service.handle(command)
         except GameError as exc:
             self.console.say(wording.refusal_text(exc))
-            return
-        await self.show(update)
-
-    async def show(self, update: MatchUpdate) -> None:
-        """An update's events, a line each (the board waits for the prompt)."""
-        for event in update.events:
-            line = wording.event_text(event, update.view)
-            if line:
-                self.console.say(line)
 
     async def show_board(self, view: MatchView) -> None:
         job = board_job(view)
@@ -297,9 +309,6 @@ class TerminalMatch:
             return
         names = (view.players[0].name, view.players[1].name)
         say(summary(MatchRecord(view.kind, view.rules, (), names), done.analysis))
-
-    async def _view(self, match_id: int) -> MatchView:
-        return await self.service.get_view(match_id, self.human.guild_id)
 
     def _seat(self, view: MatchView) -> int:
         seat = view.seat_of(self.human.user_id)
