@@ -31,6 +31,7 @@ from bot.discord.ratelimit import CommandRateLimit, allow_interaction, guild_lim
 from bot.discord.replies import NO_MENTIONS, admit, refuse_closing, report_error
 from bot.robot import worker as robot_worker
 from bot.robot.analyser import worker_analyser
+from bot.robot.driver import RobotDriver
 from bot.service import MatchService, MatchView
 from bot.storage import GuildShards, StoreError, is_postgres_url, open_store, redact
 
@@ -57,6 +58,8 @@ GUILD_CONTEXT = app_commands.AppCommandContext(guild=True, dm_channel=False, pri
 # is still running after this many seconds is deferred, and its answer edited in through the
 # webhook after (bot.discord.delivery.in_time).
 RESPONSE_BUDGET = 2.0
+# Seconds the robot waits for the state it answers to be shown before it goes on regardless.
+SHOW_WAIT = 10.0
 
 # How long close() waits for the interactions already being handled before it cancels them.
 CLOSE_GRACE_SECONDS = 15.0
@@ -173,9 +176,15 @@ class TableBot(commands.AutoShardedBot):
         self._in_flight: set[asyncio.Task[Any]] = set()
         # Persistent component class -> the handler its cog answers its clicks with.
         self._click_handlers: dict[type[Any], ClickHandler[Any]] = {}
-        # Told of every board shown (and every match resumed at start-up): the robot cog
-        # plays its turns from here. A listener must not block: it starts work, if any.
-        self.turn_listeners: list[Callable[[MatchView], None]] = []
+        # The latest version of each match shown (a board posted or edited, or resumed), and
+        # who waits for a version to be shown: the robot answers a state once it is shown.
+        self._shown: dict[int, int] = {}
+        self._show_waiters: dict[int, list[tuple[int, asyncio.Future[None]]]] = {}
+        # The robot plays its seat from the service's events, in tasks close() waits for.
+        self.robot = RobotDriver(
+            service, spawn=self.spawn_work, shown=self.board_shown, closing=self.closing_started
+        )
+        self.robot.start()
 
     async def setup_hook(self) -> None:
         await self.service.store.connect()
@@ -190,7 +199,7 @@ class TableBot(commands.AutoShardedBot):
             # Robot matches go on: start the robot's worker (gnubg, the Nannon solver) now,
             # in the background. Otherwise it starts with the first robot match.
             self.spawn_work(robot_worker.warm_up(), name="tablebot-robot-warm-up")
-        for view in resumed:
+        for view in resumed:  # their boards are on Discord already
             self.turn_shown(view)
         # Analyses left queued or running by the last run go on (in this process's guilds).
         requeued = await self.service.analyses.start(self.guild_shards)
@@ -322,12 +331,35 @@ class TableBot(commands.AutoShardedBot):
         return True
 
     def turn_shown(self, view: MatchView) -> None:
-        """Tell the turn listeners that this state of a match is on the board (or resumed)."""
-        for listener in tuple(self.turn_listeners):
-            try:
-                listener(view)
-            except Exception:
-                log.exception("a turn listener failed on match %s", view.match_id)
+        """This state of a match is on the board (or was, before a restart)."""
+        match_id = view.match_id
+        if view.match_over:
+            self._shown.pop(match_id, None)
+        elif view.version > self._shown.get(match_id, -1):
+            self._shown[match_id] = view.version
+        waiting = self._show_waiters.get(match_id, [])
+        for version, shown in waiting:
+            if version <= view.version and not shown.done():
+                shown.set_result(None)
+
+    async def board_shown(self, match_id: int, version: int) -> None:
+        """Until ``version`` of the match is shown (or :data:`SHOW_WAIT` seconds passed: a
+        board Discord never got must not stop the robot)."""
+        if self._shown.get(match_id, -1) >= version:
+            return
+        shown = asyncio.get_running_loop().create_future()
+        entry = (version, shown)
+        self._show_waiters.setdefault(match_id, []).append(entry)
+        try:
+            await asyncio.wait_for(shown, SHOW_WAIT)
+        except TimeoutError:
+            log.warning("match %s: version %s was not shown; the robot goes on", match_id, version)
+        finally:
+            waiting = self._show_waiters.get(match_id, [])
+            if entry in waiting:
+                waiting.remove(entry)
+            if not waiting:
+                self._show_waiters.pop(match_id, None)
 
     def spawn_work(
         self, work: Coroutine[Any, Any, Any], *, name: str | None = None
@@ -370,6 +402,7 @@ class TableBot(commands.AutoShardedBot):
             # queue yet, and its close() fails there, having nothing else to close.
             if self.user is not None:
                 raise
+        await self.robot.close()  # its turns were drained above
         # An analysis cut short here stays "running" in the database: the next start runs it.
         await self.service.analyses.stop()
         # The robot's worker stops with the bot (no robot turn is in flight any more).

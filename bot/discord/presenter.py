@@ -218,16 +218,16 @@ Result = TypeVar("Result")
 Rest = ParamSpec("Rest")
 
 
-def tells_turn_listeners(
+def marks_shown(
     view_of: Callable[[Shown], MatchView],
 ) -> Callable[
     [Callable[Concatenate[TableBot, Shown, Rest], Awaitable[Result]]],
     Callable[Concatenate[TableBot, Shown, Rest], Awaitable[Result]],
 ]:
     """Once the decorated function has shown a state of a match (a board posted, an update
-    published; even when Discord refused it), the bot's turn listeners hear of it
-    (``TableBot.turn_shown``): the robot cog plays its turns from there. A state may be told
-    more than once (publish posts a board)."""
+    published; even when Discord refused it), the bot marks it shown (``TableBot.turn_shown``):
+    the robot's driver answers a state once it is shown. A state may be marked more than once
+    (publish posts a board)."""
 
     def decorate(
         show: Callable[Concatenate[TableBot, Shown, Rest], Awaitable[Result]],
@@ -289,7 +289,7 @@ def _its_view(update: MatchUpdate) -> MatchView:
     return update.view
 
 
-@tells_turn_listeners(_the_view)
+@marks_shown(_the_view)
 async def post_board(
     bot: TableBot,
     view: MatchView,
@@ -389,7 +389,7 @@ def goes_on_in_place(update: MatchUpdate, via: discord.Interaction[Any] | None) 
     return view.actor is None or view.seat_of(via.user.id) == view.actor
 
 
-@tells_turn_listeners(_its_view)
+@marks_shown(_its_view)
 async def publish(
     bot: TableBot, update: MatchUpdate, via: discord.Interaction[Any] | None = None
 ) -> None:

@@ -33,16 +33,16 @@ from support.robot_driver import (
     die_first_time,
     human_acts,
     play_to_the_end,
-    robot_cog,
+    robot_of,
     robot_ready,
     settle,
 )
 
 from bot.discord import wording
-from bot.discord.cogs.robot import robot_may_act
 from bot.robot import jobs, worker
 from bot.robot.levels import Level
 from bot.robot.player import Choice, Decision
+from bot.service import waits_for_robot
 from engines.base import GameMatch, Phase
 
 pytestmark = pytest.mark.asyncio
@@ -54,8 +54,8 @@ needs_gnubg = pytest.mark.skipif(
 
 def robot_choices(fake: FakeDiscord) -> list[Choice]:
     """Record what the robot decides (the real brain decides)."""
-    cog = robot_cog(fake)
-    real = cog.decide
+    driver = robot_of(fake)
+    real = driver.decide
     made: list[Choice] = []
 
     async def recording(*args: Any, **kwargs: Any) -> Decision:
@@ -63,7 +63,7 @@ def robot_choices(fake: FakeDiscord) -> list[Choice]:
         made.append(decision.choice)
         return decision
 
-    cog.decide = recording
+    driver.decide = recording
     return made
 
 
@@ -139,7 +139,7 @@ async def test_a_checkers_match_against_the_beginner_robot(tablebot: FakeDiscord
     fake = tablebot
     await robot_ready(fake)
     alice = await fake.add_member("alice")
-    robot_cog(fake).rng = random.Random(5)
+    robot_of(fake).rng = random.Random(5)
     made = robot_choices(fake)
     match_id, thread, _ = await challenge_robot(fake, alice, "checkers", level="beginner")
     last = await play_to_the_end(fake, thread, match_id, alice)
@@ -174,7 +174,7 @@ async def test_a_restart_while_the_robot_pauses(
         fake.poke()
         await asyncio.Event().wait()  # never over: the restart drops the turn
 
-    robot_cog(fake).sleep = hold
+    robot_of(fake).sleep = hold
     svc = service_of(fake)
     robot = fake.bot_member(fake.guild)
     it = await fake.slash("challenge", {"game": game, "opponent": robot, **options}, by=alice)
@@ -202,7 +202,7 @@ async def test_a_restart_while_the_robot_pauses(
             await it.response()
             previous = got
     before = await svc.get_view(match_id)
-    assert pauses == [1.5] and robot_may_act(before)
+    assert pauses == [1.5] and waits_for_robot(before)
     await svc.update_guild_settings(fake.guild.id, robot_pause_ms=0)
     await fake.restart_bot()  # the held turn is dropped, with nothing applied
     await fake.wait_for_commands()
@@ -218,8 +218,8 @@ async def test_the_worker_killed_during_the_robots_turn(
     fake = tablebot
     await robot_ready(fake)
     alice = await fake.add_member("alice")
-    cog = robot_cog(fake)
-    real = cog.decide
+    driver = robot_of(fake)
+    real = driver.decide
     marker = tmp_path / "died"
     first_pid = await worker.run(jobs.pid)
 
@@ -233,7 +233,7 @@ async def test_the_worker_killed_during_the_robots_turn(
         assert pid != first_pid
         return decision
 
-    cog.decide = killed_first
+    driver.decide = killed_first
     match_id, thread, _ = await challenge_robot(fake, alice, "nannon", points=3, level="master")
     last = await play_to_the_end(fake, thread, match_id, alice)
     assert marker.exists() and last.match_over
@@ -254,8 +254,8 @@ async def test_a_failing_engine_says_so_and_board_retries(
     fake = tablebot
     await robot_ready(fake)
     alice = await fake.add_member("alice")
-    cog = robot_cog(fake)
-    real = cog.decide
+    driver = robot_of(fake)
+    real = driver.decide
     failing = True
 
     async def crashes(*args: Any, **kwargs: Any) -> Decision:
@@ -263,7 +263,7 @@ async def test_a_failing_engine_says_so_and_board_retries(
             raise error
         return await real(*args, **kwargs)
 
-    cog.decide = crashes
+    driver.decide = crashes
     match_id, thread, _ = await challenge_robot(fake, alice, "checkers", level="beginner")
     svc = service_of(fake)
     view = await svc.get_view(match_id)
@@ -285,8 +285,8 @@ async def test_a_turn_gone_stale_is_thought_again(tablebot: FakeDiscord) -> None
     fake = tablebot
     await robot_ready(fake)
     alice = await fake.add_member("alice")
-    cog = robot_cog(fake)
-    real = cog.decide
+    driver = robot_of(fake)
+    real = driver.decide
     thinking, go_on = asyncio.Event(), asyncio.Event()
     asked: list[Phase] = []
 
@@ -298,7 +298,7 @@ async def test_a_turn_gone_stale_is_thought_again(tablebot: FakeDiscord) -> None
             await go_on.wait()
         return await real(match, *args, **kwargs)
 
-    cog.decide = slow
+    driver.decide = slow
     match_id, thread, _ = await challenge_robot(fake, alice, "checkers", level="beginner")
     svc = service_of(fake)
     view = await svc.get_view(match_id)

@@ -54,6 +54,7 @@ from bot.service.commands import (
     PassDouble,
     PlayMove,
     RollDice,
+    ShowBoard,
     TakeDouble,
 )
 from engines.base import GameKind, Phase, ResignLevel
@@ -298,7 +299,9 @@ class PlayCog(commands.Cog):
     @app_commands.guild_only()
     async def board(self, interaction: discord.Interaction[TableBot]) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
-        view = await resolve_match(self.bot.service, interaction)
+        found = await resolve_match(self.bot.service, interaction)
+        # As a command: a robot that owes a move hears of it again (it retries after a failure).
+        view = await self.bot.service.handle(ShowBoard(found.match_id, found.guild_id))
         if view.match_over:
             raise GameError(f"Match #{view.match_id} is over: see /history or /export.")
         await presenter.post_board(self.bot, view, ping=False)
