@@ -1,11 +1,11 @@
 """The terminal adapter: ``tablebot play``, a match against the robot at a text prompt.
 
-A second transport beside Discord, on the same service, commands, events, robot and store:
+A second transport beside Discord, on the same service, commands, events, robot driver
+(:class:`bot.robot.driver.RobotDriver`) and store:
 
 - :mod:`bot.terminal.cli`: the arguments, the store and service, the match to resume or start;
 - :mod:`bot.terminal.session`: the prompt loop (typed lines to commands, boards, hints, the
   analysis at the end);
-- :mod:`bot.terminal.robot`: the robot's seat (a thin driver until the shared one lands);
 - :mod:`bot.terminal.wording`: every sentence it prints.
 
 Boards are :mod:`render.text`'s, from the same job the pictures are drawn from

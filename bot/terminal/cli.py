@@ -31,11 +31,11 @@ from typing import NoReturn, TextIO
 
 from bot.robot import player, worker
 from bot.robot.analyser import worker_analyser
+from bot.robot.driver import RobotDriver
 from bot.robot.levels import LEVEL_NAMES, Level, parse_level
 from bot.service import MatchService, MatchView
 from bot.service.model import DiceFactory
 from bot.terminal import wording
-from bot.terminal.robot import RobotSeat
 from bot.terminal.session import Console, Human, ReadLine, TerminalMatch
 from engines.base import GameKind
 from engines.dice import FairDice
@@ -122,7 +122,8 @@ async def play(options: argparse.Namespace, console: Console) -> int:
         options.png.mkdir(parents=True, exist_ok=True)
     dice = FairDice.new if options.seed is None else seeded_dice(options.seed)
     service = await MatchService.open(db, dice_factory=dice, analyser=worker_analyser())
-    robot = RobotSeat(service, rng=random.Random(options.seed), stuck=lambda _: stuck(console))
+    robot = RobotDriver(service)  # the bot's own robot driver, on the service's bus
+    robot.rng = random.Random(options.seed)
     session = TerminalMatch(service, robot, console, HUMAN, png_dir=options.png)
     robot.start()
     detach = session.attach()
@@ -145,10 +146,6 @@ async def play(options: argparse.Namespace, console: Console) -> int:
         await robot.close()
         await service.close()
         worker.shutdown()
-
-
-def stuck(console: Console) -> None:
-    console.say(wording.ROBOT_FAILED.format(name=ROBOT_NAME))
 
 
 class NoMatch(Exception):

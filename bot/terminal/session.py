@@ -25,6 +25,7 @@ from bot.rendering import board_job
 from bot.robot import advice
 from bot.robot.analyse_cli import summary
 from bot.robot.analysis import analyser_of
+from bot.robot.driver import RobotStuck
 from bot.robot.worker import RobotCrashedError, RobotUnavailableError
 from bot.service import (
     AcceptDraw,
@@ -148,8 +149,20 @@ class TerminalMatch:
         self._shown: int | None = None  # the version whose board was shown last
 
     def attach(self) -> Callable[[], None]:
-        """Tell the human's matches' updates from now on; returns the function that stops."""
-        return self.service.bus.subscribe(MatchUpdated, self.told)
+        """Tell the human's matches' updates (and the robot's failures) from now on; returns
+        the function that stops."""
+        bus = self.service.bus
+        stops = [bus.subscribe(MatchUpdated, self.told), bus.subscribe(RobotStuck, self.stuck)]
+
+        def detach() -> None:
+            for stop in stops:
+                stop()
+
+        return detach
+
+    def stuck(self, event: RobotStuck) -> None:
+        if event.guild_id == self.human.guild_id:
+            self.console.say(wording.ROBOT_FAILED)
 
     def told(self, event: MatchUpdated) -> None:
         """An update the bus published: its events, a line each (the board waits for the

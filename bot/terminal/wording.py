@@ -253,7 +253,7 @@ QUIT = "Saved. Type 'tablebot play' to resume match #{match_id}."
 BOARD_PNG = "Board picture: {path}"
 BOARD_PNG_FAILED = "The board picture could not be drawn ({error}); the text board stands."
 ROBOT_FAILED = (
-    "{name} could not work out its next move just now (its engine failed). "
+    "The robot could not work out its next move just now (its engine failed). "
     "Type 'board' to let it try again."
 )
 ROBOT_UNAVAILABLE = "Sorry, {game} against the robot is not available on this platform."

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.robot.driver import RobotStuck
 from bot.service import (
     AcceptDraw,
     DeclineResignation,
@@ -23,7 +24,6 @@ from bot.service.errors import Refusal, refused
 from bot.service.model import MatchEvent
 from bot.terminal import wording
 from bot.terminal.cli import HUMAN, ROBOT_ID
-from bot.terminal.robot import RobotSeat
 from bot.terminal.session import Console, TerminalMatch
 from engines.base import GameKind, GameResult, Phase, ResignLevel, ResultKind
 from engines.errors import IllegalMoveError
@@ -112,7 +112,7 @@ async def test_typed_lines_become_the_services_commands(tmp_path: Path) -> None:
     out = io.StringIO()
     session = TerminalMatch(
         None,  # type: ignore[arg-type]  # commands are only built here, never sent
-        RobotSeat(None),  # type: ignore[arg-type]
+        Idle(),
         Console(out=out),
         HUMAN,
     )
@@ -141,6 +141,29 @@ async def test_typed_lines_become_the_services_commands(tmp_path: Path) -> None:
     ]:
         assert command(text) is None
         assert out.getvalue().splitlines()[-1].startswith(said)
+
+
+class Idle:
+    async def wait_idle(self) -> None:
+        return None
+
+
+@pytest.mark.asyncio
+async def test_the_robot_stuck_is_said_once_told_and_other_servers_are_not_told(
+    tmp_path: Path,
+) -> None:
+    service = await MatchService.open(tmp_path / "s.db")
+    out = io.StringIO()
+    session = TerminalMatch(service, Idle(), Console(out=out), HUMAN)
+    detach = session.attach()
+    try:
+        await service.bus.publish([RobotStuck(1, HUMAN.guild_id, 3)], key=1)
+        await service.bus.publish([RobotStuck(2, 99, 3)], key=2)
+        detach()
+        await service.bus.publish([RobotStuck(1, HUMAN.guild_id, 4)], key=1)
+    finally:
+        await service.close()
+    assert out.getvalue().splitlines() == [wording.ROBOT_FAILED]
 
 
 def _with(view: MatchView, **changes: object) -> MatchView:
