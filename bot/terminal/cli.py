@@ -13,7 +13,8 @@ defaults (Nannon 11 points, backgammon 5, checkers 1 game). ``--seed`` makes a n
 and the robot's own draws, the same every time (for trying things and for tests); without it
 the dice are fair and secret as in Discord.
 
-Exit status: 0 when the match ended or was left to resume, 1 when the robot can't play here
+Exit status: 0 when the match ended or was left to resume, 130 after Ctrl-C (the match is
+saved all the same: every action is committed as it is made), 1 when the robot can't play here
 (backgammon without GNU Backgammon), 2 for bad arguments or options the service refuses.
 """
 
@@ -112,7 +113,13 @@ def main(argv: Sequence[str], *, read_line: ReadLine = input, out: TextIO | None
         options = _parser().parse_args(list(argv))
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 2
-    return asyncio.run(play(options, Console(read_line, out)))
+    console = Console(read_line, out)
+    try:
+        return asyncio.run(play(options, console))
+    except KeyboardInterrupt:  # Ctrl-C: the match is saved as after every action
+        console.say("")
+        console.say(wording.INTERRUPTED)
+        return 130
 
 
 async def play(options: argparse.Namespace, console: Console) -> int:

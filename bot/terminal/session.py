@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,12 +111,27 @@ class Console:
         print(text, file=self.out, flush=True)
 
     async def ask(self, prompt: str) -> str | None:
-        """The next line (None at the end of the input). Read in a thread: the analysis and
-        the robot's worker go on meanwhile."""
-        try:
-            return await asyncio.to_thread(self._read_line, prompt)
-        except EOFError:
-            return None
+        """The next line (None at the end of the input). Read in a daemon thread: the analysis
+        and the robot go on meanwhile, and Ctrl-C at the prompt is not held up by it at exit."""
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[str | None] = loop.create_future()
+
+        def settle(set_it: Callable[[Any], None], value: Any) -> None:
+            if not answer.done():
+                set_it(value)
+
+        def read() -> None:
+            try:
+                line: str | None = self._read_line(prompt)
+            except EOFError:
+                line = None
+            except BaseException as exc:  # Ctrl-C in the thread: the session's to handle
+                loop.call_soon_threadsafe(settle, answer.set_exception, exc)
+                return
+            loop.call_soon_threadsafe(settle, answer.set_result, line)
+
+        threading.Thread(target=read, name="tablebot-play-input", daemon=True).start()
+        return await answer
 
 
 class Robot(Protocol):

@@ -230,6 +230,23 @@ def test_quit_then_resume_the_same_match_then_a_new_one(tmp_path: Path) -> None:
     assert out.startswith("Resuming match #3.")
 
 
+class Interrupted(Human):
+    def __call__(self, prompt: str) -> str:
+        if not self.script:
+            raise KeyboardInterrupt
+        return super().__call__(prompt)
+
+
+def test_ctrl_c_at_the_prompt_stops_and_keeps_the_match(tmp_path: Path) -> None:
+    status, out = play(tmp_path, Interrupted(["roll"]), "--seed", "9", "--length", "3")
+    assert status == 130
+    assert out.endswith("Stopped. Every move so far is saved: 'tablebot play' resumes the match.\n")
+    state, version = match_status(tmp_path, 1)
+    assert state is MatchStatus.ACTIVE and version > 1
+    status, out = play(tmp_path, Human(["quit"], then_play=False))
+    assert out.startswith("Resuming match #1.")
+
+
 @pytest.mark.parametrize(
     ("args", "said"),
     [
