@@ -131,18 +131,31 @@ def test_a_backgammon_game_against_the_robot(tmp_path: Path) -> None:
     assert "Analysing" not in out
 
 
-def test_a_checkers_game_to_a_resignation_then_its_analysis(tmp_path: Path) -> None:
-    human = Human(["11-15", "resign"], then_play=False)
+def test_a_whole_checkers_game_against_the_robot_then_its_analysis(tmp_path: Path) -> None:
+    human = Human()
     status, out = play(tmp_path, human, "--game", "checkers", "--level", "beginner", "--seed", "5")
     assert status == 0
     assert "Match #1: Checkers, a match to 1 game, against tablebot (beginner)." in out
     assert "  | b   b   b   b   |    |  4     3     2     1    |" in out  # Black at the bottom
-    assert "You played 11-15." in out
+    assert len(human.typed) > 10
+    assert re.search(r"^You played \d+[-x]\d+", out, re.M)
     assert re.search(r"^tablebot played \d+[-x]\d+", out, re.M)
-    assert "You resigned the game." in out
-    assert "tablebot won the match, You 0, tablebot 1." in out
+    assert re.search(r"^(You|tablebot) won the match, You \d, tablebot \d\.$", out, re.M)
     assert "Analysing the match (alpha-beta search" in out
     assert re.search(r"^You: error rate \d", out, re.M)
+    assert match_status(tmp_path, 1)[0] is MatchStatus.FINISHED
+
+
+def test_resigning_a_checkers_game_loses_it_at_once(tmp_path: Path) -> None:
+    human = Human(["11-15", "resign"], then_play=False)
+    status, out = play(tmp_path, human, "--game", "checkers", "--seed", "5", "--no-analysis")
+    assert status == 0
+    assert "You played 11-15." in out
+    assert re.search(r"^tablebot played \d+[-x]\d+\.$", out, re.M)
+    assert "You resigned the game." in out
+    assert "Game 1: tablebot won 1 game: You resigned." in out
+    assert "tablebot won the match, You 0, tablebot 1." in out
+    assert "Analysing" not in out
 
 
 def test_hint_answers_the_decision_on_the_board(tmp_path: Path) -> None:
