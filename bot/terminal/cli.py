@@ -25,6 +25,7 @@ import asyncio
 import hashlib
 import os
 import random
+import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -36,6 +37,7 @@ from bot.robot.driver import RobotDriver
 from bot.robot.levels import LEVEL_NAMES, Level, parse_level
 from bot.service import MatchService, MatchView
 from bot.service.model import DiceFactory
+from bot.storage import StoreError
 from bot.terminal import wording
 from bot.terminal.session import Console, Human, ReadLine, TerminalMatch
 from engines.base import GameKind
@@ -87,7 +89,9 @@ def _parser() -> argparse.ArgumentParser:
         "--cube", action=argparse.BooleanOptionalAction, default=None, help="the doubling cube"
     )
     parser.add_argument("--name", default="You", help="your name on the board (default You)")
-    parser.add_argument("--db", type=Path, help="the SQLite file (default: %(prog)s's data dir)")
+    parser.add_argument(
+        "--db", type=Path, metavar="PATH", help=f"the SQLite file (default {default_db()})"
+    )
     parser.add_argument("--png", type=Path, metavar="DIR", help="also draw each board as a PNG")
     parser.add_argument("--seed", type=int, help="the same dice (and robot) every time")
     parser.add_argument("--new", action="store_true", help="a new match, not the saved one")
@@ -124,11 +128,15 @@ def main(argv: Sequence[str], *, read_line: ReadLine = input, out: TextIO | None
 
 async def play(options: argparse.Namespace, console: Console) -> int:
     db: Path = options.db or default_db()
-    db.parent.mkdir(parents=True, exist_ok=True)
-    if options.png is not None:
-        options.png.mkdir(parents=True, exist_ok=True)
     dice = FairDice.new if options.seed is None else seeded_dice(options.seed)
-    service = await MatchService.open(db, dice_factory=dice, analyser=worker_analyser())
+    try:
+        if options.png is not None:
+            options.png.mkdir(parents=True, exist_ok=True)
+        db.parent.mkdir(parents=True, exist_ok=True)
+        service = await MatchService.open(db, dice_factory=dice, analyser=worker_analyser())
+    except (OSError, StoreError, sqlite3.Error) as exc:
+        console.say(wording.CANNOT_OPEN.format(error=" ".join(str(exc).split())))
+        return 2
     robot = RobotDriver(service)  # the bot's own robot driver, on the service's bus
     robot.rng = random.Random(options.seed)
     session = TerminalMatch(service, robot, console, HUMAN, png_dir=options.png)

@@ -250,6 +250,7 @@ def bad_resign_level(kind: GameKind, typed: str) -> str:
 
 NOTHING_TO_ANSWER = "There is no offer to accept or decline now."
 QUIT = "Saved. Type 'tablebot play' to resume match #{match_id}."
+CANNOT_OPEN = "tablebot play: nothing to play on: {error}"
 INTERRUPTED = "Stopped. Every move so far is saved: 'tablebot play' resumes the match."
 BOARD_PNG = "Board picture: {path}"
 BOARD_PNG_FAILED = "The board picture could not be drawn ({error}); the text board stands."

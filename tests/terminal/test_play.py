@@ -283,6 +283,18 @@ def test_options_the_service_refuses_are_said_and_exit_2(tmp_path: Path) -> None
     assert status == 2 and "is 1 to 25 long, not 99" in out
 
 
+def test_a_database_that_cannot_be_opened_is_said_in_a_line(tmp_path: Path) -> None:
+    human = Human([], then_play=False)
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    assert main(["--db", str(folder)], read_line=human, out=human.out) == 2
+    said = human.out.getvalue().splitlines()
+    assert len(said) == 1 and said[0].startswith("tablebot play: nothing to play on: ")
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    assert main(["--db", str(blocked / "play.db")], read_line=human, out=human.out) == 2
+
+
 def test_tablebot_play_is_a_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
     assert tablebot_main(["play", "--help"]) == 0
     assert "usage: tablebot play" in capsys.readouterr().out
