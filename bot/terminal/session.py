@@ -29,27 +29,15 @@ from bot.robot.analysis import analyser_of
 from bot.robot.driver import RobotStuck
 from bot.robot.worker import RobotCrashedError, RobotUnavailableError
 from bot.service import (
-    AcceptDraw,
-    AcceptResignation,
-    DeclineDraw,
-    DeclineResignation,
-    LeaveMatch,
     MatchCommand,
     MatchService,
     MatchView,
-    OfferDouble,
-    OfferDraw,
-    OfferResignation,
-    PassDouble,
-    PlayMove,
-    RollDice,
     ShowBoard,
-    TakeDouble,
 )
 from bot.service.events import AnalysisEvent, AnalysisProgressed, MatchUpdated
 from bot.service.model import AnalysisStatus
 from bot.terminal import wording
-from engines.base import Phase
+from bot.terminal.lines import Local, Unclear, read_line
 from engines.errors import GameError
 from engines.match_files import MatchRecord
 from engines.spec import spec_of
@@ -60,36 +48,6 @@ log = logging.getLogger(__name__)
 
 Hint = Callable[[Any, int, str], Awaitable[dict[str, Any]]]
 ReadLine = Callable[[str], str]  # input()'s shape: EOFError at the end
-
-# What a typed word does. Commands need the match's ids; the local words need nothing.
-SIMPLE_COMMANDS: dict[str, type[MatchCommand]] = {
-    "roll": RollDice,
-    "r": RollDice,
-    "double": OfferDouble,
-    "d": OfferDouble,
-    "take": TakeDouble,
-    "pass": PassDouble,
-    "drop": PassDouble,
-    "draw": OfferDraw,
-    "concede": LeaveMatch,
-}
-ANSWERS: dict[Phase, tuple[type[MatchCommand], type[MatchCommand]]] = {
-    Phase.RESIGN_OFFERED: (AcceptResignation, DeclineResignation),
-    Phase.DRAW_OFFERED: (AcceptDraw, DeclineDraw),
-}
-LOCAL = {
-    "help": "help",
-    "?": "help",
-    "board": "board",
-    "b": "board",
-    "hint": "hint",
-    "h": "hint",
-    "moves": "moves",
-    "m": "moves",
-    "quit": "quit",
-    "q": "quit",
-    "exit": "quit",
-}
 
 
 @dataclass(frozen=True)
@@ -215,63 +173,23 @@ class TerminalMatch:
 
     async def typed(self, view: MatchView, text: str) -> bool:
         """Act on one typed line; False when it says to stop."""
-        word, _, rest = text.lower().partition(" ")
-        local = LOCAL.get(text.lower())
-        if not text:
-            return True
-        if local == "quit":
-            return False
-        if local == "help":
-            self.console.say(wording.help_text(view.kind))
-        elif local == "board":
-            await self.show_again(view.match_id)
-        elif local == "moves":
-            self.console.say(wording.moves_text(view))
-        elif local == "hint":
-            await self.give_hint(view)
-        else:
-            command = self.command(view, text, word, rest)
-            if command is not None:
-                await self.act(command)
+        asked = read_line(text, view, self.human.guild_id, self.human.user_id)
+        match asked:
+            case Local.QUIT:
+                return False
+            case Local.HELP:
+                self.console.say(wording.help_text(view.kind))
+            case Local.BOARD:
+                await self.show_again(view.match_id)
+            case Local.MOVES:
+                self.console.say(wording.moves_text(view))
+            case Local.HINT:
+                await self.give_hint(view)
+            case Unclear(said):
+                self.console.say(said)
+            case MatchCommand():
+                await self.act(asked)
         return True
-
-    def command(self, view: MatchView, text: str, word: str, rest: str) -> MatchCommand | None:
-        """The service's command for a typed line (None: said why not already)."""
-        args = (view.match_id, self.human.guild_id, self.human.user_id)
-        version = view.version
-        if text.lower() in SIMPLE_COMMANDS:
-            return SIMPLE_COMMANDS[text.lower()](*args, expected_version=version)
-        if word in ("accept", "decline") and not rest:
-            answers = ANSWERS.get(view.phase)
-            if answers is None:
-                self.console.say(wording.NOTHING_TO_ANSWER)
-                return None
-            make = answers[0] if word == "accept" else answers[1]
-            return make(*args, expected_version=version)
-        if word == "resign":
-            level = self._level(view, rest)
-            if level is None:
-                self.console.say(wording.bad_resign_level(view.kind, rest))
-                return None
-            return OfferResignation(*args, level=level, expected_version=version)
-        if not any(ch.isdigit() for ch in text) and text.lower() != "no move":
-            self.console.say(wording.UNKNOWN_INPUT.format(text=text[:40]))
-            return None
-        return PlayMove(*args, text, expected_version=version)
-
-    @staticmethod
-    def _level(view: MatchView, word: str) -> int | None:
-        """A resignation level of this game typed by its name ("gammon", "nannon") or the
-        engine's; None for anything else. The cheapest when none is typed."""
-        spec = spec_of(view.kind)
-        word = word.strip().lower()
-        if not word:
-            return int(min(spec.resign_levels))
-        for level in spec.resign_levels:
-            names = {level.name.lower(), spec.resign_level_name(level).lower().removeprefix("a ")}
-            if word.removeprefix("a ") in names:
-                return int(level)
-        return None
 
     async def act(self, command: MatchCommand) -> None:
         """The command through the service; its events are told as the bus publishes them."""

@@ -4,6 +4,7 @@ typed line becomes the service's command (or a polite word) without touching the
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ from bot.service.errors import Refusal, refused
 from bot.service.model import MatchEvent
 from bot.terminal import wording
 from bot.terminal.cli import HUMAN, ROBOT_ID
+from bot.terminal.lines import Asked, Local, Unclear, read_line
 from bot.terminal.session import Console, TerminalMatch
 from engines.base import GameKind, GameResult, Phase, ResignLevel, ResultKind
 from engines.errors import IllegalMoveError
@@ -109,38 +111,39 @@ def test_refusals_in_words_and_the_engines_errors_as_they_are() -> None:
 @pytest.mark.asyncio
 async def test_typed_lines_become_the_services_commands(tmp_path: Path) -> None:
     view = await _view(tmp_path, GameKind.BACKGAMMON, length=5)
-    out = io.StringIO()
-    session = TerminalMatch(
-        None,  # type: ignore[arg-type]  # commands are only built here, never sent
-        Idle(),
-        Console(out=out),
-        HUMAN,
-    )
     ids = (view.match_id, HUMAN.guild_id, HUMAN.user_id)
     v = view.version
 
-    def command(text: str, at: MatchView = view) -> object:
-        word, _, rest = text.lower().partition(" ")
-        return session.command(at, text, word, rest)
+    def asked(text: str, at: MatchView = view) -> Asked:
+        return read_line(text, at, HUMAN.guild_id, HUMAN.user_id)
 
-    assert command("Roll") == RollDice(*ids, expected_version=v)
-    assert command("24/18 13/11") == PlayMove(*ids, "24/18 13/11", expected_version=v)
-    assert command("bar/22") == PlayMove(*ids, "bar/22", expected_version=v)
-    assert command("resign") == OfferResignation(*ids, level=1, expected_version=v)
-    assert command("resign gammon") == OfferResignation(*ids, level=2, expected_version=v)
-    assert command("concede") == LeaveMatch(*ids, expected_version=v)
-    offered = _with(view, phase=Phase.RESIGN_OFFERED)
-    assert command("decline", offered) == DeclineResignation(*ids, expected_version=v)
-    drawn = _with(view, phase=Phase.DRAW_OFFERED)
-    assert command("accept", drawn) == AcceptDraw(*ids, expected_version=v)
-    assert out.getvalue() == ""
-    for text, said in [
-        ("accept", wording.NOTHING_TO_ANSWER),
-        ("resign nannon", "'nannon' is not a way to resign in Backgammon: single or gammon or"),
-        ("hello", "Sorry, 'hello' is not a command or a legal move."),
-    ]:
-        assert command(text) is None
-        assert out.getvalue().splitlines()[-1].startswith(said)
+    assert asked("  Roll ") == RollDice(*ids, expected_version=v)
+    assert asked("24/18  13/11") == PlayMove(*ids, "24/18 13/11", expected_version=v)
+    assert asked("bar/22") == PlayMove(*ids, "bar/22", expected_version=v)
+    assert asked("no move") == PlayMove(*ids, "no move", expected_version=v)
+    assert asked("resign") == OfferResignation(*ids, level=1, expected_version=v)
+    assert asked("resign gammon") == OfferResignation(*ids, level=2, expected_version=v)
+    assert asked("concede") == LeaveMatch(*ids, expected_version=v)
+    offered = replace(view, phase=Phase.RESIGN_OFFERED)
+    assert asked("decline", offered) == DeclineResignation(*ids, expected_version=v)
+    assert asked("accept", replace(view, phase=Phase.DRAW_OFFERED)) == AcceptDraw(
+        *ids, expected_version=v
+    )
+    assert [asked(word) for word in ("?", "board", "HINT", "m", "exit", "")] == [
+        Local.HELP,
+        Local.BOARD,
+        Local.HINT,
+        Local.MOVES,
+        Local.QUIT,
+        None,
+    ]
+    assert asked("accept") == Unclear(wording.NOTHING_TO_ANSWER)
+    assert asked("resign nannon") == Unclear(
+        "'nannon' is not a way to resign in Backgammon: single or gammon or backgammon."
+    )
+    assert asked("hello") == Unclear(
+        "Sorry, 'hello' is not a command or a legal move. Type 'help' for the commands."
+    )
 
 
 class Idle:
@@ -164,9 +167,3 @@ async def test_the_robot_stuck_is_said_once_told_and_other_servers_are_not_told(
     finally:
         await service.close()
     assert out.getvalue().splitlines() == [wording.ROBOT_FAILED]
-
-
-def _with(view: MatchView, **changes: object) -> MatchView:
-    from dataclasses import replace
-
-    return replace(view, **changes)  # type: ignore[arg-type]
