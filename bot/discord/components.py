@@ -60,6 +60,24 @@ BUTTONS: dict[str, tuple[str, discord.ButtonStyle]] = {
     "drawyes": ("Accept draw", ButtonStyle.success),
     "drawno": ("Decline draw", ButtonStyle.secondary),
 }
+# A board button -> the service command it sends, by name (bot.service.commands) and argument:
+# what a new board's custom_id carries (tb:m:OfferResignation.2:<match>:<version>). Boards
+# posted before carry the button's own name (tb:m:rs2:...): both are read. Pass and Resign
+# open a menu of these.
+SENDS: dict[str, str] = {
+    "roll": "RollDice",
+    "double": "OfferDouble",
+    "take": "TakeDouble",
+    "passok": "PassDouble",
+    **{f"rs{level.value}": f"OfferResignation.{level.value}" for level in ResignLevel},
+    "leave": "LeaveMatch",
+    "resyes": "AcceptResignation",
+    "resno": "DeclineResignation",
+    "draw": "OfferDraw",
+    "drawyes": "AcceptDraw",
+    "drawno": "DeclineDraw",
+}
+SENT_BY = {command: button for button, command in SENDS.items()}
 # Actions only the player the match waits for may take (the service checks again).
 ACTOR_ACTIONS = frozenset(
     {"roll", "double", "take", "pass", "passok", "resyes", "resno", "drawyes", "drawno", "move"}
@@ -155,13 +173,20 @@ class Persistent:
 class MatchButton(
     Persistent,
     discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
-    template=r"tb:m:(?P<action>[a-z0-9]+):(?P<match_id>[0-9]+):(?P<version>[0-9]+)",
+    template=r"tb:m:(?P<action>[A-Za-z0-9.]+):(?P<match_id>[0-9]+):(?P<version>[0-9]+)",
 ):
+    """A board button: ``action`` is the button (``roll``, ``rs2``; from a custom_id, the
+    command it sends, ``RollDice``, or the button's own name on older boards); ``command``
+    is what it sends (None: it opens a menu)."""
+
     def __init__(self, action: str, match_id: int, version: int) -> None:
+        action = SENT_BY.get(action, action)
         label, style = BUTTONS.get(action, (action, ButtonStyle.secondary))
+        self.command = SENDS.get(action)
+        wire = self.command or action
         super().__init__(
             discord.ui.Button(
-                label=label, style=style, custom_id=f"tb:m:{action}:{match_id}:{version}"
+                label=label, style=style, custom_id=f"tb:m:{wire}:{match_id}:{version}"
             )
         )
         self.action = action

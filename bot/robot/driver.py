@@ -39,26 +39,19 @@ from typing import Any, TypeVar
 
 from bot.robot import player
 from bot.robot.levels import Level
-from bot.robot.player import Choice, Decision
+from bot.robot.player import Decision
 from bot.robot.worker import RobotCrashedError, RobotUnavailableError
 from bot.service import (
-    AcceptDraw,
-    AcceptResignation,
-    DeclineDraw,
-    DeclineResignation,
     MatchCommand,
     MatchService,
-    OfferDouble,
-    OfferDraw,
     OfferResignation,
-    PassDouble,
     PlayMove,
     RobotTurn,
     RobotTurnWaiting,
-    RollDice,
     StaleActionError,
-    TakeDouble,
 )
+from bot.service.commands import asking
+from engines.actions import Move, OfferDraw, Resign, Roll
 from engines.base import Phase
 from engines.errors import GameError
 
@@ -79,18 +72,6 @@ Sleep = Callable[[float], Awaitable[None]]
 Spawn = Callable[..., "asyncio.Task[Any] | None"]
 Shown = Callable[[int, int], Awaitable[None]]
 
-# The robot's decisions, as the service's commands (a move carries its notation).
-COMMANDS: dict[Choice, type[MatchCommand]] = {
-    Choice.ROLL: RollDice,
-    Choice.DOUBLE: OfferDouble,
-    Choice.TAKE: TakeDouble,
-    Choice.PASS: PassDouble,
-    Choice.ACCEPT_RESIGNATION: AcceptResignation,
-    Choice.DECLINE_RESIGNATION: DeclineResignation,
-    Choice.ACCEPT_DRAW: AcceptDraw,
-    Choice.DECLINE_DRAW: DeclineDraw,
-    Choice.OFFER_DRAW: OfferDraw,
-}
 # After offering a draw or a resignation the robot offers none of the same until the match has
 # moved on this many actions (the human declined it, or the match went on).
 DRAW_REOFFER_ACTIONS = 20
@@ -110,21 +91,24 @@ class RobotStuck:
 
 
 def command_for(turn: RobotTurn, decision: Decision) -> MatchCommand | None:
-    """The service's command for the robot's decision, on the version it thought about; None
-    when it leaves the decision to the human (a roll at a tied opening the human may double)."""
-    match = turn.match
-    args = (turn.match_id, turn.guild_id, turn.user_id)
-    if decision.choice is Choice.MOVE:
-        assert decision.move is not None
-        return PlayMove(*args, decision.move, expected_version=turn.version)
-    tie = decision.choice is Choice.ROLL and match.phase is Phase.OPENING_TIE
-    if tie and match.can_double(1 - turn.seat):
+    """The robot's decision as the service's command (the one that asks for its engine
+    action), on the version it thought about; None when it has nothing to do, or leaves the
+    decision to the human (a roll at a tied opening the human may double)."""
+    kind = decision.action
+    if kind is None:
+        return None
+    tie = kind is Roll and turn.match.phase is Phase.OPENING_TIE
+    if tie and turn.match.can_double(1 - turn.seat):
         return None  # the human may double or roll: their call
-    if decision.choice is Choice.OFFER_RESIGNATION:
+    args = (turn.match_id, turn.guild_id, turn.user_id)
+    version = turn.version
+    if kind is Move:
+        assert decision.move is not None
+        return PlayMove(*args, decision.move, expected_version=version)
+    if kind is Resign:
         assert decision.resign is not None
-        return OfferResignation(*args, level=decision.resign, expected_version=turn.version)
-    make = COMMANDS.get(decision.choice)
-    return None if make is None else make(*args, expected_version=turn.version)
+        return OfferResignation(*args, level=decision.resign, expected_version=version)
+    return asking(kind)(*args, expected_version=version)
 
 
 class RobotDriver:
@@ -255,11 +239,11 @@ class RobotDriver:
             log.exception("match %s: the robot's %s was refused", match_id, decision)
             await self._report(turn)
             return False
-        if decision.choice is Choice.OFFER_DRAW:
+        if decision.action is OfferDraw:
             self._draw_offers[match_id] = update.version
-        elif decision.choice is Choice.OFFER_RESIGNATION:
+        elif decision.action is Resign:
             self._resign_offers[match_id] = update.version
-        log.debug("match %s: the robot %s at version %s", match_id, decision.choice, turn.version)
+        log.debug("match %s: the robot %s at version %s", match_id, command, turn.version)
         return True
 
     async def _think(self, turn: RobotTurn, pause_ms: int, options: dict[str, bool]) -> Decision:

@@ -33,7 +33,6 @@ A forced move (one legal move, or ``no move``) is played without asking anyone.
 
 from __future__ import annotations
 
-import enum
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -42,6 +41,20 @@ from bot.robot import gnubg_brain, jobs, worker
 from bot.robot.gnubg_brain import CannotDoubleError
 from bot.robot.levels import Level
 from engines import checkers_search, spec
+from engines.actions import (
+    AcceptDraw,
+    AcceptResign,
+    Action,
+    DeclineDraw,
+    DeclineResign,
+    Double,
+    Drop,
+    Move,
+    OfferDraw,
+    Resign,
+    Roll,
+    Take,
+)
 from engines.backgammon import Position
 from engines.base import GameMatch, Phase, ResignLevel
 from engines.checkers import Board, CheckersMatch
@@ -60,7 +73,6 @@ from engines.nannon_solver import (
 )
 
 __all__ = [
-    "Choice",
     "Decision",
     "available",
     "checkers_history",
@@ -70,38 +82,24 @@ __all__ = [
 ]
 
 
-class Choice(enum.StrEnum):
-    """What the robot does."""
-
-    ROLL = "roll"  # roll the dice (an opening roll, or a turn without doubling)
-    DOUBLE = "double"
-    MOVE = "move"  # play Decision.move
-    TAKE = "take"
-    PASS = "pass"
-    ACCEPT_RESIGNATION = "accept resignation"
-    DECLINE_RESIGNATION = "decline resignation"
-    ACCEPT_DRAW = "accept draw"
-    DECLINE_DRAW = "decline draw"
-    OFFER_DRAW = "offer draw"  # checkers, on the robot's move (it moves after the answer)
-    OFFER_RESIGNATION = "offer resignation"  # at Decision.resign (checkers: the game ends)
-    WAIT = "wait"  # nothing for this seat to decide now
-
-
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """The robot's decision; ``move`` is the move in the game's notation (``24/18 13/11``,
-    ``H/3``, ``11-15``, ``no move``) when ``choice`` is MOVE. ``equity`` is the robot's own
-    estimate of the option it chose, from its side, when it asked an engine (None for forced
-    moves and rolls without a cube decision). ``resign`` is the level of an
-    OFFER_RESIGNATION."""
+    """The robot's decision: ``action`` is the kind of engine action it takes
+    (:mod:`engines.actions`: ``Roll`` for an opening roll or a turn without doubling,
+    ``Double``, ``Move``, ``Take``, ``Drop``, ``AcceptResign``/``DeclineResign``,
+    ``AcceptDraw``/``DeclineDraw``, ``OfferDraw`` in checkers on its move, ``Resign`` at
+    ``resign``), None when the seat has nothing to decide now. ``move`` is the move in the
+    game's notation (``24/18 13/11``, ``H/3``, ``11-15``, ``no move``) for a ``Move``.
+    ``equity`` is the robot's own estimate of the option it chose, from its side, when it asked
+    an engine (None for forced moves and rolls without a cube decision)."""
 
-    choice: Choice
+    action: type[Action] | None
     move: str | None = None
     equity: float | None = None
     resign: ResignLevel | None = None
 
 
-WAIT = Decision(Choice.WAIT)
+WAIT = Decision(None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +133,7 @@ async def choose_action(
     if phase is Phase.MATCH_OVER:
         return WAIT
     if phase is Phase.OPENING:
-        return Decision(Choice.ROLL)
+        return Decision(Roll)
     if phase is not Phase.OPENING_TIE and match.actor != seat:
         return WAIT
     offers = Offers(offer_draw, offer_resignation)
@@ -149,7 +147,7 @@ def _forced(match: GameMatch) -> Decision | None:
     """The only legal move, if there is just one (``no move`` included)."""
     legal = match.legal_moves()
     if len(legal) == 1:
-        return Decision(Choice.MOVE, legal.notation[0])
+        return Decision(Move, legal.notation[0])
     return None
 
 
@@ -168,37 +166,37 @@ async def _backgammon(
             if lost:
                 return _resignation(match, seat, ResignLevel(lost))
         if not match.can_double(seat):
-            return Decision(Choice.ROLL)
+            return Decision(Roll)
         try:
             cube = await worker.cube_decision(position_id, match_id_of(match), level)
         except CannotDoubleError:  # a dead cube: a win at its value already takes the match
-            return Decision(Choice.ROLL)
+            return Decision(Roll)
         if cube.double:
-            return Decision(Choice.DOUBLE, equity=min(cube.double_take, cube.double_pass))
-        return Decision(Choice.ROLL, equity=cube.no_double)
+            return Decision(Double, equity=min(cube.double_take, cube.double_pass))
+        return Decision(Roll, equity=cube.no_double)
     if phase is Phase.MOVE:
         forced = _forced(match)
         if forced is not None:
             return forced
         ranked = await worker.rank_plays(position_id, match_id_of(match), level)
         play, _, equity = ranked[0]
-        return Decision(Choice.MOVE, play, equity)
+        return Decision(Move, play, equity)
     if phase is Phase.CUBE_OFFERED:
         # The doubler is on turn: the position and Match ID are the doubler's.
         try:
             answer = await worker.take_decision(position_id, match_id_of(match), level)
         except CannotDoubleError:  # a dead cube for the doubler: taking costs nothing more
-            return Decision(Choice.TAKE)
+            return Decision(Take)
         if answer.take:
-            return Decision(Choice.TAKE, equity=answer.take_equity)
-        return Decision(Choice.PASS, equity=answer.pass_equity)
+            return Decision(Take, equity=answer.take_equity)
+        return Decision(Drop, equity=answer.pass_equity)
     if phase is Phase.RESIGN_OFFERED:
         accept, value, play_on = await worker.resign_decision(
             position_id, match_id_of(match), level
         )
         if accept:
-            return Decision(Choice.ACCEPT_RESIGNATION, equity=value)
-        return Decision(Choice.DECLINE_RESIGNATION, equity=play_on)
+            return Decision(AcceptResign, equity=value)
+        return Decision(DeclineResign, equity=play_on)
     return WAIT
 
 
@@ -229,7 +227,7 @@ async def _nannon(
     position_id = match.position_id
     if phase is Phase.OPENING_TIE:
         if not match.can_double(seat):
-            return Decision(Choice.ROLL)
+            return Decision(Roll)
         cube = await worker.nannon_opening_cube_action(context)
         return _cube_choice(cube, choose_cube(cube, level, rng))
     if phase is Phase.ROLL:
@@ -238,7 +236,7 @@ async def _nannon(
             if lost is not None:
                 return _resignation(match, seat, lost)
         if not match.can_double(seat):
-            return Decision(Choice.ROLL)
+            return Decision(Roll)
         cube = await worker.nannon_cube_action(position_id, context)
         return _cube_choice(cube, choose_cube(cube, level, rng))
     if phase is Phase.MOVE:
@@ -248,7 +246,7 @@ async def _nannon(
         assert match.dice is not None
         ranked = await worker.nannon_rank_moves(position_id, match.dice[0], context)
         chosen = choose_move(ranked, level, rng)
-        return Decision(Choice.MOVE, str(chosen.move), chosen.equity)
+        return Decision(Move, str(chosen.move), chosen.equity)
     if phase is Phase.CUBE_OFFERED:
         doubler = 1 - seat
         doubler_context = nannon_context(match, doubler)
@@ -258,8 +256,8 @@ async def _nannon(
         else:
             answer = await worker.nannon_take_decision(position_id, doubler_context)
         if choose_take(answer, level, rng):
-            return Decision(Choice.TAKE, equity=answer.take_equity)
-        return Decision(Choice.PASS, equity=answer.pass_equity)
+            return Decision(Take, equity=answer.take_equity)
+        return Decision(Drop, equity=answer.pass_equity)
     if phase is Phase.RESIGN_OFFERED:
         return await _nannon_resignation(match, seat, context)
     return WAIT
@@ -274,8 +272,8 @@ def doubled_on_a_tie(match: GameMatch) -> bool:
 
 def _cube_choice(cube: CubeDecision, double: bool) -> Decision:
     if double:
-        return Decision(Choice.DOUBLE, equity=min(cube.double_take, cube.double_pass))
-    return Decision(Choice.ROLL, equity=cube.no_double)
+        return Decision(Double, equity=min(cube.double_take, cube.double_pass))
+    return Decision(Roll, equity=cube.no_double)
 
 
 SURE = jobs.SURE
@@ -322,8 +320,8 @@ def _resignation(match: GameMatch, seat: int, lost: ResignLevel) -> Decision:
     for level in levels:
         stake = _stake(match, level)
         if (stake if need is None else min(stake, need)) >= worth:
-            return Decision(Choice.OFFER_RESIGNATION, resign=level)
-    return Decision(Choice.OFFER_RESIGNATION, resign=lost)
+            return Decision(Resign, resign=level)
+    return Decision(Resign, resign=lost)
 
 
 async def _nannon_resignation(match: GameMatch, seat: int, context: Context) -> Decision:
@@ -344,8 +342,8 @@ async def _nannon_resignation(match: GameMatch, seat: int, context: Context) -> 
         equity = await worker.nannon_equity(match.position_id, turn_context)
     play_on = equity if on_turn == seat else -equity
     if value >= play_on - SURE:  # a decided game: the same, give or take rounding
-        return Decision(Choice.ACCEPT_RESIGNATION, equity=value)
-    return Decision(Choice.DECLINE_RESIGNATION, equity=play_on)
+        return Decision(AcceptResign, equity=value)
+    return Decision(DeclineResign, equity=play_on)
 
 
 # -- checkers ------------------------------------------------------------------------------------
@@ -360,8 +358,8 @@ async def _checkers(
     if match.phase is Phase.DRAW_OFFERED:
         colour = match.color_of(seat).name.lower()
         if await worker.run(jobs.checkers_accept_draw, fen, history, colour, int(level)):
-            return Decision(Choice.ACCEPT_DRAW)
-        return Decision(Choice.DECLINE_DRAW)
+            return Decision(AcceptDraw)
+        return Decision(DeclineDraw)
     if match.phase is not Phase.MOVE:
         return WAIT
     forced = _forced(match)
@@ -373,10 +371,10 @@ async def _checkers(
         jobs.checkers_move, fen, history, int(level), seed, offers.draw, earlier
     )
     if move is None:
-        return Decision(Choice.OFFER_DRAW)
+        return Decision(OfferDraw)
     if move == jobs.RESIGN:
-        return Decision(Choice.OFFER_RESIGNATION, resign=ResignLevel.SINGLE)
-    return Decision(Choice.MOVE, move)
+        return Decision(Resign, resign=ResignLevel.SINGLE)
+    return Decision(Move, move)
 
 
 def _behind(board: Board) -> bool:

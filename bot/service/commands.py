@@ -18,10 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from bot.service.model import Challenge, MatchUpdate, MatchView
 from bot.service.settings import GuildSettings
+from engines import actions as engine
 from engines.base import GameKind, ResignLevel
 
 R = TypeVar("R")
@@ -34,6 +35,11 @@ class Command(Generic[R]):
 
 @dataclass(frozen=True)
 class MatchCommand(Command[MatchUpdate]):
+    """A match action. ``asks`` is the kind of engine action it asks for the acting seat (the
+    robot's decision names one: :func:`asking` finds its command); None for a claim, which
+    concedes for the other seat."""
+
+    asks: ClassVar[type[engine.Action] | None]
     match_id: int
     guild_id: int
     user_id: int
@@ -44,27 +50,31 @@ class MatchCommand(Command[MatchUpdate]):
 class RollDice(MatchCommand):
     """Roll the dice; also re-rolls a tied Nannon opening (either player may)."""
 
+    asks = engine.Roll
+
 
 @dataclass(frozen=True)
 class PlayMove(MatchCommand):
     """Play a move given as notation (``24/18 13/11``, ``H/3``, ``22x15``) or an engine move."""
+
+    asks = engine.Move
 
     move: Any
 
 
 @dataclass(frozen=True)
 class OfferDouble(MatchCommand):
-    pass
+    asks = engine.Double
 
 
 @dataclass(frozen=True)
 class TakeDouble(MatchCommand):
-    pass
+    asks = engine.Take
 
 
 @dataclass(frozen=True)
 class PassDouble(MatchCommand):
-    pass
+    asks = engine.Drop
 
 
 @dataclass(frozen=True)
@@ -72,42 +82,64 @@ class OfferResignation(MatchCommand):
     """Offer to resign the game at ``level``; in checkers a resignation loses the game at once.
     ``level`` may be a :class:`ResignLevel`, its number, or its name."""
 
+    asks = engine.Resign
+
     level: ResignLevel | str | int = ResignLevel.SINGLE
 
 
 @dataclass(frozen=True)
 class AcceptResignation(MatchCommand):
-    pass
+    asks = engine.AcceptResign
 
 
 @dataclass(frozen=True)
 class DeclineResignation(MatchCommand):
-    pass
+    asks = engine.DeclineResign
 
 
 @dataclass(frozen=True)
 class OfferDraw(MatchCommand):
-    pass
+    asks = engine.OfferDraw
 
 
 @dataclass(frozen=True)
 class AcceptDraw(MatchCommand):
-    pass
+    asks = engine.AcceptDraw
 
 
 @dataclass(frozen=True)
 class DeclineDraw(MatchCommand):
-    pass
+    asks = engine.DeclineDraw
 
 
 @dataclass(frozen=True)
 class LeaveMatch(MatchCommand):
     """Concede the whole match (either player, any time)."""
 
+    asks = engine.ConcedeMatch
+
 
 @dataclass(frozen=True)
 class ClaimWin(MatchCommand):
     """The waiting player claims the match once the opponent is idle past the claim time."""
+
+    asks = None
+
+
+def command_named(name: str) -> type[MatchCommand]:
+    """The match command of this name (``RollDice``); LookupError for any other."""
+    for command in MatchCommand.__subclasses__():
+        if command.__name__ == name:
+            return command
+    raise LookupError(f"no match command {name!r}")
+
+
+def asking(kind: type[engine.Action]) -> type[MatchCommand]:
+    """The match command that asks for an engine action of this kind (``Roll``: RollDice)."""
+    for command in MatchCommand.__subclasses__():
+        if command.asks is kind:
+            return command
+    raise LookupError(f"no command asks for {kind.__name__}")
 
 
 # --- challenges and matches -------------------------------------------------------------------
@@ -262,4 +294,6 @@ __all__ = [
     "ShowBoard",
     "TakeDouble",
     "UpdateSettings",
+    "asking",
+    "command_named",
 ]

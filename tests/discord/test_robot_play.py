@@ -41,8 +41,9 @@ from support.robot_driver import (
 from bot.discord import wording
 from bot.robot import jobs, worker
 from bot.robot.levels import Level
-from bot.robot.player import Choice, Decision
+from bot.robot.player import Decision
 from bot.service import waits_for_robot
+from engines.actions import AcceptResign, Action, DeclineResign, Drop, Move, Resign, Roll, Take
 from engines.base import GameMatch, Phase
 
 pytestmark = pytest.mark.asyncio
@@ -52,15 +53,15 @@ needs_gnubg = pytest.mark.skipif(
 )
 
 
-def robot_choices(fake: FakeDiscord) -> list[Choice]:
+def robot_choices(fake: FakeDiscord) -> list[type[Action] | None]:
     """Record what the robot decides (the real brain decides)."""
     driver = robot_of(fake)
     real = driver.decide
-    made: list[Choice] = []
+    made: list[type[Action] | None] = []
 
     async def recording(*args: Any, **kwargs: Any) -> Decision:
         decision = await real(*args, **kwargs)
-        made.append(decision.choice)
+        made.append(decision.action)
         return decision
 
     driver.decide = recording
@@ -85,7 +86,7 @@ async def test_a_nannon_match_against_the_master_robot(
     assert (view.robot_seat, view.robot_level, view.thread_id) == (1, 5, thread.id)
     last = await play_to_the_end(fake, thread, match_id, alice)
     assert last.match_over and max(last.score) >= 3
-    assert Choice.MOVE in made or Choice.ROLL in made
+    assert Move in made or Roll in made
     # Every board that waited for the human pinged her; none pinged the robot.
     for board in boards(fake, thread, match_id):
         assert f"<@{fake.bot_user.id}>" not in board.content
@@ -123,16 +124,16 @@ async def test_a_backgammon_match_against_the_robot_with_the_cube(
     match_id, thread, _ = await challenge_robot(fake, alice, "backgammon", points=3, level="expert")
     svc = service_of(fake)
     view = await svc.get_view(match_id)
-    assert made[0] is Choice.MOVE  # its opening 6-1
+    assert made[0] is Move  # its opening 6-1
     # The human doubles at her first chance: the robot takes or passes.
     assert (view.phase, view.actor, view.can_double[0]) == (Phase.ROLL, 0, True)
     it = await human_acts(fake, thread, view, alice, double=True)
     await it.response()
     await settle(fake)
-    assert made[1] in (Choice.TAKE, Choice.PASS)
+    assert made[1] in (Take, Drop)
     last = await play_to_the_end(fake, thread, match_id, alice)
     assert last.winner_seat == 1  # sixes win
-    assert made.count(Choice.MOVE) > 3
+    assert made.count(Move) > 3
 
 
 async def test_a_checkers_match_against_the_beginner_robot(tablebot: FakeDiscord) -> None:
@@ -143,7 +144,7 @@ async def test_a_checkers_match_against_the_beginner_robot(tablebot: FakeDiscord
     made = robot_choices(fake)
     match_id, thread, _ = await challenge_robot(fake, alice, "checkers", level="beginner")
     last = await play_to_the_end(fake, thread, match_id, alice)
-    assert last.match_over and made.count(Choice.MOVE) > 5
+    assert last.match_over and made.count(Move) > 5
     view = await service_of(fake).get_view(match_id)
     assert view.robot_level == int(Level.BEGINNER)
 
@@ -338,10 +339,10 @@ async def test_the_robot_answers_a_resignation(tablebot: FakeDiscord) -> None:
     await it.response()
     await settle(fake)
     answer = made[before]  # (then, its own turns in the game or the next one)
-    assert answer in (Choice.ACCEPT_RESIGNATION, Choice.DECLINE_RESIGNATION)
+    assert answer in (AcceptResign, DeclineResign)
     view = await service_of(fake).get_view(match_id)
     assert view.phase is not Phase.RESIGN_OFFERED
-    if answer is Choice.ACCEPT_RESIGNATION:
+    if answer is AcceptResign:
         assert view.games and view.games[0].winner == 1
 
 
@@ -376,7 +377,7 @@ async def test_the_robot_resigns_a_decided_game(tablebot: FakeDiscord, dice: Dic
 
     last = await play_to_the_end(fake, thread, match_id, alice, on_turn=note)
     assert last.match_over and last.winner_seat == 0
-    assert made.count(Choice.OFFER_RESIGNATION) == 1 and len(offers) == 1
+    assert made.count(Resign) == 1 and len(offers) == 1
     assert f"<@{alice.id}>" in offers[0]  # the human is asked to answer it
     events = await svc.store.events(match_id)
     kinds = [(e.kind, e.actor == fake.bot_user.id) for e in events]
@@ -406,4 +407,4 @@ async def test_a_declined_resignation_is_not_offered_again_at_once(
     await it.response()
     last = await play_to_the_end(fake, thread, match_id, alice)
     assert last.match_over and last.winner_seat == 0
-    assert made.count(Choice.OFFER_RESIGNATION) == 1  # the game ended before it could again
+    assert made.count(Resign) == 1  # the game ended before it could again

@@ -14,7 +14,7 @@ import pytest
 
 from bot.robot.driver import DRAW_REOFFER_ACTIONS, RobotDriver, RobotStuck
 from bot.robot.levels import Level
-from bot.robot.player import WAIT, Choice, Decision
+from bot.robot.player import WAIT, Decision
 from bot.robot.worker import RobotCrashedError
 from bot.service import (
     DeclineDraw,
@@ -29,6 +29,7 @@ from bot.service import (
     waits_for_robot,
 )
 from bot.storage import Store
+from engines import actions as ea
 from engines.base import GameMatch, Phase
 
 pytestmark = pytest.mark.asyncio
@@ -48,15 +49,15 @@ async def plays_first(
     """A brain that rolls, plays the first legal move, takes, and declines offers."""
     phase = match.phase
     if phase in (Phase.OPENING, Phase.OPENING_TIE, Phase.ROLL):
-        return Decision(Choice.ROLL)
+        return Decision(ea.Roll)
     if phase is Phase.MOVE:
-        return Decision(Choice.MOVE, match.legal_moves().notation[0])
+        return Decision(ea.Move, match.legal_moves().notation[0])
     if phase is Phase.CUBE_OFFERED:
-        return Decision(Choice.TAKE)
+        return Decision(ea.Take)
     if phase is Phase.DRAW_OFFERED:
-        return Decision(Choice.DECLINE_DRAW)
+        return Decision(ea.DeclineDraw)
     if phase is Phase.RESIGN_OFFERED:
-        return Decision(Choice.ACCEPT_RESIGNATION)
+        return Decision(ea.AcceptResign)
     return WAIT
 
 
@@ -229,7 +230,7 @@ async def test_no_second_draw_offer_at_once(any_store: Store) -> None:
     async def offers(match: GameMatch, *args: Any, offer_draw: bool, **kwargs: Any) -> Decision:
         allowed.append(offer_draw)
         if offer_draw and match.phase is Phase.MOVE:
-            return Decision(Choice.OFFER_DRAW)
+            return Decision(ea.OfferDraw)
         return await plays_first(match, *args, **kwargs)
 
     driver.decide = offers

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 import discord
@@ -43,9 +42,6 @@ from bot.discord.wording import LEVEL_FOR_ROBOT_ONLY, ROBOT_REMATCH_STARTED
 from bot.service import MatchView
 from bot.service.commands import (
     AcceptDraw,
-    AcceptResignation,
-    DeclineDraw,
-    DeclineResignation,
     LeaveMatch,
     MatchCommand,
     OfferDouble,
@@ -56,6 +52,7 @@ from bot.service.commands import (
     RollDice,
     ShowBoard,
     TakeDouble,
+    command_named,
 )
 from engines.base import GameKind, Phase, ResignLevel
 from engines.errors import GameError
@@ -79,30 +76,13 @@ def on_match(kind: Callable[..., MatchCommand], **fields: Any) -> Build:
 COMPONENTS = (MatchButton, MoveSelect, ChallengeButton, FinishedButton)
 
 
-# A board button's action (saved in its custom_id) -> the command it sends.
-BUTTON_COMMANDS: dict[str, Callable[..., MatchCommand]] = {
-    "roll": RollDice,
-    "double": OfferDouble,
-    "take": TakeDouble,
-    "passok": PassDouble,
-    "rs1": partial(OfferResignation, level=ResignLevel.SINGLE),
-    "rs2": partial(OfferResignation, level=ResignLevel.GAMMON),
-    "rs3": partial(OfferResignation, level=ResignLevel.BACKGAMMON),
-    "leave": LeaveMatch,
-    "resyes": AcceptResignation,
-    "resno": DeclineResignation,
-    "draw": OfferDraw,
-    "drawyes": AcceptDraw,
-    "drawno": DeclineDraw,
-}
-
-
-def button_command(action: str, match_id: int, guild: int, user: int, ver: int) -> MatchCommand:
-    """The command behind a board button, with the board's version as expected_version."""
-    make = BUTTON_COMMANDS.get(action)
-    if make is None:
-        raise ValueError(f"no service action for button {action!r}")
-    return make(match_id, guild, user, expected_version=ver)
+def button_command(sends: str, match_id: int, guild: int, user: int, ver: int) -> MatchCommand:
+    """The command a board button sends (``RollDice``, ``OfferResignation.2``: its name in
+    bot.service.commands and its argument), with the board's version as expected_version."""
+    name, _, argument = sends.partition(".")
+    kind = command_named(name)
+    extra = (int(argument),) if argument else ()
+    return kind(match_id, guild, user, *extra, expected_version=ver)
 
 
 class PlayCog(commands.Cog):
@@ -359,8 +339,10 @@ class PlayCog(commands.Cog):
                 allowed_mentions=NO_MENTIONS,
             )
             return
+        if item.command is None:
+            raise ValueError(f"no service action for button {item.action!r}")
         command = button_command(
-            item.action, item.match_id, guild_id, interaction.user.id, item.version
+            item.command, item.match_id, guild_id, interaction.user.id, item.version
         )
         # passok, rs1-3 and leave come from an ephemeral menu: it is closed as the answer.
         menu = item.action in ("passok", "rs1", "rs2", "rs3", "leave")
