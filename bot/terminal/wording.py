@@ -71,14 +71,6 @@ def match_line(view: MatchView) -> str:
     )
 
 
-def score_line(view: MatchView) -> str:
-    a, b = (p.name for p in view.players)
-    text = f"Score: {a} {points(view.score[0])}, {b} {points(view.score[1])}"
-    if view.crawford:
-        text += " (Crawford game)"
-    return text + "."
-
-
 def dice_text(dice: tuple[int, ...] | None) -> str:
     return "-".join(map(str, dice or ()))
 
@@ -163,7 +155,8 @@ def event_text(event: MatchEvent, view: MatchView) -> str | None:
         case MatchOver(winner=None, score=score):
             return f"The match is drawn, {_score(names, score)}."
         case MatchOver(winner=int(winner), score=score):
-            return f"{names[winner]} won the match, {_score(names, score)}."
+            what = "the money game" if view.length == 0 else "the match"
+            return f"{names[winner]} won {what}, {_score(names, score)}."
     return None
 
 

@@ -131,6 +131,22 @@ def test_a_backgammon_game_against_the_robot(tmp_path: Path) -> None:
     assert "Analysing" not in out
 
 
+@needs_gnubg
+def test_a_backgammon_money_game_with_the_cube(tmp_path: Path) -> None:
+    status, out = play(
+        tmp_path,
+        Human(),
+        *("--game", "backgammon", "--length", "0", "--level", "expert", "--seed", "8"),
+        "--no-analysis",
+    )
+    assert status == 0
+    assert "Match #1: Backgammon, a money game, against tablebot (expert)." in out
+    assert "Backgammon, money game, game 1." in out
+    assert re.search(r"^tablebot doubled to 2\.$", out, re.M)
+    assert "Cube: 2, owned by You." in out  # the scripted human takes
+    assert re.search(r"^(You|tablebot) won the money game, You \d+, tablebot \d+\.$", out, re.M)
+
+
 def test_a_whole_checkers_game_against_the_robot_then_its_analysis(tmp_path: Path) -> None:
     human = Human()
     status, out = play(tmp_path, human, "--game", "checkers", "--level", "beginner", "--seed", "5")
