@@ -116,7 +116,7 @@ def backgammon_text(
 
     >>> text = backgammon_text(BackgammonPosition.initial(), 0, Scene(names=("Ann", "Bob")))
     >>> print(text.splitlines()[2])
-     +13-14-15-16-17-18------19-20-21-22-23-24-+   X Bob (black)
+    +13-14-15-16-17-18------19-20-21-22-23-24-+  X Bob (black)
     """
     names = _names(scene)
     sides = _seat_sides(position, turn)
@@ -139,7 +139,7 @@ def backgammon_text(
             return out
 
         bar = _cell(sides[bar_seat][BAR], MARKS[bar_seat], STACK_ROWS - 1 - r)
-        return f" |{cells(points[0])}|{bar}|{cells(points[1])}|"
+        return f"|{cells(points[0])}|{bar}|{cells(points[1])}|"
 
     pips = position.pips() if turn == 0 else position.pips()[::-1]
     side = [
@@ -149,11 +149,11 @@ def backgammon_text(
     ]
     top = [row(top_points, 1, r) for r in range(STACK_ROWS)]
     bottom = [row(bottom_points, 0, r) for r in reversed(range(STACK_ROWS))]
-    top_frame = " +" + "".join(_point_label(p, turn) for p in range(13, 19)) + "-----"
+    top_frame = "+" + "".join(_point_label(p, turn) for p in range(13, 19)) + "-----"
     top_frame += "".join(_point_label(p, turn) for p in range(19, 25)) + "+"
-    bottom_frame = " +" + "".join(_point_label(p, turn) for p in range(12, 6, -1)) + "-----"
+    bottom_frame = "+" + "".join(_point_label(p, turn) for p in range(12, 6, -1)) + "-----"
     bottom_frame += "".join(_point_label(p, turn) for p in range(6, 0, -1)) + "+"
-    middle = " |" + " " * 18 + "|BAR|" + " " * 18 + "|"
+    middle = "|" + " " * 18 + "|BAR|" + " " * 18 + "|"
     cube_note = ""
     if cube is not None and cube_offered_by is None:
         face = cube_label(cube.value, cube.owner is None)
@@ -168,7 +168,7 @@ def backgammon_text(
     ]
     for k, text in enumerate(seat0):
         legend[len(board) - 3 + k] = text
-    drawn = [line + ("   " + legend[i] if legend.get(i) else "") for i, line in enumerate(board)]
+    drawn = [line + ("  " + legend[i] if legend.get(i) else "") for i, line in enumerate(board)]
     header = [match_words("Backgammon", scene), _score_line(scene, names)]
     footer = _dice_lines("points", names, turn, dice, cube, cube_offered_by, last_move)
     footer.append(f"Position ID: {position.id}")

@@ -20,13 +20,13 @@ SCENE = Scene(names=("Ann", "Bob"), score=(2, 1), match_length=5, game_number=3)
 
 def _row(text: str, frame_index: int, offset: int) -> str:
     """The board row ``offset`` lines below the ``frame_index``-th frame line."""
-    frames = [i for i, line in enumerate(text.splitlines()) if line.startswith(" +")]
+    frames = [i for i, line in enumerate(text.splitlines()) if line.startswith("+")]
     return text.splitlines()[frames[frame_index] + offset]
 
 
 def _points(row: str) -> list[str]:
     """The 12 point cells of a backgammon row, left to right, and the bar's."""
-    left, bar, right = row[2:20], row[21:24], row[25:43]
+    left, bar, right = row[1:19], row[20:23], row[24:42]
     cells = [left[i : i + 3].strip() for i in range(0, 18, 3)]
     cells += [right[i : i + 3].strip() for i in range(0, 18, 3)]
     return [*cells, bar.strip()]
@@ -37,12 +37,12 @@ def test_backgammon_opening_position_seat_zero_bottom_numbered_for_the_mover() -
     lines = text.splitlines()
     assert lines[0] == "Backgammon, match to 5, game 3."
     assert lines[1] == "Score: Ann 2, Bob 1."
-    assert lines[2].startswith(" +13-14-15-16-17-18------19-20-21-22-23-24-+   X Bob (black)")
+    assert lines[2].startswith("+13-14-15-16-17-18------19-20-21-22-23-24-+  X Bob (black)")
     # Top edge row: O (Ann) has 5 on her 13 and 2 on her 24; X (Bob) 3 on 17, 5 on 19.
     assert _points(_row(text, 0, 1)) == ["O", "", "", "", "X", "", "X", "", "", "", "", "O", ""]
     # Bottom edge row (just above the lower frame): X 5 on 12, O 3 on 8, O 5 on 6, X 2 on 1.
     assert _points(_row(text, 1, -1)) == ["X", "", "", "", "O", "", "O", "", "", "", "", "X", ""]
-    assert "+12-11-10--9--8--7-------6--5--4--3--2--1-+   O Ann (white)" in text
+    assert "+12-11-10--9--8--7-------6--5--4--3--2--1-+  O Ann (white)" in text
     assert "score 2, pips 167" in text and "score 1, pips 167" in text
     assert "Cube: 64 (centred)." in lines
     assert "Ann (O) to play 5-2; points numbered for them." in lines
@@ -53,8 +53,8 @@ def test_backgammon_opening_position_seat_zero_bottom_numbered_for_the_mover() -
 def test_backgammon_numbers_turn_round_for_seat_one_the_picture_does_not() -> None:
     seat0 = backgammon_text(BackgammonPosition.initial(), 0, SCENE)
     seat1 = backgammon_text(BackgammonPosition.initial(), 1, SCENE)
-    assert _row(seat1, 0, 0).startswith(" +12-11-10--9--8--7-------6--5--4--3--2--1-+")
-    assert _row(seat1, 1, 0).startswith(" +13-14-15-16-17-18------19-20-21-22-23-24-+")
+    assert _row(seat1, 0, 0).startswith("+12-11-10--9--8--7-------6--5--4--3--2--1-+")
+    assert _row(seat1, 1, 0).startswith("+13-14-15-16-17-18------19-20-21-22-23-24-+")
     # The checkers stay where they were (the same symmetric start).
     assert _points(_row(seat1, 0, 1)) == _points(_row(seat0, 0, 1))
     assert "Bob (X) on turn; points numbered for them." in seat1
@@ -143,3 +143,22 @@ def test_board_text_is_the_games_function_on_a_picture_job(kind: GameKind) -> No
             match.position, 0, SCENE
         )
     assert board_text(kind.value, args, {}) == direct
+
+
+@pytest.mark.parametrize("kind", list(GameKind))
+def test_every_line_fits_79_columns_with_the_longest_names(kind: GameKind) -> None:
+    long = Scene(names=("W" * 40, "M" * 40), score=(12.5, 24), match_length=25, game_number=40)
+    match = new_match(kind, MatchRules(length=25))
+    if kind is GameKind.CHECKERS:
+        text = checkers_text(match.position, 0, long, draw_offered_by=1)
+    else:
+        mine = [0] * 26
+        mine[6], mine[25], mine[0] = 11, 2, 2  # a tall stack, the bar, borne off
+        function = {"nannon": nannon_text, "backgammon": backgammon_text}[kind.value]
+        position = (
+            BackgammonPosition(tuple(mine), tuple(mine))
+            if kind.value == "backgammon"
+            else match.position
+        )
+        text = function(position, 1, long, dice=(6, 6), cube=Cube(64, 0), cube_offered_by=None)
+    assert max(map(len, text.splitlines())) <= 79, text

@@ -124,7 +124,7 @@ def test_a_backgammon_game_against_the_robot(tmp_path: Path) -> None:
     )
     assert status == 0
     assert "Match #1: Backgammon, a match to 1 point, against tablebot (beginner)." in out
-    assert " +13-14-15-16-17-18------19-20-21-22-23-24-+" in out
+    assert "\n+13-14-15-16-17-18------19-20-21-22-23-24-+  X tablebot (black)\n" in out
     assert re.search(r"^Your move with \d-\d, e\.g\. ", out, re.M)
     assert re.search(r"^tablebot played \d", out, re.M)
     assert re.search(r"^(You|tablebot) won the match, You \d+, tablebot \d+\.$", out, re.M)
