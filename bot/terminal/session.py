@@ -25,7 +25,6 @@ from typing import Any, Protocol, TextIO
 from bot.rendering import board_job
 from bot.robot import advice
 from bot.robot.analyse_cli import summary
-from bot.robot.analysis import analyser_of
 from bot.robot.driver import RobotStuck
 from bot.robot.worker import RobotCrashedError, RobotUnavailableError
 from bot.service import (
@@ -222,7 +221,9 @@ class TerminalMatch:
             self.console.say(wording.refusal_text(exc))
             return
         except RobotUnavailableError:
-            self.console.say(wording.ROBOT_UNAVAILABLE.format(game=spec_of(view.kind).title))
+            self.console.say(
+                wording.ROBOT_UNAVAILABLE.format(game=spec_of(view.kind).title.lower())
+            )
             return
         except RobotCrashedError:
             self.console.say(wording.HINT_FAILED)
@@ -234,11 +235,13 @@ class TerminalMatch:
         end when the terminal's settings ask for it and the game is analysed here)."""
         queue = self.service.analyses
         try:
-            await queue.view(view.match_id)
+            queued = await queue.view(view.match_id)
         except GameError:
             return  # none queued: analysis off, or not for this game here
+        assert queue.analyser is not None  # it queued the analysis
+        evaluator = queue.analyser.details(view.kind, queued.ply).get("evaluator", "")
         say = self.console.say
-        say(wording.ANALYSING.format(evaluator=analyser_of(view.kind).evaluator))
+        say(wording.ANALYSING.format(evaluator=evaluator))
 
         async def progress(event: AnalysisEvent) -> None:
             done, total = event.analysis.games_done, event.analysis.games_total

@@ -256,8 +256,7 @@ HINT_FAILED = "The robot could not work out a hint just now: please try again."
 RESUMING = "Resuming match #{match_id}."
 ANALYSING = "Analysing the match ({evaluator})..."
 ANALYSIS_PROGRESS = "  game {done} of {total} analysed"
-ANALYSIS_FAILED = "The analysis failed; the match is saved, and 'tablebot analyse' can try it."
-NO_ANALYSIS = "No analysis of {game} on this platform."
+ANALYSIS_FAILED = "Sorry, the analysis failed (the log says why); the match itself is saved."
 
 
 # --- hints -----------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from bot.service import MatchService
 from bot.terminal import wording
 from bot.terminal.cli import HUMAN, ROBOT_ID, seeded_dice
 from bot.terminal.session import Console, TerminalMatch
+from engines.base import GameKind, MatchRules
 
 pytestmark = pytest.mark.asyncio
 
@@ -76,3 +77,63 @@ async def test_a_stuck_robot_is_said_once_and_board_lets_it_try_again(tmp_path: 
     assert "Waiting for Robo: type 'board' to let it play." in stuck
     assert "Robo played " in mended and "Robo played " not in stuck
     assert text.endswith(wording.QUIT.format(match_id=update.match_id) + "\n")
+
+
+class BrokenAnalyser:
+    """Analyses every game, and fails at it."""
+
+    async def available(self, kind: GameKind) -> bool:
+        return True
+
+    def details(self, kind: GameKind, ply: int) -> dict[str, object]:
+        return {"evaluator": "a broken one"}
+
+    async def count_games(self, kind: GameKind, rules: MatchRules, actions: Any) -> int:
+        raise RuntimeError("the analysis worker died")
+
+    async def analyse_game(self, *args: Any) -> list[Any]:
+        raise AssertionError("never reached")
+
+
+async def test_conceding_ends_the_match_and_a_failed_analysis_is_said(tmp_path: Path) -> None:
+    service = await MatchService.open(
+        tmp_path / "a.db", dice_factory=seeded_dice(1), analyser=BrokenAnalyser()
+    )
+    driver = RobotDriver(service)
+    out = io.StringIO()
+    typed = iter(["concede"])
+
+    def read_line(prompt: str) -> str:
+        line = next(typed)
+        out.write(f"{prompt}{line}\n")
+        return line
+
+    session = TerminalMatch(service, driver, Console(read_line, out), HUMAN)
+    await service.update_guild_settings(HUMAN.guild_id, robot_pause_ms=0)
+    driver.start()
+    detach = session.attach()
+    try:
+        await service.analyses.start()
+        update = await service.robot_match(
+            HUMAN.guild_id,
+            0,
+            HUMAN.user_id,
+            "Ann",
+            "nannon",
+            robot_id=ROBOT_ID,
+            robot_name="Robo",
+            level=1,
+            length=5,
+        )
+        assert await session.run(update.match_id) is True
+        view = await service.get_view(update.match_id)
+    finally:
+        detach()
+        await driver.close()
+        await service.close()
+        worker.shutdown()
+    assert view.match_over and view.winner_seat == 1
+    text = out.getvalue()
+    assert "Ann conceded the match." in text
+    assert "Robo won the match, Ann 0, Robo 5." in text
+    assert text.endswith("Analysing the match (a broken one)...\n" + wording.ANALYSIS_FAILED + "\n")
