@@ -226,6 +226,7 @@ def help_text(kind: GameKind) -> str:
     lines += [
         "  accept, decline      answer a resignation or draw offer",
         "  concede              give up the whole match",
+        "  <command in words>   any other, e.g. 'decline draw', 'claim win'",
         "  help                 this list",
         "  quit                 stop here; 'tablebot play' resumes the match",
     ]

@@ -12,6 +12,8 @@ import pytest
 from bot.robot.driver import RobotStuck
 from bot.service import (
     AcceptDraw,
+    ClaimWin,
+    DeclineDraw,
     DeclineResignation,
     LeaveMatch,
     MatchService,
@@ -129,6 +131,10 @@ async def test_typed_lines_become_the_services_commands(tmp_path: Path) -> None:
     assert asked("accept", replace(view, phase=Phase.DRAW_OFFERED)) == AcceptDraw(
         *ids, expected_version=v
     )
+    # Any command by its name in words, as the buttons find theirs by name.
+    assert asked("Decline Draw") == DeclineDraw(*ids, expected_version=v)
+    assert asked("claim win") == ClaimWin(*ids, expected_version=v)
+    assert isinstance(asked("play move"), Unclear)  # a move is typed as the move itself
     assert [asked(word) for word in ("?", "board", "HINT", "m", "exit", "")] == [
         Local.HELP,
         Local.BOARD,
