@@ -365,7 +365,7 @@ async def started(svc: MatchService, command: Command[MatchUpdate]) -> Outcome[M
     return Outcome(update, update_events(command, update))
 
 
-async def shown(svc: MatchService, command: ShowBoard) -> Outcome[MatchView]:
+async def show_board(svc: MatchService, command: ShowBoard) -> Outcome[MatchView]:
     view = await queries.get_view(svc._state, command.match_id, command.guild_id)
     return Outcome(view, robot_follow_up(view))
 
@@ -390,6 +390,6 @@ HANDLERS: dict[type[Command[Any]], Handler] = {
     ),
     RecordShout: answered(lambda svc, c: queries.record_shout(svc._state, **fields_of(c))),
     RequestAnalysis: answered(lambda svc, c: svc.analyses.request(c)),
-    ShowBoard: shown,
+    ShowBoard: show_board,
 }
 """Every command's handler: ``await handler(service, command)`` is an :class:`Outcome`."""
