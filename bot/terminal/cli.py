@@ -35,7 +35,7 @@ from bot.robot import player, worker
 from bot.robot.analyser import worker_analyser
 from bot.robot.driver import RobotDriver
 from bot.robot.levels import LEVEL_NAMES, Level, parse_level
-from bot.service import MatchService, MatchView
+from bot.service import MatchService, MatchView, RobotMatch, UpdateSettings
 from bot.service.model import DiceFactory
 from bot.storage import StoreError
 from bot.terminal import wording
@@ -145,9 +145,8 @@ async def play(options: argparse.Namespace, console: Console) -> int:
     try:
         # The terminal's own server: the robot answers at once; the match is analysed at its
         # end unless asked not to.
-        await service.update_guild_settings(
-            HUMAN.guild_id, robot_pause_ms=0, analyse_robot_matches=not options.no_analysis
-        )
+        settings = {"robot_pause_ms": 0, "analyse_robot_matches": not options.no_analysis}
+        await service.handle(UpdateSettings(HUMAN.guild_id, settings))
         try:
             match_id = await _match(service, options, console)
         except NoMatch as exc:
@@ -184,7 +183,7 @@ async def _match(service: MatchService, options: argparse.Namespace, console: Co
     if not await player.available(spec_of(game)):
         raise NoMatch(wording.ROBOT_UNAVAILABLE.format(game=spec_of(game).title.lower()), 1)
     try:
-        update = await service.robot_match(
+        start = RobotMatch(
             HUMAN.guild_id,
             CHANNEL_ID,
             HUMAN.user_id,
@@ -196,6 +195,7 @@ async def _match(service: MatchService, options: argparse.Namespace, console: Co
             length=options.length,
             cube=options.cube,
         )
+        update = await service.handle(start)
     except GameError as exc:
         raise NoMatch(wording.refusal_text(exc), 2) from None
     return update.match_id  # its first events were told as the bus published them
