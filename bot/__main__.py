@@ -7,6 +7,7 @@ into that (empty) PostgreSQL database, checks it, and exits.
 `tablebot hint ...` prints the robot's analysis of a position (bot/robot/cli.py) and needs no
 settings; `tablebot analyse FILE` analyses a match file (bot/robot/analyse_cli.py), likewise.
 Exit status: 2 for a bad setting or argument (here); running, `bot.discord.app.ExitCode`.
+`tablebot play` plays a match against the robot in the terminal (bot/terminal/cli.py).
 """
 
 from __future__ import annotations
@@ -23,13 +24,15 @@ from bot.config import ConfigError, Settings
 log = logging.getLogger(__name__)
 
 USAGE = (
-    "usage: tablebot [sync | migrate-db --to URL | hint ... | analyse FILE | --version]\n"
+    "usage: tablebot [sync | migrate-db --to URL | hint ... | analyse FILE | play ... |\n"
+    "                 --version]\n"
     "  (no argument)          run the bot (settings from .env; see README.md)\n"
     "  sync                   sync slash commands globally, then exit\n"
     "  migrate-db --to URL    copy the SQLite database (TABLEBOT_DB) into an empty\n"
     "                         PostgreSQL database (postgresql://...), check it, then exit\n"
     "  hint ...               the robot's analysis of a position (tablebot hint --help)\n"
     "  analyse FILE           analyse a .mat or .pdn match (tablebot analyse --help)\n"
+    "  play ...               play the robot in the terminal (tablebot play --help)\n"
     "  --version              print tablebot's version"
 )
 SYNC_USAGE = (
@@ -70,6 +73,10 @@ def main(argv: list[str] | None = None) -> int:
         from bot.robot.analyse_cli import main as analyse_main
 
         return analyse_main(args[1:])
+    if args and args[0] == "play":
+        from bot.terminal.cli import main as play_main
+
+        return play_main(args[1:])
     if args and args[0] != "sync":
         print(USAGE, file=sys.stderr)
         return 2

@@ -12,20 +12,26 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot.workers import WorkerCrashedError, WorkerPool, WorkerUnavailableError
 from engines.analysis import Decision
+from engines.cube import Cube
+from engines.spec import spec_of
 from render import jobs
 from render.analysis_chart import WORDS as CHART_WORDS
 from render.analysis_chart import ChartWords
 from render.analysis_report import CARD_WORDS, CardWords
+from render.common import Scene
+
+if TYPE_CHECKING:
+    from bot.service import MatchView
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-__all__ = ["Renderer"]
+__all__ = ["Renderer", "black_seat", "board_job"]
 
 
 class Renderer:
@@ -93,3 +99,34 @@ class Renderer:
                 "the render worker could not start (%s): rendering in threads from now on", exc
             )
             self.use_threads = True
+
+
+def black_seat(view: MatchView) -> int:
+    """The seat playing Black in the current checkers game."""
+    return 0 if view.colours[0] == "black" else 1
+
+
+def board_job(view: MatchView) -> tuple[str, tuple[Any, ...], dict[str, Any]]:
+    """What render/ needs to draw this view's board: the game and the arguments its
+    ``board_png`` and ``describe`` take (plain, picklable values, for the render worker); every
+    transport draws from it (the Discord presenter its PNG, the terminal its text board)."""
+    scene = Scene(
+        names=(view.players[0].name, view.players[1].name),
+        score=view.score,
+        match_length=view.length,
+        crawford=view.crawford,
+        game_number=view.game_number,
+    )
+    last = (view.last_move.seat, view.last_move.move) if view.last_move else None
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any] = {"last_move": last}
+    if not spec_of(view.kind).has_dice:
+        # render.checkers takes the seat playing Black (colours alternate each game).
+        args = (view.position, black_seat(view), scene)
+        kwargs["draw_offered_by"] = view.draw_offered_by
+    else:
+        args = (view.position, view.turn, scene)
+        kwargs["dice"] = view.dice
+        kwargs["cube"] = Cube(view.cube_value, view.cube_owner) if view.rules.cube else None
+        kwargs["cube_offered_by"] = view.cube_offered_by
+    return view.kind.value, args, kwargs

@@ -25,6 +25,7 @@ FORBIDDEN = {
     "bot/storage": {"discord", "bot.discord", "bot.service"},
     # The robot: its driver plays through bot.service (only it: tests/robot/test_robot_rooms.py).
     "bot/robot": {"discord", "bot.discord", "bot.storage", *DRIVERS},
+    "bot/terminal": {"discord", "bot.discord"},  # the second transport knows nothing of the first
 }
 
 # The storage modules that import no driver: the only ones the service may import.

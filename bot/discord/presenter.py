@@ -30,10 +30,10 @@ from bot.discord.replies import (
     mention_only,
 )
 from bot.discord.style import style_of
+from bot.rendering import board_job as board_job
 from engines.base import GameKind, GameResult, MatchRules, Phase, ResultKind
 from engines.cube import Cube
 from engines.spec import spec_of
-from render.common import Scene
 
 if TYPE_CHECKING:
     from bot.discord.app import TableBot
@@ -159,36 +159,6 @@ def text_file(filename: str, text: str) -> discord.File:
 
 
 # --- rendering -----------------------------------------------------------------------------
-
-
-def black_seat(view: MatchView) -> int:
-    """The seat playing Black in the current checkers game."""
-    return 0 if view.colours[0] == "black" else 1
-
-
-def board_job(view: MatchView) -> tuple[str, tuple[Any, ...], dict[str, Any]]:
-    """What render/ needs to draw this view's board: the game and the arguments its
-    ``board_png`` and ``describe`` take (plain, picklable values, for the render worker)."""
-    scene = Scene(
-        names=(view.players[0].name, view.players[1].name),
-        score=view.score,
-        match_length=view.length,
-        crawford=view.crawford,
-        game_number=view.game_number,
-    )
-    last = (view.last_move.seat, view.last_move.move) if view.last_move else None
-    args: tuple[Any, ...]
-    kwargs: dict[str, Any] = {"last_move": last}
-    if not spec_of(view.kind).has_dice:
-        # render.checkers takes the seat playing Black (colours alternate each game).
-        args = (view.position, black_seat(view), scene)
-        kwargs["draw_offered_by"] = view.draw_offered_by
-    else:
-        args = (view.position, view.turn, scene)
-        kwargs["dice"] = view.dice
-        kwargs["cube"] = Cube(view.cube_value, view.cube_owner) if view.rules.cube else None
-        kwargs["cube_offered_by"] = view.cube_offered_by
-    return view.kind.value, args, kwargs
 
 
 async def render_board(renderer: Renderer, view: MatchView) -> tuple[discord.File, str] | None:
