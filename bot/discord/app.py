@@ -419,7 +419,7 @@ async def _check_database(target: str | Path) -> str | None:
     except errors as exc:
         shown = redact(str(target))
         reason = " ".join(str(exc).replace(str(target), shown).split()) or type(exc).__name__
-        return f"Can't use the database at {shown!r} (TABLEBOT_DB): {reason}"
+        return f"Can't use the database at {shown!r} (TABLEBOT_DB): {reason}"  # not for members
     await store.close()
     return None
 

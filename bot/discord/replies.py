@@ -76,7 +76,7 @@ def interaction_context(interaction: discord.Interaction[Any]) -> str:
     """A one-line description of an interaction for logs (never any secret)."""
     data: dict[str, Any] = dict(interaction.data or {})
     what = data.get("name") or data.get("custom_id") or interaction.type.name
-    return (
+    return (  # not for members: a log line's
         f"interaction {interaction.id} ({what}) by user {interaction.user.id} "
         f"in guild {interaction.guild_id} channel {interaction.channel_id}"
     )

@@ -1,0 +1,309 @@
+"""The English catalogue, the reference every other locale translates: message id -> template.
+
+Placeholders are named (``{name}``), filled by :func:`bot.discord.catalogue.text`; a literal
+brace is doubled. Values arrive as the adapter will show them (names escaped, numbers
+formatted); a message never builds another message's words itself.
+"""
+
+from __future__ import annotations
+
+MESSAGES: dict[str, str] = {
+    # --- common words ----------------------------------------------------------------------
+    "list.and.two": "{first} and {second}",
+    "list.and.many": "{head} and {last}",
+    "list.separator": ", ",
+    "unit.point.one": "{count} point",
+    "unit.point.other": "{count} points",
+    "unit.game.one": "{count} game",
+    "unit.game.other": "{count} games",
+    "unit.points": "points",
+    "unit.games": "games",
+    "unit.error.one": "{count} error",
+    "unit.error.other": "{count} errors",
+    "unit.blunder.one": "{count} blunder",
+    "unit.blunder.other": "{count} blunders",
+    # --- slash commands: descriptions, option descriptions, choices --------------------------
+    "command.roll": "Roll the dice",
+    # --- events (the lines above the board) --------------------------------------------------
+    "event.pass_hint": 'play "{no_move}" to pass the turn',
+    "event.turn_passes": "the turn passes to {name}",
+    "event.no_legal_move": "{name} has no legal move: {then}.",
+    "event.rolls": "{name} rolls {dice}.",
+    "event.rolls_turn_passes": "{name} rolls {dice}: no legal move, the turn passes to {other}.",
+    "event.rolls_must_pass": "{name} rolls {dice}: no legal move, {hint}.",
+    "event.plays": "{name} plays {move}.",
+    "event.plays_forced": "{name} plays {move} (the only legal move, played automatically).",
+    "event.doubles": "{name} doubles to {value}.",
+    "event.takes": "{name} takes: the cube is at {value}.",
+    "event.passes": "{name} passes.",
+    "event.resigns": "{name} resigns.",
+    "event.offers_resignation": "{name} offers to resign a {level} game.",
+    "event.accepts_resignation": "{name} accepts the resignation.",
+    "event.declines_resignation": "{name} declines the resignation: play on.",
+    "event.offers_draw": "{name} offers a draw.",
+    "event.accepts_draw": "{name} accepts the draw.",
+    "event.declines_draw": "{name} declines the draw: play on.",
+    "event.claims": "{idle} was idle too long: {name} claims the match.",
+    "event.leaves": "{name} leaves the match.",
+    "event.crawford": "Game {number} is the Crawford game: no doubling.",
+    "event.match_drawn": "The match is drawn, {score}.",
+    "event.match_won": "{name} wins the match {score}.",
+    "event.money_game": "a money game",
+    "event.match_to": "to {length}",
+    "event.started": (
+        "Match #{match_id}: {first} vs {second}, {game} {to}. Dice commitment (SHA-256 of the "
+        "secret seed): {commitment}."
+    ),
+    "event.opening_tie": "Opening roll: both roll {die}.",
+    "event.opening_tie_double": "Opening roll: both roll {die}. Either player may double now, "
+    "or roll again.",
+    "event.opening_tie_again": "Opening roll: both roll {die}. Rolling again.",
+    "event.opening_tie_auto_double": (
+        "Opening roll: both roll {die}. Rolling again. Automatic double: the cube is at {cube}."
+    ),
+    "event.opening_difference": "moves first with a {difference}",
+    "event.opening_plays": "plays {high}-{low} first",
+    "event.opening": "Opening roll: {first} {d0}, {second} {d1}: {name} {plays}.",
+    "event.game_drawn": "Game {number} is drawn. Score: {score}.",
+    "event.game_won": "{name} wins game {number} {how}: {won}{cube}. Score: {score}.",
+    "event.game_won_cube": " (cube {cube})",
+    "event.won_by_nannon": "with a NANNON!",
+    "event.won_by": "by {result}",
+    "result.single": "a single game",
+    "result.gammon": "a gammon",
+    "result.backgammon": "a backgammon",
+    "result.nannon": "a NANNON",
+    "result.drop": "a passed double",
+    "result.resign": "resignation",
+    "result.forfeit": "forfeit",
+    "result.draw": "a draw",
+    # --- refusals (the service's codes, bot.service.errors.Refusal) --------------------------
+    "refusal.unknown_game": "There is no game called {given}: choose {choices}.",
+    "refusal.no_such_match": "There is no match #{match_id} in this server.",
+    "refusal.no_such_challenge": "There is no challenge #{challenge_id} in this server.",
+    "refusal.not_a_player": "You are not playing in match #{match_id}.",
+    "refusal.unknown_setting": "There is no setting called {setting}.",
+    "refusal.setting_fixed": "{setting} can't be changed.",
+    "refusal.setting_not_on_off": "{setting} is on or off, not {value}.",
+    "refusal.setting_not_a_number": "{setting} is a whole number, not {value}.",
+    "refusal.setting_out_of_range": "{setting} must be between {low} and {high}, not {value}.",
+    "refusal.not_a_channel": "Challenge channels are channel ids, not {value}.",
+    "refusal.too_many_channels": "At most {most} challenge channels.",
+    "refusal.claim_before_reminder": (
+        "The claim time must be at least the reminder time ({reminder_minutes} minutes)."
+    ),
+    "refusal.bot_opponent": "Bots can't play: challenge a person, or leave the opponent open.",
+    "refusal.self_challenge": "You can't challenge yourself.",
+    "refusal.channel_not_allowed": "Challenges are allowed only in {channels}.",
+    "refusal.length_not_whole": "The match length is a whole number, not {length}.",
+    "refusal.money_not_backgammon": "Money play (points: 0) is for backgammon only.",
+    "refusal.length_out_of_range": (
+        "A {game} match is {lowest} to {highest} {unit} long, not {length}."
+    ),
+    "refusal.checkers_cube_options": "Checkers has no doubling cube: cube options don't apply.",
+    "refusal.money_only_options": (
+        "Jacoby and automatic doubles are for money games only (backgammon, points: 0)."
+    ),
+    "refusal.auto_doubles_out_of_range": (
+        "Automatic doubles are 0 to {highest} per game, not {value}."
+    ),
+    "refusal.cube_only_options": "Jacoby and automatic doubles need the doubling cube.",
+    "refusal.own_challenge": "You can't play against yourself.",
+    "refusal.challenge_for_other": "This challenge is for {name}.",
+    "refusal.challenge_taken": "This challenge was already accepted, withdrawn or expired.",
+    "refusal.challenge_accepted": "This challenge was already accepted.",
+    "refusal.challenge_expired": (
+        "This challenge expired: nobody answered it in time. Start a new one."
+    ),
+    "refusal.challenge_closed": "This challenge is {status}.",
+    "refusal.open_challenge_decline": "An open challenge can't be declined: just leave it.",
+    "refusal.only_opponent_declines": "Only {name} can decline this challenge.",
+    "refusal.only_challenger_cancels": "Only {name} can cancel this challenge.",
+    "refusal.challenge_answered": "This challenge was answered already.",
+    "refusal.match_still_on": "Match #{match_id} is still on: finish it first.",
+    "refusal.bad_robot_level": "The robot plays at {levels}, not {value}.",
+    "refusal.hints_off": (
+        "Hints are for matches against tablebot here: a server admin can allow them in "
+        "matches between people with /config robot."
+    ),
+    "refusal.no_hint": (
+        "Nothing for you to decide right now: /hint works on your roll to play, before your "
+        "roll when you may double, and when you are doubled."
+    ),
+    "refusal.analysis_unavailable": ("Analysis of {game} matches is not available on this bot."),
+    "refusal.match_not_finished": (
+        "Match #{match_id} is still on: it can be analysed once it is finished."
+    ),
+    "refusal.analysis_pending": (
+        "Match #{match_id} is being analysed already ({status}): the report will be posted in "
+        "<#{channel_id}>."
+    ),
+    "refusal.analysis_done": "Match #{match_id} was analysed already: see the report in {link}.",
+    "refusal.stale_board": (
+        "That board is out of date: the match has moved on. Use the latest board."
+    ),
+    "refusal.match_changed": (
+        "This match changed while you were acting: look at the latest board and try again."
+    ),
+    "refusal.match_over": "Match #{match_id} is over.",
+    "refusal.not_your_turn": "It's {name}'s turn.",
+    "refusal.no_dice_in_checkers": "Checkers has no dice: pick a move.",
+    "refusal.already_rolled": "You rolled already: pick a move.",
+    "refusal.opening_roll_first": "The opening roll comes first: roll again (either player may).",
+    "refusal.roll_first": "Roll first, then move.",
+    "refusal.empty_move": "Type a move, e.g. one from the list.",
+    "refusal.move_too_long": "That is far too long to be a move.",
+    "refusal.checkers_no_cube": "Checkers has no doubling cube.",
+    "refusal.own_double": "Only {name} can take or pass your double.",
+    "refusal.doubled": "You were doubled: take or pass first.",
+    "refusal.waiting_for_take": "Waiting for {name} to take or pass your double.",
+    "refusal.waiting_for_resign_answer": "Waiting for {name} to answer your resignation.",
+    "refusal.answer_resignation": "Answer {name}'s resignation first: accept or decline it.",
+    "refusal.waiting_for_draw_answer": "Waiting for {name} to answer your draw offer.",
+    "refusal.answer_draw": "Answer {name}'s draw offer first: accept or decline it.",
+    "refusal.bad_resign_level": "Resign single, gammon or backgammon, not {value}.",
+    "refusal.nobody_to_claim": "Either player may roll now: there is nobody to claim against.",
+    "refusal.claim_own_wait": "The match is waiting for you: you can't claim it.",
+    "refusal.claim_too_early": (
+        "You can claim the match when {name} has been idle for {minutes} minutes: {left} more "
+        "to go."
+    ),
+    "refusal.fallback": "That is not possible right now.",
+    "challenge_status.open": "open",
+    "challenge_status.accepted": "accepted",
+    "challenge_status.declined": "declined",
+    "challenge_status.cancelled": "cancelled",
+    "challenge_status.expired": "expired",
+    # --- the robot and /hint -------------------------------------------------------------------
+    "robot.level_for_robot_only": (
+        "The level is for matches against tablebot: pick tablebot as the opponent to play the "
+        "robot."
+    ),
+    "robot.failed": (
+        "tablebot could not work out its next move just now (its engine failed; this is "
+        "logged). Type /board to let it try again, or claim the match if it stays stuck."
+    ),
+    "robot.hint_failed": "The robot could not work out a hint just now: please try again.",
+    "robot.rematch_started": "Rematch started: the robot accepted at once.",
+    "robot.not_ready": "The robot is not here yet: try again in a moment.",
+    "robot.server_only": "Challenges work in a server only.",
+    "robot.unavailable": (
+        "Sorry, {game} against the robot is not available on this platform. Challenge a "
+        "person instead."
+    ),
+    "robot.challenge": "{challenger} challenges {robot} ({level}) to {what}. {robot} accepts.",
+    "robot.settings.rated": "rated (ratings and leaderboards)",
+    "robot.settings.unrated": "unrated",
+    "robot.settings.hints_everywhere": "also between people",
+    "robot.settings.hints_robot_only": "against the robot only",
+    "robot.settings": "- Robot matches {rated}; /hint {hints}; the robot's pause {pause_ms} ms",
+    "robot.record.level": "{level} {won}-{lost}{drawn}",
+    "robot.record": "Against {robot}: {levels}",
+    "robot.level.beginner": "beginner",
+    "robot.level.intermediate": "intermediate",
+    "robot.level.advanced": "advanced",
+    "robot.level.expert": "expert",
+    "robot.level.master": "master",
+    "hint.scale.search": "the search's estimate, from -1 (a loss) to +1 (a win)",
+    "hint.scale.money": "in points, for a cube of 1",
+    "hint.scale.match": "in match winning chances, from -1 (the match lost) to +1 (won)",
+    "hint.equities": "Equities for you, {scale}.",
+    "hint.no_legal_move": "There is no legal move to play.",
+    "hint.best_moves": "**Best moves** ({count} legal):",
+    "hint.move_line": "{rank}. `{move}` {equity}",
+    "hint.no_double_needed": (
+        "**No double: just roll.** A win at the cube's value already takes the match."
+    ),
+    "hint.cube_action": "**Cube action: {action}.**",
+    "hint.no_double": "No double: {equity}",
+    "hint.double_take": "Double, take: {equity}",
+    "hint.double_pass": "Double, pass: {equity}",
+    "hint.take_free": (
+        "**Take.** The doubler's win already takes the match: taking costs you nothing."
+    ),
+    "hint.take_action": "**{action}.**",
+    "hint.take": "Take: {equity}",
+    "hint.pass": "Pass: {equity}",
+    # --- /verify -------------------------------------------------------------------------------
+    "verify.no_dice": "Match #{match_id} has used no dice.",
+    "verify.still_on": (
+        "Match #{match_id} is still on: {count} dice rolled so far. The seed (commitment "
+        "{commitment}) is revealed when it ends."
+    ),
+    "verify.ok": (
+        "All {count} dice of match #{match_id} check out against seed {seed} (commitment "
+        "{commitment})."
+    ),
+    "verify.count_differs": (
+        "The dice of match #{match_id} do NOT check out: {drawn} dice were drawn from seed "
+        "{seed}, but the log shows {count}."
+    ),
+    "verify.mismatch": "The dice of match #{match_id} do NOT match the seed {seed}.",
+    # --- the bot's permissions -----------------------------------------------------------------
+    "permission.view_channel": "View Channels",
+    "permission.send_messages": "Send Messages",
+    "permission.send_messages_in_threads": "Send Messages in Threads",
+    "permission.embed_links": "Embed Links",
+    "permission.attach_files": "Attach Files",
+    "permission.read_message_history": "Read Message History",
+    "permission.create_public_threads": "Create Public Threads",
+    "permission.add_reactions": "Add Reactions",
+    "permission.missing.one": (
+        "I can't host a match in this channel: I'm missing the {names} permission here. A "
+        "server admin can grant it to tablebot in this channel's settings, or you can "
+        "challenge in another channel."
+    ),
+    "permission.missing.other": (
+        "I can't host a match in this channel: I'm missing the {names} permissions here. A "
+        "server admin can grant them to tablebot in this channel's settings, or you can "
+        "challenge in another channel."
+    ),
+    # --- a match's thread, gone ----------------------------------------------------------------
+    "thread_gone.deleted": "This match's thread was deleted: the match goes on here.",
+    "thread_gone.locked": "This match's thread was locked: the match goes on here.",
+    "thread_gone.archived": "This match's thread was closed: the match goes on here.",
+    "thread_gone.refused": "This match's thread can't be used any more: the match goes on here.",
+    # --- pages of a list -----------------------------------------------------------------------
+    "page_of": "Page {page} of {pages}",
+    # --- post-match analysis -------------------------------------------------------------------
+    "analysis.count.one": "{count} analysis",
+    "analysis.count.other": "{count} analyses",
+    "analysis.queued": "Match #{match_id} is queued for analysis: the report will be in "
+    "<#{channel_id}>.",
+    "analysis.queued_behind": (
+        "Match #{match_id} is queued for analysis ({ahead} ahead of it): the report will be in "
+        "<#{channel_id}>."
+    ),
+    "analysis.progress.queued": "Analysis of match #{match_id}: queued.",
+    "analysis.progress.queued_behind": "Analysis of match #{match_id}: queued, {ahead} ahead.",
+    "analysis.progress.game": "Analysing match #{match_id}… game {game} of {total}",
+    "analysis.failed": (
+        "Sorry, the analysis of match #{match_id} failed (this is logged). Try again with "
+        "/analyse match:{match_id}."
+    ),
+    "analysis.done": "Analysis of match #{match_id}: done.",
+    "analysis.title": "How did you play? Match #{match_id} ({game})",
+    "analysis.player.rating": "**{rating}**",
+    "analysis.player.checker_play": "Checker play: {rate} ({unit}, {unforced} unforced)",
+    "analysis.player.cube": "Cube: {rate} ({decisions} decisions)",
+    "analysis.player.pr": "PR {pr}",
+    "analysis.player.errors": "{errors}, {blunders}",
+    "analysis.player.luck": "Luck {luck}",
+    "analysis.mistake_title": "Mistake {rank}: {name}, game {game}",
+    "analysis.mistake_roll": "Roll {dice}. ",
+    "analysis.mistake": "{roll}Played {played}; best {best}. Equity lost: {loss}",
+    "analysis.no_mistakes": "No mistakes: every decision was the best one.",
+    "analysis.by": "Analysed by {evaluator}.",
+    "analysis.by_ply": "Analysed by {evaluator} at {ply}-ply.",
+    "analysis.chart_title": "Winning chances after every move",
+    "analysis.stats.pr": "PR {pr}",
+    "analysis.stats.error_rate": "error rate {rate}",
+    "analysis.stats.matches.one": "1 match",
+    "analysis.stats.matches.other": "{count} matches",
+    "analysis.stats": "Analysed: {matches}, average {figure}",
+    "analysis.settings.on": "on",
+    "analysis.settings.off": "off",
+    "analysis.settings": (
+        "- Analysis when a match ends: robot matches {robot}, matches between people {human}"
+    ),
+}
