@@ -25,12 +25,7 @@ PENDING: frozenset[str] = frozenset(
         "bot/discord/cogs/play.py",
         "bot/discord/cogs/reminders.py",
         "bot/discord/cogs/robot.py",
-        "bot/discord/components.py",
-        "bot/discord/delivery.py",
         "bot/discord/presenter.py",
-        "bot/discord/ratelimit.py",
-        "bot/discord/replies.py",
-        "bot/discord/robot_matches.py",
     }
 )
 

@@ -24,6 +24,44 @@ MESSAGES: dict[str, str] = {
     "unit.blunder.other": "{count} blunders",
     # --- slash commands: descriptions, option descriptions, choices --------------------------
     "command.roll": "Roll the dice",
+    # --- buttons, menus -------------------------------------------------------------------------
+    "button.roll": "Roll",
+    "button.double": "Double",
+    "button.take": "Take",
+    "button.pass": "Pass",
+    "button.passok": "Yes, pass",
+    "button.resign": "Resign",
+    "button.rs1": "Resign this game",
+    "button.rs2": "Resign a gammon",
+    "button.rs3": "Resign a backgammon",
+    "button.leave": "Concede the match",
+    "button.resyes": "Accept resignation",
+    "button.resno": "Decline resignation",
+    "button.draw": "Offer draw",
+    "button.drawyes": "Accept draw",
+    "button.drawno": "Decline draw",
+    "button.accept": "Accept",
+    "button.decline": "Decline",
+    "button.cancel": "Cancel",
+    "button.export": "Export",
+    "button.rematch": "Rematch",
+    "button.claim": "Claim win",
+    "button.page": "Page",
+    "button.previous": "Previous",
+    "button.next": "Next",
+    "select.no_move": "No legal move: pass the turn",
+    "select.confirm_pass": "No legal move: confirm the pass",
+    "select.choose_move": "Choose your move",
+    # --- matches and challenges --------------------------------------------------------------
+    "length.money": "money game",
+    "length.to": "to {length}",
+    "match.title": "{game} · {first} vs {second} · {length}",
+    "match.footer": "Match #{match_id}",
+    "match.candidates": (
+        "You have more than one match here; use the match's thread, or one of these:"
+    ),
+    "match.candidate": "- #{match_id} {game} vs {name} in {where}",
+    "challenge.title": "{game} challenge",
     # --- events (the lines above the board) --------------------------------------------------
     "event.pass_hint": 'play "{no_move}" to pass the turn',
     "event.turn_passes": "the turn passes to {name}",
@@ -169,6 +207,22 @@ MESSAGES: dict[str, str] = {
         "to go."
     ),
     "refusal.fallback": "That is not possible right now.",
+    "refusal.slow_down.one": (
+        "Slow down: you're sending commands too fast. Try again in {seconds} second."
+    ),
+    "refusal.slow_down.other": (
+        "Slow down: you're sending commands too fast. Try again in {seconds} seconds."
+    ),
+    "refusal.server_only": "This command works in a server only.",
+    "refusal.no_match_here": (
+        "You have no active match here. Start one with /challenge, or use /games to find yours."
+    ),
+    "error.apology": (
+        "Sorry, something went wrong on my side. It has been logged; please try again."
+    ),
+    "error.restarting": "The bot is restarting: nothing was done. Please try again in a moment.",
+    "refusal.not_in_match": "This is not your match: only its two players can use it.",
+    "refusal.waits_for": "It's not your turn: the match waits for {name}.",
     "challenge_status.open": "open",
     "challenge_status.accepted": "accepted",
     "challenge_status.declined": "declined",
