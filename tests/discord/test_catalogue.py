@@ -22,7 +22,6 @@ PENDING: frozenset[str] = frozenset(
         "bot/discord/cogs/admin.py",
         "bot/discord/cogs/analysis.py",
         "bot/discord/cogs/info.py",
-        "bot/discord/cogs/play.py",
         "bot/discord/cogs/reminders.py",
         "bot/discord/cogs/robot.py",
         "bot/discord/presenter.py",
