@@ -19,11 +19,6 @@ CATALOGUE = "bot/discord/catalogue"
 # shrinks).
 PENDING: frozenset[str] = frozenset(
     {
-        "bot/discord/cogs/admin.py",
-        "bot/discord/cogs/analysis.py",
-        "bot/discord/cogs/info.py",
-        "bot/discord/cogs/reminders.py",
-        "bot/discord/cogs/robot.py",
         "bot/discord/presenter.py",
     }
 )

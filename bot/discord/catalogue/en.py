@@ -24,6 +24,131 @@ MESSAGES: dict[str, str] = {
     "unit.blunder.other": "{count} blunders",
     # --- slash commands: descriptions, option descriptions, choices --------------------------
     "command.roll": "Roll the dice",
+    "command.config.show": "Show this server's settings.",
+    "command.config.lengths": "Default match lengths.",
+    "command.config.lengths.nannon": "Points in a Nannon match",
+    "command.config.lengths.backgammon": "Points in a backgammon match (0 = money game)",
+    "command.config.lengths.checkers": "Games in a checkers match",
+    "command.config.cube": "Default cube options for new matches.",
+    "command.config.cube.cube": "Use the doubling cube",
+    "command.config.cube.crawford": "Crawford rule in match play",
+    "command.config.cube.jacoby": "Jacoby rule (money games)",
+    "command.config.cube.auto_doubles": "Automatic doubles on tied openings (money games; 0 = off)",
+    "command.config.automation": "Roll, move and pass automatically when forced.",
+    "command.config.automation.auto_roll": "Roll for the player when doubling is impossible",
+    "command.config.automation.auto_move": "Play the only legal move",
+    "command.config.automation.auto_pass": (
+        "Pass a roll with no legal move at once (off: the player confirms; new matches)"
+    ),
+    "command.config.times": "Reminder, claim and challenge times in minutes.",
+    "command.config.times.reminder": "Ping an idle player after this many minutes",
+    "command.config.times.claim": "Let the opponent claim the win after this many minutes",
+    "command.config.times.challenge": "Open challenges expire after this many minutes",
+    "command.config.threads": "Move each accepted match to its own thread.",
+    "command.config.channels": "Where challenges may be posted.",
+    "command.config.channels.action": "add/remove a channel, only this channel, or anywhere",
+    "command.config.channels.channel": "The channel (for add, remove and only)",
+    "command.config.ratelimit": "How many commands and clicks a member may send.",
+    "command.config.ratelimit.actions": "Commands and clicks allowed ...",
+    "command.config.ratelimit.seconds": "... per this many seconds",
+    "command.config.robot": "Matches against tablebot, and /hint.",
+    "command.config.robot.rated": "Robot matches change ratings and leaderboards (default off)",
+    "command.config.robot.hints": "Allow /hint in matches between people too (default off)",
+    "command.config.robot.pause_ms": (
+        "The robot shows its move after this pause, in ms (default 1000)"
+    ),
+    "command.config.analysis": "Analyse matches when they end.",
+    "command.config.analysis.robot": "Analyse matches against tablebot when they end (default on)",
+    "command.config.analysis.people": "Analyse matches between people when they end (default off)",
+    "command.sync": "Owner only: sync slash commands globally.",
+    "command.config": "tablebot settings for this server (Manage Server only).",
+    "command.games": "Your active matches here, with links.",
+    "command.leaderboard": "The server's best players of a game.",
+    "command.leaderboard.game": "Which game",
+    "command.leaderboard.points": "Only matches of this length (0 = backgammon money games)",
+    "command.stats": "A player's record, rating and NANNONs.",
+    "command.stats.user": "Whose stats (you by default)",
+    "command.stats.game": "One game only",
+    "command.history": "A player's recent matches here.",
+    "command.history.user": "Whose history (you by default)",
+    "command.export": "Download a match as .mat or .pdn.",
+    "command.export.match": "The match number (see /history)",
+    "command.verify": "Check a match's dice against its seed.",
+    "command.verify.match": "The match number (see /history)",
+    "command.rules": "A short summary of a game's rules.",
+    "command.rules.game": "Which game",
+    "command.analyse": "How did we play? Analyse a finished match",
+    "command.analyse.match": "The match's number (#)",
+    "command.hint": "The robot's advice on your decision",
+    "rules.nannon": (
+        "**Nannon**: 6 spots, 3 checkers each, one die.\n"
+        "- Start: one checker at HOME, one each on your spots 1 and 2. Your spot k is your "
+        "opponent's spot 7-k.\n"
+        "- Opening: each player rolls one die; the higher roll moves first and plays the "
+        "*difference*. A tie is rolled again, and on a tie either player may turn the cube.\n"
+        "- A checker at HOME enters on spot d; a checker on spot s moves to s+d, and past 6 "
+        "it reaches SAFETY (no exact roll needed).\n"
+        "- One checker per spot. You may not land on your own checker; landing on a lone "
+        "opponent checker hits it back to its HOME. Checkers on adjacent spots form a prime "
+        "and can't be hit.\n"
+        "- You must move if you can; with no legal move the turn is forfeited.\n"
+        "- Bear all 3 checkers to SAFETY to win 1 point, or 2 (a **NANNON**) if the loser has"
+        " none in SAFETY, times the cube.\n"
+        "- Cube: starts centred (showing 64). Before rolling, double if it is centred or "
+        "yours; the opponent takes (owns it, stake doubles) or passes (loses at the old "
+        "stake). A double must be answered before anything else.\n"
+        "- Match play to N points (11 by default), with the Crawford rule: no doubling in the"
+        " one game after a player first reaches N-1.\n"
+        "- Shut your opponent out and react 📣 to shout NANNON!"
+    ),
+    "rules.backgammon": (
+        "**Backgammon**: standard rules, 15 checkers each, two dice; doubles are played four "
+        "times.\n"
+        "- Use both dice if you can; if only one can be used, use the larger when either "
+        "could be. With doubles, play as many as possible.\n"
+        "- Checkers on the bar enter before anything else. Bear off only with all 15 in your "
+        "home board; a higher roll bears off from the highest point only when no checker is "
+        "higher.\n"
+        "- Opening: one die each, the higher roll plays both numbers; ties are rolled again.\n"
+        "- A game is 1 point, a gammon (loser bore off nothing) 2, a backgammon (and still "
+        "has a checker on the bar or in the winner's home board) 3, times the cube.\n"
+        "- Cube: double only before rolling, with a centred cube or one you own. A pass loses"
+        " the stake before the double; a take owns the cube. No limit on redoubles.\n"
+        "- Match play uses the Crawford rule. Money play (points 0) may use the Jacoby rule "
+        "(gammons count single until the cube is turned) and automatic doubles on tied "
+        "openings.\n"
+        "- /resign offers single, gammon or backgammon; the opponent accepts or declines.\n"
+        "- Moves in gnubg notation: `24/18 13/11`, `bar/22`, `6/off`, `8/5(2)`."
+    ),
+    "rules.checkers": (
+        "**American checkers** (English draughts): 8x8 board, dark squares numbered 1-32.\n"
+        "- Black starts on 1-12 and moves first; White starts on 21-32. Colours alternate "
+        "each game of a match.\n"
+        "- Men move and jump diagonally forward only; kings move and jump both ways.\n"
+        "- Capturing is mandatory; you may choose any capture, not necessarily the longest, "
+        "but a jump sequence once begun must be completed.\n"
+        "- A man reaching the king row is crowned and its move ends there, even mid-jump.\n"
+        "- No pieces or no legal move: you lose.\n"
+        "- Draws: by agreement (/draw), on the third repetition of a position with the same "
+        "side to move, or after 40 moves each with no capture and no man moved.\n"
+        "- Match: a win scores 1, a draw ½ each; first to the match length wins, and a final "
+        "tie is a drawn match.\n"
+        "- Notation: `11-15` for a move, `22x15x8` for a jump (`22x8` when unambiguous)."
+    ),
+    "analysis.unit.equity": "thousandths of equity lost per decision",
+    "analysis.unit.backgammon": "mEMG per decision",
+    "analysis.unit.checkers": "thousandths of the score lost per move",
+    "history.result.won": "won",
+    "history.result.lost": "lost",
+    "history.result.drawn": "drawn",
+    "reminder.idle": (
+        "<@{user_id}>, match #{match_id} is waiting for you (idle for {minutes} min). {name} "
+        "is waiting."
+    ),
+    "reminder.claim": (
+        "<@{user_id}>, {name} has not played in match #{match_id} for {minutes} min. You may "
+        "claim the win."
+    ),
     # --- buttons, menus -------------------------------------------------------------------------
     "button.roll": "Roll",
     "button.double": "Double",
@@ -108,6 +233,74 @@ MESSAGES: dict[str, str] = {
     "export.caption": "Match #{match_id}:",
     "shout.someone": "Someone",
     "shout": "# {shout} NANNON! {shout}\n**{name}** shouts it: a shutout in game {game}!",
+    "refusal.not_manager": (
+        "Only members with the Manage Server permission can change tablebot's settings."
+    ),
+    "refusal.not_owner": "Only the bot's owner can sync commands globally.",
+    "refusal.which_channel": "Say which channel to {action}.",
+    "refusal.channel_not_listed": "{channel} is not in the list of challenge channels.",
+    "sync.done": "Synced {count} commands globally (they may take up to an hour to appear).",
+    "settings.on": "on",
+    "settings.off": "off",
+    "settings.any_channel": "any channel",
+    "settings.title": "**tablebot settings for this server**",
+    "settings.lengths": (
+        "- Default lengths: Nannon {nannon}, backgammon {backgammon}, checkers {checkers} game(s)"
+    ),
+    "settings.cube": (
+        "- Cube {cube}, Crawford {crawford}, Jacoby {jacoby}, automatic doubles {auto_doubles}"
+    ),
+    "settings.automation": (
+        "- Auto-roll {auto_roll}, auto-move {auto_move}, auto-pass {auto_pass} (applies to "
+        "new matches)"
+    ),
+    "settings.times": (
+        "- Reminder after {reminder} min, claim after {claim} min, challenges expire after "
+        "{challenge} min"
+    ),
+    "settings.threads": "- Threads for matches: {threads}",
+    "settings.channels": "- Challenges allowed in: {channels}",
+    "settings.rate_limit": "- Rate limit: {actions} commands or clicks per {seconds} s per member",
+    "settings.saved": "Saved.\n{settings}",
+    "stats.counter.gammon": "gammons",
+    "stats.counter.backgammon": "backgammons",
+    "stats.counter.nannon": "NANNONs",
+    "stats.counter": "{counter} {won}-{lost}",
+    "stats.shouted": ", shouted {count}",
+    "stats.title": "Stats of {name}",
+    "stats.empty": "No finished matches here yet.",
+    "stats.rating": "Rating {rating} ({experience} exp)",
+    "stats.matches": "Matches {played}: {record}",
+    "stats.points": "Points {points}",
+    "stats.streak.wins": "Streak: {count} wins",
+    "stats.streak.losses": "Streak: {count} losses",
+    "leaderboard.title": "{game} leaderboard",
+    "leaderboard.money": " · money games",
+    "leaderboard.matches_to": " · matches to {points}",
+    "leaderboard.empty": "Nobody has finished a match here yet.",
+    "leaderboard.row": "**{rank}.** {name} · {rating} · {record} · {points} pts",
+    "leaderboard.footer": "rank · name · rating · W-L · points won-lost",
+    "list.money": "money",
+    "history.title": "Recent matches of {name}",
+    "history.default_title": "Recent matches",
+    "history.empty": "No matches here yet.",
+    "history.row": (
+        "`#{match_id}` {game} {length} vs {name}: **{result}** {score}{change} <t:{when}:R>"
+    ),
+    "history.choice": "#{match_id} {game} vs {name} ({result})",
+    "games.empty": "You have no active matches here. Start one with /challenge.",
+    "games.your_turn": " · **your turn**",
+    "games.row": "- `#{match_id}` {game} {length} vs {name}, {score}{turn}: {link}",
+    "games.title": "Your active matches:",
+    "export.file": "Match #{match_id}: `{filename}`",
+    "verify.verdict.secret": "Seed still secret",
+    "verify.verdict.ok": "Every roll checks out ✅",
+    "verify.verdict.mismatch": "The rolls do NOT match the seed ❌",
+    "verify.title": "Dice of match #{match_id}: {verdict}",
+    "verify.commitment": "Commitment (SHA-256)",
+    "verify.seed": "Seed",
+    "verify.seed_secret": "revealed at the end",
+    "verify.dice_rolled": "Dice rolled",
     # --- events (the lines above the board) --------------------------------------------------
     "event.pass_hint": 'play "{no_move}" to pass the turn',
     "event.turn_passes": "the turn passes to {name}",
