@@ -15,13 +15,6 @@ from tests.support.catalogue_scan import scan_source, scan_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGUE = "bot/discord/catalogue"
-# Modules not yet read through the catalogue; each must still have findings (the list only
-# shrinks).
-PENDING: frozenset[str] = frozenset(
-    {
-        "bot/discord/presenter.py",
-    }
-)
 
 
 # --- the lookup ----------------------------------------------------------------------------
@@ -91,15 +84,8 @@ def test_every_key_used_in_bot_exists() -> None:
 
 
 def test_no_english_reaches_members_around_the_catalogue() -> None:
-    findings = scan_tree(ROOT / "bot", frozenset({CATALOGUE, *PENDING}))
+    findings = scan_tree(ROOT / "bot", frozenset({CATALOGUE}))
     assert not findings, "\n".join(map(str, findings))
-
-
-@pytest.mark.parametrize("module", sorted(PENDING))
-def test_pending_modules_still_have_english(module: str) -> None:
-    """A module leaves PENDING once it is clean: this fails when one is and is still listed."""
-    source = (ROOT / module).read_text(encoding="utf-8")
-    assert scan_source(source, module)
 
 
 FLAGGED = [
