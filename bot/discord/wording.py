@@ -48,6 +48,7 @@ from bot.service.events import (
     WinClaimed,
 )
 from engines.base import GameKind, GameResult, ResultKind
+from engines.errors import GameError
 from engines.match import NO_MOVE
 from engines.spec import spec_of
 
@@ -289,11 +290,20 @@ REFUSALS: dict[Refusal, Words] = {
 
 
 def refusal_text(error: BaseException) -> str:
-    """What a refusal says to the user: the service's in these words, anything else (the
-    engines' errors, the adapter's own refusals) as its message."""
+    """What a refusal says to the user: the service's and the engines' by their codes, in the
+    catalogue's words; anything else (the adapter's own refusals, already in them) as its
+    message."""
     if isinstance(error, Refused):
         return REFUSALS[error.refusal](error.params)
+    if isinstance(error, GameError) and error.code is not None:
+        return engine_text(error)
     return str(error)
+
+
+def engine_text(error: GameError) -> str:
+    """An engine's refusal (``engine.<code>``) with its parameters."""
+    assert error.code is not None
+    return text(f"engine.{error.code}", **error.params)
 
 
 # --- the robot and /hint -----------------------------------------------------------------------

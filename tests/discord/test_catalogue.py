@@ -128,3 +128,75 @@ def test_the_scan_finds_english_sent_to_members(snippet: str) -> None:
 @pytest.mark.parametrize("snippet", PASSED)
 def test_the_scan_passes_catalogue_lookups_and_logs(snippet: str) -> None:
     assert not scan_source(snippet), snippet
+
+
+# --- the engines' errors -----------------------------------------------------------------------
+
+ENGINE_ERRORS = {
+    "GameError",
+    "InvalidNotationError",
+    "IllegalMoveError",
+    "AmbiguousMoveError",
+    "NotYourTurnError",
+    "PhaseError",
+    "CubeError",
+}
+
+
+def _engine_error_calls() -> list[tuple[str, ast.Call]]:
+    calls = []
+    for path in sorted((ROOT / "engines").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ENGINE_ERRORS
+                and node.args
+            ):
+                calls.append((f"{path.relative_to(ROOT)}:{node.lineno}", node))
+    return calls
+
+
+def test_every_engine_error_has_a_code_in_the_catalogue() -> None:
+    """The engines refuse with a code and its parameters; the catalogue words each code
+    (tests/engines/conftest.py checks the words are the error's English, parameters filled)."""
+    calls = _engine_error_calls()
+    assert len(calls) > 100
+    problems = []
+    for where, call in calls:
+        code = next((k.value for k in call.keywords if k.arg == "code"), None)
+        if not (isinstance(code, ast.Constant) and isinstance(code.value, str)):
+            problems.append(f"{where}: no code")
+        elif f"engine.{code.value}" not in en.MESSAGES:
+            problems.append(f"{where}: engine.{code.value} is not in the catalogue")
+    assert not problems
+
+
+def test_an_engine_error_reads_from_the_catalogue() -> None:
+    from bot.discord.wording import refusal_text
+    from engines.backgammon import Position, parse_play
+    from engines.errors import InvalidNotationError
+
+    with pytest.raises(InvalidNotationError) as caught:
+        parse_play("13/x", Position.initial(), (6, 5))
+    error = caught.value
+    assert error.code == "unreadable_token"
+    assert refusal_text(error) == text("engine.unreadable_token", **error.params)
+    assert "is not like 24/18" in refusal_text(error)
+
+
+def test_engine_errors_keep_their_code_across_processes() -> None:
+    """The robot's workers raise in another process: the code and parameters survive."""
+    import pickle
+
+    from engines.errors import CubeError, CubeErrorReason
+
+    error = CubeError(CubeErrorReason.CRAWFORD, "No doubling.", code="crawford", seat=1)
+    copy = pickle.loads(pickle.dumps(error))
+    assert (type(copy), str(copy), copy.code, copy.params, copy.reason) == (
+        CubeError,
+        "No doubling.",
+        "crawford",
+        {"seat": 1},
+        CubeErrorReason.CRAWFORD,
+    )

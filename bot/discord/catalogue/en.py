@@ -141,6 +141,7 @@ MESSAGES: dict[str, str] = {
     "history.result.won": "won",
     "history.result.lost": "lost",
     "history.result.drawn": "drawn",
+    "history.result.active": "active",
     "reminder.idle": (
         "<@{user_id}>, match #{match_id} is waiting for you (idle for {minutes} min). {name} "
         "is waiting."
@@ -148,6 +149,189 @@ MESSAGES: dict[str, str] = {
     "reminder.claim": (
         "<@{user_id}>, {name} has not played in match #{match_id} for {minutes} min. You may "
         "claim the win."
+    ),
+    "engine.already_rolled": "You rolled already: pick a move (position {position_id}).",
+    "engine.ambiguous_jump": "{text} fits {count} jumps in {fen}: {listing}; give the full path.",
+    "engine.ambiguous_move": (
+        "That move is ambiguous: {shown} with {roll} could be {options} (position {position_id})"
+    ),
+    "engine.auto_doubles_count": "Automatic doubles are a count >= 0, not {auto_doubles!r}.",
+    "engine.auto_doubles_money_only": (
+        "Automatic doubles are for money play only, not a {length}-point match."
+    ),
+    "engine.bad_dice": "A {what} is {count} dice from 1 to 6, not {dice!r}.",
+    "engine.bad_path": (
+        "Cannot read {text!r}: a path starts on a point or the bar and may end off the board "
+        "(position {position_id})"
+    ),
+    "engine.bad_repeat": "Cannot read {text!r}: a repeat count is 1 to 4 (position {position_id})",
+    "engine.bad_resign_level": "In {kind} you may resign {names}, not {level!r}.",
+    "engine.blocked": "{text!r}: {place_name} is blocked, {reason} {where}",
+    "engine.both_colours_on_spot": "both colours on spot {spot} in {format_id}",
+    "engine.cannot_resign_now": "You can't resign now: it is {phase_hint}.",
+    "engine.capture_mandatory": "{text} is not legal in {fen}: a capture is mandatory ({listing}).",
+    "engine.checkers_game_over": "{move} cannot be played: the game is over ({fen}).",
+    "engine.checkers_illegal_move": "{text} is not a legal move in {fen}.",
+    "engine.checkers_length": "A checkers match is at least 1 game long, not {length}.",
+    "engine.checkers_move_illegal": "{move} is not a legal move in {fen}.",
+    "engine.checkers_no_cube": "Checkers has no doubling cube.",
+    "engine.checkers_not_your_turn": "It is your opponent's turn ({name} to move).",
+    "engine.checkers_resign_level": "In checkers a resignation simply loses the game (level 1).",
+    "engine.crawford": "Nobody may double in the Crawford game.",
+    "engine.cube_only_options": "Jacoby and automatic doubles need the doubling cube.",
+    "engine.dice_match_kind": "A dice match plays Nannon or backgammon, not {kind}.",
+    "engine.double_after_opening": "Doubling comes after the opening roll.",
+    "engine.double_before_rolling": (
+        "You rolled already: double before rolling (position {position_id})."
+    ),
+    "engine.double_on_turn": "Only the player on turn may double, before rolling.",
+    "engine.double_waiting": "A double is waiting for an answer.",
+    "engine.double_waiting_answer": "A double is waiting for an answer: take or pass first.",
+    "engine.draw_offer_waiting": "A draw offer is waiting for an answer: accept or decline it.",
+    "engine.fen_bad": "Bad position {fen}: {exc}.",
+    "engine.fen_bad_token": "Bad position {fen}: {token}.",
+    "engine.fen_not_text": "{fen!r} is not a PDN FEN string.",
+    "engine.fen_sections": "Bad position {fen}: need one 'W' and one 'B' section.",
+    "engine.fen_square_out_of_range": "Bad position {fen}: {token} is not within 1..32.",
+    "engine.fen_square_twice": "Bad position {fen}: square {square} is listed twice.",
+    "engine.fen_too_long": "{fen} is too long for a PDN FEN.",
+    "engine.illegal_play_position": "That move is illegal: {play} does not fit position {id}",
+    "engine.impossible_with_roll": (
+        "That move is illegal: {shown} is not possible with {roll} (position {position_id})"
+    ),
+    "engine.jacoby_money_only": (
+        "The Jacoby rule is for money play only, not a {length}-point match."
+    ),
+    "engine.jump_not_completed": (
+        "{text} is not a legal jump in {fen} (a jump must be completed); legal: {listing}."
+    ),
+    "engine.match_id_cube_owner": (
+        "{text} is not a valid gnubg Match ID: cube owner bits 10 mean nothing"
+    ),
+    "engine.match_id_dice": "{text} is not a valid gnubg Match ID: dice {dice_0}-{dice_1}",
+    "engine.match_id_form": (
+        "{match_id} is not a gnubg Match ID: that is {MATCH_ID_LENGTH} characters of A-Z, "
+        "a-z, 0-9, + and /"
+    ),
+    "engine.match_id_game_state": (
+        "{text} is not a valid gnubg Match ID: game state {values_game_state} is not 0..4"
+    ),
+    "engine.match_id_money": (
+        "{text} is not a valid gnubg Match ID: a money game has no Crawford game and no score"
+    ),
+    "engine.match_id_score": (
+        "{text} is not a valid gnubg Match ID: score {score_0}-{score_1} is past the match "
+        "length {length}"
+    ),
+    "engine.match_id_stray_bits": (
+        "{text} is not a valid gnubg Match ID: it has stray bits after the scores"
+    ),
+    "engine.match_length": "A match length is 0 (money) or more points, not {length!r}.",
+    "engine.match_over": "The match is over.",
+    "engine.money_not_backgammon": "Money play (match length 0) is for backgammon only.",
+    "engine.move_not_text": "A move is text, not {type_name}",
+    "engine.moves_backwards": (
+        "That move is illegal: in {shown} a checker moves backwards; checkers move from "
+        "higher to lower points (position {position_id})"
+    ),
+    "engine.must_pass": (
+        "{text!r}: no move is legal with this roll; play {NO_MOVE!r} to pass the turn {where}"
+    ),
+    "engine.nannon_game_over": "{text!r}: the game is over {where}",
+    "engine.nannon_move_unreadable": "{text!r} is not a Nannon move like H/3, 2/5 or 5/S",
+    "engine.needs_seat": "{type_name} needs a player seat (0 or 1).",
+    "engine.no_checker_can_move": (
+        "That move is illegal: no checker can move with {roll}, the turn passes (position "
+        "{position_id})"
+    ),
+    "engine.no_checker_there": "{text!r}: you have no checker at {name} {where}",
+    "engine.no_cube": "This match is played without the cube.",
+    "engine.no_double": "There is no double to answer.",
+    "engine.no_draw_offer": "There is no draw offer to answer.",
+    "engine.no_draw_offers": "There are no draw offers in {kind}.",
+    "engine.no_jump_here": "{text} is not legal in {fen}: no jump here.",
+    "engine.no_move_not_stuck": (
+        "{NO_MOVE!r} is only for a roll that can't be played: pick a move {where}"
+    ),
+    "engine.no_resignation": "There is no resignation to answer.",
+    "engine.no_roll_to_play": "There is no roll to play now, so {text!r} can't be a move.",
+    "engine.not_a_checkers_action": "{type_name} does not apply to checkers.",
+    "engine.not_a_checkers_move": "{text!r} is not a checkers move (in {fen}).",
+    "engine.not_a_fen": "{fen} is not a PDN FEN; expected e.g. 'B:W21,22,K30:B1,2,K9'.",
+    "engine.not_a_nannon_move": "{shown!r} is not a Nannon move like H/3, 2/5 or 5/S",
+    "engine.not_a_nannon_position_id": (
+        "{shown!r} is not a Nannon position ID like '012-012' (3 digits 0..7 for the side on "
+        "roll, a dash, 3 for the opponent)"
+    ),
+    "engine.not_a_place": "{what}: {p!r} is not a place 0..7",
+    "engine.not_a_point": (
+        "Cannot read {text!r}: {value} is not a point (1-24, bar or off; position {position_id})"
+    ),
+    "engine.not_a_position_id": "{text} is not a gnubg Position ID",
+    "engine.not_a_seat": "{player!r} is not a seat of this match.",
+    "engine.not_an_action": "{action!r} is not an action in a {kind} match.",
+    "engine.not_enough_played": (
+        "That move is illegal: {shown} does not play as much of {roll} as the rules require "
+        "(position {position_id})"
+    ),
+    "engine.not_your_turn": "It's not your turn: wait for your opponent to play.",
+    "engine.nothing_to_hit": "{text!r}: there is nothing to hit there {where}",
+    "engine.opening_done": "The opening roll of game {game_number} is done; it is {phase_hint}.",
+    "engine.opening_roll_first": (
+        "This game starts with an opening roll: each player rolls one die."
+    ),
+    "engine.opponent_owns_cube": "Your opponent owns the cube: only they may redouble.",
+    "engine.own_double": "Your opponent must take or pass your double.",
+    "engine.own_draw_offer": "Your draw offer is waiting for your opponent's answer.",
+    "engine.own_resignation": "Your opponent must accept or decline your resignation.",
+    "engine.places_count": "{what} must be {CHECKERS} places, not {places!r}",
+    "engine.places_not_sorted": "places must be sorted ascending in {position_id!r}",
+    "engine.position_id_both_off": (
+        "{text} is not a valid gnubg Position ID: both sides have borne off"
+    ),
+    "engine.position_id_both_on_point": (
+        "{text} is not a valid gnubg Position ID: both sides have checkers on point {point}"
+    ),
+    "engine.position_id_form": (
+        "{position_id} is not a gnubg Position ID: that is {POSITION_ID_LENGTH} characters of"
+        " A-Z, a-z, 0-9, + and /"
+    ),
+    "engine.position_id_not_canonical": (
+        "{text} is not a valid gnubg Position ID: its last character is not canonical"
+    ),
+    "engine.position_id_stray_bits": (
+        "{text} is not a valid gnubg Position ID: it has stray bits after the last point"
+    ),
+    "engine.position_id_too_many": (
+        "{text} is not a valid gnubg Position ID: one side has {on_board} checkers, more than"
+        " {CHECKERS}"
+    ),
+    "engine.resignation_waiting": "A resignation is waiting for an answer: accept or decline it.",
+    "engine.resignation_waiting_first": (
+        "A resignation is waiting for an answer: accept or decline it first."
+    ),
+    "engine.roll_first": "Roll first, then move (position {position_id}).",
+    "engine.safety_never_moves": "{text!r}: a checker in SAFETY never moves again {where}",
+    "engine.square_out_of_range": "{text} names a square outside 1..32 (position {fen}).",
+    "engine.too_many_checkers": (
+        "That move is illegal: {shown} moves more checkers than {roll} allows (position "
+        "{position_id})"
+    ),
+    "engine.two_on_one_spot": "{what}: two checkers on one spot in {places!r}",
+    "engine.unreadable_checkers_move": (
+        "{text} is not a checkers move in {fen}: write 11-15 for a move or 22x15x8 for a jump."
+    ),
+    "engine.unreadable_move": (
+        "Cannot read {text!r} as a backgammon move: write it like 24/18 13/11 (position "
+        "{position_id})"
+    ),
+    "engine.unreadable_token": (
+        "Cannot read {text!r} as a backgammon move: {token!r} is not like 24/18, bar/22, "
+        "6/off or 8/5(2) (position {position_id})"
+    ),
+    "engine.wrong_distance": (
+        "{text!r} does not move {roll}: a checker on {place_name} goes to {place_name_target}"
+        " {where}"
     ),
     # --- buttons, menus -------------------------------------------------------------------------
     "button.roll": "Roll",

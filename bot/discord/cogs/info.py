@@ -60,7 +60,7 @@ def _length(length: int) -> str:
 
 
 def _result(result: str) -> str:
-    """A finished match's result for its player: the service says "won", "lost" or "drawn"."""
+    """A match's result for its player: the service says "won", "lost", "drawn" or "active"."""
     return text(f"history.result.{result}")
 
 
