@@ -27,6 +27,7 @@ from discord.ext import commands
 
 from bot import rendering
 from bot.config import Settings
+from bot.discord.catalogue import text
 from bot.discord.ratelimit import CommandRateLimit, allow_interaction, guild_limits
 from bot.discord.replies import NO_MENTIONS, admit, refuse_closing, report_error
 from bot.robot import worker as robot_worker
@@ -84,9 +85,9 @@ class TableTree(app_commands.CommandTree["TableBot"]):
         if isinstance(error, app_commands.CommandInvokeError):
             original = error.original
         elif isinstance(error, app_commands.NoPrivateMessage):
-            original = _Refusal("This command works in a server only.")
+            original = _Refusal(text("refusal.server_only"))
         elif isinstance(error, app_commands.CheckFailure):
-            original = _Refusal(str(error) or "You can't use this command here.")
+            original = _Refusal(str(error) or text("refusal.not_here"))
         await report_error(interaction, original)
 
 

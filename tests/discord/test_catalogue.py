@@ -105,6 +105,9 @@ FLAGGED = [
     'def prompt(view):\n    return "Roll for the opening."',
     'NOTE = "The bot is restarting."\nasync def f(i):\n    await reply(i, NOTE)',
     '@app_commands.command(name="roll")\nasync def roll(self, interaction):\n    """Roll."""',
+    'await self._act(interaction, command, "Played.")',
+    'lines = ["Your active matches:", *shown]',
+    'title = spec.title + " challenge"',
 ]
 PASSED = [
     'await interaction.response.send_message(text("refusal.roll_first"))',
@@ -117,6 +120,11 @@ PASSED = [
     '@app_commands.command(name="roll", description=command_text("command.roll"))\n'
     "async def roll(self, interaction):\n    pass",
     'parser = argparse.ArgumentParser(description="Analyse a match.")',
+    'SHOUT_RE = re.compile(r"Match #(\\d+) · game (\\d+) · NANNON")',
+    'def f():\n    """Show the board again, with its buttons."""\n    return None',
+    'raise LookupError(f"no handler for {name} (is its cog loaded?)")',
+    'return f"{base}/{where}"  # not for members: a link',
+    'return (  # not for members: a log line\n    f"interaction {i} by user {u}"\n)',
 ]
 
 

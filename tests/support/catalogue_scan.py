@@ -63,6 +63,29 @@ SHOWN_ERRORS = frozenset(
     }
 )
 COMMAND_DECORATORS = frozenset({"command"})  # app_commands.command, group.command
+# Two words, or one capitalised and punctuated: a phrase someone reads.
+WORDS = re.compile(
+    r"[A-Za-z]{2,}[^\n{}]* [^\n{}]*[A-Za-z]{2,}|^[A-Z][a-z]+[.!?:]$|^ +[A-Za-z]{2,}|[A-Za-z]{2,} +$"
+)
+# Calls whose string arguments are for programs and logs: errors no member sees, types,
+# patterns, task names.
+QUIET_CALLS = frozenset(
+    {
+        "ValueError",
+        "TypeError",
+        "RuntimeError",
+        "LookupError",
+        "KeyError",
+        "AssertionError",
+        "NotImplementedError",
+        "cast",
+        "compile",
+        "getLogger",
+        "create_task",
+        "spawn_work",
+    }
+)
+LOGGERS = frozenset({"log", "logging", "logger"})
 # The terminal's, not Discord's: the command line's help.
 TERMINAL_CALLS = frozenset({"ArgumentParser", "add_parser", "add_argument", "add_argument_group"})
 
@@ -75,6 +98,18 @@ class Finding:
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.text!r}"
+
+
+def _is_terminal(name: str | None) -> bool:
+    return name in TERMINAL_CALLS or (name or "").endswith("Parser")
+
+
+def _is_log(func: ast.expr) -> bool:
+    return (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id in LOGGERS
+    )
 
 
 def _name(func: ast.expr) -> str | None:
@@ -143,13 +178,26 @@ class _Scanner:
             case ast.Name(id=name) if name in self.constants and name not in seen:
                 yield from self.english(self.constants[name], seen | {name})
 
-    def findings(self) -> Iterator[Finding]:
+    def marked_lines(self) -> set[int]:
+        """The lines of every statement marked NOT_FOR_MEMBERS."""
+        marked: set[int] = set()
         for node in ast.walk(self.tree):
-            if not isinstance(node, ast.stmt | ast.expr):
-                continue
-            end = node.end_lineno or node.lineno
-            if any(NOT_FOR_MEMBERS in line for line in self.lines[node.lineno - 1 : end]):
-                continue
+            if isinstance(node, ast.stmt) and not isinstance(node, ast.FunctionDef | ast.ClassDef):
+                lines = range(node.lineno, (node.end_lineno or node.lineno) + 1)
+                if any(NOT_FOR_MEMBERS in self.lines[n - 1] for n in lines):
+                    marked.update(lines)
+        return marked
+
+    def findings(self) -> Iterator[Finding]:
+        marked = self.marked_lines()
+        for finding in self._findings():
+            if finding.line not in marked:
+                yield finding
+
+    def _findings(self) -> Iterator[Finding]:
+        if self.returns:
+            yield from self.sentences()
+        for node in ast.walk(self.tree):
             if isinstance(node, ast.Call):
                 yield from self.call(node)
             elif isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
@@ -162,9 +210,32 @@ class _Scanner:
                 # A helper's words reach a sink through its callers.
                 yield from self.english(node.value)
 
+    def sentences(self) -> Iterator[Finding]:
+        """In the adapter, any literal of two or more words not in a docstring, a log call, a
+        raised ValueError-like error, a type string or a regular expression: words reach
+        members through any argument (``self._act(..., "Played.")``), not only sinks."""
+        quiet: set[int] = set()
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+                quiet.add(id(node.value))  # a docstring
+            elif isinstance(node, ast.Call) and (
+                _name(node.func) in QUIET_CALLS
+                or _is_terminal(_name(node.func))
+                or _is_log(node.func)
+            ):
+                quiet.update(id(inner) for inner in ast.walk(node))
+        for node in ast.walk(self.tree):
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and id(node) not in quiet
+                and WORDS.search(node.value)
+            ):
+                yield Finding(self.path, node.lineno, node.value)
+
     def call(self, node: ast.Call) -> Iterator[Finding]:
         name = _name(node.func)
-        if name in TERMINAL_CALLS or (name or "").endswith("Parser"):
+        if _is_terminal(name):
             return
         if name in SENDS:
             for arg in node.args:

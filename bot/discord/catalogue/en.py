@@ -728,6 +728,7 @@ MESSAGES: dict[str, str] = {
     "refusal.slow_down.other": (
         "Slow down: you're sending commands too fast. Try again in {seconds} seconds."
     ),
+    "refusal.not_here": "You can't use this command here.",
     "refusal.server_only": "This command works in a server only.",
     "refusal.no_match_here": (
         "You have no active match here. Start one with /challenge, or use /games to find yours."
