@@ -281,7 +281,7 @@ class DiceMatch:
                     f"{self._where()}",
                     code="no_move_not_stuck",
                     NO_MOVE=NO_MOVE,
-                    where=self._where(),
+                    **self._where_params(),
                 )
             return NoMove()
         try:
@@ -296,12 +296,15 @@ class DiceMatch:
             code="must_pass",
             text=text[:40],
             NO_MOVE=NO_MOVE,
-            where=self._where(),
+            **self._where_params(),
         )
 
     def _where(self) -> str:
-        dice = "-".join(map(str, self.dice or ()))
-        return f"(position {self.position_id}, roll {dice})"
+        return "(position {position_id}, roll {roll})".format_map(self._where_params())
+
+    def _where_params(self) -> dict[str, str]:
+        """The position and the roll an error names (its code's parameters)."""
+        return {"position_id": self.position_id, "roll": "-".join(map(str, self.dice or ()))}
 
     def format_move(self, move: Any) -> str:
         if isinstance(move, NoMove):
@@ -367,7 +370,7 @@ class DiceMatch:
                 f"it is {self._phase_hint()}.",
                 code="opening_done",
                 game_number=self._game_number,
-                phase_hint=self._phase_hint(),
+                **self._phase_params(),
             )
         d0, d1 = self._checked_dice(action.dice, 2, "opening roll")
         self.opening_dice = (d0, d1)
@@ -561,7 +564,7 @@ class DiceMatch:
             raise PhaseError(
                 f"You can't resign now: it is {self._phase_hint()}.",
                 code="cannot_resign_now",
-                phase_hint=self._phase_hint(),
+                **self._phase_params(),
             )
         level = action.level
         if level not in self.spec.resign_levels:
@@ -691,6 +694,10 @@ class DiceMatch:
                 "A resignation is waiting for an answer: accept or decline it first.",
                 code="resignation_waiting_first",
             )
+
+    def _phase_params(self) -> dict[str, str | int]:
+        """The phase an error names (the adapter words it as ``engine.phase.<phase>``)."""
+        return {"phase": self._phase.value, "seat": self._turn}
 
     def _phase_hint(self) -> str:
         return {

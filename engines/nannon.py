@@ -305,21 +305,22 @@ can't be hit (position 012-012, roll 3)
         src = _parse_place(match["src"])
         dst = _parse_place(match["dst"])
         where = f"(position {position.id}, roll {roll})"
+        at = {"position_id": position.id, "roll": roll}  # the parameters of ``where``
         if src == SAFETY:
             raise IllegalMoveError(
                 f"{text!r}: a checker in SAFETY never moves again {where}",
                 code="safety_never_moves",
                 text=text,
-                where=where,
+                **at,
             )
         if src not in position.mine:
             name = "HOME" if src == HOME else f"spot {src}"
             raise IllegalMoveError(
                 f"{text!r}: you have no checker at {name} {where}",
-                code="no_checker_there",
+                code="no_checker_home" if src == HOME else "no_checker_on_spot",
                 text=text,
-                name=name,
-                where=where,
+                spot=src,
+                **at,
             )
         target = roll if src == HOME else min(src + roll, SAFETY)
         if dst != target:
@@ -328,10 +329,9 @@ can't be hit (position 012-012, roll 3)
                 f"{_place_name(target)} {where}",
                 code="wrong_distance",
                 text=text,
-                roll=roll,
                 place_name=_place_name(src),
                 place_name_target=_place_name(target),
-                where=where,
+                **at,
             )
         for move in position.legal_moves(roll):
             if move.src == src:
@@ -340,7 +340,7 @@ can't be hit (position 012-012, roll 3)
                         f"{text!r}: there is nothing to hit there {where}",
                         code="nothing_to_hit",
                         text=text,
-                        where=where,
+                        **at,
                     )
                 return move
         if position.is_over():
@@ -348,19 +348,18 @@ can't be hit (position 012-012, roll 3)
                 f"{text!r}: the game is over {where}",
                 code="nannon_game_over",
                 text=text,
-                where=where,
+                **at,
             )
-        if dst in position.mine:
-            reason = "your own checker is there"
-        else:
-            reason = "that checker is in a prime and can't be hit"
+        own = dst in position.mine
+        reason = (
+            "your own checker is there" if own else "that checker is in a prime and can't be hit"
+        )
         raise IllegalMoveError(
             f"{text!r}: {_place_name(dst)} is blocked, {reason} {where}",
-            code="blocked",
+            code="blocked_by_own" if own else "blocked_by_prime",
             text=text,
             place_name=_place_name(dst),
-            reason=reason,
-            where=where,
+            **at,
         )
 
 

@@ -303,7 +303,10 @@ def refusal_text(error: BaseException) -> str:
 def engine_text(error: GameError) -> str:
     """An engine's refusal (``engine.<code>``) with its parameters."""
     assert error.code is not None
-    return text(f"engine.{error.code}", **error.params)
+    params = dict(error.params)
+    if "phase" in params:  # the phase an error names, in words
+        params["phase_hint"] = text(f"engine.phase.{params['phase']}", seat=params.get("seat"))
+    return text(f"engine.{error.code}", **params)
 
 
 # --- the robot and /hint -----------------------------------------------------------------------

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from bot.discord.catalogue import text
+from bot.discord.wording import engine_text
 from engines.errors import GameError
 
 
@@ -26,4 +26,4 @@ def engine_errors_read_as_before(monkeypatch: pytest.MonkeyPatch) -> Iterator[No
     yield
     for error in raised:
         if error.code is not None:
-            assert text(f"engine.{error.code}", **error.params) == str(error), error.code
+            assert engine_text(error) == str(error), error.code

@@ -166,7 +166,6 @@ MESSAGES: dict[str, str] = {
     ),
     "engine.bad_repeat": "Cannot read {text!r}: a repeat count is 1 to 4 (position {position_id})",
     "engine.bad_resign_level": "In {kind} you may resign {names}, not {level!r}.",
-    "engine.blocked": "{text!r}: {place_name} is blocked, {reason} {where}",
     "engine.both_colours_on_spot": "both colours on spot {spot} in {format_id}",
     "engine.cannot_resign_now": "You can't resign now: it is {phase_hint}.",
     "engine.capture_mandatory": "{text} is not legal in {fen}: a capture is mandatory ({listing}).",
@@ -235,23 +234,24 @@ MESSAGES: dict[str, str] = {
         "higher to lower points (position {position_id})"
     ),
     "engine.must_pass": (
-        "{text!r}: no move is legal with this roll; play {NO_MOVE!r} to pass the turn {where}"
+        "{text!r}: no move is legal with this roll; play {NO_MOVE!r} to pass the turn "
+        "(position {position_id}, roll {roll})"
     ),
-    "engine.nannon_game_over": "{text!r}: the game is over {where}",
+    "engine.nannon_game_over": "{text!r}: the game is over (position {position_id}, roll {roll})",
     "engine.nannon_move_unreadable": "{text!r} is not a Nannon move like H/3, 2/5 or 5/S",
     "engine.needs_seat": "{type_name} needs a player seat (0 or 1).",
     "engine.no_checker_can_move": (
         "That move is illegal: no checker can move with {roll}, the turn passes (position "
         "{position_id})"
     ),
-    "engine.no_checker_there": "{text!r}: you have no checker at {name} {where}",
     "engine.no_cube": "This match is played without the cube.",
     "engine.no_double": "There is no double to answer.",
     "engine.no_draw_offer": "There is no draw offer to answer.",
     "engine.no_draw_offers": "There are no draw offers in {kind}.",
     "engine.no_jump_here": "{text} is not legal in {fen}: no jump here.",
     "engine.no_move_not_stuck": (
-        "{NO_MOVE!r} is only for a roll that can't be played: pick a move {where}"
+        "{NO_MOVE!r} is only for a roll that can't be played: pick a move "
+        "(position {position_id}, roll {roll})"
     ),
     "engine.no_resignation": "There is no resignation to answer.",
     "engine.no_roll_to_play": "There is no roll to play now, so {text!r} can't be a move.",
@@ -275,7 +275,9 @@ MESSAGES: dict[str, str] = {
         "(position {position_id})"
     ),
     "engine.not_your_turn": "It's not your turn: wait for your opponent to play.",
-    "engine.nothing_to_hit": "{text!r}: there is nothing to hit there {where}",
+    "engine.nothing_to_hit": (
+        "{text!r}: there is nothing to hit there (position {position_id}, roll {roll})"
+    ),
     "engine.opening_done": "The opening roll of game {game_number} is done; it is {phase_hint}.",
     "engine.opening_roll_first": (
         "This game starts with an opening roll: each player rolls one die."
@@ -311,7 +313,9 @@ MESSAGES: dict[str, str] = {
         "A resignation is waiting for an answer: accept or decline it first."
     ),
     "engine.roll_first": "Roll first, then move (position {position_id}).",
-    "engine.safety_never_moves": "{text!r}: a checker in SAFETY never moves again {where}",
+    "engine.safety_never_moves": (
+        "{text!r}: a checker in SAFETY never moves again (position {position_id}, roll {roll})"
+    ),
     "engine.square_out_of_range": "{text} names a square outside 1..32 (position {fen}).",
     "engine.too_many_checkers": (
         "That move is illegal: {shown} moves more checkers than {roll} allows (position "
@@ -331,8 +335,30 @@ MESSAGES: dict[str, str] = {
     ),
     "engine.wrong_distance": (
         "{text!r} does not move {roll}: a checker on {place_name} goes to {place_name_target}"
-        " {where}"
+        " (position {position_id}, roll {roll})"
     ),
+    "engine.blocked_by_own": (
+        "{text!r}: {place_name} is blocked, your own checker is there (position "
+        "{position_id}, roll {roll})"
+    ),
+    "engine.blocked_by_prime": (
+        "{text!r}: {place_name} is blocked, that checker is in a prime and can't be hit "
+        "(position {position_id}, roll {roll})"
+    ),
+    "engine.no_checker_home": (
+        "{text!r}: you have no checker at HOME (position {position_id}, roll {roll})"
+    ),
+    "engine.no_checker_on_spot": (
+        "{text!r}: you have no checker at spot {spot} (position {position_id}, roll {roll})"
+    ),
+    "engine.phase.opening": "time for the opening roll",
+    "engine.phase.opening_tie": "time to roll the opening again (or double)",
+    "engine.phase.roll": "seat {seat}'s turn to roll",
+    "engine.phase.move": "seat {seat}'s turn to move",
+    "engine.phase.cube_offered": "time to answer a double",
+    "engine.phase.resign_offered": "time to answer a resignation",
+    "engine.phase.draw_offered": "time to answer a draw offer",
+    "engine.phase.match_over": "the end of the match",
     # --- buttons, menus -------------------------------------------------------------------------
     "button.roll": "Roll",
     "button.double": "Double",
@@ -369,7 +395,7 @@ MESSAGES: dict[str, str] = {
     "match.candidates": (
         "You have more than one match here; use the match's thread, or one of these:"
     ),
-    "match.candidate": "- #{match_id} {game} vs {name} in {where}",
+    "match.candidate": "- #{match_id} {game} vs {name} in (position {position_id}, roll {roll})",
     "challenge.title": "{game} challenge",
     "command.challenge": "Challenge someone (or anyone) to a match",
     "command.challenge.game": "Which game",
