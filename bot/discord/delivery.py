@@ -255,7 +255,7 @@ def match_title(view: MatchView) -> str:
     first, second = (p.name[:32] for p in view.players)
     return text(
         "match.title",
-        game=spec_of(view.kind).title,
+        game=wording.game_title(view.kind),
         first=first,
         second=second,
         length=length_text(view.kind, view.length),

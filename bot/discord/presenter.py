@@ -117,7 +117,7 @@ def prompt(view: MatchView) -> str:
         return text("prompt.take_or_pass", doubler=doubler, value=view.cube_value * 2, name=actor)
     if phase is Phase.RESIGN_OFFERED and view.resign_offer is not None:
         seat, level = view.resign_offer
-        what = spec_of(view.kind).resign_level_name(level)
+        what = wording.resign_level_text(view.kind, level)
         return text("prompt.resignation", resigner=names[seat], what=what, name=actor)
     if phase is Phase.DRAW_OFFERED and view.draw_offered_by is not None:
         return text("prompt.draw", offerer=names[view.draw_offered_by], name=actor)
@@ -584,7 +584,7 @@ def what_text(game: GameKind, rules: MatchRules) -> str:
     """The game and its options, as an invitation says them: "Backgammon, to 5 (cube,
     Crawford)"."""
     spec = spec_of(game)
-    what = text("what.game", game=spec.title, length=length_text(game, rules.length))
+    what = text("what.game", game=wording.game_title(game), length=length_text(game, rules.length))
     if spec.cube:  # the cube options, said even when the cube is off
         options = [text("what.cube" if rules.cube else "what.no_cube")]
         if rules.cube and rules.length:
@@ -599,7 +599,6 @@ def what_text(game: GameKind, rules: MatchRules) -> str:
 
 def invitation(challenge: Challenge) -> tuple[str | None, discord.Embed, discord.AllowedMentions]:
     challenger = escape_name(challenge.challenger.name)
-    spec = spec_of(challenge.game)
     what = what_text(challenge.game, challenge.rules)
     if challenge.opponent is not None:
         opponent = escape_name(challenge.opponent.name)
@@ -613,7 +612,7 @@ def invitation(challenge: Challenge) -> tuple[str | None, discord.Embed, discord
         content = None
         allowed = NO_MENTIONS
     embed = discord.Embed(
-        title=text("challenge.title", game=spec.title),
+        title=text("challenge.title", game=wording.game_title(challenge.game)),
         description=description,
         colour=style_of(challenge.game).colour,
     )

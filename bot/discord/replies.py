@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.discord.catalogue import text
-from bot.discord.wording import refusal_text
+from bot.discord.wording import game_name, refusal_text
 from engines.errors import GameError
 
 if TYPE_CHECKING:
@@ -147,7 +147,7 @@ def candidates_message(views: Sequence[MatchView], user_id: int) -> str:
             text(
                 "match.candidate",
                 match_id=view.match_id,
-                game=view.kind.value,
+                game=game_name(view.kind),
                 name=escape_name(other.name),
                 where=where,
             )

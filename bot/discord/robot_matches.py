@@ -57,7 +57,7 @@ async def announce(
     robot = view.players[view.robot_seat]
     what = presenter.what_text(view.kind, view.rules)
     embed = discord.Embed(
-        title=text("challenge.title", game=spec_of(view.kind).title),
+        title=text("challenge.title", game=wording.game_title(view.kind)),
         description=wording.robot_challenge(
             escape_name(human.name), escape_name(robot.name), view.robot_level, what
         ),

@@ -47,7 +47,7 @@ from bot.service.events import (
     Stuck,
     WinClaimed,
 )
-from engines.base import GameKind, GameResult, ResultKind
+from engines.base import GameKind, GameResult, ResignLevel, ResultKind
 from engines.errors import GameError
 from engines.match import NO_MOVE
 from engines.spec import spec_of
@@ -92,6 +92,21 @@ def listed(items: Sequence[str]) -> str:
 
 def dice_text(dice: Sequence[int]) -> str:
     return "-".join(str(d) for d in dice)
+
+
+def game_title(kind: GameKind | str) -> str:
+    """A game's name as a title: "Backgammon"."""
+    return text(f"game.{GameKind(kind).value}.title")
+
+
+def game_name(kind: GameKind | str) -> str:
+    """A game's name in a sentence: "backgammon"."""
+    return text(f"game.{GameKind(kind).value}.name")
+
+
+def resign_level_text(kind: GameKind, level: ResignLevel) -> str:
+    """What a resignation of ``level`` gives up in ``kind``: "gammon", "a NANNON"."""
+    return text(f"resign_level.{kind.value}.{level.name.lower()}")
 
 
 def unit(kind: GameKind) -> str:
@@ -143,7 +158,11 @@ def describe_event(event: MatchEvent, view: MatchView) -> str:
         case Resigned(seat=seat):
             return text("event.resigns", name=names[seat])
         case ResignationOffered(seat=seat, level=level):
-            return text("event.offers_resignation", name=names[seat], level=level.name.lower())
+            return text(
+                "event.offers_resignation",
+                name=names[seat],
+                level=text(f"event.resign_level.{level.name.lower()}"),
+            )
         case ResignationAccepted(seat=seat):
             return text("event.accepts_resignation", name=names[seat])
         case ResignationDeclined(seat=seat):
@@ -185,7 +204,7 @@ def _started(event: MatchStarted, players: Sequence[Player]) -> str:
         match_id=event.match_id,
         first=players[0].name,
         second=players[1].name,
-        game=event.game.value,
+        game=game_name(event.game),
         to=to,
         commitment=event.commitment,
     )
@@ -263,7 +282,7 @@ _SHOWN: dict[Refusal, Callable[[dict[str, Any]], dict[str, Any]]] = {
     Refusal.LENGTH_NOT_WHOLE: lambda p: {"length": repr(p["length"])},
     Refusal.LENGTH_OUT_OF_RANGE: lambda p: {
         **p,
-        "game": p["game"].value,
+        "game": game_name(p["game"]),
         "unit": _length_unit(p["game"]),
     },
     Refusal.CHALLENGE_CLOSED: lambda p: {
@@ -273,7 +292,7 @@ _SHOWN: dict[Refusal, Callable[[dict[str, Any]], dict[str, Any]]] = {
         "levels": listed([text(f"robot.level.{name}") for name in LEVEL_NAMES]),
         "value": _quoted(p["value"]),
     },
-    Refusal.ANALYSIS_UNAVAILABLE: lambda p: {"game": spec_of(GameKind(p["game"])).title},
+    Refusal.ANALYSIS_UNAVAILABLE: lambda p: {"game": game_title(p["game"])},
     Refusal.ANALYSIS_DONE: lambda p: {"match_id": p["match_id"], "link": _message_link(p)},
     Refusal.BAD_RESIGN_LEVEL: lambda p: {"value": _quoted(p["value"])},
 }
@@ -329,7 +348,7 @@ def level_name(level: int) -> str:
 def robot_unavailable(kind: GameKind) -> str:
     """Why /challenge against the robot is refused for a game whose engine does not run here
     (backgammon without GNU Backgammon's wheel)."""
-    return text("robot.unavailable", game=spec_of(kind).title.lower())
+    return text("robot.unavailable", game=game_name(kind))
 
 
 def robot_challenge(challenger: str, robot: str, level: int, what: str) -> str:
@@ -534,7 +553,7 @@ def analysis_done(match_id: int) -> str:
 
 
 def analysis_title(match_id: int, kind: GameKind) -> str:
-    return text("analysis.title", match_id=match_id, game=spec_of(kind).title)
+    return text("analysis.title", match_id=match_id, game=game_title(kind))
 
 
 def analysis_player_text(kind: GameKind, figures: Any, unit: str) -> str:

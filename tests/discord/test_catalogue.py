@@ -211,3 +211,16 @@ def test_engine_errors_keep_their_code_across_processes() -> None:
         {"seat": 1},
         CubeErrorReason.CRAWFORD,
     )
+
+
+def test_game_words_are_the_engines_in_english() -> None:
+    """The catalogue names games and resignations as the engines' traits do (a translation
+    changes the catalogue, never the engines)."""
+    from bot.discord import wording
+    from engines.spec import SPECS
+
+    for kind, spec in SPECS.items():
+        assert wording.game_title(kind) == spec.title
+        assert wording.game_name(kind) == spec.title.lower() == kind.value
+        for level in spec.resign_levels:
+            assert wording.resign_level_text(kind, level) == spec.resign_level_name(level)

@@ -107,7 +107,7 @@ def format_leaderboard(
     game: GameKind, rows: list[LeaderboardRow], points: int | None, page: int = 0
 ) -> tuple[discord.Embed, discord.ui.View | None]:
     """A page of the leaderboard and its Previous and Next (None when it fits one page)."""
-    title = text("leaderboard.title", game=spec_of(game).title)
+    title = text("leaderboard.title", game=wording.game_title(game))
     if points is not None:
         title += (
             text("leaderboard.money")
@@ -188,7 +188,7 @@ def format_stats(name: str, lines: list[StatLine]) -> discord.Embed:
         analysed = wording.analysis_stats_text(line.analysed, line.error_rate, line.pr)
         if analysed:
             parts.append(analysed)
-        embed.add_field(name=spec_of(line.game).title, value="\n".join(parts), inline=False)
+        embed.add_field(name=wording.game_title(line.game), value="\n".join(parts), inline=False)
     return embed
 
 
@@ -217,7 +217,7 @@ def history_page(
             text(
                 "history.row",
                 match_id=entry.match_id,
-                game=spec_of(entry.game).title,
+                game=wording.game_title(entry.game),
                 length=length,
                 name=escape_name(entry.opponent.name),
                 result=_result(entry.result),
@@ -256,7 +256,7 @@ def format_games(
             text(
                 "games.row",
                 match_id=view.match_id,
-                game=spec_of(view.kind).title,
+                game=wording.game_title(view.kind),
                 length=length,
                 name=escape_name(other.name),
                 score=score,
@@ -334,7 +334,7 @@ class InfoCog(commands.Cog, name="Info"):
             label = text(
                 "history.choice",
                 match_id=entry.match_id,
-                game=spec_of(entry.game).title,
+                game=wording.game_title(entry.game),
                 name=entry.opponent.name,
                 result=_result(entry.result),
             )
