@@ -9,6 +9,7 @@ first (:func:`bot.discord.replies.inert_text`).
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -107,6 +108,12 @@ def game_name(kind: GameKind | str) -> str:
 def resign_level_text(kind: GameKind, level: ResignLevel) -> str:
     """What a resignation of ``level`` gives up in ``kind``: "gammon", "a NANNON"."""
     return text(f"resign_level.{kind.value}.{level.name.lower()}")
+
+
+def value_key(value: str) -> str:
+    """A word the robot or the analysis gives as a value ("double, take", "World class") as
+    the last part of its message id ("double_take", "world_class")."""
+    return re.sub(r"\W+", "_", value).strip("_").lower()
 
 
 def unit(kind: GameKind) -> str:
@@ -423,7 +430,7 @@ def hint_text(kind: str, data: dict[str, Any], view: MatchView) -> str:
             return text("hint.no_double_needed")
         return "\n".join(
             [
-                text("hint.cube_action", action=cube["action"]),
+                text("hint.cube_action", action=text(f"hint.action.{value_key(cube['action'])}")),
                 text("hint.no_double", equity=_equity(cube["no_double"])),
                 text("hint.double_take", equity=_equity(cube["double_take"])),
                 text("hint.double_pass", equity=_equity(cube["double_pass"])),
@@ -435,7 +442,7 @@ def hint_text(kind: str, data: dict[str, Any], view: MatchView) -> str:
         return text("hint.take_free")
     return "\n".join(
         [
-            text("hint.take_action", action=take["action"].capitalize()),
+            text("hint.take_action", action=text(f"hint.answer.{value_key(take['action'])}")),
             text("hint.take", equity=_equity(take["take"])),
             text("hint.pass", equity=_equity(take["pass"])),
             scale,
@@ -559,7 +566,7 @@ def analysis_title(match_id: int, kind: GameKind) -> str:
 def analysis_player_text(kind: GameKind, figures: Any, unit: str) -> str:
     """One player's figures (an ``engines.analysis.PlayerFigures``)."""
     lines = [
-        text("analysis.player.rating", rating=figures.rating),
+        text("analysis.player.rating", rating=text(f"analysis.rating.{value_key(figures.rating)}")),
         text(
             "analysis.player.checker_play",
             rate=f"{figures.checker_error_rate:.1f}",

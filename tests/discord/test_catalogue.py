@@ -224,3 +224,17 @@ def test_game_words_are_the_engines_in_english() -> None:
         assert wording.game_name(kind) == spec.title.lower() == kind.value
         for level in spec.resign_levels:
             assert wording.resign_level_text(kind, level) == spec.resign_level_name(level)
+
+
+def test_the_robots_and_the_analysis_words_have_messages() -> None:
+    """Cube actions, take answers and rating words arrive as values: each has its message."""
+    from bot.discord.wording import value_key
+    from engines.analysis import RATING_SCALE, rating_word
+    from engines.nannon_solver import CubeAction
+
+    for action in CubeAction:
+        assert text(f"hint.action.{value_key(action.value)}") == action.value
+    for answer in ("take", "pass"):
+        assert text(f"hint.answer.{answer}") == answer.capitalize()
+    for word in [word for _, word in RATING_SCALE] + [rating_word(99.0)]:
+        assert text(f"analysis.rating.{value_key(word)}") == word
