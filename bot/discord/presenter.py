@@ -21,7 +21,7 @@ import discord
 from bot import rendering
 from bot.discord import components as ui
 from bot.discord import delivery, wording
-from bot.discord.catalogue import en, plural_key, text
+from bot.discord.catalogue import ENGLISH, plural_key, text
 from bot.discord.delivery import length_text as length_text
 from bot.discord.delivery import match_title as match_title
 from bot.discord.replies import (
@@ -50,7 +50,7 @@ RESULT_NOT_POSTED = text("error.result_not_posted")
 FIRST_BOARD_NOT_POSTED = text("error.first_board_not_posted")
 # The NANNON announcement's footer: the reaction handler finds the match here after a restart
 # (SHOUT_FOOTER_RE reads the English; a translation keeps "#{match_id}" and "{game}").
-SHOUT_FOOTER = en.MESSAGES["shout.footer"]
+SHOUT_FOOTER = ENGLISH["shout.footer"]
 SHOUT_FOOTER_RE = re.compile(r"Match #(\d+) · game (\d+) · NANNON")
 
 

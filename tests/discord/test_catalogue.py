@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.discord import catalogue
-from bot.discord.catalogue import command_text, en, plural_key, text
+from bot.discord.catalogue import ENGLISH, command_text, plural_key, text
 from tests.support.catalogue_scan import scan_source, scan_tree
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,7 +27,7 @@ def test_text_fills_named_placeholders() -> None:
 
 def test_an_unknown_locale_reads_english() -> None:
     assert text("refusal.not_your_turn", "de", name="bob") == "It's bob's turn."
-    assert catalogue.messages("pt-BR") is en.MESSAGES
+    assert catalogue.messages("pt-BR") is ENGLISH
 
 
 def test_an_unknown_key_fails_loudly() -> None:
@@ -42,7 +42,7 @@ def test_plural_keys() -> None:
 
 def test_command_text_is_english_with_its_key() -> None:
     described = command_text("command.roll")
-    assert str(described) == en.MESSAGES["command.roll"]
+    assert str(described) == ENGLISH["command.roll"]
     assert described.extras == {"key": "command.roll"}
 
 
@@ -53,11 +53,11 @@ def _fields(template: str) -> set[str]:
     return {field for _, field, _, _ in string.Formatter().parse(template) if field is not None}
 
 
-@pytest.mark.parametrize("key", sorted(en.MESSAGES))
+@pytest.mark.parametrize("key", sorted(ENGLISH))
 def test_every_template_is_well_formed(key: str) -> None:
     """Placeholders are names (no positions, no attribute access): a translator can reorder
     them, and format_map fills them."""
-    for field in _fields(en.MESSAGES[key]):
+    for field in _fields(ENGLISH[key]):
         assert field.isidentifier(), f"{key}: placeholder {field!r}"
 
 
@@ -74,7 +74,7 @@ def test_every_key_used_in_bot_exists() -> None:
                 and node.args
                 and isinstance(node.args[0], ast.Constant)
                 and isinstance(node.args[0].value, str)
-                and node.args[0].value not in en.MESSAGES
+                and node.args[0].value not in ENGLISH
             ):
                 missing.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.args[0].value}")
     assert not missing
@@ -178,7 +178,7 @@ def test_every_engine_error_has_a_code_in_the_catalogue() -> None:
         for one in codes:
             if not (isinstance(one, ast.Constant) and isinstance(one.value, str)):
                 problems.append(f"{where}: no code")
-            elif f"engine.{one.value}" not in en.MESSAGES:
+            elif f"engine.{one.value}" not in ENGLISH:
                 problems.append(f"{where}: engine.{one.value} is not in the catalogue")
     assert not problems
 

@@ -1,8 +1,10 @@
 """Every sentence a member reads, by message id: one catalogue per locale, English the reference.
 
-A message id names what is said (``refusal.not_your_turn``, ``prompt.roll``), its template has
-named placeholders (``"It's {name}'s turn."``) filled by :func:`text`, the one way in. A locale
-without a message falls back to English, so a partial translation never shows a hole.
+A catalogue is a TOML file shipped with this package (``en.toml``; another locale is its own
+file, named by Discord's locale code: ``de.toml``, ``pt-BR.toml``). A message id names what is
+said (``refusal.not_your_turn``, ``prompt.roll``), its template has named placeholders
+(``"It's {name}'s turn."``) filled by :func:`text`, the one way in. A locale without a message
+falls back to English, so a partial translation never shows a hole.
 
 Counts pick a form by a suffix: :func:`plural_key` gives ``key.one`` or ``key.other`` (the
 CLDR names, so locales with more forms add theirs later).
@@ -19,14 +21,17 @@ English message, its id in ``extras["key"]`` for a translator).
 
 from __future__ import annotations
 
+import functools
+import tomllib
 from collections.abc import Mapping
+from importlib import resources
+from types import MappingProxyType
 
 from discord import app_commands
 
-from bot.discord.catalogue import en
-
 __all__ = [
     "DEFAULT_LOCALE",
+    "ENGLISH",
     "command_text",
     "keys",
     "messages",
@@ -35,18 +40,36 @@ __all__ = [
 ]
 
 DEFAULT_LOCALE = "en"
-# Locale code (Discord's, e.g. "de", "es-ES", "pt-BR") -> its messages.
-_CATALOGUES: dict[str, Mapping[str, str]] = {DEFAULT_LOCALE: en.MESSAGES}
 
 
+def _load(locale: str) -> Mapping[str, str] | None:
+    """The catalogue file of ``locale``, or None when there is none."""
+    source = resources.files(__package__).joinpath(f"{locale}.toml")
+    if not source.is_file():
+        return None
+    loaded = tomllib.loads(source.read_text(encoding="utf-8"))
+    if not all(isinstance(value, str) for value in loaded.values()):
+        raise ValueError(f"{locale}.toml: every message is a string")
+    return MappingProxyType(loaded)
+
+
+_english = _load(DEFAULT_LOCALE)
+assert _english is not None, "en.toml is missing from the package"
+ENGLISH: Mapping[str, str] = _english
+"""The English messages: the reference, and every other locale's fallback."""
+
+
+@functools.cache
 def messages(locale: str = DEFAULT_LOCALE) -> Mapping[str, str]:
     """The messages of ``locale`` (English for a locale without a catalogue)."""
-    return _CATALOGUES.get(locale, en.MESSAGES)
+    if locale == DEFAULT_LOCALE or not locale.replace("-", "").isalnum():
+        return ENGLISH
+    return _load(locale) or ENGLISH
 
 
 def keys() -> frozenset[str]:
     """Every message id (the English catalogue's, the reference)."""
-    return frozenset(en.MESSAGES)
+    return frozenset(ENGLISH)
 
 
 def text(key: str, locale: str = DEFAULT_LOCALE, /, **params: object) -> str:
@@ -54,7 +77,7 @@ def text(key: str, locale: str = DEFAULT_LOCALE, /, **params: object) -> str:
     An unknown key is a KeyError: a typo fails loudly in tests, not quietly in Discord."""
     template = messages(locale).get(key)
     if template is None:
-        template = en.MESSAGES[key]
+        template = ENGLISH[key]
     return template.format_map(params)
 
 
@@ -66,4 +89,4 @@ def plural_key(key: str, count: float) -> str:
 def command_text(key: str) -> app_commands.locale_str:
     """A command's, option's or choice's words for the command tree: Discord receives the
     English message; ``extras["key"]`` is the message id a Translator looks up."""
-    return app_commands.locale_str(en.MESSAGES[key], key=key)
+    return app_commands.locale_str(ENGLISH[key], key=key)
