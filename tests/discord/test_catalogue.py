@@ -238,3 +238,44 @@ def test_the_robots_and_the_analysis_words_have_messages() -> None:
         assert text(f"hint.answer.{answer}") == answer.capitalize()
     for word in [word for _, word in RATING_SCALE] + [rating_word(99.0)]:
         assert text(f"analysis.rating.{value_key(word)}") == word
+
+
+def test_every_message_is_used() -> None:
+    """No message is dead: each id is spelled in bot/ (a literal, or ``key.one`` /
+    ``key.other`` of a counted one), or starts with the literal head of an id built at run
+    time (``f"refusal.{code}"``)."""
+    literals: set[str] = set()
+    heads: set[str] = set()
+    for path in sorted((ROOT / "bot").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                literals.add(node.value)
+            elif (
+                isinstance(node, ast.JoinedStr)
+                and node.values
+                and isinstance(node.values[0], ast.Constant)
+                and str(node.values[0].value).endswith(".")
+            ):
+                heads.add(str(node.values[0].value))
+    unused = [
+        key
+        for key in ENGLISH
+        if key not in literals
+        and not (key.endswith((".one", ".other")) and key.rsplit(".", 1)[0] in literals)
+        and not any(key.startswith(head) for head in heads)
+    ]
+    assert not unused
+
+
+def test_every_code_the_adapter_words_has_a_message() -> None:
+    """Ids built from the service's and the engines' codes: a new code without words fails
+    here, not in Discord."""
+    from bot.service import ChallengeStatus, Refusal
+    from engines.base import Phase, ResultKind
+
+    wanted = [f"refusal.{refusal.value}" for refusal in Refusal]
+    wanted += [f"engine.phase.{phase.value}" for phase in Phase]
+    wanted += [f"result.{kind.name.lower()}" for kind in ResultKind]
+    wanted += [f"result.how.{kind.name.lower()}" for kind in ResultKind]
+    wanted += [f"challenge_status.{status.value}" for status in ChallengeStatus]
+    assert [key for key in wanted if key not in ENGLISH] == []
