@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import string
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -279,3 +280,47 @@ def test_every_code_the_adapter_words_has_a_message() -> None:
     wanted += [f"result.how.{kind.name.lower()}" for kind in ResultKind]
     wanted += [f"challenge_status.{status.value}" for status in ChallengeStatus]
     assert [key for key in wanted if key not in ENGLISH] == []
+
+
+def _app_commands() -> list[Any]:
+    """Every slash command and group the cogs declare, subcommands included."""
+    import importlib
+
+    from discord import app_commands
+
+    found: list[Any] = []
+    for name in ("admin", "analysis", "info", "play", "reminders", "robot"):
+        module = importlib.import_module(f"bot.discord.cogs.{name}")
+        for cog in vars(module).values():
+            if isinstance(cog, type) and cog.__module__ == module.__name__:
+                found += getattr(cog, "__cog_app_commands__", [])
+    for group in [c for c in found if isinstance(c, app_commands.Group)]:
+        found += group.commands
+    return found
+
+
+def test_every_command_word_is_a_catalogue_message() -> None:
+    """Descriptions of commands and options, and choice names, are ``locale_str`` with their
+    message id: a Translator can give each its translations (a plain string it cannot)."""
+    from discord import app_commands
+
+    def keyed(words: object) -> bool:
+        return isinstance(words, app_commands.locale_str) and words.extras.get("key") in ENGLISH
+
+    commands = _app_commands()
+    assert {"challenge", "move", "config", "show", "leaderboard", "hint", "analyse"} <= {
+        c.name for c in commands
+    }
+    problems = []
+    for command in commands:
+        if not keyed(command._locale_description):
+            problems.append(f"/{command.name}: description")
+        for parameter in getattr(command, "_params", {}).values():
+            if not keyed(parameter.description):
+                problems.append(f"/{command.name} {parameter.name}: description")
+            problems += [
+                f"/{command.name} {parameter.name}: choice {choice.value}"
+                for choice in (parameter.choices or [])
+                if not keyed(choice._locale_name)
+            ]
+    assert problems == []

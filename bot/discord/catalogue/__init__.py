@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from importlib import resources
 from types import MappingProxyType
 
@@ -32,6 +32,7 @@ from discord import app_commands
 __all__ = [
     "DEFAULT_LOCALE",
     "ENGLISH",
+    "choices",
     "command_text",
     "keys",
     "messages",
@@ -90,3 +91,12 @@ def command_text(key: str) -> app_commands.locale_str:
     """A command's, option's or choice's words for the command tree: Discord receives the
     English message; ``extras["key"]`` is the message id a Translator looks up."""
     return app_commands.locale_str(ENGLISH[key], key=key)
+
+
+def choices(option: str, values: Iterable[str]) -> list[app_commands.Choice[str]]:
+    """A slash-command option's choices, each named by its message ``choice.<option>.<value>``
+    (:func:`command_text`): ``@app_commands.choices(game=choices("game", GAMES))``."""
+    return [
+        app_commands.Choice(name=command_text(f"choice.{option}.{value}"), value=value)
+        for value in values
+    ]

@@ -12,14 +12,14 @@ numbers from the settings here: a change invalidates the bot's cached limit for 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.discord import wording
-from bot.discord.catalogue import command_text, text
+from bot.discord.catalogue import choices, command_text, text
 from bot.discord.replies import NO_MENTIONS
 from engines.errors import GameError
 
@@ -34,6 +34,7 @@ NOT_OWNER = text("refusal.not_owner")
 # UI bounds only (Discord enforces them in the client); the service decides what is valid.
 Minutes = app_commands.Range[int, 1, 30 * 24 * 60]
 Length = app_commands.Range[int, 0, 64]
+ChannelsAction = Literal["add", "remove", "only", "anywhere"]
 
 
 def is_manager(interaction: discord.Interaction[Any]) -> bool:
@@ -219,6 +220,7 @@ class AdminCog(commands.Cog, name="Admin"):
         )
 
     @config.command(name="threads", description=command_text("command.config.threads"))
+    @app_commands.describe(enabled=command_text("command.config.threads.enabled"))
     async def threads(self, interaction: discord.Interaction[Any], enabled: bool) -> None:
         await self._update(interaction, use_threads=enabled)
 
@@ -227,10 +229,11 @@ class AdminCog(commands.Cog, name="Admin"):
         action=command_text("command.config.channels.action"),
         channel=command_text("command.config.channels.channel"),
     )
+    @app_commands.choices(action=choices("channels", get_args(ChannelsAction)))
     async def channels(
         self,
         interaction: discord.Interaction[Any],
-        action: Literal["add", "remove", "only", "anywhere"],
+        action: str,
         channel: discord.TextChannel | None = None,
     ) -> None:
         if not is_manager(interaction):

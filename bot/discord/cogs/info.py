@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import io
 import logging
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.discord import wording
-from bot.discord.catalogue import command_text, text
+from bot.discord.catalogue import choices, command_text, text
 from bot.discord.components import PageButton, pager
 from bot.discord.replies import NO_MENTIONS, escape_name
 from bot.discord.style import style_of
@@ -361,10 +361,11 @@ class InfoCog(commands.Cog, name="Info"):
         game=command_text("command.leaderboard.game"),
         points=command_text("command.leaderboard.points"),
     )
+    @app_commands.choices(game=choices("game", get_args(GameName)))
     async def leaderboard(
         self,
         interaction: discord.Interaction[Any],
-        game: GameName,
+        game: str,
         points: app_commands.Range[int, 0, 64] | None = None,
     ) -> None:
         assert interaction.guild_id is not None
@@ -382,11 +383,12 @@ class InfoCog(commands.Cog, name="Info"):
     @app_commands.describe(
         user=command_text("command.stats.user"), game=command_text("command.stats.game")
     )
+    @app_commands.choices(game=choices("game", get_args(GameName)))
     async def stats(
         self,
         interaction: discord.Interaction[Any],
         user: discord.Member | discord.User | None = None,
-        game: GameName | None = None,
+        game: str | None = None,
     ) -> None:
         assert interaction.guild_id is not None
         who = user or interaction.user
@@ -464,7 +466,8 @@ class InfoCog(commands.Cog, name="Info"):
     @app_commands.command(name="rules", description=command_text("command.rules"))
     @app_commands.guild_only()
     @app_commands.describe(game=command_text("command.rules.game"))
-    async def rules(self, interaction: discord.Interaction[Any], game: GameName) -> None:
+    @app_commands.choices(game=choices("game", get_args(GameName)))
+    async def rules(self, interaction: discord.Interaction[Any], game: str) -> None:
         kind = GameKind(game)
         embed = discord.Embed(description=text(style_of(kind).rules), colour=EMBED_COLOUR)
         await interaction.response.send_message(

@@ -12,14 +12,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.discord import delivery, permissions, presenter, wording
-from bot.discord.catalogue import command_text, text
+from bot.discord.catalogue import choices, command_text, text
 from bot.discord.components import (
     ChallengeButton,
     FinishedButton,
@@ -77,6 +77,8 @@ def on_match(kind: Callable[..., MatchCommand], **fields: Any) -> Build:
 
 # The persistent components whose clicks this cog answers.
 COMPONENTS = (MatchButton, MoveSelect, ChallengeButton, FinishedButton)
+GameName = Literal["nannon", "backgammon", "checkers"]
+ResignName = Literal["single", "gammon", "backgammon", "match"]
 
 
 # A board button's action (saved in its custom_id) -> the command it sends.
@@ -156,17 +158,20 @@ class PlayCog(commands.Cog):
         auto_doubles=command_text("command.challenge.auto_doubles"),
         level=command_text("command.challenge.level"),
     )
+    @app_commands.choices(
+        game=choices("game", get_args(GameName)), level=choices("level", get_args(LevelName))
+    )
     async def challenge(
         self,
         interaction: discord.Interaction[TableBot],
-        game: Literal["nannon", "backgammon", "checkers"],
+        game: str,
         opponent: discord.Member | None = None,
         points: app_commands.Range[int, 0, 25] | None = None,
         cube: bool | None = None,
         crawford: bool | None = None,
         jacoby: bool | None = None,
         auto_doubles: app_commands.Range[int, 0, 10] | None = None,
-        level: LevelName | None = None,
+        level: str | None = None,
     ) -> None:
         if interaction.guild_id is None or interaction.channel_id is None:
             raise GameError(text("robot.server_only"))
@@ -267,10 +272,11 @@ class PlayCog(commands.Cog):
     @app_commands.command(name="resign", description=command_text("command.resign"))
     @app_commands.guild_only()
     @app_commands.describe(level=command_text("command.resign.level"))
+    @app_commands.choices(level=choices("resign", get_args(ResignName)))
     async def resign(
         self,
         interaction: discord.Interaction[TableBot],
-        level: Literal["single", "gammon", "backgammon", "match"] = "single",
+        level: str = "single",
     ) -> None:
         def command(view: MatchView, guild: int, user: int) -> MatchCommand:
             if level == "match":
