@@ -31,6 +31,25 @@ def test_an_unknown_locale_reads_english() -> None:
     assert catalogue.messages("pt-BR") is ENGLISH
 
 
+def test_a_locale_reads_its_file_and_english_for_what_it_lacks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    german = {"refusal.roll_first": "Erst würfeln, dann ziehen."}
+    monkeypatch.setattr(catalogue, "_load", lambda locale: german if locale == "de" else None)
+    catalogue.messages.cache_clear()
+    try:
+        assert text("refusal.roll_first", "de") == "Erst würfeln, dann ziehen."
+        assert text("refusal.not_your_turn", "de", name="bob") == "It's bob's turn."
+        assert text("refusal.roll_first", "fr") == "Roll first, then move."
+    finally:
+        catalogue.messages.cache_clear()
+
+
+def test_locale_codes_name_files_only() -> None:
+    """A locale is Discord's code ("pt-BR"), never a path."""
+    assert catalogue.messages("../../secrets") is ENGLISH
+
+
 def test_an_unknown_key_fails_loudly() -> None:
     with pytest.raises(KeyError):
         text("refusal.no_such_message")
