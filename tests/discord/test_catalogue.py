@@ -81,6 +81,29 @@ def test_every_template_is_well_formed(key: str) -> None:
         assert field.isidentifier(), f"{key}: placeholder {field!r}"
 
 
+def test_every_literal_lookup_fills_its_placeholders() -> None:
+    """``text("key", name=...)`` in bot/ passes every placeholder its English template has
+    (lookups that spread a mapping, ``**params``, are checked where they run)."""
+    problems = []
+    for path in sorted((ROOT / "bot").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", None) == "text"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and node.args[0].value in ENGLISH
+                and all(keyword.arg is not None for keyword in node.keywords)
+            ):
+                continue
+            key = node.args[0].value
+            given = {keyword.arg for keyword in node.keywords}
+            missing = _fields(ENGLISH[key]) - given
+            if missing:
+                problems.append(f"{path.relative_to(ROOT)}:{node.lineno}: {key} lacks {missing}")
+    assert problems == []
+
+
 def test_every_key_used_in_bot_exists() -> None:
     """A literal key passed to text() or command_text() anywhere in bot/ is in the catalogue;
     keys built at run time are checked where they are used (the Discord tests)."""
