@@ -29,6 +29,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.config import Settings
+from bot.discord.catalogue import text
 from bot.discord.permissions import invite_url
 from bot.discord.ratelimit import CommandRateLimit, allow_interaction, guild_limits
 from bot.discord.replies import NO_MENTIONS, admit, refuse_closing, report_error
@@ -103,9 +104,9 @@ class TableTree(app_commands.CommandTree["TableBot"]):
         if isinstance(error, app_commands.CommandInvokeError):
             original = error.original
         elif isinstance(error, app_commands.NoPrivateMessage):
-            original = _Refusal("This command works in a server only.")
+            original = _Refusal(text("refusal.server_only"))
         elif isinstance(error, app_commands.CheckFailure):
-            original = _Refusal(str(error) or "You can't use this command here.")
+            original = _Refusal(str(error) or text("refusal.not_here"))
         await report_error(interaction, original)
 
 
@@ -526,7 +527,7 @@ async def _check_database(target: str | Path) -> str | None:
     except (StoreError, OSError, TimeoutError) as exc:
         shown = redact(str(target))
         reason = " ".join(str(exc).replace(str(target), shown).split()) or type(exc).__name__
-        return f"Can't use the database at {shown!r} (TABLEBOT_DB): {reason}"
+        return f"Can't use the database at {shown!r} (TABLEBOT_DB): {reason}"  # not for members
     await store.close()
     return None
 

@@ -20,6 +20,7 @@ import discord
 
 from bot.discord import components as ui
 from bot.discord import delivery, wording
+from bot.discord.catalogue import ENGLISH, plural_key, text
 from bot.discord.delivery import length_text as length_text
 from bot.discord.delivery import match_title as match_title
 from bot.discord.replies import (
@@ -44,19 +45,12 @@ log = logging.getLogger(__name__)
 
 SHOUT = "\N{CHEERING MEGAPHONE}"
 # An action was applied but Discord refused its board (retries spent): the log has it.
-BOARD_NOT_POSTED = (
-    "Done, but Discord would not take the new board just now. Type /board to post it again."
-)
-RESULT_NOT_POSTED = (
-    "Done, but Discord would not take the result message just now. /history and /board show "
-    "where the match stands."
-)
-FIRST_BOARD_NOT_POSTED = (
-    "The match has started, but Discord would not take its first board just now. Type /board "
-    "to post it."
-)
-# The NANNON announcement's footer: the reaction handler finds the match here after a restart.
-SHOUT_FOOTER = "Match #{match_id} · game {game} · NANNON"
+BOARD_NOT_POSTED = text("error.board_not_posted")
+RESULT_NOT_POSTED = text("error.result_not_posted")
+FIRST_BOARD_NOT_POSTED = text("error.first_board_not_posted")
+# The NANNON announcement's footer: the reaction handler finds the match here after a restart
+# (SHOUT_FOOTER_RE reads the English; a translation keeps "#{match_id}" and "{game}").
+SHOUT_FOOTER = ENGLISH["shout.footer"]
 SHOUT_FOOTER_RE = re.compile(r"Match #(\d+) · game (\d+) · NANNON")
 
 
@@ -72,26 +66,32 @@ def points_text(points: float) -> str:
 
 def score_text(view: MatchView) -> str:
     a, b = (escape_name(p.name) for p in view.players)
-    text = f"{a} {points_text(view.score[0])} to {points_text(view.score[1])} {b}"
+    score = text(
+        "score.line",
+        first=a,
+        first_points=points_text(view.score[0]),
+        second_points=points_text(view.score[1]),
+        second=b,
+    )
     if view.length:
-        text += f" ({length_text(view.kind, view.length)})"
+        score += text("score.length", length=length_text(view.kind, view.length))
     if view.crawford:
-        text += ", Crawford game"
-    return text
+        score += text("score.crawford")
+    return score
 
 
 def dice_text(dice: Sequence[int] | None) -> str:
-    return "-".join(str(d) for d in dice) if dice else "not rolled"
+    return "-".join(str(d) for d in dice) if dice else text("dice.not_rolled")
 
 
 def cube_text(view: MatchView) -> str:
     names = [escape_name(p.name) for p in view.players]
     if view.cube_offered_by is not None:
-        return f"{names[view.cube_offered_by]} doubles to {view.cube_value * 2}"
+        return text("cube.offered", name=names[view.cube_offered_by], value=view.cube_value * 2)
     if view.cube_owner is None:
         shown = spec_of(view.kind).cube_face(Cube(view.cube_value))  # Nannon's shows 64 at 1
-        return f"{shown}, centred"
-    return f"{view.cube_value}, owned by {names[view.cube_owner]}"
+        return text("cube.centred", value=shown)
+    return text("cube.owned", value=view.cube_value, name=names[view.cube_owner])
 
 
 def prompt(view: MatchView) -> str:
@@ -100,30 +100,30 @@ def prompt(view: MatchView) -> str:
     actor = names[view.actor] if view.actor is not None else None
     phase = view.phase
     if phase is Phase.OPENING:
-        return "Roll for the opening."
+        return text("prompt.opening")
     if phase is Phase.OPENING_TIE:
-        return "The opening roll tied: either player may roll again, or double."
+        return text("prompt.opening_tie")
     if phase is Phase.ROLL:
         can = view.actor is not None and view.can_double[view.actor]
-        return f"{actor} to roll" + (" or double." if can else ".")
+        return text("prompt.roll_or_double" if can else "prompt.roll", name=actor)
     if phase is Phase.MOVE:
         if not spec_of(view.kind).has_dice:
-            return f"{actor} ({view.colours[view.turn]}) to move."
+            return text("prompt.move_colour", name=actor, colour=colour_name(view, view.turn))
         if view.must_pass:
-            return f'{actor} rolled {dice_text(view.dice)}: no legal move. Pass with "no move".'
-        return f"{actor} rolled {dice_text(view.dice)}: pick a move."
+            return text("prompt.must_pass", name=actor, dice=dice_text(view.dice))
+        return text("prompt.move", name=actor, dice=dice_text(view.dice))
     if phase is Phase.CUBE_OFFERED and view.cube_offered_by is not None:
         doubler = names[view.cube_offered_by]
-        return f"{doubler} doubles to {view.cube_value * 2}. {actor}: take or pass?"
+        return text("prompt.take_or_pass", doubler=doubler, value=view.cube_value * 2, name=actor)
     if phase is Phase.RESIGN_OFFERED and view.resign_offer is not None:
         seat, level = view.resign_offer
-        what = spec_of(view.kind).resign_level_name(level)
-        return f"{names[seat]} offers to resign ({what}). {actor}: accept or decline?"
+        what = wording.resign_level_text(view.kind, level)
+        return text("prompt.resignation", resigner=names[seat], what=what, name=actor)
     if phase is Phase.DRAW_OFFERED and view.draw_offered_by is not None:
-        return f"{names[view.draw_offered_by]} offers a draw. {actor}: accept or decline?"
+        return text("prompt.draw", offerer=names[view.draw_offered_by], name=actor)
     if phase is Phase.MATCH_OVER:
-        return "The match is over."
-    return f"{actor} to play." if actor else "Your move."
+        return text("prompt.match_over")
+    return text("prompt.play", name=actor) if actor else text("prompt.your_move")
 
 
 def result_text(view: MatchView, result: GameResult) -> str:
@@ -131,27 +131,23 @@ def result_text(view: MatchView, result: GameResult) -> str:
     pts = points_text(result.points)
     unit = spec_of(view.kind).score_unit
     if result.winner is None:
-        return f"Game {result.game_number} is drawn."
+        return text("result.game_drawn", number=result.game_number)
     winner, loser = names[result.winner], names[1 - result.winner]
-    how = {
-        ResultKind.SINGLE: "",
-        ResultKind.GAMMON: " with a gammon",
-        ResultKind.BACKGAMMON: " with a backgammon",
-        ResultKind.NANNON: f" with a NANNON: {loser} has no checker in safety",
-        ResultKind.DROP: f": {loser} passed the double",
-        ResultKind.RESIGN: f": {loser} resigned",
-        ResultKind.DRAW: "",
-        ResultKind.FORFEIT: f": {loser} conceded",
-    }[result.kind]
+    how = text(f"result.how.{result.kind.name.lower()}", loser=loser)
     if (
         result.kind in (ResultKind.GAMMON, ResultKind.BACKGAMMON)
         and view.rules.jacoby
         and result.points == result.cube
     ):
         # Jacoby: a gammon counts single while the cube was never turned.
-        how += " (not counted double: the Jacoby rule, the cube was never turned)"
-    plural = "s" if result.points != 1 else ""
-    return f"Game {result.game_number}: {winner} wins {pts} {unit}{plural}{how}."
+        how += text("result.jacoby")
+    won = text(plural_key(f"unit.{unit}", result.points), count=pts)
+    return text("result.game_won", number=result.game_number, name=winner, won=won, how=how)
+
+
+def colour_name(view: MatchView, seat: int) -> str:
+    """The colour ``seat`` plays, as the turn's prompt says it ("white", "black")."""
+    return text(f"colour.{view.colours[seat]}")
 
 
 def text_file(filename: str, text: str) -> discord.File:
@@ -179,7 +175,7 @@ def turn_embed(view: MatchView, notes: Sequence[str] = ()) -> discord.Embed:
     title = match_title(view)
     # A match of one game (checkers) says "game 2" only once a draw has made one necessary.
     if view.length != 1 or spec.score_unit != "game" or view.game_number > 1:
-        title += f" · game {view.game_number}"
+        title += text("turn.game_number", number=view.game_number)
     embed = discord.Embed(
         title=discord.utils.escape_markdown(title)[:256],
         description="\n".join([*map(inert_text, notes), f"**{prompt(view)}**"])[:4000],
@@ -187,25 +183,45 @@ def turn_embed(view: MatchView, notes: Sequence[str] = ()) -> discord.Embed:
     )
     if view.actor is not None and not view.match_over:
         who = view.players[view.actor]
-        embed.add_field(name="Turn", value=f"{escape_name(who.name)} ({view.colours[view.actor]})")
+        embed.add_field(
+            name=text("turn.field.turn"),
+            value=text(
+                "turn.whose", name=escape_name(who.name), colour=colour_name(view, view.actor)
+            ),
+        )
     if spec.has_dice:
-        embed.add_field(name="Dice", value=dice_text(view.dice))
-    embed.add_field(name="Score", value=score_text(view), inline=False)
+        embed.add_field(name=text("turn.field.dice"), value=dice_text(view.dice))
+    embed.add_field(name=text("turn.field.score"), value=score_text(view), inline=False)
     if spec.cube and view.rules.cube:
-        embed.add_field(name="Cube", value=cube_text(view))
+        embed.add_field(name=text("turn.field.cube"), value=cube_text(view))
     if view.pips is not None:
         a, b = view.players
         embed.add_field(
-            name="Pips",
-            value=f"{escape_name(a.name)} {view.pips[0]}, {escape_name(b.name)} {view.pips[1]}",
+            name=text("turn.field.pips"),
+            value=text(
+                "turn.pips",
+                first=escape_name(a.name),
+                first_pips=view.pips[0],
+                second=escape_name(b.name),
+                second_pips=view.pips[1],
+            ),
         )
     if view.last_move is not None:
         mover = escape_name(view.players[view.last_move.seat].name)
-        embed.add_field(name="Last move", value=f"{mover}: {view.last_move.text}")
-    embed.add_field(name=spec.position_id_name, value=f"`{view.position_id}`", inline=False)
+        embed.add_field(
+            name=text("turn.field.last_move"),
+            value=text("turn.last_move", name=mover, move=view.last_move.text),
+        )
+    embed.add_field(
+        name=text(f"turn.field.position.{view.kind.value}"),
+        value=f"`{view.position_id}`",
+        inline=False,
+    )
     if view.gnubg_match_id:
-        embed.add_field(name="Match ID", value=f"`{view.gnubg_match_id}`", inline=False)
-    embed.set_footer(text=f"Match #{view.match_id} · move {view.version}")
+        embed.add_field(
+            name=text("turn.field.match_id"), value=f"`{view.gnubg_match_id}`", inline=False
+        )
+    embed.set_footer(text=text("turn.footer", match_id=view.match_id, version=view.version))
     return embed
 
 
@@ -271,12 +287,11 @@ async def turn_message(
     if ping and view.actor is not None and not view.match_over and view.actor != view.robot_seat:
         # The human on turn is pinged; the robot (the bot itself) is not.
         player = view.players[view.actor]
-        content = f"<@{player.user_id}>, it's your turn."
+        content = text("turn.ping", user_id=player.user_id)
         allowed = mention_only(player.user_id)
     if view.phase is Phase.MOVE and len(view.legal_moves) > ui.MAX_SELECT_OPTIONS:
-        content += (
-            f"\n{len(view.legal_moves)} legal moves: the menu shows the first "
-            f"{ui.MAX_SELECT_OPTIONS}. Type `/move` for any other."
+        content += "\n" + text(
+            "turn.many_moves", count=len(view.legal_moves), shown=ui.MAX_SELECT_OPTIONS
         )
     return delivery.TurnMessage(content.strip() or None, embed, file, ui.turn_view(view), allowed)
 
@@ -318,31 +333,35 @@ async def post_result(
     lines: list[str] = []
     if result is not None:
         lines.append(result_text(view, result))
-    lines.append(f"Score: {score_text(view)}.")
+    lines.append(text("result.score", score=score_text(view)))
     # A NANNON is shouted: only Nannon's double win is of that kind.
     nannon = result is not None and result.kind is ResultKind.NANNON and result.winner is not None
     content = None
     allowed = NO_MENTIONS
     if nannon and result is not None and result.winner is not None:
         winner = view.players[result.winner]
-        content = f"**NANNON!** <@{winner.user_id}>, react {SHOUT} to this message to shout it!"
+        content = text("shout.invite", user_id=winner.user_id, shout=SHOUT)
         allowed = mention_only(winner.user_id)
     if update.match_over:
         lines.append(match_over_text(update))
     elif view.opening_dice is not None:
         a, b = (escape_name(p.name) for p in view.players)
         d0, d1 = view.opening_dice
-        lines.append(f"Game {view.game_number} opening roll: {a} {d0}, {b} {d1}.")
-    title = "Match over" if update.match_over else "Game over"
+        lines.append(
+            text("result.next_opening", number=view.game_number, first=a, d0=d0, second=b, d1=d1)
+        )
     embed = discord.Embed(
-        title=f"{title} · {discord.utils.escape_markdown(match_title(view))}"[:256],
+        title=text(
+            "result.match_over" if update.match_over else "result.game_over",
+            title=discord.utils.escape_markdown(match_title(view)),
+        )[:256],
         description="\n".join(lines)[:4000],
         colour=style_of(view.kind).colour,
     )
     if nannon and result is not None:
         embed.set_footer(text=SHOUT_FOOTER.format(match_id=view.match_id, game=result.game_number))
     else:
-        embed.set_footer(text=f"Match #{view.match_id}")
+        embed.set_footer(text=text("match.footer", match_id=view.match_id))
     kwargs: dict[str, Any] = {"embed": embed, "allowed_mentions": allowed}
     if update.match_over:
         kwargs["view"] = ui.finished_view(view.match_id)
@@ -361,20 +380,29 @@ def match_over_text(update: MatchUpdate) -> str:
     names = [escape_name(p.name) for p in view.players]
     lines = []
     if update.winner_seat is not None:
-        lines.append(f"**{names[update.winner_seat]} wins the match!**")
+        lines.append(text("result.match_won", name=names[update.winner_seat]))
     else:
-        lines.append("**The match is drawn.**")
+        lines.append(text("result.match_drawn"))
     for change in update.rating_changes:
         sign = "+" if change.delta >= 0 else ""
         lines.append(
-            f"{names[change.seat]}: rating {change.before:.0f} -> {change.after:.0f} "
-            f"({sign}{change.delta:.1f})"
+            text(
+                "result.rating",
+                name=names[change.seat],
+                before=f"{change.before:.0f}",
+                after=f"{change.after:.0f}",
+                delta=f"{sign}{change.delta:.1f}",
+            )
         )
     seed = update.revealed_seed or view.dice_seed
     if seed and view.dice_commitment:
         lines.append(
-            f"Dice seed: `{seed}` (commitment `{view.dice_commitment}`); "
-            f"check it with `/verify match:{view.match_id}`."
+            text(
+                "result.seed",
+                seed=seed,
+                commitment=view.dice_commitment,
+                match_id=view.match_id,
+            )
         )
     return "\n".join(lines)
 
@@ -484,7 +512,9 @@ async def start_match(
     names = [escape_name(p.name) for p in view.players]
     if invitation is not None:
         closed: dict[str, Any] = {
-            "content": f"{names[1]} accepted {names[0]}'s challenge: match #{view.match_id}.",
+            "content": text(
+                "challenge.accepted", name=names[1], challenger=names[0], match_id=view.match_id
+            ),
             "view": None,
             "allowed_mentions": NO_MENTIONS,
         }
@@ -524,38 +554,39 @@ def what_text(game: GameKind, rules: MatchRules) -> str:
     """The game and its options, as an invitation says them: "Backgammon, to 5 (cube,
     Crawford)"."""
     spec = spec_of(game)
-    what = f"{spec.title}, {length_text(game, rules.length)}"
+    what = text("what.game", game=wording.game_title(game), length=length_text(game, rules.length))
     if spec.cube:  # the cube options, said even when the cube is off
-        options = ["cube" if rules.cube else "no cube"]
+        options = [text("what.cube" if rules.cube else "what.no_cube")]
         if rules.cube and rules.length:
-            options.append("Crawford" if rules.crawford else "no Crawford")
+            options.append(text("what.crawford" if rules.crawford else "what.no_crawford"))
         if rules.jacoby:
-            options.append("Jacoby")
+            options.append(text("what.jacoby"))
         if rules.auto_doubles:
-            options.append(f"up to {rules.auto_doubles} automatic doubles")
-        what += f" ({', '.join(options)})"
+            options.append(text("what.auto_doubles", count=rules.auto_doubles))
+        what += text("what.options", options=wording.listed(options))
     return what
 
 
 def invitation(challenge: Challenge) -> tuple[str | None, discord.Embed, discord.AllowedMentions]:
     challenger = escape_name(challenge.challenger.name)
-    spec = spec_of(challenge.game)
     what = what_text(challenge.game, challenge.rules)
     if challenge.opponent is not None:
         opponent = escape_name(challenge.opponent.name)
-        description = f"{challenger} challenges {opponent} to {what}."
-        content: str | None = f"<@{challenge.opponent.user_id}>, you are challenged!"
+        description = text(
+            "challenge.invitation", challenger=challenger, opponent=opponent, what=what
+        )
+        content: str | None = text("challenge.ping", user_id=challenge.opponent.user_id)
         allowed = mention_only(challenge.opponent.user_id)
     else:
-        description = f"{challenger} challenges anyone to {what}. First to accept plays."
+        description = text("challenge.open_invitation", challenger=challenger, what=what)
         content = None
         allowed = NO_MENTIONS
     embed = discord.Embed(
-        title=f"{spec.title} challenge",
+        title=text("challenge.title", game=wording.game_title(challenge.game)),
         description=description,
         colour=style_of(challenge.game).colour,
     )
-    embed.set_footer(text=f"Challenge #{challenge.id}")
+    embed.set_footer(text=text("challenge.footer", challenge_id=challenge.id))
     return content, embed, allowed
 
 
@@ -575,8 +606,8 @@ def expired_text(challenge: Challenge) -> str:
     challenger = escape_name(challenge.challenger.name)
     if challenge.opponent is not None:
         opponent = escape_name(challenge.opponent.name)
-        return f"{challenger}'s challenge to {opponent} expired: it was not answered in time."
-    return f"{challenger}'s challenge expired: nobody accepted it in time."
+        return text("challenge.expired_for", challenger=challenger, opponent=opponent)
+    return text("challenge.expired_open", challenger=challenger)
 
 
 async def close_expired_invitation(bot: TableBot, challenge: Challenge) -> bool:

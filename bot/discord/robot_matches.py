@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import discord
 
 from bot.discord import permissions, presenter, wording
+from bot.discord.catalogue import text
 from bot.discord.replies import NO_MENTIONS, display_name, escape_name
 from bot.discord.style import style_of
 from bot.robot import player
@@ -56,13 +57,13 @@ async def announce(
     robot = view.players[view.robot_seat]
     what = presenter.what_text(view.kind, view.rules)
     embed = discord.Embed(
-        title=f"{spec_of(view.kind).title} challenge",
+        title=text("challenge.title", game=wording.game_title(view.kind)),
         description=wording.robot_challenge(
             escape_name(human.name), escape_name(robot.name), view.robot_level, what
         ),
         colour=style_of(view.kind).colour,
     )
-    embed.set_footer(text=f"Match #{view.match_id}")
+    embed.set_footer(text=text("match.footer", match_id=view.match_id))
     message = await respond(embed=embed, allowed_mentions=NO_MENTIONS)
     threads = permissions.can_open_thread(permissions_here)
     await presenter.start_match(bot, update, message, threads=threads)

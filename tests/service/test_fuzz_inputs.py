@@ -37,6 +37,7 @@ from bot.service import (
     OfferResignation,
     PassDouble,
     PlayMove,
+    Refusal,
     RollDice,
     TakeDouble,
 )
@@ -408,5 +409,6 @@ async def test_a_setting_named_like_a_parameter_is_refused_as_unknown(
     with pytest.raises(GameError) as refusal:
         await svc.update_guild_settings(G1, **{name: None})
     assert_clear_refusal(refusal.value)
+    assert refusal.value.refusal is Refusal.UNKNOWN_SETTING  # type: ignore[attr-defined]
     assert name in refusal_text(refusal.value)
     assert await svc.guild_settings(G1) == before

@@ -23,6 +23,7 @@ from bot.service import (
     NotFoundError,
     OfferDouble,
     PlayMove,
+    Refusal,
     RobotRecord,
     RollDice,
     TakeDouble,
@@ -99,16 +100,20 @@ async def test_the_robot_takes_seat_1_at_its_level(service: MatchService) -> Non
     again = await service.get_view(view.match_id)
     assert (again.robot_seat, again.robot_level) == (1, 2)
     for bad in (0, 6, "3", True):
-        with refused(GameError, match="beginner, intermediate, advanced, expert, master"):
+        with refused(
+            GameError,
+            Refusal.BAD_ROBOT_LEVEL,
+            match="beginner, intermediate, advanced, expert, master",
+        ):
             await robot_match(service, level=bad)  # type: ignore[arg-type]
-    with refused(GameError, match="yourself"):
+    with refused(GameError, Refusal.SELF_CHALLENGE, match="yourself"):
         await service.robot_match(
             GUILD, CHANNEL, ALICE, "a", "nannon", robot_id=ALICE, robot_name="a", level=1
         )
-    with refused(GameError, match="Money play"):
+    with refused(GameError, Refusal.MONEY_NOT_BACKGAMMON, match="Money play"):
         await robot_match(service, "nannon", length=0)
     await service.update_guild_settings(GUILD, challenge_channels=[55])
-    with refused(GameError, match="only in <#55>"):
+    with refused(GameError, Refusal.CHANNEL_NOT_ALLOWED, match="only in <#55>"):
         await robot_match(service)
 
 
@@ -138,7 +143,7 @@ async def test_robot_turn_says_when_the_robot_decides_on_a_private_copy(
     assert update.view.actor == 0 and await service.robot_turn(match_id) is None
     await service.handle(LeaveMatch(match_id, GUILD, ALICE))
     assert await service.robot_turn(match_id) is None  # over
-    with refused(NotFoundError):
+    with refused(NotFoundError, Refusal.NO_SUCH_MATCH):
         await service.robot_turn(12345)
 
 
@@ -203,10 +208,10 @@ async def test_the_robot_is_never_reminded_and_never_claims(
 async def test_a_robot_rematch_starts_at_once_at_the_same_level(service: MatchService) -> None:
     update = await robot_match(service, "backgammon", level=2, length=3, cube=False)
     match_id = update.view.match_id
-    with refused(GameError, match="still on"):
+    with refused(GameError, Refusal.MATCH_STILL_ON, match="still on"):
         await service.robot_rematch(match_id, GUILD, ALICE)
     await service.handle(LeaveMatch(match_id, GUILD, ALICE))
-    with refused(NotYourTurnError, match="not playing"):
+    with refused(NotYourTurnError, Refusal.NOT_A_PLAYER, match="not playing"):
         await service.robot_rematch(match_id, GUILD, ROBOT)
     again = await service.robot_rematch(match_id, GUILD, ALICE)
     view = again.view
@@ -237,10 +242,10 @@ async def test_hints_are_for_the_players_own_decisions(service: MatchService) ->
     assert (request.kind, request.seat, request.robot_match) == (HintKind.MOVES, 0, True)
     assert request.version == update.version and request.match.phase is Phase.MOVE
     assert request.match.dice == update.view.dice
-    with refused(NotYourTurnError, match="not playing"):
+    with refused(NotYourTurnError, Refusal.NOT_A_PLAYER, match="not playing"):
         await service.hint_request(match_id, GUILD, BOB)
     update = await service.handle(PlayMove(match_id, GUILD, ALICE, update.view.legal_moves[0]))
-    with refused(PhaseError, match="Nothing for you to decide"):
+    with refused(PhaseError, Refusal.NO_HINT, match="Nothing for you to decide"):
         await service.hint_request(match_id, GUILD, ALICE)  # the robot's turn
     await until_human(Phase.ROLL)  # before the human's roll, with the cube centred
     assert (await service.hint_request(match_id, GUILD, ALICE)).kind is HintKind.CUBE
@@ -250,7 +255,7 @@ async def test_hints_are_for_the_players_own_decisions(service: MatchService) ->
     await service.handle(OfferDouble(match_id, GUILD, ROBOT))  # the robot doubles
     assert (await service.hint_request(match_id, GUILD, ALICE)).kind is HintKind.TAKE
     await service.handle(LeaveMatch(match_id, GUILD, ALICE))
-    with refused(PhaseError, match="is over"):
+    with refused(PhaseError, Refusal.MATCH_OVER, match="is over"):
         await service.hint_request(match_id, GUILD, ALICE)
 
 
@@ -260,7 +265,7 @@ async def test_hints_between_people_need_the_servers_setting(service: MatchServi
     )
     update = await service.accept(challenge.id, GUILD, BOB, "bob")
     match_id = update.view.match_id
-    with refused(GameError, match="/config robot"):
+    with refused(GameError, Refusal.HINTS_OFF, match="/config robot"):
         await service.hint_request(match_id, GUILD, ALICE)
     await service.update_guild_settings(GUILD, hints_in_human_matches=True)
     request = await service.hint_request(match_id, GUILD, ALICE)
@@ -277,12 +282,12 @@ async def test_robot_settings_and_their_bounds(service: MatchService) -> None:
     )
     settings = await service.update_guild_settings(GUILD, robot_pause_ms="0", robot_rated="on")
     assert (settings.robot_pause_ms, settings.robot_rated) == (0, True)
-    with refused(GameError, match="10000"):
+    with refused(GameError, Refusal.SETTING_OUT_OF_RANGE, match="10000"):
         await service.update_guild_settings(GUILD, robot_pause_ms=10_001)
     # Master's thinking time a checkers move, in seconds: 2 by default, 1 to 30.
     assert settings.robot_think_s == 2
     settings = await service.update_guild_settings(GUILD, robot_think_s="5")
     assert settings.robot_think_s == 5
     for wrong in (0, 31):
-        with refused(GameError, match="30"):
+        with refused(GameError, Refusal.SETTING_OUT_OF_RANGE, match="30"):
             await service.update_guild_settings(GUILD, robot_think_s=wrong)

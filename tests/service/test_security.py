@@ -34,6 +34,7 @@ from bot.service import (
     OfferResignation,
     PassDouble,
     PlayMove,
+    Refusal,
     RollDice,
     StaleActionError,
     TakeDouble,
@@ -233,10 +234,14 @@ ACTIONS: dict[str, tuple[Setup, Action]] = {
 }
 
 OK = "allowed"
-NOT_HERE_MATCH = (NotFoundError, r"There is no match #\d+ in this server")
-NOT_HERE_CHALLENGE = (NotFoundError, r"There is no challenge #\d+ in this server")
-NOT_PLAYING = (NotYourTurnError, r"You are not playing in match #\d+")
-THEIR_TURN = (NotYourTurnError, r"It's (alice|bob)'s turn")
+NOT_HERE_MATCH = (NotFoundError, Refusal.NO_SUCH_MATCH, r"There is no match #\d+ in this server")
+NOT_HERE_CHALLENGE = (
+    NotFoundError,
+    Refusal.NO_SUCH_CHALLENGE,
+    r"There is no challenge #\d+ in this server",
+)
+NOT_PLAYING = (NotYourTurnError, Refusal.NOT_A_PLAYER, r"You are not playing in match #\d+")
+THEIR_TURN = (NotYourTurnError, Refusal.NOT_YOUR_TURN, r"It's (alice|bob)'s turn")
 
 # role -> (user, guild) is resolved per scene: "owner" and "other" are the scene's two players.
 ROLES = ("owner", "other", "third", "outsider", "owner-elsewhere")
@@ -247,31 +252,47 @@ MATRIX: dict[str, dict[str, Any]] = {
     "double": {"owner": OK, "other": THEIR_TURN, "third": NOT_PLAYING},
     "take": {
         "owner": OK,
-        "other": (NotYourTurnError, r"Only (alice|bob) can take or pass your double"),
+        "other": (
+            NotYourTurnError,
+            Refusal.OWN_DOUBLE,
+            r"Only (alice|bob) can take or pass your double",
+        ),
         "third": NOT_PLAYING,
     },
     "pass": {
         "owner": OK,
-        "other": (NotYourTurnError, r"Only (alice|bob) can take or pass your double"),
+        "other": (
+            NotYourTurnError,
+            Refusal.OWN_DOUBLE,
+            r"Only (alice|bob) can take or pass your double",
+        ),
         "third": NOT_PLAYING,
     },
     # Resigning or leaving only ever costs the one who does it: allowed on either turn.
     "resign": {"owner": OK, "other": OK, "third": NOT_PLAYING},
     "resign-accept": {
         "owner": OK,
-        "other": (NotYourTurnError, r"opponent must accept or decline your resignation"),
+        "other": (
+            NotYourTurnError,
+            "own_resignation",
+            r"opponent must accept or decline your resignation",
+        ),
         "third": NOT_PLAYING,
     },
     "leave": {"owner": OK, "other": OK, "third": NOT_PLAYING},
     "draw": {"owner": OK, "other": OK, "third": NOT_PLAYING},
     "draw-accept": {
         "owner": OK,
-        "other": (NotYourTurnError, r"draw offer is waiting for your opponent"),
+        "other": (NotYourTurnError, "own_draw_offer", r"draw offer is waiting for your opponent"),
         "third": NOT_PLAYING,
     },
     "claim": {
         "owner": OK,
-        "other": (NotYourTurnError, r"The match is waiting for you: you can't claim it"),
+        "other": (
+            NotYourTurnError,
+            Refusal.CLAIM_OWN_WAIT,
+            r"The match is waiting for you: you can't claim it",
+        ),
         "third": NOT_PLAYING,
     },
     # A finished match is public in its own server, to anyone there.
@@ -280,18 +301,34 @@ MATRIX: dict[str, dict[str, Any]] = {
     "rematch": {"owner": OK, "other": OK, "third": NOT_PLAYING},
     "cancel": {
         "owner": OK,
-        "other": (NotYourTurnError, r"Only alice can cancel this challenge"),
-        "third": (NotYourTurnError, r"Only alice can cancel this challenge"),
+        "other": (
+            NotYourTurnError,
+            Refusal.ONLY_CHALLENGER_CANCELS,
+            r"Only alice can cancel this challenge",
+        ),
+        "third": (
+            NotYourTurnError,
+            Refusal.ONLY_CHALLENGER_CANCELS,
+            r"Only alice can cancel this challenge",
+        ),
     },
     "decline": {
-        "owner": (NotYourTurnError, r"Only bob can decline this challenge"),
+        "owner": (
+            NotYourTurnError,
+            Refusal.ONLY_OPPONENT_DECLINES,
+            r"Only bob can decline this challenge",
+        ),
         "other": OK,
-        "third": (NotYourTurnError, r"Only bob can decline this challenge"),
+        "third": (
+            NotYourTurnError,
+            Refusal.ONLY_OPPONENT_DECLINES,
+            r"Only bob can decline this challenge",
+        ),
     },
     "accept": {
-        "owner": (GameError, r"You can't play against yourself"),
+        "owner": (GameError, Refusal.OWN_CHALLENGE, r"You can't play against yourself"),
         "other": OK,
-        "third": (NotYourTurnError, r"This challenge is for bob"),
+        "third": (NotYourTurnError, Refusal.CHALLENGE_FOR_OTHER, r"This challenge is for bob"),
     },
 }
 for _action, _cells in MATRIX.items():
@@ -324,8 +361,8 @@ async def test_authorization_matrix(svc: MatchService, action: str, role: str) -
         if action not in ("export", "verify"):
             assert await db_state(svc) != before, "an allowed action changed nothing"
         return
-    error, message = expected
-    with refused(error, match=message):
+    error, code, message = expected
+    with refused(error, code, match=message):
         await act(svc, scene.target, guild, user)
     assert await db_state(svc) == before, "a refusal changed the database"
 
@@ -342,7 +379,9 @@ async def test_claim_before_the_claim_time_is_refused(svc: MatchService) -> None
     view = await until(svc, await start(svc), Phase.ROLL)
     waiting = uid(view, 1 - view.turn)
     before = await db_state(svc)
-    with refused(GameError, match=r"idle for 1440 minutes: \d+ more to go"):
+    with refused(
+        GameError, Refusal.CLAIM_TOO_EARLY, match=r"idle for 1440 minutes: \d+ more to go"
+    ):
         await svc.handle(ClaimWin(view.match_id, G1, waiting))
     assert await db_state(svc) == before
 
@@ -354,7 +393,7 @@ async def test_stale_version_is_refused_for_every_player_action(svc: MatchServic
     stale = view.version - 1
     before = await db_state(svc)
     for command in (RollDice, OfferDouble, OfferResignation, LeaveMatch, ClaimWin):
-        with refused(StaleActionError, match="out of date"):
+        with refused(StaleActionError, Refusal.STALE_BOARD, match="out of date"):
             await svc.handle(command(view.match_id, G1, actor, expected_version=stale))
     assert await db_state(svc) == before
 
@@ -364,7 +403,7 @@ async def test_a_finished_match_refuses_every_action(svc: MatchService) -> None:
     scene = await scene_finished(svc)
     before = await db_state(svc)
     for command in (RollDice, OfferDouble, TakeDouble, PassDouble, OfferResignation, ClaimWin):
-        with refused(GameError, match="is over"):
+        with refused(GameError, Refusal.MATCH_OVER, match="is over"):
             await svc.handle(command(scene.target, G1, ALICE))
     assert await db_state(svc) == before
 

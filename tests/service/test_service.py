@@ -90,20 +90,28 @@ def user_on(update: MatchUpdate, seat: int | None = None) -> int:
 
 @pytest.mark.asyncio
 async def test_challenge_refusals(service: MatchService) -> None:
-    async def refuses(match: str, **kw: object) -> None:
-        with refused(GameError, match=match):
+    async def refuses(code: Refusal, match: str, **kw: object) -> None:
+        with refused(GameError, code, match=match):
             await service.challenge(GUILD, CHANNEL, ALICE, "alice", kw.pop("game", "nannon"), **kw)  # type: ignore[arg-type]
 
-    await refuses("yourself", opponent_id=ALICE, opponent_name="alice")
-    await refuses("Bots can't play", opponent_id=5, opponent_name="robot", opponent_is_bot=True)
-    await refuses("1 to 25", length=26)
-    await refuses("backgammon only", game="checkers", length=0)
-    await refuses("Money play .* backgammon only", length=0)
-    await refuses("money games only", game="backgammon", length=5, jacoby=True)
-    await refuses("no game called", game="chess")
-    await refuses("no doubling cube", game="checkers", cube=True)
+    await refuses(Refusal.SELF_CHALLENGE, "yourself", opponent_id=ALICE, opponent_name="alice")
+    await refuses(
+        Refusal.BOT_OPPONENT,
+        "Bots can't play",
+        opponent_id=5,
+        opponent_name="robot",
+        opponent_is_bot=True,
+    )
+    await refuses(Refusal.LENGTH_OUT_OF_RANGE, "1 to 25", length=26)
+    await refuses(Refusal.MONEY_NOT_BACKGAMMON, "backgammon only", game="checkers", length=0)
+    await refuses(Refusal.MONEY_NOT_BACKGAMMON, "Money play .* backgammon only", length=0)
+    await refuses(
+        Refusal.MONEY_ONLY_OPTIONS, "money games only", game="backgammon", length=5, jacoby=True
+    )
+    await refuses(Refusal.UNKNOWN_GAME, "no game called", game="chess")
+    await refuses(Refusal.CHECKERS_CUBE_OPTIONS, "no doubling cube", game="checkers", cube=True)
     await service.update_guild_settings(GUILD, challenge_channels=[55])
-    await refuses("only in <#55>")
+    await refuses(Refusal.CHANNEL_NOT_ALLOWED, "only in <#55>")
 
 
 @pytest.mark.asyncio
@@ -123,24 +131,24 @@ async def test_accept_decline_cancel_refusals(service: MatchService) -> None:
     named = await service.challenge(
         GUILD, CHANNEL, ALICE, "alice", "nannon", opponent_id=BOB, opponent_name="bob"
     )
-    with refused(GameError, match="against yourself"):
+    with refused(GameError, Refusal.OWN_CHALLENGE, match="against yourself"):
         await service.accept(named.id, GUILD, ALICE, "alice")
-    with refused(NotYourTurnError, match="for bob"):
+    with refused(NotYourTurnError, Refusal.CHALLENGE_FOR_OTHER, match="for bob"):
         await service.accept(named.id, GUILD, CAROL, "carol")
     with pytest.raises(NotFoundError):
         await service.accept(named.id, OTHER_GUILD, BOB, "bob")
-    with refused(NotYourTurnError, match="Only bob"):
+    with refused(NotYourTurnError, Refusal.ONLY_OPPONENT_DECLINES, match="Only bob"):
         await service.decline(named.id, GUILD, CAROL)
-    with refused(NotYourTurnError, match="Only alice"):
+    with refused(NotYourTurnError, Refusal.ONLY_CHALLENGER_CANCELS, match="Only alice"):
         await service.cancel(named.id, GUILD, BOB)
     assert (await service.decline(named.id, GUILD, BOB)).status == "declined"
-    with refused(GameError, match="declined"):
+    with refused(GameError, Refusal.CHALLENGE_CLOSED, match="declined"):
         await service.accept(named.id, GUILD, BOB, "bob")
 
     open_challenge = await service.challenge(GUILD, CHANNEL, ALICE, "alice", "nannon")
     update = await service.accept(open_challenge.id, GUILD, CAROL, "carol")
     assert update.view.players[1].user_id == CAROL
-    with refused(StaleActionError, match="already accepted"):
+    with refused(StaleActionError, Refusal.CHALLENGE_ACCEPTED, match="already accepted"):
         await service.accept(open_challenge.id, GUILD, BOB, "bob")
 
 
@@ -168,7 +176,9 @@ async def test_challenges_expire(store_target: str | Path) -> None:
                 lambda: svc.cancel(named.id, GUILD, ALICE),
                 lambda: svc.cancel(anyone.id, GUILD, ALICE),
             ):
-                with refused(GameError, match=r"^This challenge expired") as caught:
+                with refused(
+                    GameError, Refusal.CHALLENGE_EXPIRED, match=r"^This challenge expired"
+                ) as caught:
                     await attempt()
                 # A plain refusal (not a stale action): said so, nothing else to do.
                 assert type(caught.value) is Refused
@@ -208,14 +218,14 @@ async def test_authorization_refusals(service: MatchService) -> None:
     view = update.view
     assert view.phase is Phase.MOVE  # the opening winner plays the opening dice
     mover, waiter = user_on(update), user_on(update, 1 - view.actor)  # type: ignore[operator]
-    with refused(NotYourTurnError, match="not playing"):
+    with refused(NotYourTurnError, Refusal.NOT_A_PLAYER, match="not playing"):
         await service.handle(RollDice(match_id, GUILD, CAROL))
     with pytest.raises(NotFoundError):
         await service.handle(RollDice(match_id, OTHER_GUILD, mover))
-    with refused(PhaseError, match="You rolled already: pick a move"):
+    with refused(PhaseError, Refusal.ALREADY_ROLLED, match="You rolled already: pick a move"):
         await service.handle(RollDice(match_id, GUILD, mover))
     name = view.players[view.actor].name  # type: ignore[index]
-    with refused(NotYourTurnError, match=f"It's {name}'s turn"):
+    with refused(NotYourTurnError, Refusal.NOT_YOUR_TURN, match=f"It's {name}'s turn"):
         await service.handle(PlayMove(match_id, GUILD, waiter, view.legal_moves[0]))
     with pytest.raises(IllegalMoveError):
         await service.handle(PlayMove(match_id, GUILD, mover, "24/1"))
@@ -223,18 +233,20 @@ async def test_authorization_refusals(service: MatchService) -> None:
         await service.handle(OfferDouble(match_id, GUILD, mover))
     update = await service.handle(PlayMove(match_id, GUILD, mover, view.legal_moves[0]))
     assert update.view.phase is Phase.ROLL and user_on(update) == waiter
-    with refused(PhaseError, match="Roll first"):
+    with refused(PhaseError, Refusal.ROLL_FIRST, match="Roll first"):
         await service.handle(PlayMove(match_id, GUILD, waiter, "13/7"))
     update = await service.handle(OfferDouble(match_id, GUILD, waiter))
-    with refused(NotYourTurnError, match=r"Only .* can take or pass your double"):
+    with refused(
+        NotYourTurnError, Refusal.OWN_DOUBLE, match=r"Only .* can take or pass your double"
+    ):
         await service.handle(TakeDouble(match_id, GUILD, waiter))
-    with refused(CubeError, match="take or pass first"):
+    with refused(CubeError, Refusal.DOUBLED, match="take or pass first"):
         await service.handle(RollDice(match_id, GUILD, mover))
     update = await service.handle(TakeDouble(match_id, GUILD, mover))
     assert update.view.cube_value == 2 and update.view.cube_owner == 1 - update.view.turn
-    with refused(StaleActionError, match="out of date"):
+    with refused(StaleActionError, Refusal.STALE_BOARD, match="out of date"):
         await service.handle(RollDice(match_id, GUILD, waiter, expected_version=update.version - 1))
-    with refused(PhaseError, match="no draw offers"):
+    with refused(PhaseError, "no_draw_offers", match="no draw offers"):
         await service.handle(OfferDraw(match_id, GUILD, waiter))
     events_before = await service.store.event_count(match_id)
     assert (await service.get_view(match_id, GUILD)).version == update.version
@@ -244,7 +256,7 @@ async def test_authorization_refusals(service: MatchService) -> None:
 @pytest.mark.asyncio
 async def test_leave_and_resign(service: MatchService) -> None:
     update = await start(service, "nannon", length=3)
-    with refused(GameError, match="Resign single, gammon or backgammon"):
+    with refused(GameError, Refusal.BAD_RESIGN_LEVEL, match="Resign single, gammon or backgammon"):
         await service.handle(OfferResignation(update.match_id, GUILD, ALICE, "everything"))
     update = await service.handle(OfferResignation(update.match_id, GUILD, ALICE, "single"))
     assert update.view.phase is Phase.RESIGN_OFFERED
@@ -254,7 +266,7 @@ async def test_leave_and_resign(service: MatchService) -> None:
     assert update.game_result is not None and update.view.score == (0, 1)
     update = await service.handle(LeaveMatch(update.match_id, GUILD, BOB))
     assert update.match_over and update.winner_seat == 0 and update.view.score[0] == 3
-    with refused(PhaseError, match="over"):
+    with refused(PhaseError, Refusal.MATCH_OVER, match="over"):
         await service.handle(RollDice(update.match_id, GUILD, ALICE))
     history = await service.history(GUILD, ALICE)
     assert history[0].result == "won" and history[0].opponent.user_id == BOB
@@ -625,12 +637,12 @@ async def test_idle_reminder_and_claim(store_target: str | Path) -> None:
         assert (due.idle.user_id, due.reminder_due, due.claimable) == (idle, True, False)
         await svc.mark_reminded(due.match_id, due.version)
         assert await svc.idle_matches() == []
-        with refused(GameError, match="more to go"):
+        with refused(GameError, Refusal.CLAIM_TOO_EARLY, match="more to go"):
             await svc.handle(ClaimWin(update.match_id, GUILD, waiting))
         clock.now += 24 * 60 * 60
         [due] = await svc.idle_matches()
         assert due.claimable and not due.reminder_due
-        with refused(NotYourTurnError, match="waiting for you"):
+        with refused(NotYourTurnError, Refusal.CLAIM_OWN_WAIT, match="waiting for you"):
             await svc.handle(ClaimWin(update.match_id, GUILD, idle))
         update = await svc.handle(ClaimWin(update.match_id, GUILD, waiting))
         assert update.match_over and update.view.players[update.winner_seat].user_id == waiting  # type: ignore[index]
@@ -641,16 +653,16 @@ async def test_idle_reminder_and_claim(store_target: str | Path) -> None:
 
 @pytest.mark.asyncio
 async def test_settings_validation(service: MatchService) -> None:
-    for changes, message in [
-        ({"nannon_length": 0}, "between 1 and 25"),
-        ({"backgammon_length": "x"}, "whole number"),
-        ({"auto_roll": "maybe"}, "on or off"),
-        ({"auto_pass": "sometimes"}, "auto_pass is on or off"),
-        ({"colour": "red"}, "no setting"),
-        ({"claim_minutes": 5}, "at least the reminder"),
-        ({"challenge_channels": ["#general"]}, "channel ids"),
+    for changes, code, message in [
+        ({"nannon_length": 0}, Refusal.SETTING_OUT_OF_RANGE, "between 1 and 25"),
+        ({"backgammon_length": "x"}, Refusal.SETTING_NOT_A_NUMBER, "whole number"),
+        ({"auto_roll": "maybe"}, Refusal.SETTING_NOT_ON_OFF, "on or off"),
+        ({"auto_pass": "sometimes"}, Refusal.SETTING_NOT_ON_OFF, "auto_pass is on or off"),
+        ({"colour": "red"}, Refusal.UNKNOWN_SETTING, "no setting"),
+        ({"claim_minutes": 5}, Refusal.CLAIM_BEFORE_REMINDER, "at least the reminder"),
+        ({"challenge_channels": ["#general"]}, Refusal.NOT_A_CHANNEL, "channel ids"),
     ]:
-        with refused(GameError, match=message):
+        with refused(GameError, code, match=message):
             await service.update_guild_settings(GUILD, **changes)
     updated = await service.update_guild_settings(GUILD, auto_roll=False, reminder_minutes=5)
     assert not updated.auto_roll and updated.reminder_minutes == 5
@@ -812,7 +824,7 @@ async def test_auto_pass_off_waits_for_the_player_to_play_no_move(store_target: 
         assert await svc.legal_moves(match_id, GUILD, ALICE, "No") == ["no move"]
         with pytest.raises(NotYourTurnError):
             await svc.handle(PlayMove(match_id, GUILD, BOB, "no move"))
-        with refused(IllegalMoveError, match="no move"):
+        with refused(IllegalMoveError, "must_pass", match="no move"):
             await svc.handle(PlayMove(match_id, GUILD, ALICE, "H/4"))
         update = await svc.handle(
             PlayMove(match_id, GUILD, ALICE, "No Move", expected_version=view.version)

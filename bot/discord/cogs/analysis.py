@@ -23,6 +23,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.discord import delivery, presenter, wording
+from bot.discord.catalogue import command_text, text
 from bot.discord.replies import NO_MENTIONS, escape_name, inert_text
 from bot.discord.style import style_of
 from bot.service import AnalysisView, MatchView, RequestAnalysis
@@ -60,8 +61,8 @@ class AnalysisCog(commands.Cog, name="Analysis"):
         if self.on_analysis in listeners:
             listeners.remove(self.on_analysis)
 
-    @app_commands.command(name="analyse", description="How did we play? Analyse a finished match")
-    @app_commands.describe(match="The match's number (#)")
+    @app_commands.command(name="analyse", description=command_text("command.analyse"))
+    @app_commands.describe(match=command_text("command.analyse.match"))
     @app_commands.guild_only()
     async def analyse(self, interaction: discord.Interaction[TableBot], match: int) -> None:
         view = await self.service.handle(
@@ -147,7 +148,7 @@ class AnalysisCog(commands.Cog, name="Analysis"):
             summary.add_field(
                 name=escape_name(view.players[seat].name),
                 # Our own words and numbers (the name is the field's): its markdown stays.
-                value=wording.analysis_player_text(view.kind, figures, style.error_unit),
+                value=wording.analysis_player_text(view.kind, figures, text(style.error_unit)),
                 inline=True,
             )
         embeds = [summary]

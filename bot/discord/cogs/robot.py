@@ -24,6 +24,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.discord import presenter, wording
+from bot.discord.catalogue import command_text
 from bot.discord.replies import NO_MENTIONS, resolve_match
 from bot.robot import advice
 from bot.robot.driver import RobotStuck
@@ -82,7 +83,7 @@ class RobotCog(commands.Cog, name="Robot"):
 
     # --- /hint --------------------------------------------------------------------------------
 
-    @app_commands.command(name="hint", description="The robot's advice on your decision")
+    @app_commands.command(name="hint", description=command_text("command.hint"))
     @app_commands.guild_only()
     async def hint(self, interaction: discord.Interaction[TableBot]) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
