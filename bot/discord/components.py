@@ -207,7 +207,9 @@ class MoveSelect(
 ):
     def __init__(self, match_id: int, version: int, moves: Sequence[str] = ()) -> None:
         options = [
-            discord.SelectOption(label=NO_MOVE_LABEL if m == NO_MOVE else m[:100], value=m[:100])
+            discord.SelectOption(
+                label=text("select.no_move") if m == NO_MOVE else m[:100], value=m[:100]
+            )
             for m in moves
         ]
         passing = tuple(moves) == (NO_MOVE,)

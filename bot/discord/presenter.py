@@ -448,7 +448,7 @@ async def publish(
             await post_result(bot, update, via)
         except discord.HTTPException as exc:
             log.warning("match %s: could not post the result: %s", view.match_id, exc)
-            missed = RESULT_NOT_POSTED
+            missed = text("error.result_not_posted")
     if update.match_over:
         await bot.service.set_board_message(view.match_id, None)
         delivery.forget_board(bot, view.match_id)
@@ -464,7 +464,7 @@ async def publish(
                 view.version,
                 exc,
             )
-            missed = BOARD_NOT_POSTED
+            missed = text("error.board_not_posted")
     if missed is not None:
         raise FormattedGameError(missed)
 
@@ -544,7 +544,7 @@ async def start_match(
     except discord.HTTPException as exc:
         # The match exists: /board posts its board once Discord takes it.
         log.warning("match %s: could not post the first board: %s", view.match_id, exc)
-        raise FormattedGameError(FIRST_BOARD_NOT_POSTED) from exc
+        raise FormattedGameError(text("error.first_board_not_posted")) from exc
 
 
 # --- challenges ----------------------------------------------------------------------------

@@ -111,7 +111,7 @@ async def report_error(interaction: discord.Interaction[Any], error: BaseExcepti
         message = inert_text(refusal_text(error)) or text("refusal.fallback")
     else:
         log.error("unexpected error in %s", interaction_context(interaction), exc_info=error)
-        message = APOLOGY
+        message = text("error.apology")
     try:
         await reply(interaction, message)
     except discord.HTTPException:
@@ -133,7 +133,7 @@ async def refuse_closing(interaction: discord.Interaction[Any]) -> None:
             if not interaction.response.is_done():
                 await interaction.response.autocomplete([])
             return
-        await reply(interaction, RESTARTING)
+        await reply(interaction, text("error.restarting"))
     except (discord.HTTPException, discord.ClientException, RuntimeError, OSError, ClientError):
         log.info("could not refuse %s while closing", interaction_context(interaction))
 

@@ -33,7 +33,7 @@ LevelName = Literal["beginner", "intermediate", "advanced", "expert", "master"]
 def robot_user(bot: TableBot) -> discord.ClientUser:
     me = bot.user
     if me is None:  # only before the bot has logged in
-        raise GameError(wording.ROBOT_NOT_READY)
+        raise GameError(text("robot.not_ready"))
     return me
 
 
@@ -79,7 +79,7 @@ async def start_robot_match(
     """/challenge against tablebot: the robot accepts at once (politely refused for a game it
     can't play here)."""
     if interaction.guild_id is None or interaction.channel_id is None:
-        raise GameError(wording.SERVER_ONLY)
+        raise GameError(text("robot.server_only"))
     if not await player.available(bot.robot_worker, spec_of(game)):
         raise GameError(wording.robot_unavailable(game))
     me = robot_user(bot)

@@ -142,7 +142,7 @@ def describe_event(event: MatchEvent, view: MatchView) -> str:
             then = (
                 text("event.turn_passes", name=names[1 - seat])
                 if stuck is Stuck.TURN_PASSES
-                else PASS_HINT
+                else text("event.pass_hint", no_move=NO_MOVE)
             )
             return text("event.no_legal_move", name=names[seat], then=then)
         case DiceRolled(seat=seat, dice=dice, stuck=stuck):
@@ -150,7 +150,9 @@ def describe_event(event: MatchEvent, view: MatchView) -> str:
             if stuck is Stuck.TURN_PASSES:
                 return text("event.rolls_turn_passes", other=names[1 - seat], **rolled)
             if stuck is Stuck.MUST_PASS:
-                return text("event.rolls_must_pass", hint=PASS_HINT, **rolled)
+                return text(
+                    "event.rolls_must_pass", hint=text("event.pass_hint", no_move=NO_MOVE), **rolled
+                )
             return text("event.rolls", **rolled)
         case MovePlayed(seat=seat, move=move, auto=auto):
             return text(
@@ -250,7 +252,7 @@ def _game_over(
     how = (
         text("event.won_by_nannon")
         if game.kind is ResultKind.NANNON
-        else text("event.won_by", result=RESULT_WORDS[game.kind])
+        else text("event.won_by", result=text(f"result.{game.kind.name.lower()}"))
     )
     return text(
         "event.game_won",
@@ -281,6 +283,10 @@ Words = Callable[[dict[str, Any]], str]
 _SHOWN: dict[Refusal, Callable[[dict[str, Any]], dict[str, Any]]] = {
     Refusal.UNKNOWN_GAME: lambda p: {"given": _quoted(p["given"]), "choices": listed(p["choices"])},
     Refusal.UNKNOWN_SETTING: lambda p: {"setting": _quoted(p["setting"])},
+    Refusal.UNKNOWN_LANGUAGE: lambda p: {
+        "value": _quoted(p["value"]),
+        "choices": listed(p["choices"]),
+    },
     Refusal.SETTING_NOT_ON_OFF: lambda p: {**p, "value": _quoted(p["value"])},
     Refusal.SETTING_NOT_A_NUMBER: lambda p: {**p, "value": _quoted(p["value"])},
     Refusal.SETTING_OUT_OF_RANGE: lambda p: {**p, "value": str(p["value"])[:40]},

@@ -248,6 +248,22 @@ class UpdateSettings(Command[GuildSettings]):
 
 
 @dataclass(frozen=True)
+class ChooseLanguage(Command[str | None]):
+    """A member's own language (one of settings.LANGUAGES) for what only they read, in every
+    server; None: their Discord client's. Answers the language kept."""
+
+    user_id: int
+    language: str | None
+
+
+@dataclass(frozen=True)
+class MemberLanguage(Command[str | None]):
+    """Read-only: the language the member chose with ChooseLanguage, None when none."""
+
+    user_id: int
+
+
+@dataclass(frozen=True)
 class RecordShout(Command[bool]):
     """Count a NANNON shout: True only the first time, and only by the winner of a NANNON
     game (the latest one when ``game_number`` is None); False otherwise."""
@@ -273,6 +289,7 @@ __all__ = [
     "AcceptResignation",
     "CancelChallenge",
     "ChallengeOptions",
+    "ChooseLanguage",
     "ClaimWin",
     "Command",
     "DeclineChallenge",
@@ -280,6 +297,7 @@ __all__ = [
     "DeclineResignation",
     "LeaveMatch",
     "MatchCommand",
+    "MemberLanguage",
     "NewChallenge",
     "OfferDouble",
     "OfferDraw",

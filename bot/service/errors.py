@@ -55,6 +55,7 @@ class Refusal(StrEnum):
     # Settings
     UNKNOWN_SETTING = "unknown_setting"  # setting
     SETTING_FIXED = "setting_fixed"  # setting
+    UNKNOWN_LANGUAGE = "unknown_language"  # value, choices
     SETTING_NOT_ON_OFF = "setting_not_on_off"  # setting, value
     SETTING_NOT_A_NUMBER = "setting_not_a_number"  # setting, value
     SETTING_OUT_OF_RANGE = "setting_out_of_range"  # setting, low, high, value

@@ -38,9 +38,11 @@ from bot.service.bus import EventBus, Outcome
 from bot.service.commands import (
     AcceptChallenge,
     CancelChallenge,
+    ChooseLanguage,
     Command,
     DeclineChallenge,
     MatchCommand,
+    MemberLanguage,
     NewChallenge,
     RecordShout,
     Rematch,
@@ -389,6 +391,8 @@ HANDLERS: dict[type[Command[Any]], Handler] = {
     UpdateSettings: answered(
         lambda svc, c: svc._state.settings.update(c.guild_id, dict(c.changes))
     ),
+    ChooseLanguage: answered(lambda svc, c: svc._state.languages.choose(c.user_id, c.language)),
+    MemberLanguage: answered(lambda svc, c: svc._state.languages.get(c.user_id)),
     RecordShout: answered(lambda svc, c: queries.record_shout(svc._state, **fields_of(c))),
     RequestAnalysis: answered(lambda svc, c: svc.analyses.request(c)),
     ShowBoard: show_board,

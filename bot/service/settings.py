@@ -11,11 +11,22 @@ from bot.service.errors import Refusal, refused
 from bot.storage import Store
 from engines.base import GameKind
 
-__all__ = ["MAX_AUTO_DOUBLES", "MAX_LENGTH", "GuildSettings", "SettingsBook"]
+__all__ = [
+    "LANGUAGES",
+    "MAX_AUTO_DOUBLES",
+    "MAX_LENGTH",
+    "GuildSettings",
+    "MemberLanguages",
+    "SettingsBook",
+    "checked_language",
+]
 
 MAX_LENGTH = 25
 MAX_AUTO_DOUBLES = 8
 MAX_CHALLENGE_CHANNELS = 25
+
+# The languages a server or a member may choose (Discord's locale codes of the catalogues).
+LANGUAGES = ("en", "de", "es-ES", "fr", "it", "pt-BR", "tr", "el", "ru")
 
 
 @dataclass(frozen=True)
@@ -45,6 +56,7 @@ class GuildSettings:
     robot_think_s: int = 2  # the master robot thinks up to this long a checkers move (seconds)
     analyse_robot_matches: bool = True  # a robot match is analysed when it ends
     analyse_human_matches: bool = False  # a match between people is analysed when it ends
+    language: str = ""  # public messages' language (LANGUAGES); "": the server's Discord locale
 
     def default_length(self, game: GameKind) -> int:
         length: int = getattr(self, f"{GameKind(game).value}_length")  # one field per game
@@ -88,6 +100,8 @@ def checked_setting(name: str, value: Any, current: Any) -> Any:
                 Refusal.SETTING_OUT_OF_RANGE, setting=name, low=low, high=high, value=value
             )
         return number
+    if name == "language":
+        return checked_language(value) or ""
     if name == "challenge_channels":
         items = value if isinstance(value, list | tuple | set | frozenset) else [value]
         channels = []
@@ -99,6 +113,15 @@ def checked_setting(name: str, value: Any, current: Any) -> Any:
             raise refused(Refusal.TOO_MANY_CHANNELS, most=MAX_CHALLENGE_CHANNELS)
         return tuple(sorted(set(channels)))
     raise refused(Refusal.SETTING_FIXED, setting=name)
+
+
+def checked_language(value: Any) -> str | None:
+    """A language choice: one of :data:`LANGUAGES`, or None/"" for none; refused otherwise."""
+    if value is None or value == "":
+        return None
+    if value not in LANGUAGES:
+        raise refused(Refusal.UNKNOWN_LANGUAGE, value=value, choices=list(LANGUAGES))
+    return str(value)
 
 
 def changed(current: GuildSettings, changes: dict[str, Any]) -> GuildSettings:
@@ -143,3 +166,24 @@ class SettingsBook:
         await self._store.save_guild_settings(guild_id, data, self._clock())
         self._cache[guild_id] = updated
         return updated
+
+
+class MemberLanguages:
+    """The languages members chose with /language, read from the store once each and cached;
+    the service's only writer. A member's choice is theirs in every server."""
+
+    def __init__(self, store: Store, clock: Callable[[], float]) -> None:
+        self._store = store
+        self._clock = clock
+        self._cache: dict[int, str | None] = {}
+
+    async def get(self, user_id: int) -> str | None:
+        if user_id not in self._cache:
+            self._cache[user_id] = await self._store.member_language(user_id)
+        return self._cache[user_id]
+
+    async def choose(self, user_id: int, language: str | None) -> str | None:
+        chosen = checked_language(language)
+        await self._store.save_member_language(user_id, chosen, self._clock())
+        self._cache[user_id] = chosen
+        return chosen

@@ -13,7 +13,7 @@ from typing import Any
 from bot.service.bus import EventBus
 from bot.service.errors import Refusal, refused
 from bot.service.model import DiceFactory, MatchDice, MatchStatus, Player, RatingChange
-from bot.service.settings import GuildSettings, SettingsBook
+from bot.service.settings import GuildSettings, MemberLanguages, SettingsBook
 from bot.storage import Store
 from engines import match_from_snapshot
 from engines.base import GameKind, GameMatch, MatchRules
@@ -139,6 +139,7 @@ class ServiceState:
         self.clock = clock
         self.live: dict[int, LiveMatch] = {}
         self.settings = SettingsBook(store, self.now)
+        self.languages = MemberLanguages(store, self.now)
         self.bus = EventBus()
 
     def now(self) -> float:

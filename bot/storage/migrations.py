@@ -169,6 +169,15 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX analyses_status ON analyses (status, requested_at);
     """,
+    # 4: the language a member chose with /language (a catalogue's locale code), theirs in
+    # every server; no row: their Discord client's language.
+    """
+    CREATE TABLE member_languages (
+        user_id INTEGER PRIMARY KEY,
+        locale TEXT NOT NULL,
+        updated_at REAL NOT NULL
+    ) WITHOUT ROWID;
+    """,
 )
 
 

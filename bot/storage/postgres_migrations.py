@@ -187,6 +187,14 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX analyses_status ON analyses (status, requested_at);
     """,
+    # 4: the language a member chose with /language (as step 4 of migrations.py).
+    """
+    CREATE TABLE member_languages (
+        user_id bigint PRIMARY KEY,
+        locale text NOT NULL,
+        updated_at double precision NOT NULL
+    );
+    """,
 )
 
 

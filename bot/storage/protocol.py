@@ -59,6 +59,14 @@ class Store(Protocol):
         """Replace the guild's settings with ``data`` (saved at time ``at``)."""
         ...
 
+    async def member_language(self, user_id: int) -> str | None:
+        """The language the member chose (a locale code), None when they chose none."""
+        ...
+
+    async def save_member_language(self, user_id: int, locale: str | None, at: float) -> None:
+        """Keep the member's language choice (None: forget it) at time ``at``."""
+        ...
+
     # --- challenges ---------------------------------------------------------------------------
 
     async def insert_challenge(self, values: dict[str, Any]) -> int:

@@ -76,6 +76,18 @@ class SharedOperations(ABC):
     async def save_guild_settings(self, guild_id: int, data: dict[str, Any], at: float) -> None:
         await self._changed(self.SQL.save_guild_settings, (guild_id, dumps(data), at))
 
+    # --- member languages ---------------------------------------------------------------------
+
+    async def member_language(self, user_id: int) -> str | None:
+        row = await self._row(self.SQL.member_language, (user_id,))
+        return None if row is None else str(row["locale"])
+
+    async def save_member_language(self, user_id: int, locale: str | None, at: float) -> None:
+        if locale is None:
+            await self._changed(self.SQL.forget_member_language, (user_id,))
+        else:
+            await self._changed(self.SQL.save_member_language, (user_id, locale, at))
+
     # --- challenges ---------------------------------------------------------------------------
 
     async def challenge(self, challenge_id: int) -> Row | None:

@@ -93,6 +93,13 @@ class Statements:
         "ON CONFLICT (guild_id) DO UPDATE SET data = excluded.data, "
         "updated_at = excluded.updated_at"
     )
+    member_language: str = "SELECT locale FROM member_languages WHERE user_id = ?"
+    save_member_language: str = (
+        "INSERT INTO member_languages (user_id, locale, updated_at) VALUES (?, ?, ?) "
+        "ON CONFLICT (user_id) DO UPDATE SET locale = excluded.locale, "
+        "updated_at = excluded.updated_at"
+    )
+    forget_member_language: str = "DELETE FROM member_languages WHERE user_id = ?"
     challenge: str = "SELECT * FROM challenges WHERE id = ?"
     set_challenge_status: str = "UPDATE challenges SET status = ? WHERE id = ? AND status = ?"
     set_challenge_message: str = "UPDATE challenges SET message_id = ? WHERE id = ?"

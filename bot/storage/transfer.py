@@ -41,6 +41,7 @@ TABLES = (
     "shouts",
     "robot_records",
     "analyses",
+    "member_languages",
 )
 # The tables whose ids are identity columns in PostgreSQL (AUTOINCREMENT in SQLite).
 IDENTITY_TABLES = ("challenges", "matches")
@@ -56,6 +57,7 @@ ORDER = {
     "shouts": "match_id, game_number",
     "robot_records": "guild_id, game, user_id, level",
     "analyses": "match_id",
+    "member_languages": "user_id",
 }
 BATCH = 5000
 # Matches replayed per query of their events.

@@ -6,8 +6,15 @@ said (``refusal.not_your_turn``, ``prompt.roll``), its template has named placeh
 (``"It's {name}'s turn."``) filled by :func:`text`, the one way in. A locale without a message
 falls back to English, so a partial translation never shows a hole.
 
-Counts pick a form by a suffix: :func:`plural_key` gives ``key.one`` or ``key.other`` (the
-CLDR names, so locales with more forms add theirs later).
+Counts pick a form by a suffix: :func:`plural_key` gives ``key.<CLDR category>`` by the
+locale's plural rules (Babel's CLDR data): English has ``one`` and ``other``; Russian adds
+``few`` and ``many``. A form a locale lacks reads its ``other``.
+
+Whose language: :func:`text` without a locale reads the current *reader*'s (:data:`reader`, a
+context variable): the adapter sets it to the member's locale when it handles an interaction
+(ephemeral replies) and to the server's around a public message (:func:`reading`). Code that
+knows its reader passes the locale explicitly. :func:`catalogue_locale` maps Discord's
+locale codes onto the catalogues; :func:`member_locale` and :func:`server_locale` choose.
 
 Slash-command descriptions, option descriptions and choice names are messages too:
 :func:`command_text` gives the ``app_commands.locale_str`` Discord's command tree takes (its
@@ -21,26 +28,80 @@ English message, its id in ``extras["key"]`` for a translator).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from importlib import resources
 from types import MappingProxyType
 
+from babel import Locale, UnknownLocaleError
+from babel.numbers import format_decimal
 from discord import app_commands
 
 __all__ = [
     "DEFAULT_LOCALE",
     "ENGLISH",
+    "LOCALES",
+    "catalogue_locale",
     "choices",
     "command_text",
     "keys",
+    "member_locale",
     "messages",
+    "number",
     "plural_key",
+    "reader",
+    "reading",
+    "server_locale",
     "text",
 ]
 
 DEFAULT_LOCALE = "en"
+
+LOCALES = ("en", "de", "es-ES", "fr", "it", "pt-BR", "tr", "el", "ru")
+"""The languages tablebot speaks, by their catalogue's name (Discord's locale code)."""
+
+# Discord's codes served by another language's catalogue.
+_SERVED_BY = {"en-US": "en", "en-GB": "en", "es-419": "es-ES"}
+
+reader: contextvars.ContextVar[str] = contextvars.ContextVar("reader", default=DEFAULT_LOCALE)
+"""The locale of whoever reads what is being written now (see the module's docstring)."""
+
+
+def catalogue_locale(code: object) -> str:
+    """The catalogue serving Discord's locale ``code`` (a ``discord.Locale`` or its string):
+    es-419 reads es-ES, en-US and en-GB read en, anything unsupported (or None) reads en.
+
+    >>> catalogue_locale("es-419"), catalogue_locale("en-GB"), catalogue_locale("ja")
+    ('es-ES', 'en', 'en')
+    """
+    value = str(getattr(code, "value", code))
+    value = _SERVED_BY.get(value, value)
+    return value if value in LOCALES else DEFAULT_LOCALE
+
+
+def member_locale(chosen: str | None, interaction_locale: object) -> str:
+    """The language of a reply only this member sees: their /language choice, else the
+    language their Discord client is in."""
+    return chosen if chosen in LOCALES else catalogue_locale(interaction_locale)
+
+
+def server_locale(chosen: str | None, guild_locale: object) -> str:
+    """The language of a message everyone in the server sees: the /config language choice,
+    else the server's community language (Discord's guild_locale)."""
+    return chosen if chosen in LOCALES else catalogue_locale(guild_locale)
+
+
+@contextlib.contextmanager
+def reading(locale: str) -> Iterator[str]:
+    """Write for a reader of ``locale`` inside the block (a public message: the server's)."""
+    token = reader.set(locale)
+    try:
+        yield locale
+    finally:
+        reader.reset(token)
 
 
 def _load(locale: str) -> Mapping[str, str] | None:
@@ -73,18 +134,50 @@ def keys() -> frozenset[str]:
     return frozenset(ENGLISH)
 
 
-def text(key: str, locale: str = DEFAULT_LOCALE, /, **params: object) -> str:
-    """The message ``key`` in ``locale`` (else English) with its placeholders filled.
-    An unknown key is a KeyError: a typo fails loudly in tests, not quietly in Discord."""
-    template = messages(locale).get(key)
+def text(key: str, locale: str | None = None, /, **params: object) -> str:
+    """The message ``key`` in ``locale`` (None: the current :data:`reader`'s; else English)
+    with its placeholders filled. An unknown key is a KeyError: a typo fails loudly in tests,
+    not quietly in Discord. A plural form a catalogue lacks (``key.few``) reads its ``other``."""
+    found = messages(reader.get() if locale is None else locale)
+    template = found.get(key)
     if template is None:
-        template = ENGLISH[key]
+        template = _plural_fallback(found, key)
     return template.format_map(params)
 
 
-def plural_key(key: str, count: float) -> str:
-    """``key.one`` for a count of 1, else ``key.other``."""
-    return f"{key}.one" if count == 1 else f"{key}.other"
+def _plural_fallback(found: Mapping[str, str], key: str) -> str:
+    base, _, form = key.rpartition(".")
+    if form in _PLURAL_FORMS and form != "other":
+        other = f"{base}.other"
+        return found.get(other) or ENGLISH.get(key) or ENGLISH[other]
+    return ENGLISH[key]
+
+
+_PLURAL_FORMS = frozenset({"zero", "one", "two", "few", "many", "other"})
+
+
+@functools.cache
+def _babel(locale: str) -> Locale:
+    try:
+        return Locale.parse(locale, sep="-")
+    except (ValueError, UnknownLocaleError):
+        return Locale.parse(DEFAULT_LOCALE)
+
+
+def plural_key(key: str, count: float, locale: str | None = None) -> str:
+    """``key.<form>``: the CLDR plural form of ``count`` in ``locale`` (None: the reader's),
+    ``one`` or ``other`` in English, ``one``, ``few``, ``many`` or ``other`` in Russian."""
+    form = _babel(reader.get() if locale is None else locale).plural_form(count)
+    return f"{key}.{form}"
+
+
+def number(value: float, locale: str | None = None, places: int = 0) -> str:
+    """``value`` as the reader writes numbers (``1,234.5`` in English, ``1.234,5`` in German),
+    with up to ``places`` decimals."""
+    pattern = "#,##0" + ("." + "#" * places if places else "")
+    return format_decimal(
+        value, format=pattern, locale=_babel(reader.get() if locale is None else locale)
+    )
 
 
 def command_text(key: str) -> app_commands.locale_str:

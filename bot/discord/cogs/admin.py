@@ -122,7 +122,7 @@ class AdminCog(commands.Cog, name="Admin"):
     async def _update(self, interaction: discord.Interaction[Any], **changes: Any) -> None:
         """Check the caller, apply ``changes`` (None values dropped), answer with the result."""
         if not is_manager(interaction):
-            raise GameError(NOT_MANAGER)
+            raise GameError(text("refusal.not_manager"))
         assert interaction.guild_id is not None
         wanted = {key: value for key, value in changes.items() if value is not None}
         if wanted:
@@ -238,7 +238,7 @@ class AdminCog(commands.Cog, name="Admin"):
         channel: discord.TextChannel | None = None,
     ) -> None:
         if not is_manager(interaction):
-            raise GameError(NOT_MANAGER)
+            raise GameError(text("refusal.not_manager"))
         assert interaction.guild_id is not None
         if action == "anywhere":
             await self._update(interaction, challenge_channels=())
@@ -310,7 +310,7 @@ class AdminCog(commands.Cog, name="Admin"):
     @app_commands.default_permissions(administrator=True)
     async def sync(self, interaction: discord.Interaction[Any]) -> None:
         if not await self.bot.is_owner(interaction.user):
-            raise GameError(NOT_OWNER)
+            raise GameError(text("refusal.not_owner"))
         await interaction.response.defer(ephemeral=True, thinking=True)
         synced = await self.bot.sync_global()
         log.info("global sync by the owner: %d commands", len(synced))

@@ -159,11 +159,11 @@ class AnalysisCog(commands.Cog, name="Analysis"):
         except Exception:
             log.exception("match %s: the analysis chart failed", view.match_id)
         else:
-            files.append(_file(png, "chart.png", alt or wording.CHART_TITLE))
+            files.append(_file(png, "chart.png", alt or text("analysis.chart_title")))
             summary.set_image(url="attachment://chart.png")
         worst = analysis.worst(WORST)
         footer = wording.analysed_by(analysis.details)
-        summary.set_footer(text=f"{wording.NO_MISTAKES} {footer}" if not worst else footer)
+        summary.set_footer(text=f"{text('analysis.no_mistakes')} {footer}" if not worst else footer)
         try:
             indexes = [d.action_index for d in worst]
             boards: list[MatchView | None] = list(

@@ -39,7 +39,6 @@ from bot.discord.replies import (
     resolve_match,
 )
 from bot.discord.robot_matches import LevelName, is_robot, robot_rematch, start_robot_match
-from bot.discord.wording import LEVEL_FOR_ROBOT_ONLY, ROBOT_REMATCH_STARTED
 from bot.service import MatchView
 from bot.service.commands import (
     AcceptChallenge,
@@ -174,7 +173,7 @@ class PlayCog(commands.Cog):
         if lacking:
             raise FormattedGameError(wording.missing_permissions(lacking))
         if level is not None and not against_robot:
-            raise GameError(LEVEL_FOR_ROBOT_ONLY)
+            raise GameError(text("robot.level_for_robot_only"))
         if against_robot:  # tablebot itself: the robot accepts at once
             options = {"length": points, "cube": cube, "crawford": crawford, "jacoby": jacoby}
             await start_robot_match(
@@ -431,7 +430,7 @@ class PlayCog(commands.Cog):
         if (await self.bot.service.get_view(item.match_id, guild_id)).robot_seat is not None:
             await robot_rematch(self.bot, interaction, item.match_id)
             await interaction.followup.send(
-                ROBOT_REMATCH_STARTED, ephemeral=True, allowed_mentions=NO_MENTIONS
+                text("robot.rematch_started"), ephemeral=True, allowed_mentions=NO_MENTIONS
             )
             return
         again = Rematch(item.match_id, guild_id, interaction.user.id)

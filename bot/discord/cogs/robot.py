@@ -24,7 +24,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.discord import presenter, wording
-from bot.discord.catalogue import command_text
+from bot.discord.catalogue import command_text, text
 from bot.discord.replies import NO_MENTIONS, resolve_match
 from bot.robot import advice
 from bot.robot.driver import RobotStuck
@@ -77,7 +77,7 @@ class RobotCog(commands.Cog, name="Robot"):
         view = await self.bot.service.get_view(event.match_id)
         channel = presenter.target_channel(self.bot, view)
         try:
-            await channel.send(wording.ROBOT_FAILED, allowed_mentions=NO_MENTIONS)
+            await channel.send(text("robot.failed"), allowed_mentions=NO_MENTIONS)
         except discord.HTTPException as exc:
             log.warning("match %s: could not say the robot is stuck: %s", event.match_id, exc)
 
@@ -98,7 +98,7 @@ class RobotCog(commands.Cog, name="Robot"):
         except RobotUnavailableError:
             raise GameError(wording.robot_unavailable(view.kind)) from None
         except RobotCrashedError:
-            raise GameError(wording.ROBOT_HINT_FAILED) from None
+            raise GameError(text("robot.hint_failed")) from None
         await interaction.followup.send(
             wording.hint_text(request.kind.value, data, view),
             ephemeral=True,
