@@ -30,6 +30,7 @@ from discord.ext import commands
 
 from bot.config import Settings
 from bot.discord.catalogue import text
+from bot.discord.locales import read_by_member
 from bot.discord.permissions import invite_url
 from bot.discord.ratelimit import CommandRateLimit, allow_interaction, guild_limits
 from bot.discord.replies import NO_MENTIONS, admit, refuse_closing, report_error
@@ -86,7 +87,9 @@ class TableTree(app_commands.CommandTree["TableBot"]):
     async def interaction_check(self, interaction: discord.Interaction[TableBot], /) -> bool:
         """Every command counts against the member's rate limit (over it: an ephemeral "slow
         down", and nothing runs; autocomplete is not counted). Then every command and
-        autocomplete runs as tracked work; none starts once closing."""
+        autocomplete runs as tracked work; none starts once closing. What it answers is in
+        the member's language (bot.discord.locales)."""
+        await read_by_member(interaction)
         if not await allow_interaction(self.client.rate_limit, interaction):
             return False
         if admit(interaction):

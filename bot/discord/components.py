@@ -28,6 +28,7 @@ import discord
 
 from bot.discord import ratelimit
 from bot.discord.catalogue import text
+from bot.discord.locales import read_by_member
 from bot.discord.replies import admit, escape_name, refuse_closing, reply, report_error
 from engines.base import Phase, ResignLevel
 from engines.match import NO_MOVE
@@ -106,7 +107,11 @@ async def check_click(interaction: discord.Interaction[Any]) -> bool:
     """The first check of every persistent component (the ``interaction_check`` of each
     DynamicItem here): refuse once the bot is closing, then count the click against the
     member's rate limit, refusing it ephemerally when over. The handler becomes tracked work
-    here, before any service call. Never raises."""
+    here, before any service call. Never raises. What it answers is in the member's language."""
+    try:
+        await read_by_member(interaction)
+    except Exception:
+        log.exception("could not find the language of %s", interaction.user.id)
     if not admit(interaction):
         await refuse_closing(interaction)
         return False

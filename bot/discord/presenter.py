@@ -23,6 +23,7 @@ from bot.discord import delivery, wording
 from bot.discord.catalogue import ENGLISH, plural_key, text
 from bot.discord.delivery import length_text as length_text
 from bot.discord.delivery import match_title as match_title
+from bot.discord.locales import for_server
 from bot.discord.replies import (
     NO_MENTIONS,
     FormattedGameError,
@@ -304,6 +305,7 @@ def _its_view(update: MatchUpdate) -> MatchView:
     return update.view
 
 
+@for_server
 @marks_shown(_the_view)
 async def post_board(
     bot: TableBot,
@@ -324,6 +326,7 @@ async def post_board(
     return message
 
 
+@for_server
 async def post_result(
     bot: TableBot, update: MatchUpdate, via: discord.Interaction[Any] | None = None
 ) -> discord.Message | None:
@@ -417,6 +420,7 @@ def goes_on_in_place(update: MatchUpdate, via: discord.Interaction[Any] | None) 
     return view.actor is None or view.seat_of(via.user.id) == view.actor
 
 
+@for_server
 @marks_shown(_its_view)
 async def publish(
     bot: TableBot, update: MatchUpdate, via: discord.Interaction[Any] | None = None
@@ -469,6 +473,7 @@ async def publish(
         raise FormattedGameError(missed)
 
 
+@for_server
 async def move_out_of_thread(
     bot: TableBot, match_id: int, guild_id: int, how: str, *, thread_id: int | None = None
 ) -> bool:
@@ -497,6 +502,7 @@ async def move_out_of_thread(
     return True
 
 
+@for_server
 async def start_match(
     bot: TableBot,
     update: MatchUpdate,
@@ -590,6 +596,7 @@ def invitation(challenge: Challenge) -> tuple[str | None, discord.Embed, discord
     return content, embed, allowed
 
 
+@for_server
 async def post_invitation(bot: TableBot, challenge: Challenge) -> discord.Message:
     """Post an invitation as a plain message (rematches); /challenge answers with its own."""
     content, embed, allowed = invitation(challenge)
@@ -610,6 +617,7 @@ def expired_text(challenge: Challenge) -> str:
     return text("challenge.expired_open", challenger=challenger)
 
 
+@for_server
 async def close_expired_invitation(bot: TableBot, challenge: Challenge) -> bool:
     """Edit an expired challenge's invitation to say so, without buttons. False when there is
     nothing to edit (no message recorded, or it was deleted: both quietly) or the edit failed."""
