@@ -34,6 +34,7 @@ from bot.discord.locales import read_by_member
 from bot.discord.permissions import invite_url
 from bot.discord.ratelimit import CommandRateLimit, allow_interaction, guild_limits
 from bot.discord.replies import NO_MENTIONS, admit, refuse_closing, report_error
+from bot.discord.translator import CatalogueTranslator
 from bot.rendering import Renderer
 from bot.robot.analysis_runner import WorkerAnalysisRunner
 from bot.robot.driver import RobotDriver
@@ -52,6 +53,7 @@ EXTENSIONS = (
     "bot.discord.cogs.reminders",
     "bot.discord.cogs.robot",
     "bot.discord.cogs.analysis",
+    "bot.discord.cogs.language",
 )
 
 Item = TypeVar("Item", bound=discord.ui.DynamicItem[Any])
@@ -224,6 +226,7 @@ class TableBot(commands.AutoShardedBot):
 
     async def setup_hook(self) -> None:
         await self.service.store.connect()
+        await self.tree.set_translator(CatalogueTranslator())
         for name in EXTENSIONS:
             await self.load_extension(name)
         if self.sync_only:

@@ -743,6 +743,9 @@ ROWS: list[Row] = [
         config("analysis", lambda who: {"robot": False, "people": True}),
         config_cells(lambda who: {"analyse_robot_matches": False,
                                   "analyse_human_matches": True})),
+    Row("config", "/config language", scene_settings,
+        config("language", lambda who: {"language": "it"}),
+        config_cells(lambda who: {"language": "it"})),
 ]  # fmt: skip
 
 

@@ -20,6 +20,7 @@ from discord.ext import commands
 
 from bot.discord import wording
 from bot.discord.catalogue import choices, command_text, text
+from bot.discord.cogs.language import LANGUAGE_CHOICES, chosen_language, language_name
 from bot.discord.replies import NO_MENTIONS
 from bot.service import UpdateSettings
 from engines.errors import GameError
@@ -96,6 +97,12 @@ def describe_settings(settings: GuildSettings) -> str:
             ),
             wording.analysis_settings_line(
                 settings.analyse_robot_matches, settings.analyse_human_matches
+            ),
+            text(
+                "settings.language",
+                language=language_name(settings.language)
+                if settings.language
+                else text("settings.discord_language"),
             ),
         ]
     )
@@ -304,6 +311,12 @@ class AdminCog(commands.Cog, name="Admin"):
         people: bool | None = None,
     ) -> None:
         await self._update(interaction, analyse_robot_matches=robot, analyse_human_matches=people)
+
+    @config.command(name="language", description=command_text("command.config.language"))
+    @app_commands.describe(language=command_text("command.config.language.language"))
+    @app_commands.choices(language=choices("language", LANGUAGE_CHOICES))
+    async def language(self, interaction: discord.Interaction[Any], language: str) -> None:
+        await self._update(interaction, language=chosen_language(language) or "")
 
     @app_commands.command(name="sync", description=command_text("command.sync"))
     @app_commands.guild_only()

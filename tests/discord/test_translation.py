@@ -1,0 +1,205 @@
+"""The slash commands in every language (bot.discord.translator) and whose language a message
+is in (bot.discord.catalogue's reader, bot.discord.locales)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+import pytest
+from discord import app_commands
+
+from bot.discord import catalogue
+from bot.discord.catalogue import (
+    ENGLISH,
+    LOCALES,
+    catalogue_locale,
+    member_locale,
+    number,
+    plural_key,
+    reading,
+    server_locale,
+    text,
+)
+from bot.discord.translator import CatalogueTranslator, valid_name
+from bot.service.settings import LANGUAGES
+from tests.discord.test_catalogue import _app_commands
+
+
+def _tree() -> app_commands.CommandTree[Any]:
+    tree: app_commands.CommandTree[Any] = app_commands.CommandTree(
+        discord.Client(intents=discord.Intents.none())
+    )
+    for command in _app_commands():
+        if command.parent is None:
+            tree.add_command(command)
+    return tree
+
+
+async def _payloads(translator: app_commands.Translator | None) -> list[dict[str, Any]]:
+    tree = _tree()
+    commands = tree.get_commands()
+    if translator is None:
+        return [command.to_dict(tree) for command in commands]
+    return [await command.get_translated_payload(tree, translator) for command in commands]
+
+
+def _without_localizations(payload: Any) -> Any:
+    if isinstance(payload, dict):
+        return {
+            key: _without_localizations(value)
+            for key, value in payload.items()
+            if not key.endswith("_localizations")
+        }
+    if isinstance(payload, list):
+        return [_without_localizations(item) for item in payload]
+    return payload
+
+
+def _tree_names() -> dict[str, str]:
+    """name.<path>[.<option>] -> the English name, for every command, group and option."""
+    names: dict[str, str] = {}
+    for command in _app_commands():
+        path = command.qualified_name.replace(" ", ".")
+        names[f"name.{path}"] = command.name
+        for parameter in getattr(command, "_params", {}).values():
+            names[f"name.{path}.{parameter.name}"] = parameter.display_name
+    return names
+
+
+# --- whose language --------------------------------------------------------------------------
+
+
+def test_discord_locales_map_onto_the_catalogues() -> None:
+    assert catalogue_locale("es-419") == "es-ES"
+    assert catalogue_locale(discord.Locale.latin_american_spanish) == "es-ES"
+    assert catalogue_locale(discord.Locale.american_english) == "en"
+    assert catalogue_locale("en-GB") == "en"
+    assert catalogue_locale(discord.Locale.turkish) == "tr"
+    assert catalogue_locale(discord.Locale.brazil_portuguese) == "pt-BR"
+    assert catalogue_locale("ja") == "en"
+    assert catalogue_locale(None) == "en"
+    assert set(LOCALES) == set(LANGUAGES)
+
+
+def test_a_members_choice_beats_their_client_and_a_servers_choice_its_community() -> None:
+    assert member_locale(None, "tr") == "tr"
+    assert member_locale("el", "tr") == "el"
+    assert member_locale("xx", "tr") == "tr"  # a choice no longer offered
+    assert server_locale(None, "it") == "it"
+    assert server_locale("ru", "it") == "ru"
+    assert server_locale(None, "en-US") == "en"
+
+
+def test_the_reader_picks_the_language_of_text_without_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    german = {"refusal.roll_first": "Erst würfeln, dann ziehen."}
+    monkeypatch.setattr(catalogue, "_load", lambda locale: german if locale == "de" else None)
+    catalogue.messages.cache_clear()
+    try:
+        assert text("refusal.roll_first") == "Roll first, then move."
+        with reading("de"):
+            assert text("refusal.roll_first") == "Erst würfeln, dann ziehen."
+            assert text("refusal.roll_first", "en") == "Roll first, then move."
+        assert text("refusal.roll_first") == "Roll first, then move."
+    finally:
+        catalogue.messages.cache_clear()
+
+
+# --- plurals and numbers -----------------------------------------------------------------------
+
+
+def test_plural_forms_follow_cldr() -> None:
+    assert [plural_key("k", n, "en") for n in (1, 2, 0, 1.5)] == ["k.one"] + ["k.other"] * 3
+    assert [plural_key("k", n, "ru") for n in (1, 3, 5, 21, 1.5)] == [
+        "k.one",
+        "k.few",
+        "k.many",
+        "k.one",
+        "k.other",
+    ]
+    assert plural_key("k", 2, "el") == "k.other"
+    with reading("ru"):
+        assert plural_key("k", 4) == "k.few"
+
+
+def test_a_form_a_catalogue_lacks_reads_its_other(monkeypatch: pytest.MonkeyPatch) -> None:
+    russian = {"unit.point.one": "{count} очко", "unit.point.other": "{count} очка"}
+    monkeypatch.setattr(catalogue, "_load", lambda locale: russian if locale == "ru" else None)
+    catalogue.messages.cache_clear()
+    try:
+        assert text(plural_key("unit.point", 3, "ru"), "ru", count=3) == "3 очка"
+        # English has no "few": its "other"
+        assert text("unit.point.few", "en", count=3) == "3 points"
+    finally:
+        catalogue.messages.cache_clear()
+
+
+def test_numbers_in_the_readers_conventions() -> None:
+    assert number(1234.5, "en", 1) == "1,234.5"
+    assert number(1234.5, "de", 1) == "1.234,5"
+    assert number(1500, "ru") == "1\xa0500"
+    assert number(7, "tr") == "7"
+    with reading("fr"):
+        assert number(0.25, places=2) == "0,25"
+
+
+# --- the command tree ----------------------------------------------------------------------------
+
+
+def test_every_name_of_the_tree_has_its_message_and_every_name_message_a_name() -> None:
+    names = _tree_names()
+    in_catalogue = {key: value for key, value in ENGLISH.items() if key.startswith("name.")}
+    assert in_catalogue == names
+
+
+@pytest.mark.asyncio
+async def test_the_english_payload_is_unchanged_by_the_translator() -> None:
+    plain = await _payloads(None)
+    translated = await _payloads(CatalogueTranslator())
+    assert _without_localizations(translated) == _without_localizations(plain)
+    # and an English client gets no localisation at all
+    for payload in translated:
+        assert "en-US" not in payload["name_localizations"]
+        assert "en-GB" not in payload["description_localizations"]
+
+
+@pytest.mark.asyncio
+async def test_names_descriptions_and_choices_are_translated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    spanish = {
+        "name.challenge": "desafiar",
+        "name.challenge.opponent": "rival",
+        "command.challenge": "Desafía a alguien a una partida",
+        "choice.game.nannon": "nannon",
+        "choice.game.checkers": "damas",
+        "name.config.robot": "Robot Bad",  # breaks Discord's rules: not sent
+    }
+    monkeypatch.setattr(catalogue, "_load", lambda locale: spanish if locale == "es-ES" else None)
+    catalogue.messages.cache_clear()
+    try:
+        payloads = {p["name"]: p for p in await _payloads(CatalogueTranslator())}
+    finally:
+        catalogue.messages.cache_clear()
+    challenge = payloads["challenge"]
+    assert challenge["name_localizations"] == {"es-ES": "desafiar", "es-419": "desafiar"}
+    assert challenge["description_localizations"]["es-419"] == "Desafía a alguien a una partida"
+    options = {option["name"]: option for option in challenge["options"]}
+    assert options["opponent"]["name_localizations"] == {"es-ES": "rival", "es-419": "rival"}
+    games = {choice["value"]: choice for choice in options["game"]["choices"]}
+    assert games["checkers"]["name_localizations"]["es-ES"] == "damas"
+    robot = next(o for o in payloads["config"]["options"] if o["name"] == "robot")
+    assert robot.get("name_localizations", {}) == {}
+
+
+def test_discords_name_rule() -> None:
+    assert valid_name("challenge")
+    assert valid_name("meydan-oku")
+    assert valid_name("πρόκληση")
+    assert valid_name("вызов")
+    assert not valid_name("Challenge")
+    assert not valid_name("two words")
+    assert not valid_name("x" * 33)
+    assert not valid_name("")
