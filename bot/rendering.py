@@ -22,7 +22,7 @@ from render import jobs
 from render.analysis_chart import WORDS as CHART_WORDS
 from render.analysis_chart import ChartWords
 from render.analysis_report import CARD_WORDS, CardWords
-from render.common import Scene
+from render.common import BOARD_WORDS, BoardWords, Scene
 
 if TYPE_CHECKING:
     from bot.service import MatchView
@@ -106,16 +106,20 @@ def black_seat(view: MatchView) -> int:
     return 0 if view.colours[0] == "black" else 1
 
 
-def board_job(view: MatchView) -> tuple[str, tuple[Any, ...], dict[str, Any]]:
+def board_job(
+    view: MatchView, words: BoardWords = BOARD_WORDS
+) -> tuple[str, tuple[Any, ...], dict[str, Any]]:
     """What render/ needs to draw this view's board: the game and the arguments its
     ``board_png`` and ``describe`` take (plain, picklable values, for the render worker); every
-    transport draws from it (the Discord presenter its PNG, the terminal its text board)."""
+    transport draws from it (the Discord presenter its PNG, the terminal its text board).
+    ``words``: the panels' labels in the reader's language."""
     scene = Scene(
         names=(view.players[0].name, view.players[1].name),
         score=view.score,
         match_length=view.length,
         crawford=view.crawford,
         game_number=view.game_number,
+        words=words,
     )
     last = (view.last_move.seat, view.last_move.move) if view.last_move else None
     args: tuple[Any, ...]

@@ -396,16 +396,19 @@ def board_image(
         SeatInfo(
             name=drawable_name(scene.names[seat], seat),
             icon=checker_sprite(ICON, SEAT_STYLES[seat]),
-            lines=(Stat("Score", format_score(scene.score[seat])), Stat("Pips", str(pips[seat])))
-            + ((Stat("Off", str(sides[seat][OFF])),) if sides[seat][OFF] else ()),
+            lines=(
+                Stat(scene.words.score, format_score(scene.score[seat])),
+                Stat(scene.words.pips, str(pips[seat])),
+            )
+            + ((Stat(scene.words.off, str(sides[seat][OFF])),) if sides[seat][OFF] else ()),
             on_turn=seat == answering(turn, cube_offered_by),
         )
         for seat in (0, 1)
     )
     middle = match_lines(scene)
     if cube is not None and cube_offered_by is not None:
-        middle = (*middle, Stat("Doubled to", str(cube.value * 2)))
-    draw_panel(canvas, PANEL_X, (seats[0], seats[1]), middle, scene.crawford)
+        middle = (*middle, Stat(scene.words.doubled_to, str(cube.value * 2)))
+    draw_panel(canvas, PANEL_X, (seats[0], seats[1]), middle, scene.crawford, scene.words.crawford)
     return canvas
 
 

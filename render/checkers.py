@@ -279,14 +279,15 @@ def board_image(
     for seat in (0, 1):
         colour = _colour_of(seat, black_seat)
         men, kings = _count(board, colour)
-        pieces = (Stat("Men", str(men)),) + ((Stat("Kings", str(kings)),) if kings else ())
+        words = scene.words
+        pieces = (Stat(words.men, str(men)),) + ((Stat(words.kings, str(kings)),) if kings else ())
         seats.append(
             SeatInfo(
                 name=drawable_name(scene.names[seat], seat),
                 icon=sprites.icons[colour],
                 lines=(
                     Stat(colour.name.capitalize()),
-                    Stat("Score", format_score(scene.score[seat])),
+                    Stat(scene.words.score, format_score(scene.score[seat])),
                     *pieces,
                 ),
                 on_turn=seat == lit,
@@ -294,7 +295,7 @@ def board_image(
         )
     middle = match_lines(scene)
     if draw_offered_by is not None:
-        middle = (*middle, Stat("Draw offered"))
+        middle = (*middle, Stat(scene.words.draw_offered))
     draw_panel(canvas, PANEL_X, (seats[0], seats[1]), middle, False)
     return canvas
 

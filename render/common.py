@@ -81,6 +81,28 @@ class Lazy(Generic[T]):
         return value
 
 
+@dataclass(frozen=True, slots=True)
+class BoardWords:
+    """Every word the board panels draw, so the caller can pass them in the reader's language
+    (English by default). Short labels: each is shrunk to fit its box, never clipped."""
+
+    score: str = "Score"
+    pips: str = "Pips"
+    off: str = "Off"
+    in_safety: str = "In safety"
+    men: str = "Men"
+    kings: str = "Kings"
+    game: str = "Game"
+    match_to: str = "Match to"
+    money_game: str = "Money game"
+    doubled_to: str = "Doubled to"
+    draw_offered: str = "Draw offered"
+    crawford: str = "CRAWFORD"
+
+
+BOARD_WORDS = BoardWords()
+
+
 @dataclass(frozen=True)
 class Scene:
     """What every board shows besides the pieces: the players and the match state.
@@ -89,7 +111,8 @@ class Scene:
     bottom). ``match_length`` is in points (dice games) or games (checkers); 0 means money
     play. ``crawford`` marks the Crawford game; ``game_number`` (1-based; 0 hides it) is shown
     in the panel. ``note`` is one short line for the panel and the alt text, such as
-    ``"Alice wins 2"`` at the end of a game (keep it under about 14 characters).
+    ``"Alice wins 2"`` at the end of a game (keep it under about 14 characters). ``words``:
+    the panel's labels, in the reader's language.
     """
 
     names: tuple[str, str] = SEAT_NAMES_DEFAULT
@@ -98,6 +121,7 @@ class Scene:
     crawford: bool = False
     game_number: int = 0
     note: str = ""
+    words: BoardWords = BOARD_WORDS
 
 
 DEFAULT_SCENE = Scene()
@@ -702,6 +726,7 @@ def draw_panel(
     seats: tuple[SeatInfo, SeatInfo],
     middle: tuple[Stat, ...],
     crawford: bool,
+    crawford_label: str = BOARD_WORDS.crawford,
 ) -> None:
     """The side panel: seat 1 at the top, seat 0 at the bottom (as on the board), the match
     state between. The seat to act (see :func:`answering`) gets a lighter block and an amber bar."""
@@ -749,8 +774,8 @@ def draw_panel(
         badge = (x0 + 20, y + 4, WIDTH - 20, y + 36)
         draw.rounded_rectangle(badge, radius=8, fill=CRAWFORD)
         room = badge[2] - badge[0] - 12
-        size = fit_size("CRAWFORD", 22, room, smallest=_SMALLEST_LABEL)
-        text = fit("CRAWFORD", size, room)
+        size = fit_size(crawford_label, 22, room, smallest=_SMALLEST_LABEL)
+        text = fit(crawford_label, size, room)
         centre = ((badge[0] + badge[2]) / 2, y + 20)
         draw_text(canvas, centre, text, size, anchor="mm", bold=True)
 
@@ -759,15 +784,17 @@ def match_line(match_length: int) -> str:
     return "Money game" if match_length <= 0 else f"Match to {match_length}"
 
 
-def match_stat(match_length: int) -> Stat:
-    return Stat("Money game") if match_length <= 0 else Stat("Match to", str(match_length))
+def match_stat(match_length: int, words: BoardWords = BOARD_WORDS) -> Stat:
+    if match_length <= 0:
+        return Stat(words.money_game)
+    return Stat(words.match_to, str(match_length))
 
 
 def match_lines(scene: Scene) -> tuple[Stat, ...]:
     """The panel's middle: the match length and, when known, the game number."""
-    lines: tuple[Stat, ...] = (match_stat(scene.match_length),)
+    lines: tuple[Stat, ...] = (match_stat(scene.match_length, scene.words),)
     if scene.game_number > 0:
-        lines = (Stat("Game", str(scene.game_number)), *lines)
+        lines = (Stat(scene.words.game, str(scene.game_number)), *lines)
     note = clean_text(scene.note)
     if note:
         lines = (*lines, Stat(note, label_size=NOTE_SIZE))

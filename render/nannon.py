@@ -284,8 +284,8 @@ def board_image(
             name=names[seat],
             icon=_icon(seat),
             lines=(
-                Stat("Score", format_score(scene.score[seat])),
-                Stat("In safety", str(by_seat[seat].count(SAFETY))),
+                Stat(scene.words.score, format_score(scene.score[seat])),
+                Stat(scene.words.in_safety, str(by_seat[seat].count(SAFETY))),
             ),
             on_turn=seat == answering(turn, cube_offered_by),
         )
@@ -297,11 +297,12 @@ def board_image(
         (seats[0], seats[1]),
         (Stat("Nannon"), *match_lines(scene))
         + (
-            (Stat("Doubled to", str(cube.value * 2)),)
+            (Stat(scene.words.doubled_to, str(cube.value * 2)),)
             if cube is not None and cube_offered_by is not None
             else ()
         ),
         scene.crawford,
+        scene.words.crawford,
     )
     return canvas
 

@@ -23,6 +23,7 @@ from bot.discord import delivery, wording
 from bot.discord.catalogue import ENGLISH, plural_key, text
 from bot.discord.delivery import length_text as length_text
 from bot.discord.delivery import match_title as match_title
+from bot.discord.drawn import board_words
 from bot.discord.locales import for_server
 from bot.discord.replies import (
     NO_MENTIONS,
@@ -162,7 +163,7 @@ async def render_board(renderer: Renderer, view: MatchView) -> tuple[discord.Fil
     """The board as an attachment (drawn by the render worker, off the event loop and its
     interpreter lock) and its alt text."""
     try:
-        png, alt = await renderer.board(*board_job(view))
+        png, alt = await renderer.board(*board_job(view, board_words()))
     except Exception:
         # A missing picture must not lose the turn: the embed still says everything.
         log.exception("rendering match %s (version %s) failed", view.match_id, view.version)

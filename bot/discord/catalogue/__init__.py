@@ -55,6 +55,7 @@ __all__ = [
     "reader",
     "reading",
     "server_locale",
+    "template",
     "text",
 ]
 
@@ -134,15 +135,17 @@ def keys() -> frozenset[str]:
     return frozenset(ENGLISH)
 
 
+def template(key: str, locale: str | None = None) -> str:
+    """The message ``key`` unfilled, for code that fills it later (words drawn on images)."""
+    found = messages(reader.get() if locale is None else locale)
+    return found.get(key) or _plural_fallback(found, key)
+
+
 def text(key: str, locale: str | None = None, /, **params: object) -> str:
     """The message ``key`` in ``locale`` (None: the current :data:`reader`'s; else English)
     with its placeholders filled. An unknown key is a KeyError: a typo fails loudly in tests,
     not quietly in Discord. A plural form a catalogue lacks (``key.few``) reads its ``other``."""
-    found = messages(reader.get() if locale is None else locale)
-    template = found.get(key)
-    if template is None:
-        template = _plural_fallback(found, key)
-    return template.format_map(params)
+    return template(key, locale).format_map(params)
 
 
 def _plural_fallback(found: Mapping[str, str], key: str) -> str:

@@ -23,7 +23,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.discord import delivery, presenter, wording
-from bot.discord.catalogue import command_text, text
+from bot.discord.catalogue import command_text, reading, text
+from bot.discord.drawn import board_words, card_words, chart_words
+from bot.discord.locales import server_reader
 from bot.discord.replies import NO_MENTIONS, escape_name, inert_text
 from bot.discord.style import style_of
 from bot.service import AnalysisView, MatchView, RequestAnalysis
@@ -82,7 +84,8 @@ class AnalysisCog(commands.Cog, name="Analysis"):
         match_id = event.analysis.match_id
         lock = self._locks.setdefault(match_id, asyncio.Lock())
         async with lock:
-            await self._present(event)
+            with reading(await server_reader(self.bot, event.analysis.guild_id)):
+                await self._present(event)
         if isinstance(event, AnalysisFinished | AnalysisFailed):
             self._locks.pop(match_id, None)
             self._messages.pop(match_id, None)
@@ -155,7 +158,9 @@ class AnalysisCog(commands.Cog, name="Analysis"):
         files: list[discord.File] = []
         names = (view.players[0].name, view.players[1].name)
         try:
-            png, alt = await self.bot.renderer.chart(analysis.decisions, names, view.length > 0)
+            png, alt = await self.bot.renderer.chart(
+                analysis.decisions, names, view.length > 0, chart_words()
+            )
         except Exception:
             log.exception("match %s: the analysis chart failed", view.match_id)
         else:
@@ -196,7 +201,9 @@ class AnalysisCog(commands.Cog, name="Analysis"):
         if board is None:
             return embed, None
         try:
-            png, alt = await self.bot.renderer.mistake(*presenter.board_job(board), decision)
+            png, alt = await self.bot.renderer.mistake(
+                *presenter.board_job(board, board_words()), decision, card_words()
+            )
         except Exception:
             log.exception("match %s: the card of mistake %d failed", view.match_id, rank)
             return embed, None

@@ -31,8 +31,9 @@ import discord
 from discord.ext import commands
 
 from bot.discord import delivery
-from bot.discord.catalogue import text
+from bot.discord.catalogue import reading, text
 from bot.discord.components import ClaimWinButton, claim_view
+from bot.discord.locales import server_reader
 from bot.discord.presenter import close_expired_invitation, publish
 from bot.discord.replies import escape_name, mention_only
 
@@ -161,23 +162,25 @@ class Reminders(commands.Cog, name="Reminders"):
         # channel that refuses is not retried at every pass.
         if not await self.service.mark_reminded(item.match_id, item.version):
             return False
-        return await self._send(
-            item,
-            reminder_text(item, self._minutes(item, now)),
-            allowed_mentions=mention_only(item.idle.user_id),
-        )
+        with reading(await server_reader(self.bot, item.guild_id)):
+            return await self._send(
+                item,
+                reminder_text(item, self._minutes(item, now)),
+                allowed_mentions=mention_only(item.idle.user_id),
+            )
 
     async def _post_claim(self, item: IdleMatch, now: float | None) -> bool:
         key = (item.match_id, item.version)
         if key in self._claims_posted:
             return False
         self._claims_posted.add(key)  # once per turn, posted or refused
-        posted = await self._send(
-            item,
-            claim_text(item, self._minutes(item, now)),
-            view=claim_view(item.match_id, item.version),
-            allowed_mentions=mention_only(item.waiting.user_id),
-        )
+        with reading(await server_reader(self.bot, item.guild_id)):
+            posted = await self._send(
+                item,
+                claim_text(item, self._minutes(item, now)),
+                view=claim_view(item.match_id, item.version),
+                allowed_mentions=mention_only(item.waiting.user_id),
+            )
         if item.reminder_due:
             await self.service.mark_reminded(item.match_id, item.version)
         return posted

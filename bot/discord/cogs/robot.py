@@ -25,6 +25,7 @@ from discord.ext import commands
 
 from bot.discord import presenter, wording
 from bot.discord.catalogue import command_text, text
+from bot.discord.locales import server_reader
 from bot.discord.replies import NO_MENTIONS, resolve_match
 from bot.robot import advice
 from bot.robot.driver import RobotStuck
@@ -77,7 +78,8 @@ class RobotCog(commands.Cog, name="Robot"):
         view = await self.bot.service.get_view(event.match_id)
         channel = presenter.target_channel(self.bot, view)
         try:
-            await channel.send(text("robot.failed"), allowed_mentions=NO_MENTIONS)
+            said = text("robot.failed", await server_reader(self.bot, view.guild_id))
+            await channel.send(said, allowed_mentions=NO_MENTIONS)
         except discord.HTTPException as exc:
             log.warning("match %s: could not say the robot is stuck: %s", event.match_id, exc)
 
