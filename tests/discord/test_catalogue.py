@@ -27,7 +27,7 @@ def test_text_fills_named_placeholders() -> None:
 
 
 def test_an_unknown_locale_reads_english() -> None:
-    assert text("refusal.not_your_turn", "de", name="bob") == "It's bob's turn."
+    assert text("refusal.not_your_turn", "xx", name="bob") == "It's bob's turn."
     assert catalogue.messages("pt-BR") is ENGLISH
 
 
