@@ -286,8 +286,8 @@ def board_image(
                 name=drawable_name(scene.names[seat], seat),
                 icon=sprites.icons[colour],
                 lines=(
-                    Stat(colour.name.capitalize()),
-                    Stat(scene.words.score, format_score(scene.score[seat])),
+                    Stat(words.black if colour is Color.BLACK else words.white),
+                    Stat(words.score, format_score(scene.score[seat])),
                     *pieces,
                 ),
                 on_turn=seat == lit,

@@ -98,6 +98,8 @@ class BoardWords:
     doubled_to: str = "Doubled to"
     draw_offered: str = "Draw offered"
     crawford: str = "CRAWFORD"
+    white: str = "White"  # a checkers side
+    black: str = "Black"
 
 
 BOARD_WORDS = BoardWords()

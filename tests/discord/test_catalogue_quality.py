@@ -114,7 +114,7 @@ def test_descriptions_and_choices_fit_discords_limit(locale: str) -> None:
 # notation, and the words players there say as they are (see docs/glossary/<locale>.md).
 PROPER = {
     "Nannon", "nannon", "NANNON", "NANNONs", "Backgammon", "backgammon", "backgammons",
-    "gammon", "gammons", "Crawford", "crawford", "Jacoby", "jacoby", "PR", "FEN", "SHA",
+    "gammon", "gammons", "Crawford", "crawford", "CRAWFORD", "Jacoby", "jacoby", "PR", "FEN", "SHA",
     "ID", "tablebot", "Discord", "money",
 }  # fmt: skip
 # GNU Backgammon's names of its notations, and option names that are identifiers (pause_ms).
