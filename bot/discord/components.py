@@ -44,23 +44,24 @@ MAX_SELECT_OPTIONS = 25
 NO_MOVE_LABEL = text("select.no_move")
 ButtonStyle = discord.ButtonStyle
 
-# action -> (label, style). The action names are part of saved custom_ids: never rename them.
+# action -> (its label's message id, style); the label is read in the reader's language as the
+# button is made. The action names are part of saved custom_ids: never rename them.
 BUTTONS: dict[str, tuple[str, discord.ButtonStyle]] = {
-    "roll": (text("button.roll"), ButtonStyle.success),
-    "double": (text("button.double"), ButtonStyle.primary),
-    "take": (text("button.take"), ButtonStyle.success),
-    "pass": (text("button.pass"), ButtonStyle.danger),
-    "passok": (text("button.passok"), ButtonStyle.danger),
-    "resign": (text("button.resign"), ButtonStyle.secondary),
-    "rs1": (text("button.rs1"), ButtonStyle.danger),
-    "rs2": (text("button.rs2"), ButtonStyle.danger),
-    "rs3": (text("button.rs3"), ButtonStyle.danger),
-    "leave": (text("button.leave"), ButtonStyle.danger),
-    "resyes": (text("button.resyes"), ButtonStyle.success),
-    "resno": (text("button.resno"), ButtonStyle.secondary),
-    "draw": (text("button.draw"), ButtonStyle.secondary),
-    "drawyes": (text("button.drawyes"), ButtonStyle.success),
-    "drawno": (text("button.drawno"), ButtonStyle.secondary),
+    "roll": ("button.roll", ButtonStyle.success),
+    "double": ("button.double", ButtonStyle.primary),
+    "take": ("button.take", ButtonStyle.success),
+    "pass": ("button.pass", ButtonStyle.danger),
+    "passok": ("button.passok", ButtonStyle.danger),
+    "resign": ("button.resign", ButtonStyle.secondary),
+    "rs1": ("button.rs1", ButtonStyle.danger),
+    "rs2": ("button.rs2", ButtonStyle.danger),
+    "rs3": ("button.rs3", ButtonStyle.danger),
+    "leave": ("button.leave", ButtonStyle.danger),
+    "resyes": ("button.resyes", ButtonStyle.success),
+    "resno": ("button.resno", ButtonStyle.secondary),
+    "draw": ("button.draw", ButtonStyle.secondary),
+    "drawyes": ("button.drawyes", ButtonStyle.success),
+    "drawno": ("button.drawno", ButtonStyle.secondary),
 }
 # A board button -> the service command it sends, by name (bot.service.commands) and argument:
 # what a new board's custom_id carries (tb:m:OfferResignation.2:<match>:<version>). Boards
@@ -187,7 +188,8 @@ class MatchButton(
 
     def __init__(self, action: str, match_id: int, version: int) -> None:
         action = SENT_BY.get(action, action)
-        label, style = BUTTONS.get(action, (action, ButtonStyle.secondary))
+        key, style = BUTTONS.get(action, ("", ButtonStyle.secondary))
+        label = text(key) if key else action
         self.command = SENDS.get(action)
         wire = self.command or action
         super().__init__(
@@ -242,13 +244,14 @@ class ChallengeButton(
     template=r"tb:c:(?P<action>accept|decline|cancel):(?P<challenge_id>[0-9]+)",
 ):
     STYLES: dict[str, tuple[str, discord.ButtonStyle]] = {  # noqa: RUF012
-        "accept": (text("button.accept"), ButtonStyle.success),
-        "decline": (text("button.decline"), ButtonStyle.secondary),
-        "cancel": (text("button.cancel"), ButtonStyle.danger),
+        "accept": ("button.accept", ButtonStyle.success),
+        "decline": ("button.decline", ButtonStyle.secondary),
+        "cancel": ("button.cancel", ButtonStyle.danger),
     }
 
     def __init__(self, action: str, challenge_id: int) -> None:
-        label, style = self.STYLES[action]
+        key, style = self.STYLES[action]
+        label = text(key)
         super().__init__(
             discord.ui.Button(label=label, style=style, custom_id=f"tb:c:{action}:{challenge_id}")
         )

@@ -13,6 +13,7 @@ import discord
 
 from bot.discord import permissions, presenter, wording
 from bot.discord.catalogue import text
+from bot.discord.locales import for_server
 from bot.discord.replies import NO_MENTIONS, display_name, escape_name
 from bot.discord.style import style_of
 from bot.robot import player
@@ -42,6 +43,7 @@ def is_robot(bot: TableBot, member: discord.abc.User | None) -> bool:
     return member is not None and bot.user is not None and member.id == bot.user.id
 
 
+@for_server
 async def announce(
     bot: TableBot,
     update: MatchUpdate,

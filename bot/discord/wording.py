@@ -498,15 +498,15 @@ def missing_permissions(missing: Sequence[str]) -> str:
 
 # --- a match's thread, gone ------------------------------------------------------------------
 
-THREAD_GONE = {
-    how: text(f"thread_gone.{how}") for how in ("deleted", "locked", "archived", "refused")
-}
+THREAD_GONE = ("deleted", "locked", "archived", "refused")
 
 
 def thread_gone(how: str) -> str:
     """Why a match left its thread for the channel: ``how`` is "deleted", "locked",
     "archived" (by a moderator) or "refused" (Discord refused the bot's post there)."""
-    return THREAD_GONE[how]
+    if how not in THREAD_GONE:
+        raise KeyError(how)
+    return text(f"thread_gone.{how}")
 
 
 # --- pages of a list -------------------------------------------------------------------------

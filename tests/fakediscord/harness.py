@@ -516,6 +516,12 @@ class FakeDiscord(FakeServer):
         await self._announce("GUILD_CREATE", guild.payload(include_all_members=True))
         return guild
 
+    async def set_guild_locale(self, locale: str, guild: Guild | None = None) -> None:
+        """A manager changes the server's community language: GUILD_UPDATE, as Discord sends."""
+        guild = guild or self.guild
+        guild.preferred_locale = locale
+        await self._announce("GUILD_UPDATE", guild.payload(include_all_members=False))
+
     async def add_channel(self, name: str, guild: Guild | None = None) -> Channel:
         channel = self._new_channel(guild or self.guild, name)
         await self._announce("CHANNEL_CREATE", channel.payload())
@@ -913,13 +919,13 @@ class FakeDiscord(FakeServer):
             "token": state.token,
             "version": 1,
             "guild_id": str(guild.id),
-            "guild": {"id": str(guild.id), "locale": "en-US", "features": []},
+            "guild": {"id": str(guild.id), "locale": guild.preferred_locale, "features": []},
             "channel_id": str(channel.id),
             "channel": {**channel.payload(), "permissions": str(perms)},
             "member": by.payload(permissions=perms),
             "data": data,
-            "locale": "en-US",
-            "guild_locale": "en-US",
+            "locale": by.user.locale,
+            "guild_locale": guild.preferred_locale,
             "app_permissions": str(guild.permissions_in(bot_member, channel)),
             "attachment_size_limit": 10 * 1024 * 1024,
             "entitlements": [],

@@ -112,6 +112,7 @@ class User:
     id: int
     name: str
     bot: bool = False
+    locale: str = "en-US"  # the language of their Discord app: each interaction's "locale"
 
     def payload(self) -> dict[str, Any]:
         return {
@@ -530,6 +531,8 @@ class Guild:
     roles: list[Role] = field(default_factory=list)  # besides @everyone
     channels: list[Channel] = field(default_factory=list)  # text channels and threads
     members: dict[int, Member] = field(default_factory=dict)
+    # The community language (Server Settings > Community): "guild_locale" on interactions.
+    preferred_locale: str = "en-US"
 
     @property
     def text_channels(self) -> list[Channel]:
@@ -615,7 +618,7 @@ class Guild:
             "mfa_level": 0,
             "nsfw_level": 0,
             "premium_tier": 0,
-            "preferred_locale": "en-US",
+            "preferred_locale": self.preferred_locale,
             "system_channel_flags": 0,
             "joined_at": iso_now(),
         }

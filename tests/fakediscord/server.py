@@ -373,7 +373,7 @@ class FakeServer:
 
     @staticmethod
     def _guild_of_event(event: str, data: dict[str, Any]) -> int | None:
-        raw = data.get("id") if event == "GUILD_CREATE" else data.get("guild_id")
+        raw = data.get("id") if event in ("GUILD_CREATE", "GUILD_UPDATE") else data.get("guild_id")
         return int(raw) if raw is not None else None
 
     @property

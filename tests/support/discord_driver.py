@@ -33,6 +33,7 @@ from fakediscord import TOKEN, Channel, FakeDiscord, InteractionHandle, Member, 
 
 from bot.config import Settings
 from bot.discord.app import TableBot, create_bot
+from bot.discord.catalogue import text
 from bot.robot.analysis_runner import WorkerAnalysisRunner
 from bot.robot.worker import RobotWorker
 from bot.service import DiceFactory, MatchService
@@ -216,9 +217,9 @@ def footer(message: Message) -> str:
     return str(message.embeds[0].get("footer", {}).get("text", ""))
 
 
-def boards(fake: FakeDiscord, channel: Channel, match_id: int) -> list[Message]:
-    """The turn messages of a match in a channel, oldest first."""
-    prefix = f"Match #{match_id} · move "
+def boards(fake: FakeDiscord, channel: Channel, match_id: int, locale: str = "en") -> list[Message]:
+    """The turn messages of a match in a channel, oldest first (written in ``locale``)."""
+    prefix = text("turn.footer", locale, match_id=match_id, version="")
     return [m for m in fake.messages(channel) if footer(m).startswith(prefix)]
 
 
@@ -239,17 +240,26 @@ def handed_out(board: Message) -> Message:
 
 
 async def next_board(
-    fake: FakeDiscord, channel: Channel, match_id: int, previous: Message | None
+    fake: FakeDiscord,
+    channel: Channel,
+    match_id: int,
+    previous: Message | None,
+    locale: str = "en",
 ) -> Message:
     """Wait for the board after ``previous``: a newer board message, or ``previous`` itself
-    edited in place to a later move, once every earlier board lost its buttons."""
-    board = await next_board_or_end(fake, channel, match_id, previous)
+    edited in place to a later move, once every earlier board lost its buttons (boards and
+    results written in ``locale``)."""
+    board = await next_board_or_end(fake, channel, match_id, previous, locale)
     assert board is not None, f"match #{match_id} ended"
     return board
 
 
 async def next_board_or_end(
-    fake: FakeDiscord, channel: Channel, match_id: int, previous: Message | None
+    fake: FakeDiscord,
+    channel: Channel,
+    match_id: int,
+    previous: Message | None,
+    locale: str = "en",
 ) -> Message | None:
     """The next board, or None once the match-over message is there (and boards are bare)."""
     seen = None
@@ -257,10 +267,11 @@ async def next_board_or_end(
         seen = _handed_out.get(previous.id, shown_version(previous))
 
     def ready() -> Message | bool | None:
-        found = boards(fake, channel, match_id)
+        found = boards(fake, channel, match_id, locale)
+        match_over = text("result.match_over", locale, title="")
         over = any(
-            str(m.embeds[0].get("title", "")).startswith("Match over")
-            for m in results(fake, channel)
+            str(m.embeds[0].get("title", "")).startswith(match_over)
+            for m in results(fake, channel, locale)
         )
         if over and not any(b.components for b in found):
             return True
@@ -277,12 +288,13 @@ async def next_board_or_end(
     return handed_out(got) if isinstance(got, Message) else None
 
 
-def results(fake: FakeDiscord, channel: Channel) -> list[Message]:
-    """Game and match result messages."""
+def results(fake: FakeDiscord, channel: Channel, locale: str = "en") -> list[Message]:
+    """Game and match result messages (written in ``locale``)."""
+    titles = tuple(text(f"result.{over}", locale, title="") for over in ("game_over", "match_over"))
     return [
         m
         for m in fake.messages(channel)
-        if m.embeds and str(m.embeds[0].get("title", "")).startswith(("Game over", "Match over"))
+        if m.embeds and str(m.embeds[0].get("title", "")).startswith(titles)
     ]
 
 

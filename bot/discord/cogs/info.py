@@ -16,8 +16,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.discord import wording
-from bot.discord.catalogue import choices, command_text, text
+from bot.discord.catalogue import choices, command_text, reader, text
 from bot.discord.components import PageButton, pager
+from bot.discord.locales import server_reader
 from bot.discord.replies import NO_MENTIONS, escape_name
 from bot.discord.style import style_of
 from engines.base import GameKind, ResultKind
@@ -33,11 +34,6 @@ GameName = Literal["nannon", "backgammon", "checkers"]
 EMBED_COLOUR = discord.Colour(0x2E7D32)
 # Discord's integer options are limited to 2**53; a match id beyond that can't exist anyway.
 MatchId = app_commands.Range[int, 1, 2**53 - 1]
-# The /stats words for a game's result counters (engines.spec: GameSpec.result_counters).
-COUNTER_WORDS = {
-    kind: text(f"stats.counter.{kind.name.lower()}")
-    for kind in (ResultKind.GAMMON, ResultKind.BACKGAMMON, ResultKind.NANNON)
-}
 
 
 def _num(value: float) -> str:
@@ -148,7 +144,7 @@ def counters_text(line: StatLine) -> str:
     for kind, counter in spec_of(line.game).result_counters:
         counted = text(
             "stats.counter",
-            counter=COUNTER_WORDS[kind],
+            counter=text(f"stats.counter.{kind.name.lower()}"),
             won=getattr(line, f"{counter}_for"),
             lost=getattr(line, f"{counter}_against"),
         )
@@ -369,6 +365,7 @@ class InfoCog(commands.Cog, name="Info"):
         points: app_commands.Range[int, 0, 64] | None = None,
     ) -> None:
         assert interaction.guild_id is not None
+        reader.set(await server_reader(interaction.client, interaction.guild_id))  # public
         kind = GameKind(game)
         rows = await self.service.leaderboard(interaction.guild_id, kind, points, LIST_DEPTH)
         embed, pages = format_leaderboard(kind, rows, points)
@@ -444,6 +441,7 @@ class InfoCog(commands.Cog, name="Info"):
         await self.service.get_view(match, interaction.guild_id)  # as in /export
         await interaction.response.defer(thinking=True)
         report = await self.service.verify_match(match, interaction.guild_id)
+        reader.set(await server_reader(interaction.client, interaction.guild_id))  # public
         if report.ok is None:
             colour, verdict = discord.Colour.light_grey(), text("verify.verdict.secret")
         elif report.ok:

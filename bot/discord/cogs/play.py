@@ -18,7 +18,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.discord import delivery, permissions, presenter, wording
-from bot.discord.catalogue import choices, command_text, text
+from bot.discord.catalogue import choices, command_text, reading, text
 from bot.discord.components import (
     ChallengeButton,
     FinishedButton,
@@ -28,6 +28,7 @@ from bot.discord.components import (
     pass_confirmation,
     resign_menu,
 )
+from bot.discord.locales import server_reader
 from bot.discord.replies import (
     NO_MENTIONS,
     FormattedGameError,
@@ -197,13 +198,14 @@ class PlayCog(commands.Cog):
                 auto_doubles=auto_doubles,
             )
         )
-        content, embed, allowed = presenter.invitation(challenge)
-        await interaction.response.send_message(
-            content,
-            embed=embed,
-            view=invitation_view(challenge.id),
-            allowed_mentions=allowed,
-        )
+        with reading(await server_reader(self.bot, interaction.guild_id)):  # a public message
+            content, embed, allowed = presenter.invitation(challenge)
+            await interaction.response.send_message(
+                content,
+                embed=embed,
+                view=invitation_view(challenge.id),
+                allowed_mentions=allowed,
+            )
         message = await interaction.original_response()
         await self.bot.service.set_challenge_message(challenge.id, message.id)
 
@@ -541,8 +543,15 @@ class PlayCog(commands.Cog):
         view = await self.bot.service.get_view(match_id, payload.guild_id)
         seat = view.seat_of(payload.user_id)
         name = escape_name(view.players[seat].name) if seat is not None else text("shout.someone")
+        said = text(
+            "shout",
+            await server_reader(self.bot, payload.guild_id),
+            shout=presenter.SHOUT,
+            name=name,
+            game=game_number,
+        )
         await channel.send(
-            text("shout", shout=presenter.SHOUT, name=name, game=game_number),
+            said,
             reference=discord.MessageReference(
                 message_id=payload.message_id,
                 channel_id=payload.channel_id,
