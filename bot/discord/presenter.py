@@ -20,7 +20,7 @@ import discord
 
 from bot.discord import components as ui
 from bot.discord import delivery, wording
-from bot.discord.catalogue import ENGLISH, plural_key, text
+from bot.discord.catalogue import ENGLISH, number, plural_key, text
 from bot.discord.delivery import length_text as length_text
 from bot.discord.delivery import match_title as match_title
 from bot.discord.drawn import board_words
@@ -393,9 +393,9 @@ def match_over_text(update: MatchUpdate) -> str:
             text(
                 "result.rating",
                 name=names[change.seat],
-                before=f"{change.before:.0f}",
-                after=f"{change.after:.0f}",
-                delta=f"{sign}{change.delta:.1f}",
+                before=number(change.before, ".0f"),
+                after=number(change.after, ".0f"),
+                delta=sign + number(change.delta, ".1f"),
             )
         )
     seed = update.revealed_seed or view.dice_seed

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from bot.discord.catalogue import plural_key, text
+from bot.discord.catalogue import number, plural_key, text
 from bot.robot.levels import LEVEL_NAMES
 from bot.service import (
     ChallengeStatus,
@@ -68,7 +68,7 @@ RESULT_WORDS = {kind: text(f"result.{kind.name.lower()}") for kind in ResultKind
 
 
 def points(value: float) -> str:
-    return f"{value:g}"
+    return number(value, "g")
 
 
 def plural(value: float, word: str) -> str:
@@ -401,7 +401,7 @@ def robot_record_text(records: Sequence[RobotRecord], robot: str = "tablebot") -
 
 
 def _equity(value: float) -> str:
-    return f"{value:+.3f}"
+    return number(value, "+.3f")
 
 
 def equity_scale(view: MatchView) -> str:
@@ -575,7 +575,7 @@ def analysis_player_text(kind: GameKind, figures: Any, unit: str) -> str:
         text("analysis.player.rating", rating=text(f"analysis.rating.{value_key(figures.rating)}")),
         text(
             "analysis.player.checker_play",
-            rate=f"{figures.checker_error_rate:.1f}",
+            rate=number(figures.checker_error_rate, ".1f"),
             unit=unit,
             unforced=figures.unforced_moves,
         ),
@@ -584,12 +584,12 @@ def analysis_player_text(kind: GameKind, figures: Any, unit: str) -> str:
         lines.append(
             text(
                 "analysis.player.cube",
-                rate=f"{figures.cube_error_rate:.1f}",
+                rate=number(figures.cube_error_rate, ".1f"),
                 decisions=figures.unforced_cube_decisions,
             )
         )
     if figures.pr is not None:
-        lines.append(text("analysis.player.pr", pr=f"{figures.pr:.2f}"))
+        lines.append(text("analysis.player.pr", pr=number(figures.pr, ".2f")))
     lines.append(
         text(
             "analysis.player.errors",
@@ -598,7 +598,7 @@ def analysis_player_text(kind: GameKind, figures: Any, unit: str) -> str:
         )
     )
     if spec_of(kind).has_dice:
-        lines.append(text("analysis.player.luck", luck=f"{figures.luck:+.3f}"))
+        lines.append(text("analysis.player.luck", luck=number(figures.luck, "+.3f")))
     return "\n".join(lines)
 
 
@@ -609,7 +609,7 @@ def mistake_title(rank: int, name: str, game: int) -> str:
 def mistake_text(played: str, best: str, loss: float, dice: Sequence[int]) -> str:
     roll = text("analysis.mistake_roll", dice=dice_text(dice)) if dice else ""
     # Plain text (the adapter escapes it): notation has "*" for a hit.
-    return text("analysis.mistake", roll=roll, played=played, best=best, loss=f"{loss:.3f}")
+    return text("analysis.mistake", roll=roll, played=played, best=best, loss=number(loss, ".3f"))
 
 
 NO_MISTAKES = text("analysis.no_mistakes")
@@ -632,9 +632,9 @@ def analysis_stats_text(analysed: int, error_rate: float | None, pr: float | Non
     if not analysed or error_rate is None:
         return ""
     figure = (
-        text("analysis.stats.pr", pr=f"{pr:.2f}")
+        text("analysis.stats.pr", pr=number(pr, ".2f"))
         if pr is not None
-        else text("analysis.stats.error_rate", rate=f"{error_rate:.1f}")
+        else text("analysis.stats.error_rate", rate=number(error_rate, ".1f"))
     )
     matches = text(plural_key("analysis.stats.matches", analysed), count=analysed)
     return text("analysis.stats", matches=matches, figure=figure)

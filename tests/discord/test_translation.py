@@ -137,12 +137,16 @@ def test_a_form_a_catalogue_lacks_reads_its_other(monkeypatch: pytest.MonkeyPatc
 
 
 def test_numbers_in_the_readers_conventions() -> None:
-    assert number(1234.5, "en", 1) == "1,234.5"
-    assert number(1234.5, "de", 1) == "1.234,5"
-    assert number(1500, "ru") == "1\xa0500"
-    assert number(7, "tr") == "7"
-    with reading("fr"):
-        assert number(0.25, places=2) == "0,25"
+    assert number(1234.5, ",.1f", "en") == "1,234.5"
+    assert number(1234.5, ",.1f", "de") == "1.234,5"
+    assert number(1500, ",d", "ru") == "1\xa0500"
+    assert number(-0.125, "+.3f", "fr") == "-0,125"
+    assert number(0.125, "+.3f", "tr") == "+0,125"
+    assert number(1.5, "g", "el") == "1,5"
+    with reading("it"):
+        assert number(0.25, ".2f") == "0,25"
+    for value, spec in ((1.5, "g"), (-0.0125, "+.3f"), (1500.0, ".0f"), (7.25, ".1f")):
+        assert number(value, spec, "en") == format(value, spec)  # English as it always was
 
 
 # --- the command tree ----------------------------------------------------------------------------

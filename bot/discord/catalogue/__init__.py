@@ -37,7 +37,12 @@ from importlib import resources
 from types import MappingProxyType
 
 from babel import Locale, UnknownLocaleError
-from babel.numbers import format_decimal
+from babel.numbers import (
+    get_decimal_symbol,
+    get_group_symbol,
+    get_minus_sign_symbol,
+    get_plus_sign_symbol,
+)
 from discord import app_commands
 
 __all__ = [
@@ -174,13 +179,19 @@ def plural_key(key: str, count: float, locale: str | None = None) -> str:
     return f"{key}.{form}"
 
 
-def number(value: float, locale: str | None = None, places: int = 0) -> str:
-    """``value`` as the reader writes numbers (``1,234.5`` in English, ``1.234,5`` in German),
-    with up to ``places`` decimals."""
-    pattern = "#,##0" + ("." + "#" * places if places else "")
-    return format_decimal(
-        value, format=pattern, locale=_babel(reader.get() if locale is None else locale)
-    )
+def number(value: float, spec: str = "g", locale: str | None = None) -> str:
+    """``value`` formatted by Python's ``spec`` (``".1f"``, ``"+.3f"``, ``",d"``), then written
+    with the reader's symbols: ``1,234.5`` in English, ``1.234,5`` in German, ``1 234,5`` in
+    Russian. English reads exactly what ``format(value, spec)`` gives."""
+    written = format(value, spec)
+    where = _babel(reader.get() if locale is None else locale)
+    symbols = {
+        ".": get_decimal_symbol(where),
+        ",": get_group_symbol(where),
+        "-": get_minus_sign_symbol(where),
+        "+": get_plus_sign_symbol(where),
+    }
+    return "".join(symbols.get(ch, ch) for ch in written)
 
 
 def command_text(key: str) -> app_commands.locale_str:

@@ -16,7 +16,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.discord import wording
-from bot.discord.catalogue import choices, command_text, reader, text
+from bot.discord.catalogue import choices, command_text, number, reader, text
 from bot.discord.components import PageButton, pager
 from bot.discord.locales import server_reader
 from bot.discord.replies import NO_MENTIONS, escape_name
@@ -38,7 +38,7 @@ MatchId = app_commands.Range[int, 1, 2**53 - 1]
 
 def _num(value: float) -> str:
     """12 rather than 12.0, 1.5 as is."""
-    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+    return str(int(value)) if float(value).is_integer() else number(value, "g")
 
 
 def match_link(view: MatchView) -> str:
@@ -207,7 +207,7 @@ def history_page(
         length = _length(entry.length)
         change = ""
         if entry.rating_change is not None:
-            change = f" ({entry.rating_change:+.1f})"
+            change = f" ({number(entry.rating_change, '+.1f')})"
         when = int(entry.finished_at or entry.created_at)
         lines.append(
             text(
