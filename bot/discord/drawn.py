@@ -1,19 +1,28 @@
 """The words drawn on images (board panels, the analysis chart, a mistake's card) in the
 current reader's language, from the catalogue: render/ takes its words as values and knows
-no catalogue (engines <- render <- bot)."""
+no catalogue (engines <- render <- bot). And an image's alt text in that language: render
+describes its pictures in English; another reader's alt text is the embed beside the picture
+in plain words (:func:`embed_alt`)."""
 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 from dataclasses import fields
+
+import discord
 
 from bot.discord.catalogue import reader, template
 from render.analysis_chart import ChartWords
 from render.analysis_report import CardWords
 from render.common import BoardWords
 
-__all__ = ["board_words", "card_words", "chart_words"]
+__all__ = ["board_words", "card_words", "chart_words", "embed_alt"]
+
+# Discord markdown that means nothing read aloud: bold, italics, code, a zero-width space.
+_MARKUP = re.compile(r"[*_`\u200b]|\\(?=[*_`~|>])")
+ALT_LIMIT = 1024  # Discord's limit on an attachment's description
 
 
 def _texts(kind: type, key: Callable[[str], str], locale: str) -> dict[str, str]:
@@ -49,3 +58,13 @@ def chart_words() -> ChartWords:
 def card_words() -> CardWords:
     """A mistake card's caption ("{player} played {move}", "best {move}")."""
     return _card(reader.get())
+
+
+def embed_alt(embed: discord.Embed) -> str:
+    """``embed``'s words as one plain paragraph: the title, the description, each field as
+    "name: value." (the board's state as the embed beside it says it, in its language)."""
+    parts = [embed.title or "", embed.description or ""]
+    parts += [f"{field.name}: {field.value}" for field in embed.fields]
+    sentences = [_MARKUP.sub("", part).replace("\n", " ").strip() for part in parts]
+    said = " ".join(s if s.endswith((".", "!", "?", ":")) else f"{s}." for s in sentences if s)
+    return said[:ALT_LIMIT]

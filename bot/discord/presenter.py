@@ -20,10 +20,10 @@ import discord
 
 from bot.discord import components as ui
 from bot.discord import delivery, wording
-from bot.discord.catalogue import ENGLISH, number, plural_key, text
+from bot.discord.catalogue import ENGLISH, number, plural_key, reader, text
 from bot.discord.delivery import length_text as length_text
 from bot.discord.delivery import match_title as match_title
-from bot.discord.drawn import board_words
+from bot.discord.drawn import board_words, embed_alt
 from bot.discord.locales import for_server
 from bot.discord.replies import (
     NO_MENTIONS,
@@ -159,11 +159,14 @@ def text_file(filename: str, text: str) -> discord.File:
 # --- rendering -----------------------------------------------------------------------------
 
 
-async def render_board(renderer: Renderer, view: MatchView) -> tuple[discord.File, str] | None:
+async def render_board(
+    renderer: Renderer, view: MatchView, alt_text: str | None = None
+) -> tuple[discord.File, str] | None:
     """The board as an attachment (drawn by the render worker, off the event loop and its
-    interpreter lock) and its alt text."""
+    interpreter lock) and its alt text: render's English description, or ``alt_text``."""
     try:
         png, alt = await renderer.board(*board_job(view, board_words()))
+        alt = alt_text or alt
     except Exception:
         # A missing picture must not lose the turn: the embed still says everything.
         log.exception("rendering match %s (version %s) failed", view.match_id, view.version)
@@ -279,7 +282,10 @@ async def turn_message(
     """The board message of the current turn: the ping of the player on turn, the embed, the
     board picture and the components."""
     embed = turn_embed(view, notes)
-    rendered = await render_board(renderer, view)
+    # Render describes the board in English; another reader gets the embed's words.
+    rendered = await render_board(
+        renderer, view, None if reader.get() == "en" else embed_alt(embed)
+    )
     file = None
     if rendered is not None:
         file, _alt = rendered

@@ -79,6 +79,8 @@ async def test_a_turkish_and_a_greek_member_play_in_an_italian_server(
     board_words = embed_text(board)
     assert text("turn.field.score", "it") in board_words
     assert text("turn.field.score", "en") not in board_words  # "Score" is "Punteggio"
+    alt = board.attachments[0].description or ""  # the picture's alt text: Italian too
+    assert text("turn.field.score", "it") in alt and "Score:" not in alt
 
     # The one not on turn clicks the board: refused in their own language.
     assert view.actor is not None

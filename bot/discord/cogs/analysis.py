@@ -23,8 +23,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.discord import delivery, presenter, wording
-from bot.discord.catalogue import command_text, reading, text
-from bot.discord.drawn import board_words, card_words, chart_words
+from bot.discord.catalogue import DEFAULT_LOCALE, command_text, reader, reading, text
+from bot.discord.drawn import board_words, card_words, chart_words, embed_alt
 from bot.discord.locales import server_reader
 from bot.discord.replies import NO_MENTIONS, escape_name, inert_text
 from bot.discord.style import style_of
@@ -164,7 +164,10 @@ class AnalysisCog(commands.Cog, name="Analysis"):
         except Exception:
             log.exception("match %s: the analysis chart failed", view.match_id)
         else:
-            files.append(_file(png, "chart.png", alt or text("analysis.chart_title")))
+            english = reader.get() == DEFAULT_LOCALE  # render describes its pictures in English
+            files.append(
+                _file(png, "chart.png", alt if alt and english else text("analysis.chart_title"))
+            )
             summary.set_image(url="attachment://chart.png")
         worst = analysis.worst(WORST)
         footer = wording.analysed_by(analysis.details)
@@ -209,7 +212,8 @@ class AnalysisCog(commands.Cog, name="Analysis"):
             return embed, None
         filename = f"mistake{rank}.png"
         embed.set_image(url=f"attachment://{filename}")
-        return embed, _file(png, filename, alt)
+        english = reader.get() == DEFAULT_LOCALE  # render describes its pictures in English
+        return embed, _file(png, filename, alt if english else embed_alt(embed))
 
 
 def _file(png: bytes, filename: str, alt: str) -> discord.File:
