@@ -77,6 +77,7 @@ async def make_source(path: Path, seed: int = 7) -> dict[str, int]:
         await store.update_match(made["match1"], board_message_id=2**61, reminded_version=3)
         await store.queue_analysis(match, 0, 2**40, 7.0)
         await store.update_analysis(match, status="done", result="{}", error_rate0=1.5, pr0=0.75)
+        await store.save_member_language(2**40, "tr", 8.0)
         return made
     finally:
         await store.close()
