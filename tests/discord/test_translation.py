@@ -207,3 +207,23 @@ def test_discords_name_rule() -> None:
     assert not valid_name("two words")
     assert not valid_name("x" * 33)
     assert not valid_name("")
+
+
+def _combined(payload: dict[str, Any], locale: str) -> int:
+    """Discord's measure of a command: its names, descriptions and choice values, in one
+    locale (its localisation, else the default)."""
+    size = len(payload.get("name_localizations", {}).get(locale) or payload["name"])
+    described = payload.get("description_localizations", {}).get(locale)
+    size += len(described or payload.get("description", ""))
+    for choice in payload.get("choices") or []:
+        name = choice.get("name_localizations", {}).get(locale) or choice["name"]
+        size += len(name) + len(str(choice["value"]))
+    return size + sum(_combined(option, locale) for option in payload.get("options") or [])
+
+
+@pytest.mark.asyncio
+async def test_every_command_fits_discords_size_limit_in_every_language() -> None:
+    """Combined names, descriptions and values of a command: at most 4000 characters."""
+    locales = [locale.value for locale in discord.Locale]
+    for payload in await _payloads(CatalogueTranslator()):
+        assert max(_combined(payload, locale) for locale in locales) <= 4000, payload["name"]
