@@ -3,6 +3,8 @@ is in (bot.discord.catalogue's reader, bot.discord.locales)."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import discord
@@ -24,6 +26,19 @@ from bot.discord.catalogue import (
 from bot.discord.translator import CatalogueTranslator, valid_name
 from bot.service.settings import LANGUAGES
 from tests.discord.test_catalogue import _app_commands
+
+
+@contextlib.contextmanager
+def only_catalogue(
+    monkeypatch: pytest.MonkeyPatch, locale: str, found: dict[str, str]
+) -> Iterator[None]:
+    """Inside: ``locale``'s catalogue is ``found``, and no other language has one."""
+    monkeypatch.setattr(catalogue, "_load", lambda asked: found if asked == locale else None)
+    catalogue.messages.cache_clear()
+    try:
+        yield
+    finally:
+        catalogue.messages.cache_clear()
 
 
 def _tree() -> app_commands.CommandTree[Any]:
@@ -95,16 +110,12 @@ def test_the_reader_picks_the_language_of_text_without_one(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     german = {"refusal.roll_first": "Erst würfeln, dann ziehen."}
-    monkeypatch.setattr(catalogue, "_load", lambda locale: german if locale == "de" else None)
-    catalogue.messages.cache_clear()
-    try:
+    with only_catalogue(monkeypatch, "de", german):
         assert text("refusal.roll_first") == "Roll first, then move."
         with reading("de"):
             assert text("refusal.roll_first") == "Erst würfeln, dann ziehen."
             assert text("refusal.roll_first", "en") == "Roll first, then move."
         assert text("refusal.roll_first") == "Roll first, then move."
-    finally:
-        catalogue.messages.cache_clear()
 
 
 # --- plurals and numbers -----------------------------------------------------------------------
@@ -126,14 +137,10 @@ def test_plural_forms_follow_cldr() -> None:
 
 def test_a_form_a_catalogue_lacks_reads_its_other(monkeypatch: pytest.MonkeyPatch) -> None:
     russian = {"unit.point.one": "{count} очко", "unit.point.other": "{count} очка"}
-    monkeypatch.setattr(catalogue, "_load", lambda locale: russian if locale == "ru" else None)
-    catalogue.messages.cache_clear()
-    try:
+    with only_catalogue(monkeypatch, "ru", russian):
         assert text(plural_key("unit.point", 3, "ru"), "ru", count=3) == "3 очка"
         # English has no "few": its "other"
         assert text("unit.point.few", "en", count=3) == "3 points"
-    finally:
-        catalogue.messages.cache_clear()
 
 
 def test_numbers_in_the_readers_conventions() -> None:
@@ -181,12 +188,8 @@ async def test_names_descriptions_and_choices_are_translated(
         "choice.game.checkers": "damas",
         "name.config.robot": "Robot Bad",  # breaks Discord's rules: not sent
     }
-    monkeypatch.setattr(catalogue, "_load", lambda locale: spanish if locale == "es-ES" else None)
-    catalogue.messages.cache_clear()
-    try:
+    with only_catalogue(monkeypatch, "es-ES", spanish):
         payloads = {p["name"]: p for p in await _payloads(CatalogueTranslator())}
-    finally:
-        catalogue.messages.cache_clear()
     challenge = payloads["challenge"]
     assert challenge["name_localizations"] == {"es-ES": "desafiar", "es-419": "desafiar"}
     assert challenge["description_localizations"]["es-419"] == "Desafía a alguien a una partida"
