@@ -30,7 +30,7 @@ from discord.ext import commands
 
 from bot.config import Settings
 from bot.discord.catalogue import text
-from bot.discord.locales import read_by_member
+from bot.discord.locales import read_by_client, read_by_member
 from bot.discord.permissions import invite_url
 from bot.discord.ratelimit import CommandRateLimit, allow_interaction, guild_limits
 from bot.discord.replies import NO_MENTIONS, admit, refuse_closing, report_error
@@ -91,10 +91,11 @@ class TableTree(app_commands.CommandTree["TableBot"]):
         down", and nothing runs; autocomplete is not counted). Then every command and
         autocomplete runs as tracked work; none starts once closing. What it answers is in
         the member's language (bot.discord.locales)."""
-        await read_by_member(interaction)
+        read_by_client(interaction)
         if not await allow_interaction(self.client.rate_limit, interaction):
             return False
         if admit(interaction):
+            await read_by_member(interaction)
             return True
         await refuse_closing(interaction)
         return False

@@ -28,7 +28,7 @@ import discord
 
 from bot.discord import ratelimit
 from bot.discord.catalogue import text
-from bot.discord.locales import read_by_member
+from bot.discord.locales import read_by_client, read_by_member
 from bot.discord.replies import admit, escape_name, refuse_closing, reply, report_error
 from engines.base import Phase, ResignLevel
 from engines.match import NO_MOVE
@@ -109,19 +109,19 @@ async def check_click(interaction: discord.Interaction[Any]) -> bool:
     DynamicItem here): refuse once the bot is closing, then count the click against the
     member's rate limit, refusing it ephemerally when over. The handler becomes tracked work
     here, before any service call. Never raises. What it answers is in the member's language."""
-    try:
-        await read_by_member(interaction)
-    except Exception:
-        log.exception("could not find the language of %s", interaction.user.id)
+    read_by_client(interaction)
     if not admit(interaction):
         await refuse_closing(interaction)
         return False
     try:
-        return await ratelimit.allow_component(interaction)
+        allowed = await ratelimit.allow_component(interaction)
     except Exception:
         # The limiter must not lock anyone out: a surprise there lets the click through.
         log.exception("rate limit check failed for a click by %s", interaction.user.id)
-        return True
+        allowed = True
+    if allowed:
+        await read_by_member(interaction)
+    return allowed
 
 
 async def check_player(

@@ -17,24 +17,17 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, ParamSpec, Protocol, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import discord
 
 from bot.discord.catalogue import member_locale, reader, reading, server_locale
 from bot.service import MatchService, MemberLanguage
-from bot.storage import StoreError
 
 log = logging.getLogger(__name__)
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-
-class _Client(Protocol):
-    service: MatchService
-
-    def get_guild(self, guild_id: int, /) -> discord.Guild | None: ...
 
 
 async def member_reader(interaction: discord.Interaction[Any]) -> str:
@@ -44,13 +37,22 @@ async def member_reader(interaction: discord.Interaction[Any]) -> str:
     if service is not None:
         try:
             chosen = await service.handle(MemberLanguage(interaction.user.id))
-        except (StoreError, RuntimeError):  # a closing store: the client's language will do
-            log.debug("no language choice for user %s", interaction.user.id)
+        except Exception:  # never in the way of a command: the client's language will do
+            log.warning("no language choice for user %s", interaction.user.id, exc_info=True)
     return member_locale(chosen, interaction.locale)
 
 
+def read_by_client(interaction: discord.Interaction[Any]) -> str:
+    """Write in the language of the member's Discord app for the rest of this interaction's
+    handling (its task): what is said before the service may be asked (slow down, restarting)."""
+    locale = member_locale(None, interaction.locale)
+    reader.set(locale)
+    return locale
+
+
 async def read_by_member(interaction: discord.Interaction[Any]) -> str:
-    """Write in the member's language for the rest of this interaction's handling (its task)."""
+    """Write in the member's language for the rest of this interaction's handling (its task):
+    their /language choice (a service call: only once the interaction is admitted as work)."""
     locale = await member_reader(interaction)
     reader.set(locale)
     return locale
@@ -67,8 +69,8 @@ async def server_reader(client: Any, guild_id: int | None) -> str:
     if service is not None:
         try:
             chosen = (await service.guild_settings(guild_id)).language
-        except (StoreError, RuntimeError):
-            log.debug("no settings for guild %s", guild_id)
+        except Exception:  # never in the way of a message: the community language will do
+            log.warning("no settings for guild %s", guild_id, exc_info=True)
     return server_locale(chosen or None, community)
 
 

@@ -114,10 +114,10 @@ class Hold:
         self.release = asyncio.Event()
         original = presenter.render_board
 
-        async def held(renderer: Renderer, view: MatchView) -> Any:
+        async def held(renderer: Renderer, view: MatchView, *rest: Any) -> Any:
             self.entered.set()
             await self.release.wait()
-            return await original(renderer, view)
+            return await original(renderer, view, *rest)
 
         monkeypatch.setattr(presenter, "render_board", held)
 

@@ -42,6 +42,7 @@ class LanguageCog(commands.Cog, name="Language"):
         self.bot = bot
 
     @app_commands.command(name="language", description=command_text("command.language"))
+    @app_commands.guild_only()
     @app_commands.describe(language=command_text("command.language.language"))
     @app_commands.choices(language=choices("language", LANGUAGE_CHOICES))
     async def language(self, interaction: discord.Interaction[Any], language: str) -> None:
