@@ -50,10 +50,10 @@ class TournamentOperations(ABC):
         """The statements (SQLite's placeholders) as one transaction when the first changes
         exactly one row; False (nothing written) when it changes none."""
 
-    async def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+    async def _select(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         return await self._rows(self._dialect(sql), params)
 
-    async def _write(self, sql: str, params: Sequence[Any] = ()) -> int:
+    async def _execute(self, sql: str, params: Sequence[Any] = ()) -> int:
         return await self._changed(self._dialect(sql), params)
 
     async def insert_tournament(self, values: dict[str, Any]) -> int:
@@ -62,17 +62,17 @@ class TournamentOperations(ABC):
         )
 
     async def tournament(self, tournament_id: int) -> Row | None:
-        rows = await self._query("SELECT * FROM tournaments WHERE id = ?", (tournament_id,))
+        rows = await self._select("SELECT * FROM tournaments WHERE id = ?", (tournament_id,))
         return rows[0] if rows else None
 
     async def guild_tournaments(self, guild_id: int, limit: int) -> list[Row]:
-        return await self._query(
+        return await self._select(
             "SELECT * FROM tournaments WHERE guild_id = ? ORDER BY id DESC LIMIT ?",
             (guild_id, limit),
         )
 
     async def live_tournaments(self, guilds: GuildShards | None = None) -> list[Row]:
-        return await self._query(
+        return await self._select(
             "SELECT * FROM tournaments WHERE status IN ('signup', 'running')"
             f"{guild_condition(guilds)} ORDER BY id"
         )
@@ -88,7 +88,7 @@ class TournamentOperations(ABC):
     async def update_tournament(
         self, tournament_id: int, version: int, changes: dict[str, Any]
     ) -> bool:
-        return await self._write(*self._cas(tournament_id, version, changes)) == 1
+        return await self._execute(*self._cas(tournament_id, version, changes)) == 1
 
     async def begin_round(
         self,
@@ -107,27 +107,27 @@ class TournamentOperations(ABC):
 
     async def add_entry(self, values: dict[str, Any]) -> bool:
         sql = f"{insert_sql('tournament_entries', ENTRY_COLUMNS, values)} ON CONFLICT DO NOTHING"
-        return await self._write(sql, tuple(values.values())) == 1
+        return await self._execute(sql, tuple(values.values())) == 1
 
     async def remove_entry(self, tournament_id: int, user_id: int) -> bool:
         sql = "DELETE FROM tournament_entries WHERE tournament_id = ? AND user_id = ?"
-        return await self._write(sql, (tournament_id, user_id)) == 1
+        return await self._execute(sql, (tournament_id, user_id)) == 1
 
     async def withdraw_entry(self, tournament_id: int, user_id: int, at: float) -> bool:
         sql = (
             "UPDATE tournament_entries SET withdrawn_at = ? "
             "WHERE tournament_id = ? AND user_id = ? AND withdrawn_at IS NULL"
         )
-        return await self._write(sql, (at, tournament_id, user_id)) == 1
+        return await self._execute(sql, (at, tournament_id, user_id)) == 1
 
     async def tournament_entries(self, tournament_id: int) -> list[Row]:
-        return await self._query(
+        return await self._select(
             "SELECT * FROM tournament_entries WHERE tournament_id = ? ORDER BY joined_at, user_id",
             (tournament_id,),
         )
 
     async def tournament_pairings(self, tournament_id: int) -> list[Row]:
-        return await self._query(_PAIRINGS, (tournament_id,))
+        return await self._select(_PAIRINGS, (tournament_id,))
 
     async def claim_pairing_challenge(
         self, tournament_id: int, round_number: int, board: int, challenge_id: int
@@ -136,7 +136,7 @@ class TournamentOperations(ABC):
             "UPDATE tournament_pairings SET challenge_id = ? WHERE tournament_id = ? "
             "AND round = ? AND board = ? AND challenge_id IS NULL"
         )
-        return await self._write(sql, (challenge_id, tournament_id, round_number, board)) == 1
+        return await self._execute(sql, (challenge_id, tournament_id, round_number, board)) == 1
 
     async def record_pairing_result(
         self, tournament_id: int, round_number: int, board: int, points_first: float, decided: str
@@ -146,10 +146,10 @@ class TournamentOperations(ABC):
             "AND round = ? AND board = ? AND points_first IS NULL"
         )
         params = (points_first, decided, tournament_id, round_number, board)
-        return await self._write(sql, params) == 1
+        return await self._execute(sql, params) == 1
 
     async def tournament_of_match(self, match_id: int) -> int | None:
-        rows = await self._query(
+        rows = await self._select(
             "SELECT p.tournament_id FROM tournament_pairings AS p "
             "JOIN matches AS m ON m.challenge_id = p.challenge_id WHERE m.id = ?",
             (match_id,),
@@ -157,7 +157,7 @@ class TournamentOperations(ABC):
         return None if not rows else int(rows[0]["tournament_id"])
 
     async def tournament_record(self, guild_id: int, user_id: int) -> tuple[int, int]:
-        rows = await self._query(
+        rows = await self._select(
             "SELECT count(*) AS played, "
             "coalesce(sum(CASE WHEN t.winner_id = e.user_id THEN 1 ELSE 0 END), 0) AS won "
             "FROM tournament_entries AS e JOIN tournaments AS t ON t.id = e.tournament_id "
