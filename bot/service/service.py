@@ -344,6 +344,10 @@ class MatchService:
             if view.status.value == "signup" and view.starts_at is not None and view.starts_at <= at
         ]
 
+    async def set_tournament_message(self, tournament_id: int, message_id: int | None) -> None:
+        """Record the tournament's announcement (bookkeeping, as a match's board message)."""
+        await self.store.set_tournament_message(tournament_id, message_id)
+
     async def overdue_rounds(
         self, now: float | None = None, guilds: GuildShards | None = None
     ) -> list[TournamentView]:

@@ -273,6 +273,10 @@ class Store(Protocol):
         (compare-and-set); False when another change came first."""
         ...
 
+    async def set_tournament_message(self, tournament_id: int, message_id: int | None) -> None:
+        """Record the message that announces the tournament (bookkeeping: no new version)."""
+        ...
+
     async def begin_round(
         self,
         tournament_id: int,

@@ -90,6 +90,10 @@ class TournamentOperations(ABC):
     ) -> bool:
         return await self._execute(*self._cas(tournament_id, version, changes)) == 1
 
+    async def set_tournament_message(self, tournament_id: int, message_id: int | None) -> None:
+        sql = "UPDATE tournaments SET message_id = ? WHERE id = ?"
+        await self._execute(sql, (message_id, tournament_id))
+
     async def begin_round(
         self,
         tournament_id: int,
