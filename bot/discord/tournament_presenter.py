@@ -252,7 +252,7 @@ async def round_started(bot: TableBot, event: RoundStarted) -> None:
             message = await channel.send(
                 content, allowed_mentions=mention_only(first.user_id, second.user_id)
             )
-            await presenter.start_match(bot, update, message, threads=threads)
+            await presenter.start_match(bot, update, message, threads=threads, close=False)
         except discord.HTTPException as exc:
             log.warning("tournament %d: match %d not shown: %s", view.id, update.match_id, exc)
         # The robot plays once its board is out (where it owes the first move).

@@ -17,7 +17,7 @@ from discord.ext import commands
 from bot.discord import presenter, wording
 from bot.discord import tournament_presenter as shown
 from bot.discord.catalogue import choices, command_text, text
-from bot.discord.cogs.admin import NOT_MANAGER, is_manager
+from bot.discord.cogs.admin import is_manager
 from bot.discord.components import TournamentButton
 from bot.discord.replies import NO_MENTIONS, display_name, escape_name
 from bot.discord.robot_matches import LevelName, robot_user
@@ -133,7 +133,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
     ) -> None:
         guild_id = _guild(interaction)
         if not is_manager(interaction):
-            raise GameError(NOT_MANAGER)
+            raise GameError(text("refusal.tournament_manager"))
         now = self.bot.service.clock()
         view = await self.bot.service.handle(
             CreateTournament(
