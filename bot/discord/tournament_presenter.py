@@ -152,6 +152,12 @@ def _bracket(view: TournamentView) -> tuple[Any, ...] | None:
     return title, titles, columns, text("tournament.bye"), text("tournament.to_come")
 
 
+def rounds_done(view: TournamentView) -> int:
+    """Rounds played to the end (the current one once its every board is decided)."""
+    current = view.round_boards(view.round)
+    return view.round if current and all(b.finished for b in current) else view.round - 1
+
+
 def _crosstable(view: TournamentView) -> tuple[Any, ...]:
     table = view.table()
     order = [line.id for line in table]
@@ -166,11 +172,13 @@ def _crosstable(view: TournamentView) -> tuple[Any, ...]:
     rows = []
     for i, line in enumerate(table):
         cells = [
-            scores.get((line.id, other), "") if other != line.id else text("tournament.self")
+            scores.get((line.id, other), text("tournament.unplayed"))
+            if other != line.id
+            else text("tournament.self")
             for other in order
         ]
         rows.append([str(i + 1), view.name_of(line.id), *cells, number(line.points)])
-    title = text("tournament.crosstable_title", tournament_id=view.id, round=view.round)
+    title = text("tournament.crosstable_title", tournament_id=view.id, round=rounds_done(view))
     return title, headings, rows
 
 
@@ -192,7 +200,7 @@ def _standings(view: TournamentView) -> tuple[Any, ...]:
         ]
         for line in view.table()[:MAX_TABLE_ROWS]
     ]
-    title = text("tournament.standings_title", tournament_id=view.id, round=view.round)
+    title = text("tournament.standings_title", tournament_id=view.id, round=rounds_done(view))
     return title, headings, rows
 
 

@@ -241,3 +241,34 @@ async def test_refusals_are_ephemeral_and_record_nothing(tablebot: FakeDiscord) 
     assert [e.name for e in view.entrants] == ["p1", "p2"]
     listed = await say(fake, "tournament list", bob, elsewhere)
     assert listed.startswith("#1 · Knockout · Nannon · Sign-up is open")
+
+
+async def test_the_reminder_loop_starts_at_starts_and_reports_an_overdue_round(
+    tablebot: FakeDiscord,
+) -> None:
+    fake = tablebot
+    organiser = await fake.add_member("org", manage_guild=True)
+    players = await members(fake, 2)
+    announcement = await create(fake, organiser, "knockout", starts=10, round_days=1)
+    await join_all(fake, announcement, players)
+    reminders = fake.bot.get_cog("Reminders")  # type: ignore[union-attr]
+    now = service_of(fake).clock()
+    assert await reminders.run_once(now + 60) == []  # type: ignore[union-attr]
+    assert await reminders.run_once(now + 601) == [("start", 1)]  # type: ignore[union-attr]
+    await handlers_done(fake)
+    assert not announcement.components
+    view = await tournament(fake)
+    assert view.status is TournamentStatus.RUNNING and view.round_deadline is not None
+    board = view.round_boards(1)[0]
+    late = view.round_deadline + 1
+    # The claim rules go on as ever (a Claim win button); the organiser hears once.
+    done = await reminders.run_once(late)  # type: ignore[union-attr]
+    assert ("overdue", 1) in done
+    again = await reminders.run_once(late + 60)  # type: ignore[union-attr]
+    assert ("overdue", 1) not in again
+    await handlers_done(fake)
+    reports = [m for m in fake.messages(fake.channel) if "past its deadline" in m.content]
+    assert len(reports) == 1
+    report = reports[0]
+    assert report.content.startswith(f"<@{organiser.id}>: round 1 of tournament #1 is past")
+    assert f"Match #{board.match_id}: p1 vs p2" in report.content
