@@ -229,20 +229,25 @@ class Tournaments:
             stats = await self.state.store.stats_row(
                 view.guild_id, view.game.value, command.user_id
             )
-            entered = await self.state.store.add_entry(
-                {
-                    "tournament_id": view.id,
-                    "user_id": command.user_id,
-                    "name": clean_name(command.user_name),
-                    "rating": INITIAL_RATING if stats is None else stats["rating"],
-                    "robot": 0,
-                    "joined_at": self.state.now(),
-                }
-            )
+            rating = INITIAL_RATING if stats is None else stats["rating"]
+            entered = await self._enter(view, command.user_id, command.user_name, rating)
             if not entered:
                 raise refused(Refusal.ALREADY_ENTERED, tournament_id=view.id)
             view = await load(self.state, view.id, None)
             return self._outcome(view, [TournamentChanged(view)])
+
+    async def _enter(
+        self, view: TournamentView, user_id: int, name: str, rating: float, *, robot: bool = False
+    ) -> bool:
+        values = {
+            "tournament_id": view.id,
+            "user_id": user_id,
+            "name": clean_name(name),
+            "rating": rating,
+            "robot": int(robot),
+            "joined_at": self.state.now(),
+        }
+        return await self.state.store.add_entry(values)
 
     async def leave(self, command: LeaveTournament) -> Outcome[TournamentView]:
         async with self.lock(command.tournament_id):
@@ -276,15 +281,8 @@ class Tournaments:
                 view = await load(self.state, view.id, None)
                 return self._outcome(view, [TournamentChanged(view)])
             if robot_joins:
-                await self.state.store.add_entry(
-                    {
-                        "tournament_id": view.id,
-                        "user_id": command.robot_id,
-                        "name": clean_name(command.robot_name),
-                        "rating": INITIAL_RATING,
-                        "robot": 1,
-                        "joined_at": self.state.now(),
-                    }
+                await self._enter(
+                    view, command.robot_id, command.robot_name, INITIAL_RATING, robot=True
                 )
                 view = await load(self.state, view.id, None)
             events = await self._advance(view)
