@@ -348,3 +348,49 @@ async def test_refusals_record_nothing(open_service: Open) -> None:
     assert await refused_with(service.handle(leave)) is Refusal.NOT_ENTERED
     listed = await service.handle(ListTournaments(GUILD))
     assert [v.id for v in listed] == [tid]
+
+
+async def test_a_crash_after_pairing_or_after_claiming_a_challenge_resumes(
+    open_service: Open, clock: Clock
+) -> None:
+    """The process stopped right after a round was paired (no match yet for board 0) and right
+    after board 1 claimed its challenge (no match yet): a restart starts both, once each."""
+    service = await open_service()
+    tid = await entered(service, "knockout", PLAYERS[:4])
+    view = await service.handle(ShowTournament(tid, GUILD))
+    store = service.store
+    pairings = [
+        {"round": 1, "board": 0, "first_id": 101, "second_id": 104},
+        {"round": 1, "board": 1, "first_id": 102, "second_id": 103},
+    ]
+    changes = {"status": "running", "round": 1, "rounds": 2, "round_deadline": clock.now + DAY}
+    assert await store.begin_round(tid, view.version, changes, pairings)
+    assert not await store.begin_round(tid, view.version, changes, pairings)  # paired once
+    challenge = await store.insert_challenge(
+        {
+            "guild_id": GUILD,
+            "channel_id": CHANNEL,
+            "game": "nannon",
+            "rules": '{"length": 1}',
+            "challenger_id": 102,
+            "challenger_name": "p102",
+            "opponent_id": 103,
+            "opponent_name": "p103",
+            "status": "open",
+            "created_at": clock.now,
+            "expires_at": clock.now + DAY,
+        }
+    )
+    assert await store.claim_pairing_challenge(tid, 1, 1, challenge)
+    await service.close()
+    service = await open_service()
+    started: list[RoundStarted] = []
+    service.bus.subscribe(RoundStarted, started.append)
+    await service.resume_tournaments()
+    view = await service.handle(ShowTournament(tid, GUILD))
+    assert all(b.match_id is not None for b in view.round_boards(1))
+    assert len(started) == 1 and len(started[0].matches) == 2
+    await service.resume_tournaments()  # nothing left to start
+    assert len(started) == 1
+    rows = await service.store.raw_rows("SELECT count(*) AS n FROM matches")
+    assert rows[0]["n"] == 2
