@@ -272,3 +272,32 @@ async def test_the_reminder_loop_starts_at_starts_and_reports_an_overdue_round(
     report = reports[0]
     assert report.content.startswith(f"<@{organiser.id}>: round 1 of tournament #1 is past")
     assert f"Match #{board.match_id}: p1 vs p2" in report.content
+
+
+async def test_the_robot_makes_up_the_numbers_and_plays_its_match(tablebot: FakeDiscord) -> None:
+    fake = tablebot
+    await lift_rate_limit(fake)
+    organiser = await fake.add_member("org", manage_guild=True)
+    players = await members(fake, 3)
+    announcement = await create(fake, organiser, "knockout", robot="beginner")
+    await join_all(fake, announcement, players)
+    await (await fake.click(announcement, label="Start", by=organiser)).response()
+    await handlers_done(fake)
+    view = await tournament(fake)
+    robot = next(e for e in view.entrants if e.robot)
+    assert robot.user_id == fake.bot.user.id  # type: ignore[union-attr]
+    board = next(b for b in view.round_boards(1) if robot.user_id in (b.first, b.second))
+    assert board.match_id is not None
+    match = await service_of(fake).get_view(board.match_id, fake.guild.id)
+    assert match.robot_seat == 1 and match.robot_level == 1 and match.thread_id is not None
+    # Its opponent concedes; the other match is conceded too: the final is paired.
+    people = by_id(players)
+    human = board.first if board.second == robot.user_id else board.second
+    assert human is not None
+    thread = fake.channels[match.thread_id]
+    assert await say(fake, "resign", people[human], thread, level="match")
+    await handlers_done(fake)
+    view = await play_round(fake, players)
+    assert view.round == 2
+    final = view.round_boards(2)[0]
+    assert robot.user_id in (final.first, final.second)
