@@ -23,7 +23,6 @@ from bot.robot.levels import Level
 from bot.service import (
     Refused,
     RoundStarted,
-    ShowBoard,
     StartTournament,
     TournamentFinished,
     TournamentStatus,
@@ -263,8 +262,6 @@ async def round_started(bot: TableBot, event: RoundStarted) -> None:
             await presenter.start_match(bot, update, message, threads=threads, close=False)
         except discord.HTTPException as exc:
             log.warning("tournament %d: match %d not shown: %s", view.id, update.match_id, exc)
-        # The robot plays once its board is out (where it owes the first move).
-        await bot.service.handle(ShowBoard(update.match_id))
 
 
 def can_open_threads(bot: TableBot, view: TournamentView) -> bool:

@@ -23,7 +23,7 @@ from bot.service import challenges
 from bot.service.bus import Outcome
 from bot.service.commands import LeaveMatch
 from bot.service.errors import Refusal, refused
-from bot.service.events import MatchUpdated
+from bot.service.events import MatchUpdated, robot_follow_up
 from bot.service.model import ChallengeStatus, MatchUpdate, Player
 from bot.service.ratings import INITIAL_RATING
 from bot.service.state import ServiceState, clean_name, game_kind, storable
@@ -286,7 +286,7 @@ class Tournaments:
                 )
                 view = await load(self.state, view.id, None)
             events = await self._advance(view)
-            return self._outcome(events[-1].view if events else view, events)
+            return self._outcome(latest(view, events), events)
 
     # --- running ----------------------------------------------------------------------------
 
@@ -294,7 +294,7 @@ class Tournaments:
         async with self.lock(command.tournament_id):
             view = await load(self.state, command.tournament_id, None)
             events = await self._advance(view)
-            return self._outcome(events[-1].view if events else view, events)
+            return self._outcome(latest(view, events), events)
 
     async def _advance(self, view: TournamentView) -> list[Any]:
         """Move the tournament on as far as it goes now (see the module's docstring)."""
@@ -312,6 +312,8 @@ class Tournaments:
                 if started:
                     view = await load(self.state, view.id, None)
                     events.append(RoundStarted(view, view.round, tuple(started)))
+                    # The robot plays its new matches (once each board is shown).
+                    events += [e for u in started for e in robot_follow_up(u.view)]
                     started = []
                 if not all(b.finished for b in view.round_boards(view.round)):
                     break
@@ -531,6 +533,12 @@ class Tournaments:
                 ):
                     found.append(await load(self.state, view.id, None))
         return found
+
+
+def latest(view: TournamentView, events: list[Any]) -> TournamentView:
+    """The tournament as the last of ``events`` that shows it left it (else ``view``)."""
+    shown = [e.view for e in events if isinstance(e, RoundStarted | TournamentFinished)]
+    return shown[-1] if shown else view
 
 
 def _decided_at_pairing(pairing: Pairing, gone: set[int]) -> tuple[float | None, str | None]:
