@@ -11,7 +11,14 @@ from collections.abc import Callable
 
 import pytest
 from fakediscord import Channel, FakeDiscord, Member, Message
-from support.discord_driver import handlers_done, lift_rate_limit, reply_to, say, service_of
+from support.discord_driver import (
+    handlers_done,
+    lift_rate_limit,
+    reply_to,
+    results,
+    say,
+    service_of,
+)
 
 from bot.service import Board, ShowTournament, TournamentStatus, TournamentView
 
@@ -75,6 +82,14 @@ async def play_round(
         assert await say(fake, "resign", people[loser(board)], thread, level="match")
     await handlers_done(fake)
     return await tournament(fake)
+
+
+async def thread_shows_the_end(fake: FakeDiscord, board: Board) -> bool:
+    """The board's match thread says the match is over, as any match's does."""
+    assert board.match_id is not None
+    match = await service_of(fake).get_view(board.match_id, fake.guild.id)
+    assert match.match_over and match.thread_id is not None
+    return bool(results(fake, fake.channels[match.thread_id]))
 
 
 def pictures(fake: FakeDiscord, channel: Channel) -> list[str]:
@@ -188,7 +203,9 @@ async def test_withdrawal_and_adjudication(tablebot: FakeDiscord) -> None:
     await handlers_done(fake)
     view = await tournament(fake)
     withdrawing = next(b for b in view.round_boards(1) if players[3].id in (b.first, b.second))
-    assert await say(fake, "tournament withdraw", players[3], fake.channel, tournament=1)
+    said = await say(fake, "tournament withdraw", players[3], fake.channel, tournament=1)
+    assert said == "You withdrew from tournament #1."
+    assert await thread_shows_the_end(fake, withdrawing)
     other = next(b for b in view.round_boards(1) if b.board != withdrawing.board)
     assert other.match_id is not None
     # Only the organiser decides a match.
@@ -202,6 +219,7 @@ async def test_withdrawal_and_adjudication(tablebot: FakeDiscord) -> None:
         tournament=1, match=other.match_id, winner=players[1],
     )  # fmt: skip
     assert said == f"Match #{other.match_id} goes to p2."
+    assert await thread_shows_the_end(fake, other)
     view = await tournament(fake)
     assert view.round == 2
     final = view.round_boards(2)[0]

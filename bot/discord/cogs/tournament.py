@@ -26,8 +26,10 @@ from bot.service import (
     AdjudicateMatch,
     CreateTournament,
     JoinTournament,
+    LeaveMatch,
     LeaveTournament,
     ListTournaments,
+    MatchUpdate,
     RoundStarted,
     ShowTournament,
     StartTournament,
@@ -233,9 +235,19 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         self, interaction: discord.Interaction[TableBot], tournament: Tournament
     ) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
-        view = await self.bot.service.handle(
-            WithdrawFromTournament(tournament, _guild(interaction), interaction.user.id)
-        )
+        guild_id, user_id = _guild(interaction), interaction.user.id
+        view = await self.bot.service.handle(ShowTournament(tournament, guild_id))
+        playing = [
+            b.match_id
+            for b in view.round_boards(view.round)
+            if user_id in (b.first, b.second) and not b.finished and b.match_id is not None
+        ]
+        if playing and view.entrant(user_id) is not None:
+            # The current match is conceded first, and its thread shows it as any match's end.
+            await self._show(
+                await self.bot.service.handle(LeaveMatch(playing[0], guild_id, user_id))
+            )
+        view = await self.bot.service.handle(WithdrawFromTournament(tournament, guild_id, user_id))
         await self._ephemeral(interaction, text("tournament.withdrew", tournament_id=view.id))
         await shown.refresh_announcement(self.bot, view)
 
@@ -269,10 +281,14 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         await self._ephemeral(
             interaction, text("tournament.adjudicated", match_id=match, name=name)
         )
-        try:  # the match's thread shows its end, as any match's
+        await self._show(update)
+
+    async def _show(self, update: MatchUpdate) -> None:
+        """The match's thread shows its end, as any match's."""
+        try:
             await presenter.publish(self.bot, update)
         except GameError as exc:
-            log.warning("match %s: adjudicated, not shown: %s", match, exc)
+            log.warning("match %s: ended, not shown: %s", update.match_id, exc)
 
     # --- reads --------------------------------------------------------------------------------
 
