@@ -22,7 +22,7 @@ from typing import Any
 from bot.service import challenges
 from bot.service.bus import Outcome
 from bot.service.commands import LeaveMatch
-from bot.service.errors import Refusal, refused
+from bot.service.errors import Refusal, Refused, refused
 from bot.service.events import MatchUpdated, robot_follow_up
 from bot.service.model import ChallengeStatus, MatchUpdate, Player
 from bot.service.ratings import INITIAL_RATING
@@ -350,8 +350,17 @@ class Tournaments:
         """Start the match of every undecided board of the round that has none yet."""
         updates = []
         robot = next((e.user_id for e in view.entrants if e.robot), None)
+        claimed_before = {
+            (row["round"], row["board"])
+            for row in await self.state.store.tournament_pairings(view.id)
+            if row["challenge_id"] is not None
+        }
         for board in boards:
-            if board.finished or board.match_id is not None or board.second is None:
+            if (
+                board.finished
+                or board.second is None
+                or (board.round, board.board) in claimed_before
+            ):
                 continue
             seats = (board.first, board.second)
             if seats[0] == robot:
@@ -376,29 +385,26 @@ class Tournaments:
             )
             if not claimed:  # another process made this match's challenge first
                 await self.state.store.set_challenge_status(challenge_id, "cancelled")
-                continue
-            challenge = await challenges.get_challenge(self.state, challenge_id, view.guild_id)
-            assert challenge.opponent is not None
-            level = view.robot_level if seats[1] == robot else None
-            updates.append(
-                await challenges.start_match(
-                    self.state, challenge, challenge.opponent, robot_level=level
-                )
-            )
-        # A board claimed but not started (a crash in between) starts from its challenge.
+        # Every claimed board without its match starts now: just claimed, or claimed before a
+        # crash; another process starting the same one at once wins or loses the accept.
         for row in await self.state.store.tournament_pairings(view.id):
             if row["round"] != view.round or row["challenge_id"] is None or row["match_id"]:
                 continue
             challenge = await challenges.get_challenge(
                 self.state, row["challenge_id"], view.guild_id
             )
-            if challenge.status is ChallengeStatus.OPEN and challenge.opponent is not None:
-                level = view.robot_level if challenge.opponent.user_id == robot else None
-                updates.append(
-                    await challenges.start_match(
-                        self.state, challenge, challenge.opponent, robot_level=level
-                    )
+            if challenge.status is not ChallengeStatus.OPEN or challenge.opponent is None:
+                continue
+            level = view.robot_level if challenge.opponent.user_id == robot else None
+            try:
+                update = await challenges.start_match(
+                    self.state, challenge, challenge.opponent, robot_level=level
                 )
+            except Refused as exc:
+                if exc.refusal is not Refusal.CHALLENGE_TAKEN:
+                    raise
+                continue  # the other process started it
+            updates.append(update)
         return updates
 
     async def _next_round(self, view: TournamentView) -> bool | None:
