@@ -238,7 +238,10 @@ async def test_refusals_are_ephemeral_and_record_nothing(tablebot: FakeDiscord) 
     said = await say(fake, "tournament create", organiser, fake.channel, **options)
     assert said == f"Challenges are allowed only in <#{elsewhere.id}>."
     said = await say(fake, "tournament create", alice, elsewhere, **options)
-    assert said == "Only members with the Manage Server permission can create a tournament."
+    assert said == (
+        "Only members with the Manage Server permission (or the role /config tournaments names)"
+        " can create a tournament."
+    )
     assert await svc.store.guild_tournaments(fake.guild.id, 10) == []
     it = await fake.slash("tournament create", options, by=organiser, channel=elsewhere)
     announcement = (await it.response()).message
@@ -319,3 +322,19 @@ async def test_the_robot_makes_up_the_numbers_and_plays_its_match(tablebot: Fake
     assert view.round == 2
     final = view.round_boards(2)[0]
     assert robot.user_id in (final.first, final.second)
+
+
+async def test_a_role_the_server_allows_may_create(tablebot: FakeDiscord) -> None:
+    fake = tablebot
+    manager = await fake.add_member("boss", manage_guild=True)
+    role = await fake.add_role("Tournament directors")
+    director = await fake.add_member("td", roles=[role])
+    options = {"game": "nannon", "format": "swiss"}
+    refused = await say(fake, "tournament create", director, fake.channel, **options)
+    assert refused.startswith("Only members with the Manage Server permission")
+    saved = await say(fake, "config tournaments", manager, fake.channel, role=role)
+    assert f"- Tournaments created by: Manage Server, <@&{role.id}>" in saved.splitlines()
+    await create(fake, director, "swiss")
+    assert (await tournament(fake)).organiser.name == "td"
+    saved = await say(fake, "config tournaments", manager, fake.channel, managers_only=True)
+    assert "- Tournaments created by: Manage Server, nobody else" in saved.splitlines()

@@ -134,7 +134,9 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         robot: str | None = None,
     ) -> None:
         guild_id = _guild(interaction)
-        if not is_manager(interaction):
+        settings = await self.bot.service.guild_settings(guild_id)
+        roles = {role.id for role in getattr(interaction.user, "roles", ())}
+        if not is_manager(interaction) and settings.tournament_role not in roles:
             raise GameError(text("refusal.tournament_manager"))
         now = self.bot.service.clock()
         view = await self.bot.service.handle(
