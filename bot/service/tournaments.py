@@ -299,7 +299,6 @@ class Tournaments:
     async def _advance(self, view: TournamentView) -> list[Any]:
         """Move the tournament on as far as it goes now (see the module's docstring)."""
         events: list[Any] = []
-        started: list[MatchUpdate] = []
         for _ in range(MAX_PLAYERS + 2):  # each pass records, starts or pairs: it ends
             if view.status not in (TournamentStatus.SIGNUP, TournamentStatus.RUNNING):
                 break
@@ -307,14 +306,12 @@ class Tournaments:
                 if await self._record_results(view):
                     view = await load(self.state, view.id, None)
                     continue
-                current = view.round_boards(view.round)
-                started += await self._start_matches(view, current)
+                started = await self._start_matches(view, view.round_boards(view.round))
                 if started:
                     view = await load(self.state, view.id, None)
                     events.append(RoundStarted(view, view.round, tuple(started)))
                     # The robot plays its new matches (once each board is shown).
                     events += [e for u in started for e in robot_follow_up(u.view)]
-                    started = []
                 if not all(b.finished for b in view.round_boards(view.round)):
                     break
             moved = await self._next_round(view)
