@@ -53,6 +53,19 @@ async def join_all(fake: FakeDiscord, announcement: Message, players: list[Membe
     await handlers_done(fake)
 
 
+async def signed_up(
+    fake: FakeDiscord, form: str, count: int, **options: object
+) -> tuple[Member, list[Member], Message]:
+    """An organiser's tournament with ``count`` players joined by its button: the organiser,
+    the players (p1 first) and the announcement."""
+    await lift_rate_limit(fake)
+    organiser = await fake.add_member("org", manage_guild=True)
+    players = await members(fake, count)
+    announcement = await create(fake, organiser, form, **options)
+    await join_all(fake, announcement, players)
+    return organiser, players, announcement
+
+
 async def tournament(fake: FakeDiscord, tournament_id: int = 1) -> TournamentView:
     return await service_of(fake).handle(ShowTournament(tournament_id, fake.guild.id))
 
@@ -104,11 +117,7 @@ def pictures(fake: FakeDiscord, channel: Channel) -> list[str]:
 
 async def test_knockout_of_8_with_a_restart_ends_with_its_champion(tablebot: FakeDiscord) -> None:
     fake = tablebot
-    await lift_rate_limit(fake)
-    organiser = await fake.add_member("org", manage_guild=True)
-    players = await members(fake, 8)
-    announcement = await create(fake, organiser, "knockout")
-    await join_all(fake, announcement, players)
+    organiser, players, announcement = await signed_up(fake, "knockout", 8)
     assert "Players (8)" in str(announcement.embeds[0]["fields"][0]["name"])
     before = fake.stats.snapshot()
     it = await fake.click(announcement, label="Start", by=organiser)
@@ -150,11 +159,7 @@ async def test_knockout_of_8_with_a_restart_ends_with_its_champion(tablebot: Fak
 
 async def test_round_robin_of_5_with_restarts(tablebot: FakeDiscord) -> None:
     fake = tablebot
-    await lift_rate_limit(fake)
-    organiser = await fake.add_member("org", manage_guild=True)
-    players = await members(fake, 5)
-    announcement = await create(fake, organiser, "round_robin")
-    await join_all(fake, announcement, players)
+    organiser, players, _ = await signed_up(fake, "round_robin", 5)
     it = await fake.slash("tournament start", {"tournament": 1}, by=organiser)
     assert (await reply_to(it)).ephemeral
     await handlers_done(fake)
@@ -174,11 +179,7 @@ async def test_round_robin_of_5_with_restarts(tablebot: FakeDiscord) -> None:
 
 async def test_swiss_of_6_over_3_rounds_shows_its_standings(tablebot: FakeDiscord) -> None:
     fake = tablebot
-    await lift_rate_limit(fake)
-    organiser = await fake.add_member("org", manage_guild=True)
-    players = await members(fake, 6)
-    announcement = await create(fake, organiser, "swiss", rounds=3)
-    await join_all(fake, announcement, players)
+    organiser, players, announcement = await signed_up(fake, "swiss", 6, rounds=3)
     await (await fake.click(announcement, label="Start", by=organiser)).response()
     await handlers_done(fake)
     for _ in range(3):
@@ -194,11 +195,7 @@ async def test_swiss_of_6_over_3_rounds_shows_its_standings(tablebot: FakeDiscor
 
 async def test_withdrawal_and_adjudication(tablebot: FakeDiscord) -> None:
     fake = tablebot
-    await lift_rate_limit(fake)
-    organiser = await fake.add_member("org", manage_guild=True)
-    players = await members(fake, 4)
-    announcement = await create(fake, organiser, "knockout")
-    await join_all(fake, announcement, players)
+    organiser, players, announcement = await signed_up(fake, "knockout", 4)
     await (await fake.click(announcement, label="Start", by=organiser)).response()
     await handlers_done(fake)
     view = await tournament(fake)
@@ -297,11 +294,7 @@ async def test_the_reminder_loop_starts_at_starts_and_reports_an_overdue_round(
 
 async def test_the_robot_makes_up_the_numbers_and_plays_its_match(tablebot: FakeDiscord) -> None:
     fake = tablebot
-    await lift_rate_limit(fake)
-    organiser = await fake.add_member("org", manage_guild=True)
-    players = await members(fake, 3)
-    announcement = await create(fake, organiser, "knockout", robot="beginner")
-    await join_all(fake, announcement, players)
+    organiser, players, announcement = await signed_up(fake, "knockout", 3, robot="beginner")
     await (await fake.click(announcement, label="Start", by=organiser)).response()
     await handlers_done(fake)
     view = await tournament(fake)
