@@ -41,10 +41,27 @@ def test_every_language_has_its_catalogue() -> None:
     assert sorted(path.stem for path in CATALOGUE.glob("*.toml")) == sorted(LOCALES)
 
 
+# Messages that reached en.toml after the translations were written, listed one a line: the
+# only ones a catalogue may lack (they read in English there until translated).
+AWAITING = frozenset(
+    line
+    for line in (Path(__file__).parent / "awaiting_translation.txt").read_text().splitlines()
+    if line and not line.startswith("#")
+)
+
+
+def test_the_messages_awaiting_translation_are_english_ones_not_yet_translated() -> None:
+    assert set(ENGLISH) >= AWAITING
+    translated_everywhere = [
+        key for key in AWAITING if all(key in _catalogue(locale) for locale in TRANSLATED)
+    ]
+    assert translated_everywhere == []  # translated: off the list
+
+
 @pytest.mark.parametrize("locale", TRANSLATED)
 def test_every_message_is_translated_and_nothing_else(locale: str) -> None:
     translated = _catalogue(locale)
-    assert [key for key in ENGLISH if key not in translated] == []
+    assert [key for key in ENGLISH if key not in translated and key not in AWAITING] == []
     assert [key for key in translated if key not in ENGLISH and _plural_base(key) is None] == []
 
 
@@ -86,9 +103,10 @@ def test_command_names_follow_discords_rules_and_are_unique_in_their_group(local
     for command in _app_commands():
         path = command.qualified_name.replace(" ", ".")
         parent = path.rpartition(".")[0] or "/"
-        siblings.setdefault(parent, []).append(translated[f"name.{path}"])
+        names = {**ENGLISH, **translated}  # a name awaiting translation: Discord shows English
+        siblings.setdefault(parent, []).append(names[f"name.{path}"])
         options = [
-            translated[f"name.{path}.{parameter.name}"]
+            names[f"name.{path}.{parameter.name}"]
             for parameter in getattr(command, "_params", {}).values()
         ]
         siblings[f"{path} options"] = options
