@@ -70,6 +70,7 @@ class _Interaction:
         self.channel_id = 1
         self.user = _User()
         self.id = 1
+        self.locale = discord.Locale.american_english  # as every interaction carries
         self.data: dict[str, Any] = {}
         self.response = _Response()
         self.followup = self.response
