@@ -32,20 +32,25 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from bot.service import actions, challenges, queries
+from bot.service import actions, challenges, puzzles, queries
 from bot.service.analysis import AnalysisQueue, AnalysisRunner, RequestAnalysis
 from bot.service.bus import EventBus, Outcome
 from bot.service.commands import (
     AcceptChallenge,
+    AnswerPuzzle,
     CancelChallenge,
     Command,
     DeclineChallenge,
     MatchCommand,
     NewChallenge,
+    NextPuzzle,
+    PuzzleLeaderboard,
+    PuzzleStats,
     RecordShout,
     Rematch,
     RobotMatch,
     RobotRematch,
+    SetPuzzleOptOut,
     ShowBoard,
     UpdateSettings,
 )
@@ -99,6 +104,9 @@ class MatchService:
         self._state = ServiceState(store, dice_factory, clock)
         self.analyses = AnalysisQueue(self._state, analysis_runner)
         self.bus.subscribe(MatchUpdated, self._queue_analysis)
+        keys = analysis_runner if isinstance(analysis_runner, puzzles.PuzzleKeys) else None
+        self.puzzles = puzzles.PuzzleMiner(self._state, keys)
+        self.analyses.listeners.append(self.puzzles.analysis_told)
 
     async def _queue_analysis(self, event: MatchUpdated) -> None:
         """A finished match's analysis is queued (where the server asks for it)."""
@@ -120,6 +128,7 @@ class MatchService:
 
     async def close(self) -> None:
         await self.analyses.stop()
+        await self.puzzles.stop()
         self._state.close()
         await self.store.close()
 
@@ -392,5 +401,18 @@ HANDLERS: dict[type[Command[Any]], Handler] = {
     RecordShout: answered(lambda svc, c: queries.record_shout(svc._state, **fields_of(c))),
     RequestAnalysis: answered(lambda svc, c: svc.analyses.request(c)),
     ShowBoard: show_board,
+    NextPuzzle: answered(
+        lambda svc, c: puzzles.next_puzzle(svc._state, c.guild_id, c.user_id, c.game, c.include_own)
+    ),
+    AnswerPuzzle: answered(lambda svc, c: puzzles.answer_puzzle(svc._state, **fields_of(c))),
+    PuzzleStats: answered(
+        lambda svc, c: puzzles.puzzle_standing(svc._state, c.guild_id, c.user_id)
+    ),
+    PuzzleLeaderboard: answered(
+        lambda svc, c: puzzles.puzzle_board(svc._state, c.guild_id, c.limit)
+    ),
+    SetPuzzleOptOut: answered(
+        lambda svc, c: puzzles.set_opt_out(svc._state, c.guild_id, c.user_id, c.out)
+    ),
 }
 """Every command's handler: ``await handler(service, command)`` is an :class:`Outcome`."""

@@ -55,6 +55,7 @@ from bot.storage.postgres_statements import (
     lock_players,
     store_error,
 )
+from bot.storage.puzzles import PuzzleOperations, Statement
 from bot.storage.shared import SharedOperations
 from bot.storage.statements import (
     CHALLENGE_COLUMNS,
@@ -87,7 +88,7 @@ POOL_MIN_SIZE = 1
 POOL_MAX_SIZE = 10
 
 
-class PostgresStore(SharedOperations):
+class PostgresStore(SharedOperations, PuzzleOperations):
     """The :class:`~bot.storage.protocol.Store` on a PostgreSQL database:
     ``PostgresStore(url)``, then ``await connect()``; or ``await PostgresStore.open(url)``.
     ``close()`` when done."""
@@ -211,6 +212,16 @@ class PostgresStore(SharedOperations):
 
     def _dialect(self, sql: str) -> str:
         return numbered(sql)
+
+    async def _guarded(self, statements: Sequence[Statement]) -> bool:
+        async def run(db: Connection) -> bool:
+            for index, (sql, params) in enumerate(statements):
+                changed = _row_count(await db.execute(numbered(sql), *params))
+                if changed != 1 and index == 0:
+                    return False
+            return True
+
+        return await self._transaction(run)
 
     async def schema_version(self) -> int:
         """How many migration steps the database has."""

@@ -52,6 +52,7 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from bot.storage import migrations
+from bot.storage.puzzles import PuzzleOperations, Statement
 from bot.storage.shared import SharedOperations
 from bot.storage.sqlite_statements import (
     append_events,
@@ -115,7 +116,7 @@ def _probe(path: str | Path) -> None:
     sqlite3.connect(str(path)).close()
 
 
-class SqliteStore(SharedOperations):
+class SqliteStore(SharedOperations, PuzzleOperations):
     """The :class:`~bot.storage.protocol.Store` on a SQLite file: ``SqliteStore(path)``, then
     ``await connect()``; or ``await SqliteStore.open(path)``. ``close()`` when done."""
 
@@ -348,6 +349,15 @@ class SqliteStore(SharedOperations):
 
     def _dialect(self, sql: str) -> str:
         return sql  # the statements are written in SQLite's
+
+    async def _guarded(self, statements: Sequence[Statement]) -> bool:
+        def run(db: sqlite3.Connection) -> bool:
+            for index, (sql, params) in enumerate(statements):
+                if db.execute(sql, params).rowcount != 1 and index == 0:
+                    return False
+            return True
+
+        return await self._transaction(run)
 
     async def user_version(self) -> int:
         """The schema version: how many migration steps the database has."""

@@ -1,0 +1,347 @@
+"""Puzzles from the server's own games: mining them when an analysis ends, serving one to a
+member, judging an answer (once per member per puzzle; both Glicko-2 ratings move), the
+daily post's choice and reveal, stats and the solvers' board.
+
+Mining (:class:`PuzzleMiner`) listens to the analysis queue: when a match's analysis is done,
+every unforced decision that lost at least the game's ``puzzle_rule.min_loss``
+(:attr:`engines.spec.GameSpec.puzzle_rule`) is ranked again, every legal option with its equity,
+by the game's evaluator in the analysis worker (the runner's ``answer_options``); the decision
+is kept when it :func:`~engines.puzzles.qualifies` (the best option leads the second by the
+margin), once per position, dice and kind in the guild. Nothing here searches: a member's
+puzzle is read from the pool the miner filled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from bot.service.errors import Refusal, refused
+from bot.service.events import AnalysisEvent, AnalysisFinished
+from bot.service.glicko import Glicko
+from bot.service.model import AnalysisView, PuzzleResult, PuzzleStanding, PuzzleView
+from bot.service.state import MatchRecord, ServiceState
+from bot.storage import Row
+from bot.storage.types import dumps
+from engines import replay
+from engines.actions import Action, action_from_dict
+from engines.analysis import Decision, DecisionKind
+from engines.base import GameKind, MatchRules
+from engines.puzzles import (
+    EQUITY_TOLERANCE,
+    AnswerKey,
+    menu,
+    qualifies,
+)
+from engines.spec import spec_of
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "PuzzleKeys",
+    "PuzzleMiner",
+    "answer_puzzle",
+    "next_puzzle",
+    "puzzle_board",
+    "puzzle_standing",
+    "puzzle_view",
+    "set_opt_out",
+]
+
+CANDIDATES = 50  # puzzles read to pick a member's next one from
+
+
+@runtime_checkable
+class PuzzleKeys(Protocol):
+    """What mining needs of the analysis runner: every option of one analysed decision with
+    its equity for the decider (off the event loop)."""
+
+    async def answer_options(
+        self,
+        kind: GameKind,
+        rules: MatchRules,
+        actions: Sequence[Action],
+        action_index: int,
+        decision: DecisionKind,
+        player: int,
+        ply: int,
+    ) -> list[tuple[str, float]]: ...
+
+
+# --- reads and answers --------------------------------------------------------------------------
+
+
+def puzzle_view(row: Row) -> PuzzleView:
+    key = AnswerKey.from_list(json.loads(row["answer_key"]))
+    options = sorted(o.move for o in menu(key, row["played"]))
+    return PuzzleView(
+        puzzle_id=int(row["id"]),
+        guild_id=int(row["guild_id"]),
+        game=GameKind(row["game"]),
+        kind=DecisionKind(row["kind"]),
+        match_id=int(row["match_id"]),
+        action_index=int(row["action_index"]),
+        seat=int(row["seat"]),
+        board=json.loads(row["board"]),
+        options=tuple(options),
+        rating=float(row["rating"]),
+        attempts=int(row["attempts"]),
+        solved=int(row["solved"]),
+    )
+
+
+async def next_puzzle(
+    state: ServiceState, guild_id: int, user_id: int, game: str | None, include_own: bool
+) -> PuzzleView:
+    """A puzzle the member has not tried, the one rated nearest the member (lichess' way),
+    the oldest of equals; NO_PUZZLE when the pool has none for them."""
+    kind = GameKind(game).value if game is not None else None
+    rows = await state.store.puzzle_candidates(guild_id, kind, user_id, include_own, CANDIDATES)
+    if not rows:
+        raise refused(Refusal.NO_PUZZLE, game=kind)
+    mine = await _member_rating(state, guild_id, user_id)
+    row = min(rows, key=lambda r: (abs(float(r["rating"]) - mine.rating), int(r["id"])))
+    return puzzle_view(row)
+
+
+async def answer_puzzle(
+    state: ServiceState,
+    puzzle_id: int,
+    guild_id: int,
+    user_id: int,
+    user_name: str,
+    choice: str,
+) -> PuzzleResult:
+    """Judge the member's one answer and move both ratings (one transaction). A choice tied
+    with the best is right. Refused: an unknown puzzle, a choice that is not an option, a
+    second answer (which changes nothing)."""
+    store = state.store
+    row = await store.puzzle_row(puzzle_id)
+    if row is None or int(row["guild_id"]) != guild_id:
+        raise refused(Refusal.NO_SUCH_PUZZLE, puzzle_id=puzzle_id)
+    key = AnswerKey.from_list(json.loads(row["answer_key"]))
+    chosen = choice.strip()
+    try:
+        loss = key.loss(chosen)
+    except KeyError:
+        raise refused(Refusal.NOT_A_PUZZLE_OPTION, puzzle_id=puzzle_id, given=choice) from None
+    earlier = await store.puzzle_attempt(puzzle_id, user_id)
+    if earlier is not None:
+        raise _answered(earlier)
+    correct = loss <= EQUITY_TOLERANCE
+    member = await _member_rating(state, guild_id, user_id)
+    puzzle = Glicko(float(row["rating"]), float(row["deviation"]), float(row["volatility"]))
+    member_after = member.updated([(puzzle, 1.0 if correct else 0.0)])
+    puzzle_after = puzzle.updated([(member, 0.0 if correct else 1.0)])
+    recorded = await store.record_puzzle_attempt(
+        {
+            "puzzle_id": puzzle_id,
+            "user_id": user_id,
+            "choice": chosen,
+            "correct": correct,
+            "at": state.now(),
+        },
+        {"guild_id": guild_id, "name": user_name, **_glicko_columns(member_after)},
+        _glicko_columns(puzzle_after),
+    )
+    if not recorded:  # another answer of theirs got in first
+        earlier = await store.puzzle_attempt(puzzle_id, user_id)
+        assert earlier is not None
+        raise _answered(earlier)
+    return PuzzleResult(
+        puzzle_id, user_id, chosen, correct, loss, key, member.rating, member_after.rating
+    )
+
+
+async def puzzle_standing(state: ServiceState, guild_id: int, user_id: int) -> PuzzleStanding:
+    """The member's puzzle rating and counts (the starting rating before any attempt)."""
+    row = await state.store.puzzle_rating_row(guild_id, user_id)
+    if row is None:
+        start = Glicko()
+        return PuzzleStanding(user_id, "", start.rating, start.deviation, 0, 0)
+    return _standing(row)
+
+
+async def puzzle_board(state: ServiceState, guild_id: int, limit: int) -> list[PuzzleStanding]:
+    return [_standing(row) for row in await state.store.puzzle_board(guild_id, limit)]
+
+
+async def set_opt_out(state: ServiceState, guild_id: int, user_id: int, out: bool) -> bool:
+    """Keep the member's games out of puzzles (or let them in); the choice now in force.
+    Their puzzles mined already are no longer served nor posted."""
+    await state.store.set_puzzle_opt_out(guild_id, user_id, out, state.now())
+    return out
+
+
+def _answered(attempt: Row) -> Exception:
+    return refused(
+        Refusal.PUZZLE_ANSWERED,
+        puzzle_id=int(attempt["puzzle_id"]),
+        choice=attempt["choice"],
+        correct=bool(attempt["correct"]),
+    )
+
+
+async def _member_rating(state: ServiceState, guild_id: int, user_id: int) -> Glicko:
+    row = await state.store.puzzle_rating_row(guild_id, user_id)
+    if row is None:
+        return Glicko()
+    return Glicko(float(row["rating"]), float(row["deviation"]), float(row["volatility"]))
+
+
+def _glicko_columns(rating: Glicko) -> dict[str, float]:
+    return {
+        "rating": rating.rating,
+        "deviation": rating.deviation,
+        "volatility": rating.volatility,
+    }
+
+
+def _standing(row: Row) -> PuzzleStanding:
+    return PuzzleStanding(
+        user_id=int(row["user_id"]),
+        name=str(row["name"]),
+        rating=float(row["rating"]),
+        deviation=float(row["deviation"]),
+        attempts=int(row["attempts"]),
+        solved=int(row["solved"]),
+    )
+
+
+# --- mining -------------------------------------------------------------------------------------
+
+
+class PuzzleMiner:
+    """Turns the blunders of each finished analysis into puzzles. :meth:`analysis_told` is
+    an analysis queue listener; the mining runs in a task of its own (the queue and the other
+    listeners don't wait for it). ``keys`` None: nothing is mined (no worker to rank)."""
+
+    def __init__(self, state: ServiceState, keys: PuzzleKeys | None) -> None:
+        self._state = state
+        self.keys = keys
+        self._tasks: set[asyncio.Task[int]] = set()
+
+    async def analysis_told(self, event: AnalysisEvent) -> None:
+        if not isinstance(event, AnalysisFinished) or self.keys is None:
+            return
+        task = asyncio.get_running_loop().create_task(self.mine(event.analysis))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def wait_idle(self) -> None:
+        """Until the mining under way is done (what a test waits on)."""
+        while self._tasks:
+            await asyncio.wait(tuple(self._tasks))
+
+    async def stop(self) -> None:
+        tasks = tuple(self._tasks)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks)
+
+    async def mine(self, view: AnalysisView) -> int:
+        """Store the analysed match's puzzles; how many were new. A failure is logged."""
+        try:
+            return await self._mine(view)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("match %s: mining puzzles failed", view.match_id)
+            return 0
+
+    async def _mine(self, view: AnalysisView) -> int:
+        analysis, keys = view.analysis, self.keys
+        if analysis is None or keys is None:
+            return 0
+        store = self._state.store
+        rule = spec_of(view.kind).puzzle_rule
+        row = await store.match_row(view.match_id)
+        assert row is not None
+        record = MatchRecord.from_row(row, 0)
+        opted_out = {
+            seat
+            for seat, player in enumerate(record.players)
+            if await store.puzzle_opted_out(record.guild_id, player.user_id)
+        }
+        blunders = [
+            d
+            for d in analysis.decisions
+            if not d.forced
+            and d.player not in opted_out
+            and d.equity_loss >= rule.min_loss - EQUITY_TOLERANCE
+        ]
+        if not blunders:
+            return 0
+        actions = [action_from_dict(e.payload) for e in await store.events(view.match_id)]
+        boards = await asyncio.to_thread(_boards, record, actions, blunders)
+        added = 0
+        for decision, board in zip(blunders, boards, strict=True):
+            ranked = await keys.answer_options(
+                record.game,
+                record.rules,
+                actions,
+                decision.action_index,
+                decision.kind,
+                decision.player,
+                view.ply,
+            )
+            key = AnswerKey.of(ranked)
+            if not any(o.move == decision.played for o in key.options):
+                log.warning(
+                    "match %s action %s: %r is not among the ranked options",
+                    view.match_id,
+                    decision.action_index,
+                    decision.played,
+                )
+                continue
+            if not qualifies(key, decision.played, rule):
+                continue
+            puzzle_id = await store.insert_puzzle(
+                {
+                    "guild_id": record.guild_id,
+                    "game": record.game.value,
+                    "kind": decision.kind.value,
+                    "match_id": record.id,
+                    "action_index": decision.action_index,
+                    "seat": decision.player,
+                    "player_id": record.players[decision.player].user_id,
+                    "board": dumps(board),
+                    "played": decision.played,
+                    "answer_key": dumps(key.to_list()),
+                    "position_key": position_key(decision),
+                    "created_at": self._state.now(),
+                }
+            )
+            added += puzzle_id is not None
+        log.info("match %s: %d new puzzles", view.match_id, added)
+        return added
+
+
+def position_key(decision: Decision) -> str:
+    """What makes two decisions the same puzzle: the kind, the board and the dice."""
+    dice = "-".join(str(d) for d in decision.dice)
+    return f"{decision.kind.value}|{decision.position_id}|{dice}"
+
+
+def _boards(
+    record: MatchRecord, actions: Sequence[Action], decisions: Sequence[Decision]
+) -> list[dict[str, Any]]:
+    """What the picture of each decision needs besides the match: the position, the dice,
+    whose decision, the score and the length (one replay per decision; a few per match)."""
+    boards = []
+    for decision in decisions:
+        match = replay(record.game, record.rules, actions[: decision.action_index])
+        boards.append(
+            {
+                "position_id": decision.position_id or match.position_id,
+                "dice": list(decision.dice),
+                "seat": decision.player,
+                "score": list(match.score),
+                "length": record.rules.length,
+            }
+        )
+    return boards
