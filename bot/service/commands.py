@@ -22,6 +22,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from bot.service.model import (
     Challenge,
+    DailyPuzzle,
     MatchUpdate,
     MatchView,
     PuzzleResult,
@@ -324,6 +325,33 @@ class SetPuzzleOptOut(Command[bool]):
     out: bool
 
 
+@dataclass(frozen=True)
+class ShowPuzzle(Command[PuzzleView]):
+    """A puzzle as it stands (its counts, where the daily post showed it)."""
+
+    puzzle_id: int
+    guild_id: int
+
+
+@dataclass(frozen=True)
+class PostDailyPuzzle(Command[DailyPuzzle | None]):
+    """The daily puzzle due at ``now`` in the guild, claimed (so it is posted once), with the
+    previous one to reveal; None when the server has no daily puzzle, it is not time yet, today's
+    is out already, or the pool is empty."""
+
+    guild_id: int
+    now: float
+
+
+@dataclass(frozen=True)
+class SetPuzzleMessage(Command[None]):
+    """Record the daily post's message (its live count is edited there)."""
+
+    puzzle_id: int
+    channel_id: int
+    message_id: int
+
+
 __all__ = [
     "AcceptChallenge",
     "AcceptDraw",
@@ -345,6 +373,7 @@ __all__ = [
     "OfferResignation",
     "PassDouble",
     "PlayMove",
+    "PostDailyPuzzle",
     "PuzzleLeaderboard",
     "PuzzleStats",
     "RecordShout",
@@ -352,8 +381,10 @@ __all__ = [
     "RobotMatch",
     "RobotRematch",
     "RollDice",
+    "SetPuzzleMessage",
     "SetPuzzleOptOut",
     "ShowBoard",
+    "ShowPuzzle",
     "TakeDouble",
     "UpdateSettings",
     "asking",

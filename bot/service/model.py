@@ -19,6 +19,7 @@ __all__ = [
     "AnalysisView",
     "Challenge",
     "ChallengeStatus",
+    "DailyPuzzle",
     "DiceFactory",
     "ExportFile",
     "HintKind",
@@ -33,6 +34,7 @@ __all__ = [
     "MatchView",
     "Player",
     "PuzzleResult",
+    "PuzzleReveal",
     "PuzzleStanding",
     "PuzzleView",
     "RatingChange",
@@ -394,6 +396,33 @@ class PuzzleView:
     rating: float
     attempts: int
     solved: int
+    post_channel_id: int | None = None
+    post_message_id: int | None = None
+    """Where the daily post showed it (None: never posted)."""
+
+
+@dataclass(frozen=True)
+class PuzzleReveal:
+    """A daily puzzle's answer, told at the next post: the whole key, the move played in the
+    game, who solved it (names, in order of their answers) and how many tried; the game's
+    player only where the server allows naming them."""
+
+    puzzle: PuzzleView
+    key: AnswerKey
+    played: str
+    solvers: tuple[str, ...]
+    player: str | None
+
+
+@dataclass(frozen=True)
+class DailyPuzzle:
+    """A daily post due now: the puzzle to post in ``channel_id`` (claimed: posted once), the
+    previous one to reveal, and the players' names where the server allows them."""
+
+    puzzle: PuzzleView
+    channel_id: int
+    previous: PuzzleReveal | None
+    names: tuple[str, str] | None
 
 
 @dataclass(frozen=True)

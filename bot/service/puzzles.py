@@ -16,13 +16,21 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import random
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from bot.service.errors import Refusal, refused
 from bot.service.events import AnalysisEvent, AnalysisFinished
 from bot.service.glicko import Glicko
-from bot.service.model import AnalysisView, PuzzleResult, PuzzleStanding, PuzzleView
+from bot.service.model import (
+    AnalysisView,
+    DailyPuzzle,
+    PuzzleResult,
+    PuzzleReveal,
+    PuzzleStanding,
+    PuzzleView,
+)
 from bot.service.state import MatchRecord, ServiceState
 from bot.storage import Row
 from bot.storage.types import dumps
@@ -34,6 +42,7 @@ from engines.puzzles import (
     EQUITY_TOLERANCE,
     AnswerKey,
     menu,
+    next_game,
     qualifies,
 )
 from engines.spec import spec_of
@@ -45,10 +54,13 @@ __all__ = [
     "PuzzleMiner",
     "answer_puzzle",
     "next_puzzle",
+    "post_daily",
     "puzzle_board",
     "puzzle_standing",
     "puzzle_view",
     "set_opt_out",
+    "set_puzzle_message",
+    "show_puzzle",
 ]
 
 CANDIDATES = 50  # puzzles read to pick a member's next one from
@@ -90,6 +102,84 @@ def puzzle_view(row: Row) -> PuzzleView:
         rating=float(row["rating"]),
         attempts=int(row["attempts"]),
         solved=int(row["solved"]),
+        post_channel_id=row["post_channel_id"],
+        post_message_id=row["post_message_id"],
+    )
+
+
+async def show_puzzle(state: ServiceState, puzzle_id: int, guild_id: int) -> PuzzleView:
+    return puzzle_view(await _puzzle_row(state, puzzle_id, guild_id))
+
+
+async def _puzzle_row(state: ServiceState, puzzle_id: int, guild_id: int) -> Row:
+    row = await state.store.puzzle_row(puzzle_id)
+    if row is None or int(row["guild_id"]) != guild_id:
+        raise refused(Refusal.NO_SUCH_PUZZLE, puzzle_id=puzzle_id)
+    return row
+
+
+DAY = 24 * 60 * 60
+RECENT_POSTS = 10  # the daily posts next_game looks back on
+
+
+async def post_daily(state: ServiceState, guild_id: int, now: float) -> DailyPuzzle | None:
+    """The daily puzzle due at ``now`` (UTC days; the server's ``puzzles_time`` in each), claimed
+    so it is posted once; the previous post's puzzle comes with it to be revealed. The game is
+    the one posted longest ago of those with puzzles left (:func:`engines.puzzles.next_game`).
+    None when the server has no puzzle channel, it is not time yet, today's is out, or the pool
+    is empty."""
+    settings = await state.guild_settings(guild_id)
+    if not settings.puzzles_channel:
+        return None
+    due = now // DAY * DAY + settings.puzzles_time * 60
+    if now < due:
+        return None
+    store = state.store
+    recent = await store.posted_puzzles(guild_id, RECENT_POSTS)
+    if recent and float(recent[0]["posted_at"]) >= due:
+        return None
+    pool = {GameKind(game): left for game, left in (await store.puzzle_pool(guild_id)).items()}
+    games = [GameKind(row["game"]) for row in reversed(recent)]
+    game = next_game(pool, games, random.Random(int(due)))
+    if game is None:
+        return None
+    row = await store.unposted_puzzle(guild_id, game.value)
+    if row is None or not await store.claim_puzzle_post(int(row["id"]), now):
+        return None
+    previous = await _reveal(state, recent[0], settings.puzzles_name_players) if recent else None
+    names = None
+    if settings.puzzles_name_players:
+        match = await store.match_row(int(row["match_id"]))
+        if match is not None:
+            names = (str(match["player0_name"]), str(match["player1_name"]))
+    return DailyPuzzle(puzzle_view(row), settings.puzzles_channel, previous, names)
+
+
+async def _reveal(state: ServiceState, row: Row, name_player: bool) -> PuzzleReveal:
+    store = state.store
+    puzzle_id = int(row["id"])
+    fresh = await store.puzzle_row(puzzle_id)
+    assert fresh is not None
+    await store.update_puzzle(puzzle_id, revealed_at=state.now())
+    player = None
+    if name_player:
+        match = await store.match_row(int(fresh["match_id"]))
+        if match is not None:
+            player = str(match[f"player{int(fresh['seat'])}_name"])
+    return PuzzleReveal(
+        puzzle=puzzle_view(fresh),
+        key=AnswerKey.from_list(json.loads(fresh["answer_key"])),
+        played=str(fresh["played"]),
+        solvers=tuple(await store.puzzle_solvers(puzzle_id)),
+        player=player,
+    )
+
+
+async def set_puzzle_message(
+    state: ServiceState, puzzle_id: int, channel_id: int, message_id: int
+) -> None:
+    await state.store.update_puzzle(
+        puzzle_id, post_channel_id=channel_id, post_message_id=message_id
     )
 
 
@@ -119,9 +209,7 @@ async def answer_puzzle(
     with the best is right. Refused: an unknown puzzle, a choice that is not an option, a
     second answer (which changes nothing)."""
     store = state.store
-    row = await store.puzzle_row(puzzle_id)
-    if row is None or int(row["guild_id"]) != guild_id:
-        raise refused(Refusal.NO_SUCH_PUZZLE, puzzle_id=puzzle_id)
+    row = await _puzzle_row(state, puzzle_id, guild_id)
     key = AnswerKey.from_list(json.loads(row["answer_key"]))
     chosen = choice.strip()
     try:

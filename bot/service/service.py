@@ -44,14 +44,17 @@ from bot.service.commands import (
     MatchCommand,
     NewChallenge,
     NextPuzzle,
+    PostDailyPuzzle,
     PuzzleLeaderboard,
     PuzzleStats,
     RecordShout,
     Rematch,
     RobotMatch,
     RobotRematch,
+    SetPuzzleMessage,
     SetPuzzleOptOut,
     ShowBoard,
+    ShowPuzzle,
     UpdateSettings,
 )
 from bot.service.events import MatchUpdated, robot_follow_up, update_events
@@ -413,6 +416,11 @@ HANDLERS: dict[type[Command[Any]], Handler] = {
     ),
     SetPuzzleOptOut: answered(
         lambda svc, c: puzzles.set_opt_out(svc._state, c.guild_id, c.user_id, c.out)
+    ),
+    ShowPuzzle: answered(lambda svc, c: puzzles.show_puzzle(svc._state, **fields_of(c))),
+    PostDailyPuzzle: answered(lambda svc, c: puzzles.post_daily(svc._state, c.guild_id, c.now)),
+    SetPuzzleMessage: answered(
+        lambda svc, c: puzzles.set_puzzle_message(svc._state, **fields_of(c))
     ),
 }
 """Every command's handler: ``await handler(service, command)`` is an :class:`Outcome`."""

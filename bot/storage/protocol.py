@@ -281,6 +281,14 @@ class Store(Protocol):
         """Set the daily post's columns (``PUZZLE_POST_COLUMNS``; another is a ValueError)."""
         ...
 
+    async def claim_puzzle_post(self, puzzle_id: int, at: float) -> bool:
+        """Mark the puzzle posted at ``at``; False when it was posted already (one poster)."""
+        ...
+
+    async def puzzle_solvers(self, puzzle_id: int) -> list[str]:
+        """The names of the members who solved the puzzle, in order of their answers."""
+        ...
+
     async def record_puzzle_attempt(
         self, attempt: dict[str, Any], member: dict[str, Any], puzzle: dict[str, Any]
     ) -> bool:

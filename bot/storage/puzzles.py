@@ -125,6 +125,19 @@ class PuzzleOperations(ABC):
         sql = f"UPDATE puzzles SET {set_clause(names)} WHERE id = ?"
         await self._changed(self._dialect(sql), (*changes.values(), puzzle_id))
 
+    async def claim_puzzle_post(self, puzzle_id: int, at: float) -> bool:
+        sql = "UPDATE puzzles SET posted_at = ? WHERE id = ? AND posted_at IS NULL"
+        return await self._changed(self._dialect(sql), (at, puzzle_id)) == 1
+
+    async def puzzle_solvers(self, puzzle_id: int) -> list[str]:
+        rows = await self._query(
+            "SELECT r.name FROM puzzle_attempts AS a JOIN puzzles AS p ON p.id = a.puzzle_id "
+            "JOIN puzzle_ratings AS r ON r.guild_id = p.guild_id AND r.user_id = a.user_id "
+            "WHERE a.puzzle_id = ? AND a.correct = 1 ORDER BY a.at, a.user_id",
+            (puzzle_id,),
+        )
+        return [str(row["name"]) for row in rows]
+
     async def record_puzzle_attempt(
         self,
         attempt: dict[str, Any],

@@ -17,9 +17,12 @@ from bot.service import MatchService, PlayMove, Refused, RequestAnalysis, RollDi
 from bot.service.commands import (
     AnswerPuzzle,
     NextPuzzle,
+    PostDailyPuzzle,
     PuzzleLeaderboard,
     PuzzleStats,
+    SetPuzzleMessage,
     SetPuzzleOptOut,
+    ShowPuzzle,
 )
 from bot.service.errors import Refusal
 from bot.service.puzzles import PuzzleKeys
@@ -105,10 +108,10 @@ async def actions_of(svc: MatchService, match_id: int) -> list[Action]:
 
 
 async def blundering_match(svc: MatchService) -> int:
-    """A Nannon match to 3: Alice plays her worst move every time, Bob his best; nobody
+    """A Nannon match to 7: Alice plays her worst move every time, Bob his best; nobody
     doubles."""
     challenge = await svc.challenge(
-        GUILD, CHANNEL, ALICE, "alice", "nannon", opponent_id=BOB, opponent_name="bob", length=3
+        GUILD, CHANNEL, ALICE, "alice", "nannon", opponent_id=BOB, opponent_name="bob", length=7
     )
     view = (await svc.accept(challenge.id, GUILD, BOB, "bob")).view
     match_id = view.match_id
@@ -156,13 +159,13 @@ async def test_mined_puzzles_carry_the_solvers_ranking(service: MatchService) ->
     assert rows, "Alice's worst moves make puzzles"
     rule = spec_of("nannon").puzzle_rule
     actions = await actions_of(service, match_id)
-    rules = MatchRules(length=3)
+    rules = MatchRules(length=7)
     assert len({row["position_key"] for row in rows}) == len(rows)
     for row in rows:
         assert (row["match_id"], row["player_id"], row["seat"]) == (match_id, ALICE, 0)
         key = AnswerKey.from_list(json.loads(row["answer_key"]))
         expected = nannon_options(
-            rules, actions, row["action_index"], DecisionKind(row["kind"]), 0, NannonSolver()
+            rules, actions, row["action_index"], DecisionKind(row["kind"]), 0, SOLVER
         )
         assert key == AnswerKey.of(expected)
         assert qualifies(key, row["played"], rule)
@@ -242,3 +245,46 @@ async def test_opting_out_keeps_a_members_games_out(service: MatchService) -> No
     assert (await service.handle(NextPuzzle(GUILD, CAROL))).game is GameKind.NANNON
     assert await service.handle(SetPuzzleOptOut(GUILD, ALICE, True)) is True
     assert (await refusal(service, NextPuzzle(GUILD, CAROL))).refusal is Refusal.NO_PUZZLE
+
+
+DAY0 = 20_000 * 86_400.0  # a midnight UTC
+
+
+async def test_the_daily_puzzle_is_posted_once_a_day_and_revealed_at_the_next(
+    service: MatchService,
+) -> None:
+    await mined(service)
+    assert await service.handle(PostDailyPuzzle(GUILD, DAY0 + 11 * 3600)) is None  # no channel
+    await service.update_guild_settings(GUILD, puzzles_channel=CHANNEL, puzzles_time=600)
+    assert await service.handle(PostDailyPuzzle(GUILD, DAY0 + 9 * 3600)) is None  # too early
+    first = await service.handle(PostDailyPuzzle(GUILD, DAY0 + 10 * 3600 + 5))
+    assert first is not None and first.channel_id == CHANNEL
+    assert first.previous is None and first.names is None
+    assert await service.handle(PostDailyPuzzle(GUILD, DAY0 + 11 * 3600)) is None  # out today
+    puzzle = first.puzzle
+    await service.handle(SetPuzzleMessage(puzzle.puzzle_id, CHANNEL, 5555))
+    row = await service.store.puzzle_row(puzzle.puzzle_id)
+    assert row is not None
+    key = AnswerKey.from_list(json.loads(row["answer_key"]))
+    await service.handle(AnswerPuzzle(puzzle.puzzle_id, GUILD, CAROL, "carol", key.best.move))
+    await service.handle(AnswerPuzzle(puzzle.puzzle_id, GUILD, DAVE, "dave", row["played"]))
+    shown = await service.handle(ShowPuzzle(puzzle.puzzle_id, GUILD))
+    assert (shown.attempts, shown.solved, shown.post_message_id) == (2, 1, 5555)
+    # The next day, after a restart (a new service on the same store): the next puzzle, and
+    # the first revealed, naming who solved it but not the game's player.
+    second = await service.handle(PostDailyPuzzle(GUILD, DAY0 + 86_400 + 10 * 3600))
+    assert second is not None and second.puzzle.puzzle_id != puzzle.puzzle_id
+    assert second.previous is not None
+    assert second.previous.puzzle.puzzle_id == puzzle.puzzle_id
+    assert second.previous.key == key and second.previous.played == row["played"]
+    assert second.previous.solvers == ("carol",) and second.previous.player is None
+    # Where the server allows it, the players are named; with the pool empty, nothing is due.
+    await service.update_guild_settings(GUILD, puzzles_name_players=True)
+    day = 2
+    while (await service.store.puzzle_pool(GUILD)).get("nannon"):
+        later = await service.handle(PostDailyPuzzle(GUILD, DAY0 + day * 86_400 + 10 * 3600))
+        assert later is not None and later.names == ("alice", "bob")
+        assert later.previous is not None and later.previous.player == "alice"
+        day += 1
+    assert await service.handle(PostDailyPuzzle(GUILD, DAY0 + day * 86_400 + 10 * 3600)) is None
+    assert day > 2, "the pool had a third puzzle"
