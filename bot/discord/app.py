@@ -51,6 +51,7 @@ EXTENSIONS = (
     "bot.discord.cogs.reminders",
     "bot.discord.cogs.robot",
     "bot.discord.cogs.analysis",
+    "bot.discord.cogs.puzzles",
 )
 
 Item = TypeVar("Item", bound=discord.ui.DynamicItem[Any])

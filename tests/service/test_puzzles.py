@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from support.puzzle_driver import SOLVER, actions_of, blundering_match
 
 from bot.robot import analysis as robot_analysis
-from bot.service import MatchService, PlayMove, Refused, RequestAnalysis, RollDice
+from bot.service import MatchService, Refused, RequestAnalysis
 from bot.service.commands import (
     AnswerPuzzle,
     NextPuzzle,
@@ -26,21 +27,17 @@ from bot.service.commands import (
 )
 from bot.service.errors import Refusal
 from bot.service.puzzles import PuzzleKeys
-from engines import replay
-from engines.actions import Action, action_from_dict
+from engines.actions import Action
 from engines.analysis import Decision, DecisionKind, count_games
-from engines.base import GameKind, MatchRules, Phase
+from engines.base import GameKind, MatchRules
 from engines.dice import FairDice
-from engines.nannon import Position
-from engines.nannon_analysis import context_of, nannon_options
-from engines.nannon_solver import NannonSolver
+from engines.nannon_analysis import nannon_options
 from engines.puzzles import AnswerKey, qualifies
 from engines.spec import spec_of
 
 pytestmark = pytest.mark.asyncio
 
 GUILD, CHANNEL, ALICE, BOB, CAROL, DAVE = 1, 10, 100, 200, 300, 400
-SOLVER = NannonSolver()
 
 
 class InProcessRunner:
@@ -103,38 +100,8 @@ async def service(store_target: str | Path) -> AsyncIterator[MatchService]:
     await svc.close()
 
 
-async def actions_of(svc: MatchService, match_id: int) -> list[Action]:
-    return [action_from_dict(e.payload) for e in await svc.store.events(match_id)]
-
-
-async def blundering_match(svc: MatchService) -> int:
-    """A Nannon match to 7: Alice plays her worst move every time, Bob his best; nobody
-    doubles."""
-    challenge = await svc.challenge(
-        GUILD, CHANNEL, ALICE, "alice", "nannon", opponent_id=BOB, opponent_name="bob", length=7
-    )
-    view = (await svc.accept(challenge.id, GUILD, BOB, "bob")).view
-    match_id = view.match_id
-    while view.phase is not Phase.MATCH_OVER:
-        user = view.players[view.turn].user_id
-        if view.phase is not Phase.MOVE:
-            view = (await svc.handle(RollDice(match_id, GUILD, user))).view
-            continue
-        match = replay("nannon", view.rules, await actions_of(svc, match_id))
-        ranked = SOLVER.rank_moves(
-            Position.from_id(match.position_id), match.dice[0], context_of(match, view.turn)
-        )
-        if ranked:
-            pick = ranked[-1] if user == ALICE else ranked[0]
-            move = match.format_move(pick.move)
-        else:
-            move = match.format_move(match.legal_moves()[0])
-        view = (await svc.handle(PlayMove(match_id, GUILD, user, move))).view
-    return match_id
-
-
 async def mined(svc: MatchService) -> int:
-    match_id = await blundering_match(svc)
+    match_id = await blundering_match(svc, GUILD, CHANNEL, (ALICE, "alice"), (BOB, "bob"), 7)
     await svc.request_analysis(RequestAnalysis(match_id, GUILD, ALICE))
     await svc.analyses.wait_idle()
     await svc.puzzles.wait_idle()

@@ -16,6 +16,8 @@ the service for idle matches:
 Each process handles its own guilds (``bot.guild_shards``, its shards'): it expires their
 challenges and reminds their idle matches, and nothing else.
 
+Last, each pass posts the servers' daily puzzles that are due (:mod:`bot.discord.cogs.puzzles`).
+
 Tests call :meth:`Reminders.run_once` directly with a chosen time instead of waiting.
 """
 
@@ -32,6 +34,7 @@ from discord.ext import commands
 
 from bot.discord import delivery
 from bot.discord.catalogue import text
+from bot.discord.cogs.puzzles import PuzzlesCog
 from bot.discord.components import ClaimWinButton, claim_view
 from bot.discord.presenter import close_expired_invitation, publish
 from bot.discord.replies import escape_name, mention_only
@@ -125,6 +128,9 @@ class Reminders(commands.Cog, name="Reminders"):
                         sent.append(("remind", item.match_id))
                 except Exception:
                     log.exception("could not notify idle match %s", item.match_id)
+            puzzles = self.bot.get_cog("Puzzles")
+            if isinstance(puzzles, PuzzlesCog):  # the daily puzzles due (bot.discord.cogs.puzzles)
+                sent += await puzzles.post_daily(now if now is not None else self.service.clock())
             return sent
 
     async def _expire_challenges(self, now: float | None) -> list[tuple[str, int]]:
