@@ -34,7 +34,6 @@ from discord.ext import commands
 
 from bot.discord import delivery
 from bot.discord.catalogue import text
-from bot.discord.cogs.puzzles import PuzzlesCog
 from bot.discord.components import ClaimWinButton, claim_view
 from bot.discord.presenter import close_expired_invitation, publish
 from bot.discord.replies import escape_name, mention_only
@@ -128,8 +127,10 @@ class Reminders(commands.Cog, name="Reminders"):
                         sent.append(("remind", item.match_id))
                 except Exception:
                     log.exception("could not notify idle match %s", item.match_id)
-            puzzles = self.bot.get_cog("Puzzles")
-            if isinstance(puzzles, PuzzlesCog):  # the daily puzzles due (bot.discord.cogs.puzzles)
+            # The daily puzzles due (bot.discord.cogs.puzzles; an extension, reloaded as one, so
+            # found by name).
+            puzzles: Any = self.bot.get_cog("Puzzles")
+            if puzzles is not None:
                 sent += await puzzles.post_daily(now if now is not None else self.service.clock())
             return sent
 
