@@ -3,7 +3,7 @@
 one of their own games; answering once, privately (right or wrong, the equity against the best,
 the answer), a second answer refused; the daily post at its time (the reminder loop's injected
 clock) with its live count, kept over a restart and revealed at the next post with who solved
-it, the game's player unnamed; /puzzle-privacy keeps a member's games out."""
+it, the game's player unnamed; /puzzles privacy keeps a member's games out."""
 
 from __future__ import annotations
 
@@ -93,7 +93,7 @@ async def test_a_member_solves_a_puzzle_of_their_own_privately(
     mine_too = await answer(fake, "puzzle", alice, mine=True)
     assert mine_too.ephemeral and mine_too.attachments
     # Alice keeps her games out: Bob finds nothing left to try.
-    said = await answer(fake, "puzzle-privacy", alice, use_my_games=False)
+    said = await answer(fake, "puzzles privacy", alice, use_my_games=False)
     assert said.ephemeral and "will not be used" in said.content
     assert "no puzzle left" in (await answer(fake, "puzzle", bob)).content
 
@@ -105,10 +105,13 @@ async def test_the_daily_post_counts_answers_and_is_revealed_after_a_restart(
     seeded(dice, 6)
     alice, bob, carol, dave = [await fake.add_member(n) for n in ("alice", "bob", "carol", "dave")]
     await mine(fake, alice, bob)
-    service = service_of(fake)
     channel: Channel = fake.channel
-    await service.update_guild_settings(
-        fake.guild.id, puzzles_channel=channel.id, puzzles_time=9 * 60
+    admin = await fake.add_member("admin", manage_guild=True)
+    bad = await answer(fake, "config puzzles", admin, time="25:00")
+    assert bad.ephemeral and bad.content.startswith("25:00 is not a time")
+    said = await answer(fake, "config puzzles", admin, channel=channel, time="09:00")
+    assert said.content == (
+        f"Daily puzzle: <#{channel.id}> at 09:00 UTC; puzzles name the players: off."
     )
 
     def reminders() -> Any:
@@ -147,3 +150,11 @@ async def test_the_daily_post_counts_answers_and_is_revealed_after_a_restart(
     assert post.content == "2 tried, 1 found it." and not list(post.walk_components())
     if done:  # the pool had a second puzzle: it is the new post
         assert channel.messages[-1].embeds[0]["title"].startswith("Daily puzzle")
+    # The solvers' table, and each one's /stats.
+    top = await answer(fake, "puzzles top", carol)
+    first, second = top.embeds[0]["description"].splitlines()
+    assert first.startswith("1. carol: ") and first.endswith("(1 solved of 1)")
+    assert second.startswith("2. dave: ") and second.endswith("(0 solved of 1)")
+    stats = await answer(fake, "stats", carol)
+    fields = {f["name"]: f["value"] for f in stats.embeds[0].get("fields", [])}
+    assert fields["Puzzles"].endswith("1 solved of 1")

@@ -101,6 +101,28 @@ def describe_settings(settings: GuildSettings) -> str:
     )
 
 
+def parse_time(value: str) -> int:
+    """``HH:MM`` (UTC) as minutes after midnight; a clear refusal otherwise."""
+    hours, colon, minutes = value.strip().partition(":")
+    clock = colon and hours.isdigit() and minutes.isdigit() and len(minutes) == 2
+    if clock and int(hours) < 24 and int(minutes) < 60:
+        return int(hours) * 60 + int(minutes)
+    raise GameError(text("refusal.puzzle_time", value=value[:20]))
+
+
+def puzzles_line(settings: GuildSettings) -> str:
+    minutes = settings.puzzles_time
+    where = (
+        f"<#{settings.puzzles_channel}>" if settings.puzzles_channel else text("puzzle.config.off")
+    )
+    return text(
+        "puzzle.config",
+        where=where,
+        time=f"{minutes // 60:02d}:{minutes % 60:02d}",
+        names=_onoff(settings.puzzles_name_players),
+    )
+
+
 class AdminCog(commands.Cog, name="Admin"):
     """/config for server managers, /sync for the owner."""
 
@@ -304,6 +326,39 @@ class AdminCog(commands.Cog, name="Admin"):
         people: bool | None = None,
     ) -> None:
         await self._update(interaction, analyse_robot_matches=robot, analyse_human_matches=people)
+
+    @config.command(name="puzzles", description=command_text("command.config.puzzles"))
+    @app_commands.describe(
+        channel=command_text("command.config.puzzles.channel"),
+        time=command_text("command.config.puzzles.time"),
+        name_players=command_text("command.config.puzzles.name_players"),
+        off=command_text("command.config.puzzles.off"),
+    )
+    async def puzzles(
+        self,
+        interaction: discord.Interaction[Any],
+        channel: discord.TextChannel | None = None,
+        time: str | None = None,
+        name_players: bool | None = None,
+        off: bool | None = None,
+    ) -> None:
+        if not is_manager(interaction):
+            raise GameError(NOT_MANAGER)
+        assert interaction.guild_id is not None
+        changes: dict[str, Any] = {
+            "puzzles_channel": 0 if off else (channel.id if channel is not None else None),
+            "puzzles_time": parse_time(time) if time is not None else None,
+            "puzzles_name_players": name_players,
+        }
+        wanted = {key: value for key, value in changes.items() if value is not None}
+        if wanted:
+            settings = await self.service.handle(UpdateSettings(interaction.guild_id, wanted))
+            log.info("guild %s puzzle settings changed by %s", interaction.guild_id, sorted(wanted))
+        else:
+            settings = await self.service.guild_settings(interaction.guild_id)
+        await interaction.response.send_message(
+            puzzles_line(settings), ephemeral=True, allowed_mentions=NO_MENTIONS
+        )
 
     @app_commands.command(name="sync", description=command_text("command.sync"))
     @app_commands.guild_only()

@@ -20,12 +20,14 @@ from bot.discord.catalogue import choices, command_text, text
 from bot.discord.components import PageButton, pager
 from bot.discord.replies import NO_MENTIONS, escape_name
 from bot.discord.style import style_of
+from bot.service.commands import PuzzleStats
 from engines.base import GameKind, ResultKind
 from engines.spec import spec_of
 
 if TYPE_CHECKING:
     from bot.discord.app import TableBot
     from bot.service import HistoryEntry, LeaderboardRow, MatchService, MatchView, StatLine
+    from bot.service.model import PuzzleStanding
 
 log = logging.getLogger(__name__)
 
@@ -159,12 +161,15 @@ def counters_text(line: StatLine) -> str:
     return joined[:1].upper() + joined[1:]
 
 
-def format_stats(name: str, lines: list[StatLine]) -> discord.Embed:
+def format_stats(
+    name: str, lines: list[StatLine], puzzles: PuzzleStanding | None = None
+) -> discord.Embed:
     embed = discord.Embed(title=text("stats.title", name=escape_name(name)), colour=EMBED_COLOUR)
     played = [
         line for line in lines if line.played or line.experience or line.vs_robot or line.analysed
     ]
-    if not played:
+    solver = puzzles is not None and puzzles.attempts > 0
+    if not played and not solver:
         embed.description = text("stats.empty")
         return embed
     for line in played:
@@ -189,6 +194,14 @@ def format_stats(name: str, lines: list[StatLine]) -> discord.Embed:
         if analysed:
             parts.append(analysed)
         embed.add_field(name=wording.game_title(line.game), value="\n".join(parts), inline=False)
+    if puzzles is not None and solver:
+        solved = text(
+            "stats.puzzles.line",
+            rating=f"{puzzles.rating:.0f}",
+            solved=puzzles.solved,
+            tried=puzzles.attempts,
+        )
+        embed.add_field(name=text("stats.puzzles"), value=solved, inline=False)
     return embed
 
 
@@ -394,8 +407,9 @@ class InfoCog(commands.Cog, name="Info"):
         who = user or interaction.user
         kinds = [GameKind(game)] if game else list(GameKind)
         lines = [await self.service.stats(interaction.guild_id, who.id, k) for k in kinds]
+        puzzles = await self.service.handle(PuzzleStats(interaction.guild_id, who.id))
         await interaction.response.send_message(
-            embed=format_stats(who.display_name, lines),
+            embed=format_stats(who.display_name, lines, puzzles),
             ephemeral=True,
             allowed_mentions=NO_MENTIONS,
         )

@@ -1,7 +1,8 @@
 """Puzzles in Discord (extension ``bot.discord.cogs.puzzles``): ``/puzzle [game] [mine]`` gives
-the member a puzzle of their own, ephemeral; ``/puzzle-privacy`` keeps their games out; the
-daily post (:meth:`PuzzlesCog.post_daily`, called by the reminder loop with its clock) shows
-the day's puzzle to the whole channel with a live count, and reveals yesterday's.
+the member a puzzle of their own, ephemeral; ``/puzzles privacy`` keeps their games out;
+``/puzzles top`` lists the solvers by puzzle rating; the daily post
+(:meth:`PuzzlesCog.post_daily`, called by the reminder loop with its clock) shows the day's
+puzzle to the whole channel with a live count, and reveals yesterday's.
 
 A puzzle's message holds its board (the match replayed to the decision, drawn by the render
 worker; the players named only where the server allows it) and a select menu of its options
@@ -32,6 +33,7 @@ from bot.service.commands import (
     AnswerPuzzle,
     NextPuzzle,
     PostDailyPuzzle,
+    PuzzleLeaderboard,
     SetPuzzleMessage,
     SetPuzzleOptOut,
     ShowPuzzle,
@@ -46,6 +48,8 @@ log = logging.getLogger(__name__)
 
 GameName = Literal["nannon", "backgammon", "checkers"]
 REVEAL_LINES = 10  # the ranking's lines in a reveal
+TOP = 20  # the solvers /puzzles top lists
+TOP_COLOUR = discord.Colour(0x6A1B9A)
 
 
 class PuzzleSelect(
@@ -141,6 +145,13 @@ def reveal_text(reveal: PuzzleReveal) -> str:
 
 
 class PuzzlesCog(commands.Cog, name="Puzzles"):
+    puzzles = app_commands.Group(
+        name="puzzles",
+        description=command_text("command.puzzles"),
+        guild_only=True,
+        allowed_contexts=app_commands.AppCommandContext(guild=True),
+    )
+
     def __init__(self, bot: TableBot) -> None:
         self.bot = bot
 
@@ -180,9 +191,8 @@ class PuzzlesCog(commands.Cog, name="Puzzles"):
             allowed_mentions=NO_MENTIONS,
         )
 
-    @app_commands.command(name="puzzle-privacy", description=command_text("command.puzzle_privacy"))
-    @app_commands.guild_only()
-    @app_commands.describe(use_my_games=command_text("command.puzzle_privacy.use_my_games"))
+    @puzzles.command(name="privacy", description=command_text("command.puzzles.privacy"))
+    @app_commands.describe(use_my_games=command_text("command.puzzles.privacy.use_my_games"))
     async def privacy(self, interaction: discord.Interaction[Any], use_my_games: bool) -> None:
         assert interaction.guild_id is not None
         await self.service.handle(
@@ -192,6 +202,25 @@ class PuzzlesCog(commands.Cog, name="Puzzles"):
         await interaction.response.send_message(
             text(said), ephemeral=True, allowed_mentions=NO_MENTIONS
         )
+
+    @puzzles.command(name="top", description=command_text("command.puzzles.top"))
+    async def top(self, interaction: discord.Interaction[Any]) -> None:
+        assert interaction.guild_id is not None
+        rows = await self.service.handle(PuzzleLeaderboard(interaction.guild_id, TOP))
+        embed = discord.Embed(title=text("puzzle.top.title"), colour=TOP_COLOUR)
+        lines = [
+            text(
+                "puzzle.top.row",
+                rank=rank,
+                name=escape_name(row.name),
+                rating=f"{row.rating:.0f}",
+                solved=row.solved,
+                tried=row.attempts,
+            )
+            for rank, row in enumerate(rows, 1)
+        ]
+        embed.description = "\n".join(lines) if lines else text("puzzle.top.empty")
+        await interaction.response.send_message(embed=embed, allowed_mentions=NO_MENTIONS)
 
     async def answer(self, item: PuzzleSelect, interaction: discord.Interaction[Any]) -> None:
         """A member's choice: judged privately; on the daily post, its count edited."""
