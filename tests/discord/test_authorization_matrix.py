@@ -743,6 +743,10 @@ ROWS: list[Row] = [
         config("analysis", lambda who: {"robot": False, "people": True}),
         config_cells(lambda who: {"analyse_robot_matches": False,
                                   "analyse_human_matches": True})),
+    Row("config", "/config puzzles", scene_settings,
+        config("puzzles", lambda who: {"time": "18:30", "name_players": True}),
+        config_cells(lambda who: {"puzzles_time": 18 * 60 + 30,
+                                  "puzzles_name_players": True})),
 ]  # fmt: skip
 
 

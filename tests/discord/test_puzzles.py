@@ -110,8 +110,9 @@ async def test_the_daily_post_counts_answers_and_is_revealed_after_a_restart(
     bad = await answer(fake, "config puzzles", admin, time="25:00")
     assert bad.ephemeral and bad.content.startswith("25:00 is not a time")
     said = await answer(fake, "config puzzles", admin, channel=channel, time="09:00")
-    assert said.content == (
-        f"Daily puzzle: <#{channel.id}> at 09:00 UTC; puzzles name the players: off."
+    assert said.ephemeral and said.content.startswith("Saved.")
+    assert f"Daily puzzle: <#{channel.id}> at 09:00 UTC; puzzles name the players: off." in (
+        said.content
     )
 
     def reminders() -> Any:

@@ -97,6 +97,7 @@ def describe_settings(settings: GuildSettings) -> str:
             wording.analysis_settings_line(
                 settings.analyse_robot_matches, settings.analyse_human_matches
             ),
+            puzzles_line(settings),
         ]
     )
 
@@ -342,22 +343,11 @@ class AdminCog(commands.Cog, name="Admin"):
         name_players: bool | None = None,
         off: bool | None = None,
     ) -> None:
-        if not is_manager(interaction):
-            raise GameError(NOT_MANAGER)
-        assert interaction.guild_id is not None
-        changes: dict[str, Any] = {
-            "puzzles_channel": 0 if off else (channel.id if channel is not None else None),
-            "puzzles_time": parse_time(time) if time is not None else None,
-            "puzzles_name_players": name_players,
-        }
-        wanted = {key: value for key, value in changes.items() if value is not None}
-        if wanted:
-            settings = await self.service.handle(UpdateSettings(interaction.guild_id, wanted))
-            log.info("guild %s puzzle settings changed by %s", interaction.guild_id, sorted(wanted))
-        else:
-            settings = await self.service.guild_settings(interaction.guild_id)
-        await interaction.response.send_message(
-            puzzles_line(settings), ephemeral=True, allowed_mentions=NO_MENTIONS
+        await self._update(
+            interaction,
+            puzzles_channel=0 if off else (channel.id if channel is not None else None),
+            puzzles_time=parse_time(time) if time is not None else None,
+            puzzles_name_players=name_players,
         )
 
     @app_commands.command(name="sync", description=command_text("command.sync"))
