@@ -255,3 +255,30 @@ async def test_the_daily_puzzle_is_posted_once_a_day_and_revealed_at_the_next(
         day += 1
     assert await service.handle(PostDailyPuzzle(GUILD, DAY0 + day * 86_400 + 10 * 3600)) is None
     assert day > 2, "the pool had a third puzzle"
+
+
+async def test_the_daily_post_rotates_the_games_and_keeps_one_position_once(
+    service: MatchService,
+) -> None:
+    match_id = await mined(service)
+    store = service.store
+    nannon = await store.puzzle_pool(GUILD)
+    key = json.dumps([["a", 0.5], ["b", 0.1]])
+    for game in ("backgammon", "checkers"):
+        for n in range(2):
+            values = {
+                "guild_id": GUILD, "game": game, "kind": "move", "match_id": match_id,
+                "action_index": n, "seat": 0, "player_id": ALICE, "board": "{}",
+                "played": "b", "answer_key": key, "position_key": f"move|{game}{n}|",
+                "created_at": 0.0,
+            }  # fmt: skip
+            assert await store.insert_puzzle(values) is not None
+            assert await store.insert_puzzle(values) is None  # the same position: once
+    assert await store.puzzle_pool(GUILD) == {**nannon, "backgammon": 2, "checkers": 2}
+    await service.update_guild_settings(GUILD, puzzles_channel=CHANNEL, puzzles_time=0)
+    posted = []
+    for day in range(3):
+        daily = await service.handle(PostDailyPuzzle(GUILD, DAY0 + day * 86_400 + 60))
+        assert daily is not None
+        posted.append(daily.puzzle.game)
+    assert sorted(posted) == [GameKind.BACKGAMMON, GameKind.CHECKERS, GameKind.NANNON]
