@@ -152,7 +152,7 @@ async def test_the_daily_post_counts_answers_and_is_revealed_after_a_restart(
     if done:  # the pool had a second puzzle: it is the new post
         assert channel.messages[-1].embeds[0]["title"].startswith("Daily puzzle")
     # The solvers' table, and each one's /stats.
-    top = await answer(fake, "puzzles top", carol)
+    top = await answer(fake, "leaderboard", carol, game="puzzles")
     first, second = top.embeds[0]["description"].splitlines()
     assert first.startswith("1. carol: ") and first.endswith("(1 solved of 1)")
     assert second.startswith("2. dave: ") and second.endswith("(0 solved of 1)")

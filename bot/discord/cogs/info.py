@@ -17,10 +17,11 @@ from discord.ext import commands
 
 from bot.discord import wording
 from bot.discord.catalogue import choices, command_text, text
+from bot.discord.cogs.puzzles import TOP, solvers_embed
 from bot.discord.components import PageButton, pager
 from bot.discord.replies import NO_MENTIONS, escape_name
 from bot.discord.style import style_of
-from bot.service.commands import PuzzleStats
+from bot.service.commands import PuzzleLeaderboard, PuzzleStats
 from engines.base import GameKind, ResultKind
 from engines.spec import spec_of
 
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 GameName = Literal["nannon", "backgammon", "checkers"]
+PUZZLES = "puzzles"  # /leaderboard's board of puzzle solvers
 EMBED_COLOUR = discord.Colour(0x2E7D32)
 # Discord's integer options are limited to 2**53; a match id beyond that can't exist anyway.
 MatchId = app_commands.Range[int, 1, 2**53 - 1]
@@ -374,7 +376,7 @@ class InfoCog(commands.Cog, name="Info"):
         game=command_text("command.leaderboard.game"),
         points=command_text("command.leaderboard.points"),
     )
-    @app_commands.choices(game=choices("game", get_args(GameName)))
+    @app_commands.choices(game=choices("game", (*get_args(GameName), PUZZLES)))
     async def leaderboard(
         self,
         interaction: discord.Interaction[Any],
@@ -382,6 +384,12 @@ class InfoCog(commands.Cog, name="Info"):
         points: app_commands.Range[int, 0, 64] | None = None,
     ) -> None:
         assert interaction.guild_id is not None
+        if game == PUZZLES:  # the solvers (bot.discord.cogs.puzzles)
+            solvers = await self.service.handle(PuzzleLeaderboard(interaction.guild_id, TOP))
+            await interaction.response.send_message(
+                embed=solvers_embed(solvers), allowed_mentions=NO_MENTIONS
+            )
+            return
         kind = GameKind(game)
         rows = await self.service.leaderboard(interaction.guild_id, kind, points, LIST_DEPTH)
         embed, pages = format_leaderboard(kind, rows, points)

@@ -1,6 +1,6 @@
 """Puzzles in Discord (extension ``bot.discord.cogs.puzzles``): ``/puzzle [game] [mine]`` gives
 the member a puzzle of their own, ephemeral; ``/puzzles privacy`` keeps their games out;
-``/puzzles top`` lists the solvers by puzzle rating; the daily post
+``/leaderboard game:puzzles`` lists the solvers by puzzle rating; the daily post
 (:meth:`PuzzlesCog.post_daily`, called by the reminder loop with its clock) shows the day's
 puzzle to the whole channel with a live count, and reveals yesterday's.
 
@@ -33,12 +33,17 @@ from bot.service.commands import (
     AnswerPuzzle,
     NextPuzzle,
     PostDailyPuzzle,
-    PuzzleLeaderboard,
     SetPuzzleMessage,
     SetPuzzleOptOut,
     ShowPuzzle,
 )
-from bot.service.model import DailyPuzzle, PuzzleResult, PuzzleReveal, PuzzleView
+from bot.service.model import (
+    DailyPuzzle,
+    PuzzleResult,
+    PuzzleReveal,
+    PuzzleStanding,
+    PuzzleView,
+)
 
 if TYPE_CHECKING:
     from bot.discord.app import TableBot
@@ -48,7 +53,7 @@ log = logging.getLogger(__name__)
 
 GameName = Literal["nannon", "backgammon", "checkers"]
 REVEAL_LINES = 10  # the ranking's lines in a reveal
-TOP = 20  # the solvers /puzzles top lists
+TOP = 20  # the solvers /leaderboard game:puzzles lists
 TOP_COLOUR = discord.Colour(0x6A1B9A)
 
 
@@ -109,6 +114,24 @@ def result_text(result: PuzzleResult) -> str:
         rating=f"{result.rating_after:.0f}",
         change=f"{result.rating_after - result.rating_before:+.0f}",
     )
+
+
+def solvers_embed(rows: list[PuzzleStanding]) -> discord.Embed:
+    """The server's solvers by puzzle rating (``/leaderboard game:puzzles``)."""
+    embed = discord.Embed(title=text("puzzle.top.title"), colour=TOP_COLOUR)
+    lines = [
+        text(
+            "puzzle.top.row",
+            rank=rank,
+            name=escape_name(row.name),
+            rating=f"{row.rating:.0f}",
+            solved=row.solved,
+            tried=row.attempts,
+        )
+        for rank, row in enumerate(rows, 1)
+    ]
+    embed.description = "\n".join(lines) if lines else text("puzzle.top.empty")
+    return embed
 
 
 def reveal_text(reveal: PuzzleReveal) -> str:
@@ -202,25 +225,6 @@ class PuzzlesCog(commands.Cog, name="Puzzles"):
         await interaction.response.send_message(
             text(said), ephemeral=True, allowed_mentions=NO_MENTIONS
         )
-
-    @puzzles.command(name="top", description=command_text("command.puzzles.top"))
-    async def top(self, interaction: discord.Interaction[Any]) -> None:
-        assert interaction.guild_id is not None
-        rows = await self.service.handle(PuzzleLeaderboard(interaction.guild_id, TOP))
-        embed = discord.Embed(title=text("puzzle.top.title"), colour=TOP_COLOUR)
-        lines = [
-            text(
-                "puzzle.top.row",
-                rank=rank,
-                name=escape_name(row.name),
-                rating=f"{row.rating:.0f}",
-                solved=row.solved,
-                tried=row.attempts,
-            )
-            for rank, row in enumerate(rows, 1)
-        ]
-        embed.description = "\n".join(lines) if lines else text("puzzle.top.empty")
-        await interaction.response.send_message(embed=embed, allowed_mentions=NO_MENTIONS)
 
     async def answer(self, item: PuzzleSelect, interaction: discord.Interaction[Any]) -> None:
         """A member's choice: judged privately; on the daily post, its count edited."""
