@@ -326,7 +326,7 @@ class PuzzlesCog(commands.Cog, name="Puzzles"):
 
 
 def _named(view: MatchView, puzzle: PuzzleView, names: tuple[str, str] | None) -> MatchView:
-    """The board's players: their names where allowed, else "To play" and "Opponent"."""
+    """The board's players: their names where allowed, else "You" and "Opponent"."""
     if names is not None:
         shown = names
     else:
