@@ -17,7 +17,7 @@ import asyncio
 import json
 import logging
 import random
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from bot.service.errors import Refusal, refused
@@ -32,7 +32,7 @@ from bot.service.model import (
     PuzzleView,
 )
 from bot.service.state import MatchRecord, ServiceState
-from bot.storage import Row
+from bot.storage import GuildShards, Row
 from bot.storage.types import dumps
 from engines import replay
 from engines.actions import Action, action_from_dict
@@ -305,17 +305,43 @@ def _standing(row: Row) -> PuzzleStanding:
 class PuzzleMiner:
     """Turns the blunders of each finished analysis into puzzles. :meth:`analysis_told` is
     an analysis queue listener; the mining runs in a task of its own (the queue and the other
-    listeners don't wait for it). ``keys`` None: nothing is mined (no worker to rank)."""
+    listeners don't wait for it); :meth:`start` mines what was left unmined. ``keys`` None:
+    nothing is mined (no worker to rank)."""
 
-    def __init__(self, state: ServiceState, keys: PuzzleKeys | None) -> None:
+    def __init__(
+        self,
+        state: ServiceState,
+        keys: PuzzleKeys | None,
+        views: Callable[[int], Awaitable[AnalysisView]],
+    ) -> None:
         self._state = state
         self.keys = keys
+        self._views = views  # a done analysis as the queue tells it (AnalysisQueue.view)
         self._tasks: set[asyncio.Task[int]] = set()
 
     async def analysis_told(self, event: AnalysisEvent) -> None:
-        if not isinstance(event, AnalysisFinished) or self.keys is None:
-            return
-        task = asyncio.get_running_loop().create_task(self.mine(event.analysis))
+        if isinstance(event, AnalysisFinished) and self.keys is not None:
+            self._spawn(self.mine(event.analysis))
+
+    def start(self, guilds: GuildShards | None = None) -> None:
+        """Mine, one after another in a task of its own, the analyses done but not mined (in
+        ``guilds``' guilds): those a stop cut short, and those from before puzzles."""
+        if self.keys is not None:
+            self._spawn(self._backlog(guilds))
+
+    async def _backlog(self, guilds: GuildShards | None) -> int:
+        added = 0
+        for match_id in await self._state.store.unmined_analyses(guilds):
+            try:
+                view = await self._views(match_id)
+            except Exception:
+                log.exception("match %s: its analysis could not be read for puzzles", match_id)
+                continue
+            added += await self.mine(view)
+        return added
+
+    def _spawn(self, work: Coroutine[Any, Any, int]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -332,14 +358,17 @@ class PuzzleMiner:
             await asyncio.wait(tasks)
 
     async def mine(self, view: AnalysisView) -> int:
-        """Store the analysed match's puzzles; how many were new. A failure is logged."""
+        """Store the analysed match's puzzles and mark it mined; how many were new. A failure
+        is logged (and the analysis is mined again at the next start)."""
         try:
-            return await self._mine(view)
+            added = await self._mine(view)
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("match %s: mining puzzles failed", view.match_id)
             return 0
+        await self._state.store.update_analysis(view.match_id, puzzles_mined_at=self._state.now())
+        return added
 
     async def _mine(self, view: AnalysisView) -> int:
         analysis, keys = view.analysis, self.keys

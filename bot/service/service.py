@@ -108,7 +108,7 @@ class MatchService:
         self.analyses = AnalysisQueue(self._state, analysis_runner)
         self.bus.subscribe(MatchUpdated, self._queue_analysis)
         keys = analysis_runner if isinstance(analysis_runner, puzzles.PuzzleKeys) else None
-        self.puzzles = puzzles.PuzzleMiner(self._state, keys)
+        self.puzzles = puzzles.PuzzleMiner(self._state, keys, self.analyses.view)
         self.analyses.listeners.append(self.puzzles.analysis_told)
 
     async def _queue_analysis(self, event: MatchUpdated) -> None:

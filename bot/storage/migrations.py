@@ -174,7 +174,8 @@ MIGRATIONS: tuple[str, ...] = (
     # game), the board (as JSON: what the picture needs), the move played, the answer key (JSON,
     # best first), a key that finds the same position twice, its Glicko-2 rating and counts,
     # and when and where the daily post showed it. One attempt per member per puzzle; each
-    # member's puzzle rating per guild; the members who keep their games out of puzzles.
+    # member's puzzle rating per guild; the members who keep their games out of puzzles; when
+    # an analysis was mined (NULL: not yet, so a start-up mines it, the analyses before too).
     """
     CREATE TABLE puzzles (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -227,6 +228,7 @@ MIGRATIONS: tuple[str, ...] = (
         at REAL NOT NULL,
         PRIMARY KEY (guild_id, user_id)
     );
+    ALTER TABLE analyses ADD COLUMN puzzles_mined_at REAL;
     """,
 )
 

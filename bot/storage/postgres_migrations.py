@@ -240,6 +240,7 @@ MIGRATIONS: tuple[str, ...] = (
         at double precision NOT NULL,
         PRIMARY KEY (guild_id, user_id)
     );
+    ALTER TABLE analyses ADD COLUMN puzzles_mined_at double precision;
     """,
 )
 

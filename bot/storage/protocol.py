@@ -318,6 +318,11 @@ class Store(Protocol):
 
     async def puzzle_opted_out(self, guild_id: int, user_id: int) -> bool: ...
 
+    async def unmined_analyses(self, guilds: GuildShards | None = None) -> list[int]:
+        """The matches (in ``guilds``' guilds; None: every guild) whose analysis is done but
+        not mined for puzzles yet, oldest first."""
+        ...
+
 
 @runtime_checkable
 class RawSql(Protocol):

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.storage.statements import columns, insert_sql, set_clause
-from bot.storage.types import Row
+from bot.storage.types import GuildShards, Row, guild_condition
 
 __all__ = ["PUZZLE_COLUMNS", "PUZZLE_POST_COLUMNS", "PuzzleOperations", "Statement"]
 
@@ -219,6 +219,14 @@ class PuzzleOperations(ABC):
         else:
             sql = "DELETE FROM puzzle_opt_outs WHERE guild_id = ? AND user_id = ?"
             await self._changed(self._dialect(sql), (guild_id, user_id))
+
+    async def unmined_analyses(self, guilds: GuildShards | None = None) -> list[int]:
+        rows = await self._query(
+            "SELECT a.match_id FROM analyses AS a JOIN matches AS m ON m.id = a.match_id "
+            "WHERE a.status = 'done' AND a.puzzles_mined_at IS NULL"
+            f"{guild_condition(guilds, 'm.guild_id')} ORDER BY a.finished_at, a.match_id"
+        )
+        return [int(row["match_id"]) for row in rows]
 
     async def puzzle_opted_out(self, guild_id: int, user_id: int) -> bool:
         rows = await self._query(

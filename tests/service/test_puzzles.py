@@ -140,6 +140,20 @@ async def test_mined_puzzles_carry_the_solvers_ranking(service: MatchService) ->
     # Mining the same analysis again adds nothing: the positions are there already.
     view = await service.analyses.view(match_id)
     assert await service.puzzles.mine(view) == 0
+    # An analysis a stop left unmined (or one from before puzzles) is mined at the next start.
+    assert await service.store.unmined_analyses() == []
+    await service.store.raw_execute("DELETE FROM puzzles")  # type: ignore[attr-defined]
+    await service.store.raw_execute(  # type: ignore[attr-defined]
+        "UPDATE analyses SET puzzles_mined_at = NULL"
+    )
+    assert await service.store.unmined_analyses() == [match_id]
+    service.puzzles.start()
+    await service.puzzles.wait_idle()
+    assert await service.store.unmined_analyses() == []
+    again = await service.store.raw_rows(  # type: ignore[attr-defined]
+        "SELECT position_key FROM puzzles ORDER BY id"
+    )
+    assert [r["position_key"] for r in again] == [r["position_key"] for r in rows]
 
 
 async def test_members_get_puzzles_answer_once_and_are_rated(service: MatchService) -> None:

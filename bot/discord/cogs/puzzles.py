@@ -184,6 +184,7 @@ class PuzzlesCog(commands.Cog, name="Puzzles"):
 
     async def cog_load(self) -> None:
         self.bot.route_clicks(PuzzleSelect, self.answer)
+        self.service.puzzles.start(self.bot.guild_shards)  # what a stop left unmined
 
     async def cog_unload(self) -> None:
         self.bot.unroute_clicks(PuzzleSelect)
