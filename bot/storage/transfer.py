@@ -41,9 +41,13 @@ TABLES = (
     "shouts",
     "robot_records",
     "analyses",
+    "puzzles",
+    "puzzle_attempts",
+    "puzzle_ratings",
+    "puzzle_opt_outs",
 )
 # The tables whose ids are identity columns in PostgreSQL (AUTOINCREMENT in SQLite).
-IDENTITY_TABLES = ("challenges", "matches")
+IDENTITY_TABLES = ("challenges", "matches", "puzzles")
 # Primary keys, to read in a stable order.
 ORDER = {
     "guild_settings": "guild_id",
@@ -56,6 +60,10 @@ ORDER = {
     "shouts": "match_id, game_number",
     "robot_records": "guild_id, game, user_id, level",
     "analyses": "match_id",
+    "puzzles": "id",
+    "puzzle_attempts": "puzzle_id, user_id",
+    "puzzle_ratings": "guild_id, user_id",
+    "puzzle_opt_outs": "guild_id, user_id",
 }
 BATCH = 5000
 # Matches replayed per query of their events.

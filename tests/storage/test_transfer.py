@@ -77,6 +77,22 @@ async def make_source(path: Path, seed: int = 7) -> dict[str, int]:
         await store.update_match(made["match1"], board_message_id=2**61, reminded_version=3)
         await store.queue_analysis(match, 0, 2**40, 7.0)
         await store.update_analysis(match, status="done", result="{}", error_rate0=1.5, pr0=0.75)
+        puzzle = await store.insert_puzzle(
+            {
+                "guild_id": GUILD, "game": "nannon", "kind": "move", "match_id": match,
+                "action_index": 3, "seat": 0, "player_id": 2**40, "board": "{}",
+                "played": "b", "answer_key": '[["a", 0.5], ["b", 0.25]]',
+                "position_key": "move|x|3", "created_at": 8.0,
+            }
+        )  # fmt: skip
+        assert puzzle is not None
+        await store.record_puzzle_attempt(
+            {"puzzle_id": puzzle, "user_id": 2**41, "choice": "a", "correct": True, "at": 9.0},
+            {"guild_id": GUILD, "name": "q", "rating": 1600.0, "deviation": 200.0,
+             "volatility": 0.06},
+            {"rating": 1400.0, "deviation": 200.0, "volatility": 0.06},
+        )  # fmt: skip
+        await store.set_puzzle_opt_out(GUILD, 2**40 + 1, True, 10.0)
         return made
     finally:
         await store.close()
