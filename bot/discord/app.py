@@ -52,6 +52,7 @@ EXTENSIONS = (
     "bot.discord.cogs.robot",
     "bot.discord.cogs.analysis",
     "bot.discord.cogs.tournament",
+    "bot.discord.cogs.puzzles",
 )
 
 Item = TypeVar("Item", bound=discord.ui.DynamicItem[Any])

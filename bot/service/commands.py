@@ -20,7 +20,15 @@ from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
-from bot.service.model import Challenge, MatchUpdate, MatchView
+from bot.service.model import (
+    Challenge,
+    DailyPuzzle,
+    MatchUpdate,
+    MatchView,
+    PuzzleResult,
+    PuzzleStanding,
+    PuzzleView,
+)
 from bot.service.settings import GuildSettings
 from engines import actions as engine
 from engines.base import GameKind, ResignLevel
@@ -267,10 +275,88 @@ class ShowBoard(Command[MatchView]):
     guild_id: int | None = None
 
 
+# --- puzzles (bot.service.puzzles) -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NextPuzzle(Command[PuzzleView]):
+    """A puzzle for the member from the server's pool (of ``game``; None: any), one they have
+    not tried; never one of their own games unless ``include_own``."""
+
+    guild_id: int
+    user_id: int
+    game: str | None = None
+    include_own: bool = False
+
+
+@dataclass(frozen=True)
+class AnswerPuzzle(Command[PuzzleResult]):
+    """The member's one answer to a puzzle: ``choice`` is one of its options."""
+
+    puzzle_id: int
+    guild_id: int
+    user_id: int
+    user_name: str
+    choice: str
+
+
+@dataclass(frozen=True)
+class PuzzleStats(Command[PuzzleStanding]):
+    """The member's puzzle rating, attempts and puzzles solved."""
+
+    guild_id: int
+    user_id: int
+
+
+@dataclass(frozen=True)
+class PuzzleLeaderboard(Command[list[PuzzleStanding]]):
+    """The server's solvers by puzzle rating."""
+
+    guild_id: int
+    limit: int = 10
+
+
+@dataclass(frozen=True)
+class SetPuzzleOptOut(Command[bool]):
+    """Keep the member's games out of puzzles (``out``) or let them in again."""
+
+    guild_id: int
+    user_id: int
+    out: bool
+
+
+@dataclass(frozen=True)
+class ShowPuzzle(Command[PuzzleView]):
+    """A puzzle as it stands (its counts, where the daily post showed it)."""
+
+    puzzle_id: int
+    guild_id: int
+
+
+@dataclass(frozen=True)
+class PostDailyPuzzle(Command[DailyPuzzle | None]):
+    """The daily puzzle due at ``now`` in the guild, claimed (so it is posted once), with the
+    previous one to reveal; None when the server has no daily puzzle, it is not time yet, today's
+    is out already, or the pool is empty."""
+
+    guild_id: int
+    now: float
+
+
+@dataclass(frozen=True)
+class SetPuzzleMessage(Command[None]):
+    """Record the daily post's message (its live count is edited there)."""
+
+    puzzle_id: int
+    channel_id: int
+    message_id: int
+
+
 __all__ = [
     "AcceptChallenge",
     "AcceptDraw",
     "AcceptResignation",
+    "AnswerPuzzle",
     "CancelChallenge",
     "ChallengeOptions",
     "ClaimWin",
@@ -281,17 +367,24 @@ __all__ = [
     "LeaveMatch",
     "MatchCommand",
     "NewChallenge",
+    "NextPuzzle",
     "OfferDouble",
     "OfferDraw",
     "OfferResignation",
     "PassDouble",
     "PlayMove",
+    "PostDailyPuzzle",
+    "PuzzleLeaderboard",
+    "PuzzleStats",
     "RecordShout",
     "Rematch",
     "RobotMatch",
     "RobotRematch",
     "RollDice",
+    "SetPuzzleMessage",
+    "SetPuzzleOptOut",
     "ShowBoard",
+    "ShowPuzzle",
     "TakeDouble",
     "UpdateSettings",
     "asking",

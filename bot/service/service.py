@@ -32,21 +32,29 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from bot.service import actions, challenges, queries
+from bot.service import actions, challenges, puzzles, queries
 from bot.service.analysis import AnalysisQueue, AnalysisRunner, RequestAnalysis
 from bot.service.bus import EventBus, Outcome
 from bot.service.commands import (
     AcceptChallenge,
+    AnswerPuzzle,
     CancelChallenge,
     Command,
     DeclineChallenge,
     MatchCommand,
     NewChallenge,
+    NextPuzzle,
+    PostDailyPuzzle,
+    PuzzleLeaderboard,
+    PuzzleStats,
     RecordShout,
     Rematch,
     RobotMatch,
     RobotRematch,
+    SetPuzzleMessage,
+    SetPuzzleOptOut,
     ShowBoard,
+    ShowPuzzle,
     UpdateSettings,
 )
 from bot.service.events import MatchUpdated, robot_follow_up, update_events
@@ -114,6 +122,9 @@ class MatchService:
         self.bus.subscribe(MatchUpdated, self._queue_analysis)
         self.tournaments = Tournaments(self.handle, self._state)
         self.bus.subscribe(MatchUpdated, self.tournaments.match_updated)
+        keys = analysis_runner if isinstance(analysis_runner, puzzles.PuzzleKeys) else None
+        self.puzzles = puzzles.PuzzleMiner(self._state, keys, self.analyses.view)
+        self.analyses.listeners.append(self.puzzles.analysis_told)
 
     async def _queue_analysis(self, event: MatchUpdated) -> None:
         """A finished match's analysis is queued (where the server asks for it)."""
@@ -135,6 +146,7 @@ class MatchService:
 
     async def close(self) -> None:
         await self.analyses.stop()
+        await self.puzzles.stop()
         self._state.close()
         await self.store.close()
 
@@ -450,5 +462,23 @@ HANDLERS: dict[type[Command[Any]], Handler] = {
     WithdrawFromTournament: lambda svc, c: svc.tournaments.withdraw(c),
     ShowTournament: lambda svc, c: svc.tournaments.show(c),
     ListTournaments: lambda svc, c: svc.tournaments.listing(c),
+    NextPuzzle: answered(
+        lambda svc, c: puzzles.next_puzzle(svc._state, c.guild_id, c.user_id, c.game, c.include_own)
+    ),
+    AnswerPuzzle: answered(lambda svc, c: puzzles.answer_puzzle(svc._state, **fields_of(c))),
+    PuzzleStats: answered(
+        lambda svc, c: puzzles.puzzle_standing(svc._state, c.guild_id, c.user_id)
+    ),
+    PuzzleLeaderboard: answered(
+        lambda svc, c: puzzles.puzzle_board(svc._state, c.guild_id, c.limit)
+    ),
+    SetPuzzleOptOut: answered(
+        lambda svc, c: puzzles.set_opt_out(svc._state, c.guild_id, c.user_id, c.out)
+    ),
+    ShowPuzzle: answered(lambda svc, c: puzzles.show_puzzle(svc._state, **fields_of(c))),
+    PostDailyPuzzle: answered(lambda svc, c: puzzles.post_daily(svc._state, c.guild_id, c.now)),
+    SetPuzzleMessage: answered(
+        lambda svc, c: puzzles.set_puzzle_message(svc._state, **fields_of(c))
+    ),
 }
 """Every command's handler: ``await handler(service, command)`` is an :class:`Outcome`."""

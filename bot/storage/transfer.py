@@ -44,9 +44,13 @@ TABLES = (
     "tournaments",
     "tournament_entries",
     "tournament_pairings",
+    "puzzles",
+    "puzzle_attempts",
+    "puzzle_ratings",
+    "puzzle_opt_outs",
 )
 # The tables whose ids are identity columns in PostgreSQL (AUTOINCREMENT in SQLite).
-IDENTITY_TABLES = ("challenges", "matches", "tournaments")
+IDENTITY_TABLES = ("challenges", "matches", "tournaments", "puzzles")
 # Primary keys, to read in a stable order.
 ORDER = {
     "guild_settings": "guild_id",
@@ -62,6 +66,10 @@ ORDER = {
     "tournaments": "id",
     "tournament_entries": "tournament_id, user_id",
     "tournament_pairings": "tournament_id, round, board",
+    "puzzles": "id",
+    "puzzle_attempts": "puzzle_id, user_id",
+    "puzzle_ratings": "guild_id, user_id",
+    "puzzle_opt_outs": "guild_id, user_id",
 }
 BATCH = 5000
 # Matches replayed per query of their events.

@@ -746,6 +746,10 @@ ROWS: list[Row] = [
     Row("config", "/config tournaments", scene_settings,
         config("tournaments", lambda who: {"role": who.guild.role("Members")}),
         config_cells(lambda who: {"tournament_role": who.guild.role("Members").id})),
+    Row("config", "/config puzzles", scene_settings,
+        config("puzzles", lambda who: {"time": "18:30", "name_players": True}),
+        config_cells(lambda who: {"puzzles_time": 18 * 60 + 30,
+                                  "puzzles_name_players": True})),
 ]  # fmt: skip
 
 

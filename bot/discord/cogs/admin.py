@@ -103,7 +103,30 @@ def describe_settings(settings: GuildSettings) -> str:
                 if settings.tournament_role
                 else text("settings.managers_only"),
             ),
+            puzzles_line(settings),
         ]
+    )
+
+
+def parse_time(value: str) -> int:
+    """``HH:MM`` (UTC) as minutes after midnight; a clear refusal otherwise."""
+    hours, colon, minutes = value.strip().partition(":")
+    clock = colon and hours.isdigit() and minutes.isdigit() and len(minutes) == 2
+    if clock and int(hours) < 24 and int(minutes) < 60:
+        return int(hours) * 60 + int(minutes)
+    raise GameError(text("refusal.puzzle_time", value=value[:20]))
+
+
+def puzzles_line(settings: GuildSettings) -> str:
+    minutes = settings.puzzles_time
+    where = (
+        f"<#{settings.puzzles_channel}>" if settings.puzzles_channel else text("puzzle.config.off")
+    )
+    return text(
+        "puzzle.config",
+        where=where,
+        time=f"{minutes // 60:02d}:{minutes % 60:02d}",
+        names=_onoff(settings.puzzles_name_players),
     )
 
 
@@ -324,6 +347,28 @@ class AdminCog(commands.Cog, name="Admin"):
     ) -> None:
         chosen = 0 if managers_only else (role.id if role is not None else None)
         await self._update(interaction, tournament_role=chosen)
+
+    @config.command(name="puzzles", description=command_text("command.config.puzzles"))
+    @app_commands.describe(
+        channel=command_text("command.config.puzzles.channel"),
+        time=command_text("command.config.puzzles.time"),
+        name_players=command_text("command.config.puzzles.name_players"),
+        off=command_text("command.config.puzzles.off"),
+    )
+    async def puzzles(
+        self,
+        interaction: discord.Interaction[Any],
+        channel: discord.TextChannel | None = None,
+        time: str | None = None,
+        name_players: bool | None = None,
+        off: bool | None = None,
+    ) -> None:
+        await self._update(
+            interaction,
+            puzzles_channel=0 if off else (channel.id if channel is not None else None),
+            puzzles_time=parse_time(time) if time is not None else None,
+            puzzles_name_players=name_players,
+        )
 
     @app_commands.command(name="sync", description=command_text("command.sync"))
     @app_commands.guild_only()

@@ -17,19 +17,23 @@ from discord.ext import commands
 
 from bot.discord import wording
 from bot.discord.catalogue import choices, command_text, text
+from bot.discord.cogs.puzzles import TOP, solvers_embed
 from bot.discord.components import PageButton, pager
 from bot.discord.replies import NO_MENTIONS, escape_name
 from bot.discord.style import style_of
+from bot.service.commands import PuzzleLeaderboard, PuzzleStats
 from engines.base import GameKind, ResultKind
 from engines.spec import spec_of
 
 if TYPE_CHECKING:
     from bot.discord.app import TableBot
     from bot.service import HistoryEntry, LeaderboardRow, MatchService, MatchView, StatLine
+    from bot.service.model import PuzzleStanding
 
 log = logging.getLogger(__name__)
 
 GameName = Literal["nannon", "backgammon", "checkers"]
+PUZZLES = "puzzles"  # /leaderboard's board of puzzle solvers
 EMBED_COLOUR = discord.Colour(0x2E7D32)
 # Discord's integer options are limited to 2**53; a match id beyond that can't exist anyway.
 MatchId = app_commands.Range[int, 1, 2**53 - 1]
@@ -159,15 +163,18 @@ def counters_text(line: StatLine) -> str:
     return joined[:1].upper() + joined[1:]
 
 
-def format_stats(name: str, lines: list[StatLine]) -> discord.Embed:
+def format_stats(
+    name: str, lines: list[StatLine], puzzles: PuzzleStanding | None = None
+) -> discord.Embed:
     embed = discord.Embed(title=text("stats.title", name=escape_name(name)), colour=EMBED_COLOUR)
     played = [
         line for line in lines if line.played or line.experience or line.vs_robot or line.analysed
     ]
-    if not played:
+    solver = puzzles is not None and puzzles.attempts > 0
+    if not played and not solver:
         embed.description = text("stats.empty")
         return embed
-    if played[0].tournaments_played:  # the server's tournaments, of every game
+    if played and played[0].tournaments_played:  # the server's tournaments, of every game
         embed.description = text(
             "stats.tournaments", played=played[0].tournaments_played, won=played[0].tournaments_won
         )
@@ -193,6 +200,14 @@ def format_stats(name: str, lines: list[StatLine]) -> discord.Embed:
         if analysed:
             parts.append(analysed)
         embed.add_field(name=wording.game_title(line.game), value="\n".join(parts), inline=False)
+    if puzzles is not None and solver:
+        solved = text(
+            "stats.puzzles.line",
+            rating=f"{puzzles.rating:.0f}",
+            solved=puzzles.solved,
+            tried=puzzles.attempts,
+        )
+        embed.add_field(name=text("stats.puzzles"), value=solved, inline=False)
     return embed
 
 
@@ -365,7 +380,7 @@ class InfoCog(commands.Cog, name="Info"):
         game=command_text("command.leaderboard.game"),
         points=command_text("command.leaderboard.points"),
     )
-    @app_commands.choices(game=choices("game", get_args(GameName)))
+    @app_commands.choices(game=choices("game", (*get_args(GameName), PUZZLES)))
     async def leaderboard(
         self,
         interaction: discord.Interaction[Any],
@@ -373,6 +388,12 @@ class InfoCog(commands.Cog, name="Info"):
         points: app_commands.Range[int, 0, 64] | None = None,
     ) -> None:
         assert interaction.guild_id is not None
+        if game == PUZZLES:  # the solvers (bot.discord.cogs.puzzles)
+            solvers = await self.service.handle(PuzzleLeaderboard(interaction.guild_id, TOP))
+            await interaction.response.send_message(
+                embed=solvers_embed(solvers), allowed_mentions=NO_MENTIONS
+            )
+            return
         kind = GameKind(game)
         rows = await self.service.leaderboard(interaction.guild_id, kind, points, LIST_DEPTH)
         embed, pages = format_leaderboard(kind, rows, points)
@@ -398,8 +419,9 @@ class InfoCog(commands.Cog, name="Info"):
         who = user or interaction.user
         kinds = [GameKind(game)] if game else list(GameKind)
         lines = [await self.service.stats(interaction.guild_id, who.id, k) for k in kinds]
+        puzzles = await self.service.handle(PuzzleStats(interaction.guild_id, who.id))
         await interaction.response.send_message(
-            embed=format_stats(who.display_name, lines),
+            embed=format_stats(who.display_name, lines, puzzles),
             ephemeral=True,
             allowed_mentions=NO_MENTIONS,
         )

@@ -16,6 +16,8 @@ the service for idle matches:
 Each process handles its own guilds (``bot.guild_shards``, its shards'): it expires their
 challenges and reminds their idle matches, and nothing else.
 
+Last, each pass posts the servers' daily puzzles that are due (:mod:`bot.discord.cogs.puzzles`).
+
 Tests call :meth:`Reminders.run_once` directly with a chosen time instead of waiting.
 """
 
@@ -130,6 +132,11 @@ class Reminders(commands.Cog, name="Reminders"):
                 sent += await clock_pass(self.bot, now)
             except Exception:
                 log.exception("the tournaments' clock pass failed")
+            # The daily puzzles due (bot.discord.cogs.puzzles; an extension, reloaded as one, so
+            # found by name).
+            puzzles: Any = self.bot.get_cog("Puzzles")
+            if puzzles is not None:
+                sent += await puzzles.post_daily(now if now is not None else self.service.clock())
             return sent
 
     async def _expire_challenges(self, now: float | None) -> list[tuple[str, int]]:
