@@ -17,7 +17,7 @@ from support.discord_driver import embed_text, reply_to, service_of
 from support.robot_driver import bot_of, challenge_robot, play_to_the_end, robot_ready, settle
 
 from bot.discord import wording
-from bot.service import AnalysisStatus, LeaveMatch, MatchView
+from bot.service import AcceptChallenge, AnalysisStatus, LeaveMatch, MatchView, NewChallenge
 from bot.service.analysis import DEFAULT_PLY
 from engines.nannon_solver import Context, CubeState, NannonSolver
 from render.common import BEST, PLAYED
@@ -92,11 +92,13 @@ async def test_analyse_refuses_backgammon_where_gnubg_does_not_run(
     alice, bob = await fake.add_member("alice"), await fake.add_member("bob")
     service = service_of(fake)
     guild = fake.guild.id
-    challenge = await service.challenge(
+    challenge = await service.handle(NewChallenge(
         guild, fake.channel.id, alice.id, "alice", "backgammon", opponent_id=bob.id,
         opponent_name="bob", length=1,
-    )  # fmt: skip
-    match_id = (await service.accept(challenge.id, guild, bob.id, "bob")).view.match_id
+    ))  # fmt: skip
+    match_id = (
+        await service.handle(AcceptChallenge(challenge.id, guild, bob.id, "bob"))
+    ).view.match_id
     assert (await service.handle(LeaveMatch(match_id, guild, alice.id))).match_over
 
     async def no_gnubg() -> bool:

@@ -14,7 +14,7 @@ from bot.robot import advice
 from bot.robot.driver import RobotDriver
 from bot.robot.player import Decision
 from bot.robot.worker import RobotCrashedError, RobotWorker
-from bot.service import MatchService
+from bot.service import GetView, MatchService, RobotMatch, UpdateSettings
 from bot.terminal import wording
 from bot.terminal.cli import HUMAN, ROBOT_ID, seeded_dice
 from bot.terminal.session import Console, TerminalMatch
@@ -53,20 +53,22 @@ async def test_a_stuck_robot_is_said_once_and_board_lets_it_try_again(
     session = TerminalMatch(
         service, driver, Console(read_line, out), HUMAN, hint=hint_on(robot_worker)
     )
-    await service.update_guild_settings(HUMAN.guild_id, robot_pause_ms=0)
+    await service.handle(UpdateSettings(HUMAN.guild_id, {"robot_pause_ms": 0}))
     driver.start()
     detach = session.attach()
     try:
-        update = await service.robot_match(
-            HUMAN.guild_id,
-            0,
-            HUMAN.user_id,
-            "Ann",
-            "nannon",
-            robot_id=ROBOT_ID,
-            robot_name="Robo",
-            level=3,
-            length=3,
+        update = await service.handle(
+            RobotMatch(
+                HUMAN.guild_id,
+                0,
+                HUMAN.user_id,
+                "Ann",
+                "nannon",
+                robot_id=ROBOT_ID,
+                robot_name="Robo",
+                level=3,
+                length=3,
+            )
         )
         assert await session.run(update.match_id) is False
     finally:
@@ -121,24 +123,26 @@ async def test_conceding_ends_the_match_and_a_failed_analysis_is_said(
     session = TerminalMatch(
         service, driver, Console(read_line, out), HUMAN, hint=hint_on(robot_worker)
     )
-    await service.update_guild_settings(HUMAN.guild_id, robot_pause_ms=0)
+    await service.handle(UpdateSettings(HUMAN.guild_id, {"robot_pause_ms": 0}))
     driver.start()
     detach = session.attach()
     try:
         await service.analyses.start()
-        update = await service.robot_match(
-            HUMAN.guild_id,
-            0,
-            HUMAN.user_id,
-            "Ann",
-            "nannon",
-            robot_id=ROBOT_ID,
-            robot_name="Robo",
-            level=1,
-            length=5,
+        update = await service.handle(
+            RobotMatch(
+                HUMAN.guild_id,
+                0,
+                HUMAN.user_id,
+                "Ann",
+                "nannon",
+                robot_id=ROBOT_ID,
+                robot_name="Robo",
+                level=1,
+                length=5,
+            )
         )
         assert await session.run(update.match_id) is True
-        view = await service.get_view(update.match_id)
+        view = await service.handle(GetView(update.match_id))
     finally:
         detach()
         await driver.close()
