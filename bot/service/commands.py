@@ -3,7 +3,7 @@ operation, handed to :meth:`bot.service.MatchService.handle`, the service's one 
 ``Command[R]`` answers an ``R``: ``await service.handle(RollDice(...))`` is a
 :class:`~bot.service.model.MatchUpdate`, ``await service.handle(NewChallenge(...))`` a
 :class:`~bot.service.model.Challenge`. The table that maps each command to its handler is
-:data:`bot.service.dispatch.HANDLERS`.
+:data:`bot.service.service.HANDLERS`.
 
 Match actions (:class:`MatchCommand`) name the match, the server and the member.
 ``expected_version`` is the match version the clicked board showed: an action on any other

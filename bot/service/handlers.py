@@ -1,6 +1,6 @@
 """The match actions' table: each :class:`~bot.service.commands.MatchCommand` type maps to the
 function that decides its engine action (:data:`MATCH_ACTIONS`; the service's one command table,
-:data:`bot.service.dispatch.HANDLERS`, runs them through the action pipeline).
+:data:`bot.service.service.HANDLERS`, runs them through the action pipeline).
 
 A handler checks the command's own arguments (before the match is looked at) and returns its
 decide function. The pipeline (:mod:`bot.service.actions`) calls that with the match's lock held,

@@ -43,8 +43,8 @@ ROOT = Path(__file__).resolve().parents[2]
 WORKER = r"""
 import asyncio, random, sys
 from bot.service import (
-    AcceptResignation, RefuseDraw, MatchService, OfferDouble, PassDouble, PlayMove, RollDice,
-    TakeDouble,
+    AcceptChallenge, AcceptResignation, GetView, MatchService, NewChallenge, OfferDouble,
+    PassDouble, PlayMove, RefuseDraw, RollDice, TakeDouble,
 )
 from engines.base import Phase
 from engines.errors import GameError

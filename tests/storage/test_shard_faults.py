@@ -40,8 +40,8 @@ GUILDS = [((10**9 * SHARDS + n) << 22) | 77 for n in range(2 * SHARDS)]
 WORKER = r"""
 import asyncio, random, sys
 from bot.service import (
-    AcceptResignation, RefuseDraw, MatchService, OfferDouble, PassDouble, PlayMove, RollDice,
-    TakeDouble,
+    AcceptChallenge, AcceptResignation, GetView, MatchService, NewChallenge, OfferDouble,
+    PassDouble, PlayMove, RefuseDraw, RollDice, TakeDouble,
 )
 from bot.storage import GuildShards, shard_of
 from engines.base import Phase
