@@ -74,6 +74,22 @@ from bot.service.events import MatchUpdated, robot_follow_up, update_events
 from bot.service.handlers import MATCH_ACTIONS, Decide
 from bot.service.model import DiceFactory, MatchUpdate, MatchView
 from bot.service.state import ServiceState
+from bot.service.tournament_model import (
+    AdjudicateMatch,
+    AdvanceTournament,
+    CreateTournament,
+    DueTournaments,
+    JoinTournament,
+    LeaveTournament,
+    ListTournaments,
+    OverdueRounds,
+    SetTournamentMessage,
+    ShowTournament,
+    StartTournament,
+    TournamentView,
+    WithdrawFromTournament,
+)
+from bot.service.tournaments import Tournaments
 from bot.storage import GuildShards, Store, connect_store
 from engines.dice import FairDice
 
@@ -104,6 +120,8 @@ class MatchService:
         self._state = ServiceState(store, dice_factory, clock)
         self.analyses = AnalysisQueue(self._state, analysis_runner)
         self.bus.subscribe(MatchUpdated, self._queue_analysis)
+        self.tournaments = Tournaments(self.handle, self._state)
+        self.bus.subscribe(MatchUpdated, self.tournaments.match_updated)
 
     async def _queue_analysis(self, event: MatchUpdated) -> None:
         """A finished match's analysis is queued (where the server asks for it)."""
@@ -158,6 +176,18 @@ class MatchService:
             key = getattr(outcome.result, "match_id", None)
             await self.bus.publish(outcome.events, key=key, slot=outcome.slot)
         return cast(R, outcome.result)
+
+    # --- tournaments: start-up ----------------------------------------------------------------
+
+    async def resume_tournaments(self, guilds: GuildShards | None = None) -> list[TournamentView]:
+        """Move every running tournament (in ``guilds``) on as far as the store says it can go
+        (a restart mid-round: results recorded, missing matches started, the next round
+        paired); returns them."""
+        views = []
+        for view in await self.tournaments.live(guilds):
+            if view.status.value == "running":
+                views.append(await self.handle(AdvanceTournament(view.id)))
+        return views
 
     async def resume_active(self, guilds: GuildShards | None = None) -> list[MatchView]:
         """Load every active match (in ``guilds``; None: everywhere) at start-up; returns
@@ -247,6 +277,15 @@ async def set_board_message(svc: MatchService, command: SetBoardMessage) -> None
         live.record.board_message_id = command.message_id
 
 
+async def due_tournaments(svc: MatchService, command: DueTournaments) -> list[TournamentView]:
+    at = svc.clock() if command.now is None else command.now
+    return [
+        view
+        for view in await svc.tournaments.live(command.guilds)
+        if view.status.value == "signup" and view.starts_at is not None and view.starts_at <= at
+    ]
+
+
 async def show_board(svc: MatchService, command: ShowBoard) -> Outcome[MatchView]:
     view = await queries.get_view(svc._state, command.match_id, command.guild_id)
     return Outcome(view, robot_follow_up(view))
@@ -295,5 +334,22 @@ HANDLERS: dict[type[Command[Any]], Handler] = {
     SetThread: answered(set_thread),
     SetBoardMessage: answered(set_board_message),
     ClaimReminder: answered(claim_reminder),
+    # tournaments
+    CreateTournament: lambda svc, c: svc.tournaments.create(c),
+    JoinTournament: lambda svc, c: svc.tournaments.join(c),
+    LeaveTournament: lambda svc, c: svc.tournaments.leave(c),
+    StartTournament: lambda svc, c: svc.tournaments.start(c),
+    AdvanceTournament: lambda svc, c: svc.tournaments.advance(c),
+    AdjudicateMatch: lambda svc, c: svc.tournaments.adjudicate(c),
+    WithdrawFromTournament: lambda svc, c: svc.tournaments.withdraw(c),
+    ShowTournament: lambda svc, c: svc.tournaments.show(c),
+    ListTournaments: lambda svc, c: svc.tournaments.listing(c),
+    DueTournaments: answered(due_tournaments),
+    OverdueRounds: answered(
+        lambda svc, c: svc.tournaments.overdue(svc.clock() if c.now is None else c.now, c.guilds)
+    ),
+    SetTournamentMessage: answered(
+        lambda svc, c: svc.store.set_tournament_message(c.tournament_id, c.message_id)
+    ),
 }
 """Every command's handler: ``await handler(service, command)`` is an :class:`Outcome`."""
