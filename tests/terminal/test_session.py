@@ -25,6 +25,14 @@ pytestmark = pytest.mark.asyncio
 ROBOT_FIRST = 2  # with this seed the robot wins the opening roll (3 to 6)
 
 
+def nannon_against_robo(*, level: int, length: int) -> RobotMatch:
+    """Ann's Nannon match against Robo, as the terminal starts one."""
+    return RobotMatch(
+        HUMAN.guild_id, 0, HUMAN.user_id, "Ann", "nannon",
+        robot_id=ROBOT_ID, robot_name="Robo", level=level, length=length,
+    )  # fmt: skip
+
+
 async def test_a_stuck_robot_is_said_once_and_board_lets_it_try_again(
     tmp_path: Path, robot_worker: RobotWorker
 ) -> None:
@@ -57,19 +65,7 @@ async def test_a_stuck_robot_is_said_once_and_board_lets_it_try_again(
     driver.start()
     detach = session.attach()
     try:
-        update = await service.handle(
-            RobotMatch(
-                HUMAN.guild_id,
-                0,
-                HUMAN.user_id,
-                "Ann",
-                "nannon",
-                robot_id=ROBOT_ID,
-                robot_name="Robo",
-                level=3,
-                length=3,
-            )
-        )
+        update = await service.handle(nannon_against_robo(level=3, length=3))
         assert await session.run(update.match_id) is False
     finally:
         detach()
@@ -128,19 +124,7 @@ async def test_conceding_ends_the_match_and_a_failed_analysis_is_said(
     detach = session.attach()
     try:
         await service.analyses.start()
-        update = await service.handle(
-            RobotMatch(
-                HUMAN.guild_id,
-                0,
-                HUMAN.user_id,
-                "Ann",
-                "nannon",
-                robot_id=ROBOT_ID,
-                robot_name="Robo",
-                level=1,
-                length=5,
-            )
-        )
+        update = await service.handle(nannon_against_robo(level=1, length=5))
         assert await session.run(update.match_id) is True
         view = await service.handle(GetView(update.match_id))
     finally:
