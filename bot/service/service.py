@@ -34,7 +34,14 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from bot.service import actions, challenges, queries
-from bot.service.analysis import AnalysisQueue, AnalysisRunner, RequestAnalysis
+from bot.service.analysis import (
+    AnalysisQueue,
+    AnalysisRunner,
+    GetAnalysis,
+    RequestAnalysis,
+    SetAnalysisMessage,
+    ViewsAfterActions,
+)
 from bot.service.bus import EventBus, Outcome
 from bot.service.commands import (
     AcceptChallenge,
@@ -311,6 +318,11 @@ HANDLERS: dict[type[Command[Any]], Handler] = {
     ),
     RecordShout: answered(lambda svc, c: queries.record_shout(svc._state, **fields_of(c))),
     RequestAnalysis: answered(lambda svc, c: svc.analyses.request(c)),
+    GetAnalysis: answered(lambda svc, c: svc.analyses.view(c.match_id, c.guild_id)),
+    ViewsAfterActions: answered(
+        lambda svc, c: svc.analyses.views_at(c.match_id, c.guild_id, c.action_indexes)
+    ),
+    SetAnalysisMessage: answered(lambda svc, c: svc.analyses.set_message(c.match_id, c.message_id)),
     ShowBoard: show_board,
     # read-only
     GetView: read(queries.get_view),

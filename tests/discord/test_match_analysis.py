@@ -17,7 +17,14 @@ from support.discord_driver import embed_text, reply_to, service_of
 from support.robot_driver import bot_of, challenge_robot, play_to_the_end, robot_ready, settle
 
 from bot.discord import wording
-from bot.service import AcceptChallenge, AnalysisStatus, LeaveMatch, MatchView, NewChallenge
+from bot.service import (
+    AcceptChallenge,
+    AnalysisStatus,
+    GetAnalysis,
+    LeaveMatch,
+    MatchView,
+    NewChallenge,
+)
 from bot.service.analysis import DEFAULT_PLY
 from engines.nannon_solver import Context, CubeState, NannonSolver
 from render.common import BEST, PLAYED
@@ -120,7 +127,7 @@ async def test_a_robot_match_is_analysed_when_it_ends(tablebot: FakeDiscord) -> 
     # One message: "queued", each game's progress edited in, then edited into the report.
     progress = progress_message(thread, match_id)
     contents = [edit.get("content") for edit in progress.edits]
-    total = (await service_of(fake).analyses.view(match_id)).games_total
+    total = (await service_of(fake).handle(GetAnalysis(match_id))).games_total
     assert total is not None and total >= 2
     assert [c for c in contents if c and "game" in c] == [
         wording.analysis_progress(match_id, done, total) for done in range(total)
@@ -130,7 +137,7 @@ async def test_a_robot_match_is_analysed_when_it_ends(tablebot: FakeDiscord) -> 
     assert report.content == wording.analysis_done(match_id)
     text = embed_text(report)
     assert "alice" in text and "Checker play" in text
-    done = await service_of(fake).analyses.view(match_id)
+    done = await service_of(fake).handle(GetAnalysis(match_id))
     assert done.analysis is not None
     assert f"**{done.analysis.players[0].rating}**" in text  # bold, not escaped
     assert report.embeds[0]["footer"]["text"] == "Analysed by exact solver."
@@ -179,7 +186,7 @@ async def test_stats_average_the_analysed_matches(tablebot: FakeDiscord) -> None
         match_id, thread, _ = await challenge_robot(fake, alice, "nannon", points=1)
         await play_to_the_end(fake, thread, match_id, alice)
         await analysed(fake, match_id)
-        view = await service_of(fake).analyses.view(match_id)
+        view = await service_of(fake).handle(GetAnalysis(match_id))
         assert view.analysis is not None
         rates.append(view.analysis.players[0].error_rate)
     stats = await answer(fake, "stats", alice, game="nannon")
@@ -210,7 +217,7 @@ async def test_a_planted_blunder_is_the_first_mistake_shown(tablebot: FakeDiscor
     await play_to_the_end(fake, thread, match_id, alice, choose=choose)
     assert planted, "no position offered a blunder"
     await analysed(fake, match_id)
-    view = await service_of(fake).analyses.view(match_id)
+    view = await service_of(fake).handle(GetAnalysis(match_id))
     assert view.analysis is not None
     worst = view.analysis.worst(1)[0]
     assert (worst.player, worst.played) == (0, planted[0][0])

@@ -17,6 +17,7 @@ import pytest_asyncio
 from bot.service import (
     AcceptChallenge,
     AnalysisStatus,
+    GetAnalysis,
     GetView,
     LeaveMatch,
     MatchService,
@@ -26,8 +27,10 @@ from bot.service import (
     RequestAnalysis,
     RobotMatch,
     RollDice,
+    SetAnalysisMessage,
     Stats,
     UpdateSettings,
+    ViewsAfterActions,
 )
 from bot.service.errors import Refusal
 from bot.service.events import (
@@ -193,11 +196,11 @@ async def test_an_analysis_runs_game_by_game_and_stores_its_report(
     )
     for game in range(1, GAMES + 1):
         assert (await runner.started.get())[1] == game
-        now = await service.analyses.view(match_id)
+        now = await service.handle(GetAnalysis(match_id))
         assert (now.status, now.games_done, now.games_total) == ("running", game - 1, GAMES)
         runner.step()
     await service.analyses.wait_idle()
-    done = await service.analyses.view(match_id, GUILD)
+    done = await service.handle(GetAnalysis(match_id, GUILD))
     assert done.status is AnalysisStatus.DONE and done.games_done == GAMES
     assert done.analysis is not None
     assert len(done.analysis.decisions) == 2 * GAMES
@@ -212,7 +215,7 @@ async def test_an_analysis_runs_game_by_game_and_stores_its_report(
     assert isinstance(events[-1], AnalysisFinished)
     assert events[-1].analysis.analysis == done.analysis
     # Once done, asking again points at the report.
-    await service.analyses.set_message(match_id, 4242)
+    await service.handle(SetAnalysisMessage(match_id, 4242))
     with pytest.raises(Refused) as caught:
         await service.handle(RequestAnalysis(match_id, GUILD, ALICE))
     assert caught.value.refusal is Refusal.ANALYSIS_DONE
@@ -270,7 +273,7 @@ async def test_one_analysis_at_a_time_in_the_order_asked(
     await runner.started.get()
     assert service.analyses.current == first
     assert [service.analyses.position(m) for m in (first, second, third)] == [0, 1, 2]
-    assert (await service.analyses.view(second)).status is AnalysisStatus.QUEUED
+    assert (await service.handle(GetAnalysis(second))).status is AnalysisStatus.QUEUED
     order = []
     for _ in range(3 * GAMES):
         runner.step()
@@ -282,7 +285,7 @@ async def test_one_analysis_at_a_time_in_the_order_asked(
     assert runner.most_at_once == 1
     assert [e.ahead for e in events if isinstance(e, AnalysisQueued)] == [0, 1, 2]
     for match_id in (first, second, third):
-        assert (await service.analyses.view(match_id)).status is AnalysisStatus.DONE
+        assert (await service.handle(GetAnalysis(match_id))).status is AnalysisStatus.DONE
 
 
 async def test_a_restart_queues_again_what_was_queued_or_running(
@@ -300,13 +303,13 @@ async def test_a_restart_queues_again_what_was_queued_or_running(
     # The database says where it stopped.
     svc = await open_service(store_target, SteppedRunner())
     try:
-        stopped = await svc.analyses.view(running)
+        stopped = await svc.handle(GetAnalysis(running))
         assert (stopped.status, stopped.games_done) == (AnalysisStatus.RUNNING, 1)
-        assert (await svc.analyses.view(queued)).status is AnalysisStatus.QUEUED
+        assert (await svc.handle(GetAnalysis(queued))).status is AnalysisStatus.QUEUED
         assert await svc.analyses.start() == 2
         await svc.analyses.wait_idle()
         for match_id in (running, queued):
-            view = await svc.analyses.view(match_id)
+            view = await svc.handle(GetAnalysis(match_id))
             assert (view.status, view.games_done) == (AnalysisStatus.DONE, GAMES)
     finally:
         await svc.close()
@@ -321,14 +324,14 @@ async def test_a_failed_analysis_is_told_and_may_be_asked_again(
     match_id = await finished_match(service)
     await service.handle(RequestAnalysis(match_id, GUILD, ALICE))
     await service.analyses.wait_idle()
-    failed = await service.analyses.view(match_id)
+    failed = await service.handle(GetAnalysis(match_id))
     assert failed.status is AnalysisStatus.FAILED and "the runner broke" in (failed.error or "")
     assert isinstance(events[-1], AnalysisFailed)
     runner.fail_game = None
     again = await service.handle(RequestAnalysis(match_id, GUILD, BOB))
     assert again.status is AnalysisStatus.QUEUED and again.requester_id == BOB
     await service.analyses.wait_idle()
-    assert (await service.analyses.view(match_id)).status is AnalysisStatus.DONE
+    assert (await service.handle(GetAnalysis(match_id))).status is AnalysisStatus.DONE
 
 
 async def test_a_match_end_queues_its_analysis_as_the_server_says(
@@ -336,26 +339,26 @@ async def test_a_match_end_queues_its_analysis_as_the_server_says(
 ) -> None:
     runner.hold = False
     robot = await finished_match(service, robot=True)  # robot matches: on by default
-    view = await service.analyses.view(robot)
+    view = await service.handle(GetAnalysis(robot))
     assert view.requester_id is None and view.status is not AnalysisStatus.FAILED
     people = await finished_match(service)  # matches between people: off by default
     with pytest.raises(Refused):
-        await service.analyses.view(people)
+        await service.handle(GetAnalysis(people))
     await service.handle(
         UpdateSettings(GUILD, {"analyse_robot_matches": False, "analyse_human_matches": True})
     )
     robot = await finished_match(service, robot=True)
     with pytest.raises(Refused):
-        await service.analyses.view(robot)
+        await service.handle(GetAnalysis(robot))
     runner.unavailable.add(GameKind.NANNON)  # a game not analysed here: nothing queued
     people = await finished_match(service)
     with pytest.raises(Refused):
-        await service.analyses.view(people)
+        await service.handle(GetAnalysis(people))
     runner.unavailable.clear()
     people = await finished_match(service)
-    assert (await service.analyses.view(people)).requester_id is None
+    assert (await service.handle(GetAnalysis(people))).requester_id is None
     await service.analyses.wait_idle()
-    assert (await service.analyses.view(people)).status is AnalysisStatus.DONE
+    assert (await service.handle(GetAnalysis(people))).status is AnalysisStatus.DONE
 
 
 async def test_stats_average_the_analysed_matches(
@@ -396,10 +399,10 @@ async def test_the_boards_of_mistakes_are_the_match_replayed_to_them(
     await service.handle(LeaveMatch(match_id, GUILD, ALICE))
     actions = [action_from_dict(e.payload) for e in await service.store.events(match_id)]
     indexes = [7, 2, len(actions), 7, 0]
-    views = await service.analyses.views_at(match_id, GUILD, indexes)
+    views = await service.handle(ViewsAfterActions(match_id, GUILD, indexes))
     rules = (await service.handle(GetView(match_id))).rules
     for index, view in zip(indexes, views, strict=True):
         expected = replay(GameKind.NANNON, rules, actions[:index])
         assert (view.position_id, view.phase) == (expected.position_id, expected.phase), index
     with pytest.raises(Refused):
-        await service.analyses.views_at(match_id, GUILD + 1, [0])
+        await service.handle(ViewsAfterActions(match_id, GUILD + 1, [0]))
