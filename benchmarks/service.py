@@ -48,6 +48,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot.service import AcceptChallenge, NewChallenge
+
 # Run as a script, this folder comes first on sys.path, and its engines.py would shadow the
 # engines package.
 _ROOT = Path(__file__).resolve().parent.parent
@@ -190,10 +192,12 @@ async def start_matches(
     for i in range(process, matches, processes):
         guild = guilds[i % len(guilds)]
         a, b = (2000 + p for p in rng.sample(range(PLAYERS), 2))
-        challenge = await svc.challenge(
-            guild, 10, a, f"p{a}", games[i % 3], opponent_id=b, opponent_name=f"p{b}", length=1
+        challenge = await svc.handle(
+            NewChallenge(
+                guild, 10, a, f"p{a}", games[i % 3], opponent_id=b, opponent_name=f"p{b}", length=1
+            )
         )
-        starts.append(await svc.accept(challenge.id, guild, b, f"p{b}"))
+        starts.append(await svc.handle(AcceptChallenge(challenge.id, guild, b, f"p{b}")))
     return starts
 
 

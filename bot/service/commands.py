@@ -3,15 +3,16 @@ operation, handed to :meth:`bot.service.MatchService.handle`, the service's one 
 ``Command[R]`` answers an ``R``: ``await service.handle(RollDice(...))`` is a
 :class:`~bot.service.model.MatchUpdate`, ``await service.handle(NewChallenge(...))`` a
 :class:`~bot.service.model.Challenge`. The table that maps each command to its handler is
-:data:`bot.service.dispatch.HANDLERS`.
+:data:`bot.service.service.HANDLERS`.
 
 Match actions (:class:`MatchCommand`) name the match, the server and the member.
 ``expected_version`` is the match version the clicked board showed: an action on any other
 version is refused as stale (an old board, a double click). Slash commands leave it ``None``.
 Their handlers pick the engine action (:mod:`engines.actions`) for the acting seat.
 
-Read-only commands (:class:`ShowBoard`) change nothing; the other reads are the service's
-query methods.
+Read-only commands (:class:`ShowBoard`, :class:`GetView`, :class:`Leaderboard`, ...) change
+nothing. The adapter's bookkeeping (:class:`SetThread`, :class:`ClaimReminder`, ...) records
+where a match is shown; :class:`ExpireChallenges` is the expiry sweep.
 """
 
 from __future__ import annotations
@@ -23,13 +24,22 @@ from typing import Any, ClassVar, Generic, TypeVar
 from bot.service.model import (
     Challenge,
     DailyPuzzle,
+    ExportFile,
+    HintRequest,
+    HistoryEntry,
+    IdleMatch,
+    LeaderboardRow,
     MatchUpdate,
     MatchView,
     PuzzleResult,
     PuzzleStanding,
     PuzzleView,
+    RobotTurn,
+    StatLine,
+    VerifyReport,
 )
 from bot.service.settings import GuildSettings
+from bot.storage import GuildShards
 from engines import actions as engine
 from engines.base import GameKind, ResignLevel
 
@@ -106,17 +116,23 @@ class DeclineResignation(MatchCommand):
 
 
 @dataclass(frozen=True)
-class OfferDraw(MatchCommand):
+class ProposeDraw(MatchCommand):
+    """Offer the opponent a draw (checkers, on one's move); the engine's ``OfferDraw``."""
+
     asks = engine.OfferDraw
 
 
 @dataclass(frozen=True)
-class AcceptDraw(MatchCommand):
+class AgreeDraw(MatchCommand):
+    """Accept the draw offered: the game is drawn; the engine's ``AcceptDraw``."""
+
     asks = engine.AcceptDraw
 
 
 @dataclass(frozen=True)
-class DeclineDraw(MatchCommand):
+class RefuseDraw(MatchCommand):
+    """Decline the draw offered: play goes on; the engine's ``DeclineDraw``."""
+
     asks = engine.DeclineDraw
 
 
@@ -275,6 +291,186 @@ class ShowBoard(Command[MatchView]):
     guild_id: int | None = None
 
 
+# --- read-only: each answers, changes nothing ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GetView(Command[MatchView]):
+    """The match as it stands; with ``guild_id``, refused for another server's match."""
+
+    match_id: int
+    guild_id: int | None = None
+
+
+@dataclass(frozen=True)
+class ActiveMatches(Command[list[MatchView]]):
+    """The member's active matches on the server."""
+
+    guild_id: int
+    user_id: int
+
+
+@dataclass(frozen=True)
+class MatchInThread(Command[MatchView | None]):
+    """The match played in this thread, if any."""
+
+    thread_id: int
+
+
+@dataclass(frozen=True)
+class CandidateMatches(Command[list[MatchView]]):
+    """The member's active matches in this channel or thread (the bot acts when exactly one)."""
+
+    guild_id: int
+    channel_id: int
+    user_id: int
+
+
+@dataclass(frozen=True)
+class LegalMoves(Command[list[str]]):
+    """Autocomplete: the legal moves of the member on turn that match ``prefix`` (starting with
+    it first, then containing it), at most ``limit`` (None: all); else none."""
+
+    match_id: int
+    guild_id: int
+    user_id: int
+    prefix: str = ""
+    limit: int | None = None
+
+
+@dataclass(frozen=True)
+class Leaderboard(Command[list[LeaderboardRow]]):
+    """Players by rating; with ``match_length``, W-L and points of matches of that length."""
+
+    guild_id: int
+    game: GameKind | str
+    match_length: int | None = None
+    limit: int = 10
+
+
+@dataclass(frozen=True)
+class History(Command[list[HistoryEntry]]):
+    """The member's finished matches, newest first."""
+
+    guild_id: int
+    user_id: int
+    limit: int = 20
+
+
+@dataclass(frozen=True)
+class Stats(Command[StatLine]):
+    """The member's rating and record in one game."""
+
+    guild_id: int
+    user_id: int
+    game: GameKind | str
+
+
+@dataclass(frozen=True)
+class Export(Command[ExportFile]):
+    """``.mat`` for Nannon/backgammon, ``.pdn`` for checkers, rebuilt from the event log."""
+
+    match_id: int
+    guild_id: int
+
+
+@dataclass(frozen=True)
+class VerifyMatch(Command[VerifyReport]):
+    """Replay the match's event log and check it against the stored match."""
+
+    match_id: int
+    guild_id: int
+
+
+@dataclass(frozen=True)
+class GetChallenge(Command[Challenge]):
+    """The challenge as it stands (expired once past its time, even before the sweep)."""
+
+    challenge_id: int
+    guild_id: int
+
+
+@dataclass(frozen=True)
+class GetSettings(Command[GuildSettings]):
+    """A server's settings (the defaults until changed)."""
+
+    guild_id: int
+
+
+@dataclass(frozen=True)
+class IdleMatches(Command[list[IdleMatch]]):
+    """Active matches (in ``guilds``; None: everywhere) whose actor is idle past the reminder
+    (not yet sent) or claim time."""
+
+    now: float | None = None
+    guilds: GuildShards | None = None
+
+
+@dataclass(frozen=True)
+class GetRobotTurn(Command[RobotTurn | None]):
+    """What the robot has to decide in the match now (a private copy of the match, its seat,
+    level and the version to act on), or None when it has nothing to decide."""
+
+    match_id: int
+
+
+@dataclass(frozen=True)
+class AskHint(Command[HintRequest]):
+    """Allow a hint for the member (always against the robot; between people where the
+    server's ``hints_in_human_matches`` is on) and say on what; the robot computes it."""
+
+    match_id: int
+    guild_id: int
+    user_id: int
+
+
+# --- the adapter's bookkeeping and the sweeps ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExpireChallenges(Command[list[Challenge]]):
+    """Mark open challenges past their expiry (in ``guilds``; None: everywhere) as expired and
+    answer them (each once, even to several processes at once, with its ``channel_id`` and
+    ``message_id``, so the caller can close its invitation)."""
+
+    now: float | None = None
+    guilds: GuildShards | None = None
+
+
+@dataclass(frozen=True)
+class SetChallengeMessage(Command[None]):
+    """The message that shows the challenge."""
+
+    challenge_id: int
+    message_id: int
+
+
+@dataclass(frozen=True)
+class SetThread(Command[None]):
+    """The thread the match is played in (None: none any more)."""
+
+    match_id: int
+    thread_id: int | None
+
+
+@dataclass(frozen=True)
+class SetBoardMessage(Command[None]):
+    """The message that shows the match's board (None: none any more)."""
+
+    match_id: int
+    message_id: int | None
+
+
+@dataclass(frozen=True)
+class ClaimReminder(Command[bool]):
+    """Claim the idle reminder for this version before sending it, so it is sent once: True
+    for the one caller (of every process) that may send it; False when it was claimed already
+    or the match has moved on."""
+
+    match_id: int
+    version: int
+
+
 # --- puzzles (bot.service.puzzles) -------------------------------------------------------------
 
 
@@ -354,39 +550,59 @@ class SetPuzzleMessage(Command[None]):
 
 __all__ = [
     "AcceptChallenge",
-    "AcceptDraw",
     "AcceptResignation",
+    "ActiveMatches",
+    "AgreeDraw",
     "AnswerPuzzle",
+    "AskHint",
     "CancelChallenge",
+    "CandidateMatches",
     "ChallengeOptions",
+    "ClaimReminder",
     "ClaimWin",
     "Command",
     "DeclineChallenge",
-    "DeclineDraw",
     "DeclineResignation",
+    "ExpireChallenges",
+    "Export",
+    "GetChallenge",
+    "GetRobotTurn",
+    "GetSettings",
+    "GetView",
+    "History",
+    "IdleMatches",
+    "Leaderboard",
     "LeaveMatch",
+    "LegalMoves",
     "MatchCommand",
+    "MatchInThread",
     "NewChallenge",
     "NextPuzzle",
     "OfferDouble",
-    "OfferDraw",
     "OfferResignation",
     "PassDouble",
     "PlayMove",
     "PostDailyPuzzle",
+    "ProposeDraw",
     "PuzzleLeaderboard",
     "PuzzleStats",
     "RecordShout",
+    "RefuseDraw",
     "Rematch",
     "RobotMatch",
     "RobotRematch",
     "RollDice",
+    "SetBoardMessage",
+    "SetChallengeMessage",
     "SetPuzzleMessage",
     "SetPuzzleOptOut",
+    "SetThread",
     "ShowBoard",
     "ShowPuzzle",
+    "Stats",
     "TakeDouble",
     "UpdateSettings",
+    "VerifyMatch",
     "asking",
     "command_named",
 ]

@@ -340,7 +340,7 @@ class MatchAwareDice(MatchDice, Protocol):
     """Dice shown the match each die is rolled for: the engine object, mid-action (the lock
     held, nothing committed yet). Read it, never change it. Scripted dice in tests pick their
     faces by it; fair dice have no use for it and don't implement it. Steered dice are not the
-    committed seed's, so :meth:`MatchService.verify_match` fails their match."""
+    committed seed's, so ``VerifyMatch`` fails their match."""
 
     def roll_die_for(self, match: GameMatch) -> int: ...
 

@@ -14,7 +14,7 @@ import pytest_asyncio
 from support.puzzle_driver import SOLVER, actions_of, blundering_match
 
 from bot.robot import analysis as robot_analysis
-from bot.service import MatchService, Refused, RequestAnalysis
+from bot.service import MatchService, Refused, RequestAnalysis, UpdateSettings
 from bot.service.commands import (
     AnswerPuzzle,
     NextPuzzle,
@@ -102,7 +102,7 @@ async def service(store_target: str | Path) -> AsyncIterator[MatchService]:
 
 async def mined(svc: MatchService) -> int:
     match_id = await blundering_match(svc, GUILD, CHANNEL, (ALICE, "alice"), (BOB, "bob"), 7)
-    await svc.request_analysis(RequestAnalysis(match_id, GUILD, ALICE))
+    await svc.handle(RequestAnalysis(match_id, GUILD, ALICE))
     await svc.analyses.wait_idle()
     await svc.puzzles.wait_idle()
     return match_id
@@ -236,7 +236,7 @@ async def test_the_daily_puzzle_is_posted_once_a_day_and_revealed_at_the_next(
 ) -> None:
     await mined(service)
     assert await service.handle(PostDailyPuzzle(GUILD, DAY0 + 11 * 3600)) is None  # no channel
-    await service.update_guild_settings(GUILD, puzzles_channel=CHANNEL, puzzles_time=600)
+    await service.handle(UpdateSettings(GUILD, dict(puzzles_channel=CHANNEL, puzzles_time=600)))
     assert await service.handle(PostDailyPuzzle(GUILD, DAY0 + 9 * 3600)) is None  # too early
     first = await service.handle(PostDailyPuzzle(GUILD, DAY0 + 10 * 3600 + 5))
     assert first is not None and first.channel_id == CHANNEL
@@ -260,7 +260,7 @@ async def test_the_daily_puzzle_is_posted_once_a_day_and_revealed_at_the_next(
     assert second.previous.key == key and second.previous.played == row["played"]
     assert second.previous.solvers == ("carol",) and second.previous.player is None
     # Where the server allows it, the players are named; with the pool empty, nothing is due.
-    await service.update_guild_settings(GUILD, puzzles_name_players=True)
+    await service.handle(UpdateSettings(GUILD, dict(puzzles_name_players=True)))
     day = 2
     while (await service.store.puzzle_pool(GUILD)).get("nannon"):
         later = await service.handle(PostDailyPuzzle(GUILD, DAY0 + day * 86_400 + 10 * 3600))
@@ -289,7 +289,7 @@ async def test_the_daily_post_rotates_the_games_and_keeps_one_position_once(
             assert await store.insert_puzzle(values) is not None
             assert await store.insert_puzzle(values) is None  # the same position: once
     assert await store.puzzle_pool(GUILD) == {**nannon, "backgammon": 2, "checkers": 2}
-    await service.update_guild_settings(GUILD, puzzles_channel=CHANNEL, puzzles_time=0)
+    await service.handle(UpdateSettings(GUILD, dict(puzzles_channel=CHANNEL, puzzles_time=0)))
     posted = []
     for day in range(3):
         daily = await service.handle(PostDailyPuzzle(GUILD, DAY0 + day * 86_400 + 60))

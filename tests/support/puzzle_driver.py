@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from bot.service import MatchService, PlayMove, RollDice
+from bot.service import AcceptChallenge, MatchService, NewChallenge, PlayMove, RollDice
 from engines import replay
 from engines.actions import Action, action_from_dict
 from engines.base import Phase
@@ -27,11 +27,13 @@ async def blundering_match(
     length: int,
 ) -> int:
     """A finished Nannon match (its id) that ``blunderer`` challenged and played worst."""
-    challenge = await svc.challenge(
-        guild, channel, blunderer[0], blunderer[1], "nannon",
-        opponent_id=opponent[0], opponent_name=opponent[1], length=length,
+    challenge = await svc.handle(
+        NewChallenge(
+            guild, channel, blunderer[0], blunderer[1], "nannon",
+            opponent_id=opponent[0], opponent_name=opponent[1], length=length,
+        )
     )  # fmt: skip
-    view = (await svc.accept(challenge.id, guild, opponent[0], opponent[1])).view
+    view = (await svc.handle(AcceptChallenge(challenge.id, guild, opponent[0], opponent[1]))).view
     match_id = view.match_id
     while view.phase is not Phase.MATCH_OVER:
         user = view.players[view.turn].user_id

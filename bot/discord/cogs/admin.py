@@ -2,7 +2,7 @@
 
 Every /config subcommand checks Manage Server at run time as well: ``default_permissions`` only
 hides the command, and server admins may grant it to anyone. Values are validated by the
-service (``update_guild_settings``); a refusal changes nothing and is shown ephemerally (by the
+service (``UpdateSettings``); a refusal changes nothing and is shown ephemerally (by the
 command tree's one error path, ``TableTree.on_error``).
 
 The per-member rate limit of commands and clicks (:mod:`bot.discord.ratelimit`) reads its
@@ -22,6 +22,7 @@ from bot.discord import wording
 from bot.discord.catalogue import choices, command_text, text
 from bot.discord.replies import NO_MENTIONS
 from bot.service import UpdateSettings
+from bot.service.commands import GetSettings
 from engines.errors import GameError
 
 if TYPE_CHECKING:
@@ -165,7 +166,7 @@ class AdminCog(commands.Cog, name="Admin"):
             self.bot.rate_limit.invalidate(interaction.guild_id)
             said = text("settings.saved", settings=describe_settings(settings))
         else:
-            settings = await self.service.guild_settings(interaction.guild_id)
+            settings = await self.service.handle(GetSettings(interaction.guild_id))
             said = describe_settings(settings)
         await interaction.response.send_message(said, ephemeral=True, allowed_mentions=NO_MENTIONS)
 
@@ -274,7 +275,7 @@ class AdminCog(commands.Cog, name="Admin"):
             return
         if channel is None:
             raise GameError(text("refusal.which_channel", action=action))
-        current = (await self.service.guild_settings(interaction.guild_id)).challenge_channels
+        current = (await self.service.handle(GetSettings(interaction.guild_id))).challenge_channels
         if action == "add":
             wanted = (*[c for c in current if c != channel.id], channel.id)
         elif action == "remove":

@@ -21,7 +21,17 @@ from bot.discord.cogs.puzzles import TOP, solvers_embed
 from bot.discord.components import PageButton, pager
 from bot.discord.replies import NO_MENTIONS, escape_name
 from bot.discord.style import style_of
-from bot.service.commands import PuzzleLeaderboard, PuzzleStats
+from bot.service.commands import (
+    ActiveMatches,
+    Export,
+    GetView,
+    History,
+    Leaderboard,
+    PuzzleLeaderboard,
+    PuzzleStats,
+    Stats,
+    VerifyMatch,
+)
 from engines.base import GameKind, ResultKind
 from engines.spec import spec_of
 
@@ -312,7 +322,7 @@ class InfoCog(commands.Cog, name="Info"):
         guild_id = interaction.guild_id
         assert guild_id is not None
         if item.kind == "games":
-            views = await self.service.active_matches(guild_id, interaction.user.id)
+            views = await self.service.handle(ActiveMatches(guild_id, interaction.user.id))
             listing, pages = format_games(views, interaction.user.id, item.page)
             await interaction.response.edit_message(
                 content=listing, view=pages, allowed_mentions=NO_MENTIONS
@@ -320,7 +330,7 @@ class InfoCog(commands.Cog, name="Info"):
             return
         if item.kind == "history":
             user_id = int(item.arg)
-            entries = await self.service.history(guild_id, user_id, LIST_DEPTH)
+            entries = await self.service.handle(History(guild_id, user_id, LIST_DEPTH))
             shown = interaction.message.embeds if interaction.message is not None else []
             title = (shown[0].title if shown else None) or text("history.default_title")
             embed, pages = history_page(title, entries, user_id, item.page)
@@ -328,7 +338,7 @@ class InfoCog(commands.Cog, name="Info"):
             game, length = item.arg.split(".", 1)
             kind = GameKind(game)
             points = None if length == "all" else int(length)
-            rows = await self.service.leaderboard(guild_id, kind, points, LIST_DEPTH)
+            rows = await self.service.handle(Leaderboard(guild_id, kind, points, LIST_DEPTH))
             embed, pages = format_leaderboard(kind, rows, points, item.page)
         await interaction.response.edit_message(
             embed=embed, view=pages, allowed_mentions=NO_MENTIONS
@@ -342,7 +352,9 @@ class InfoCog(commands.Cog, name="Info"):
             return []
         typed = "".join(ch for ch in str(current) if ch.isdigit())[:20]
         try:
-            entries = await self.service.history(interaction.guild_id, interaction.user.id, 25)
+            entries = await self.service.handle(
+                History(interaction.guild_id, interaction.user.id, 25)
+            )
         except Exception:
             log.exception("autocomplete of match ids failed")
             return []
@@ -364,7 +376,7 @@ class InfoCog(commands.Cog, name="Info"):
     @app_commands.guild_only()
     async def games(self, interaction: discord.Interaction[Any]) -> None:
         assert interaction.guild_id is not None
-        views = await self.service.active_matches(interaction.guild_id, interaction.user.id)
+        views = await self.service.handle(ActiveMatches(interaction.guild_id, interaction.user.id))
         listing, pages = format_games(views, interaction.user.id)
         await interaction.response.send_message(
             listing,
@@ -395,7 +407,9 @@ class InfoCog(commands.Cog, name="Info"):
             )
             return
         kind = GameKind(game)
-        rows = await self.service.leaderboard(interaction.guild_id, kind, points, LIST_DEPTH)
+        rows = await self.service.handle(
+            Leaderboard(interaction.guild_id, kind, points, LIST_DEPTH)
+        )
         embed, pages = format_leaderboard(kind, rows, points)
         await interaction.response.send_message(
             embed=embed,
@@ -418,7 +432,7 @@ class InfoCog(commands.Cog, name="Info"):
         assert interaction.guild_id is not None
         who = user or interaction.user
         kinds = [GameKind(game)] if game else list(GameKind)
-        lines = [await self.service.stats(interaction.guild_id, who.id, k) for k in kinds]
+        lines = [await self.service.handle(Stats(interaction.guild_id, who.id, k)) for k in kinds]
         puzzles = await self.service.handle(PuzzleStats(interaction.guild_id, who.id))
         await interaction.response.send_message(
             embed=format_stats(who.display_name, lines, puzzles),
@@ -436,7 +450,7 @@ class InfoCog(commands.Cog, name="Info"):
     ) -> None:
         assert interaction.guild_id is not None
         who = user or interaction.user
-        entries = await self.service.history(interaction.guild_id, who.id, LIST_DEPTH)
+        entries = await self.service.handle(History(interaction.guild_id, who.id, LIST_DEPTH))
         embed, pages = format_history(who.display_name, entries, who.id)
         await interaction.response.send_message(
             embed=embed,
@@ -452,9 +466,9 @@ class InfoCog(commands.Cog, name="Info"):
         assert interaction.guild_id is not None
         # Refuse unknown ids before deferring: after a public defer, the refusal would be
         # public too. Rebuilding from the event log may take a moment on a long match.
-        await self.service.get_view(match, interaction.guild_id)
+        await self.service.handle(GetView(match, interaction.guild_id))
         await interaction.response.defer(thinking=True)
-        exported = await self.service.export(match, interaction.guild_id)
+        exported = await self.service.handle(Export(match, interaction.guild_id))
         data = io.BytesIO(exported.text.encode("utf-8"))
         await interaction.followup.send(
             text("export.file", match_id=match, filename=exported.filename),
@@ -467,9 +481,9 @@ class InfoCog(commands.Cog, name="Info"):
     @app_commands.describe(match=command_text("command.verify.match"))
     async def verify(self, interaction: discord.Interaction[Any], match: MatchId) -> None:
         assert interaction.guild_id is not None
-        await self.service.get_view(match, interaction.guild_id)  # as in /export
+        await self.service.handle(GetView(match, interaction.guild_id))  # as in /export
         await interaction.response.defer(thinking=True)
-        report = await self.service.verify_match(match, interaction.guild_id)
+        report = await self.service.handle(VerifyMatch(match, interaction.guild_id))
         if report.ok is None:
             colour, verdict = discord.Colour.light_grey(), text("verify.verdict.secret")
         elif report.ok:

@@ -7,7 +7,7 @@ without its buttons (a click that still reaches the bot is refused by the servic
 the service for idle matches:
 
 - past the server's reminder time, the idle player is pinged once per turn: the service's
-  ``mark_reminded`` claims it first (a compare-and-set), so of several processes one sends it;
+  ``ClaimReminder`` claims it first (a compare-and-set), so of several processes one sends it;
 - past the claim time, the waiting player gets a **Claim win** button
   (:class:`~bot.discord.components.ClaimWinButton`, answered here). Its ``custom_id`` holds the
   match id and version, so it works after a restart and is refused as stale if the idle player
@@ -38,6 +38,7 @@ from bot.discord.components import ClaimWinButton, claim_view
 from bot.discord.presenter import close_expired_invitation, publish
 from bot.discord.replies import escape_name, mention_only
 from bot.discord.tournament_presenter import clock_pass
+from bot.service.commands import ClaimReminder, ExpireChallenges, IdleMatches
 
 if TYPE_CHECKING:
     from bot.discord.app import TableBot
@@ -119,7 +120,7 @@ class Reminders(commands.Cog, name="Reminders"):
             except Exception:
                 # The reminders below must not wait for the next pass because of it.
                 log.exception("expiring challenges failed")
-            for item in await self.service.idle_matches(now, self.bot.guild_shards):
+            for item in await self.service.handle(IdleMatches(now, self.bot.guild_shards)):
                 try:
                     if item.claimable:
                         if await self._post_claim(item, now):
@@ -144,7 +145,7 @@ class Reminders(commands.Cog, name="Reminders"):
         expired once, in the database, before its invitation is edited: an edit that fails is
         logged and not retried (the service refuses the old buttons anyway)."""
         done: list[tuple[str, int]] = []
-        for challenge in await self.service.expire_challenges(now, self.bot.guild_shards):
+        for challenge in await self.service.handle(ExpireChallenges(now, self.bot.guild_shards)):
             done.append(("expire", challenge.id))
             log.info("challenge %s expired", challenge.id)
             try:
@@ -171,7 +172,7 @@ class Reminders(commands.Cog, name="Reminders"):
     async def _post_reminder(self, item: IdleMatch, now: float | None) -> bool:
         # Claimed before it is sent, so it is sent once even with several processes, and a
         # channel that refuses is not retried at every pass.
-        if not await self.service.mark_reminded(item.match_id, item.version):
+        if not await self.service.handle(ClaimReminder(item.match_id, item.version)):
             return False
         return await self._send(
             item,
@@ -191,7 +192,7 @@ class Reminders(commands.Cog, name="Reminders"):
             allowed_mentions=mention_only(item.waiting.user_id),
         )
         if item.reminder_due:
-            await self.service.mark_reminded(item.match_id, item.version)
+            await self.service.handle(ClaimReminder(item.match_id, item.version))
         return posted
 
     async def claim_win(
