@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-# Run as a script, this folder comes first on sys.path, and its engines.py and render.py
+# Run as a script, this folder comes first on sys.path, and its render.py
 # would shadow the packages of the same names.
 _ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _ROOT / "benchmarks"]

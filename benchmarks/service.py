@@ -50,8 +50,8 @@ from typing import Any
 
 from bot.service import AcceptChallenge, NewChallenge
 
-# Run as a script, this folder comes first on sys.path, and its engines.py would shadow the
-# engines package.
+# Run as a script, this folder comes first on sys.path, and its render.py would shadow the
+# render package.
 _ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _ROOT / "benchmarks"]
 sys.path.insert(0, str(_ROOT))
