@@ -35,7 +35,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-# The repository root first: benchmarks/engines.py would otherwise shadow the engines package.
+# The repository root first: benchmarks/movegen.py would otherwise shadow the engines package.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engines.backgammon import Position, clear_play_cache
@@ -149,7 +149,7 @@ def _summary(prefix: str, timings: list[float]) -> dict[str, Any]:
 
 
 def report(results: dict[str, Any], indent: str = "  ") -> list[str]:
-    """The side-by-side lines printed by this script and by benchmarks/engines.py."""
+    """The side-by-side lines printed by this script and by benchmarks/movegen.py."""
     lines = [f"{indent}{results['note']}"]
     lines.append(
         f"{indent}{'per call, us':<14}{'ours':>9}{'gnubg':>9}   "

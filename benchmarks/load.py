@@ -84,6 +84,8 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+from bot.service import AcceptChallenge, GetChallenge, GetView, NewChallenge, UpdateSettings
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
@@ -346,9 +348,9 @@ class Load:
         await click.response(timeout=30)
         await asyncio.wait_for(first.wait(), timeout=60)
         del self.first_board[invitation.id]
-        challenge = await self.svc.get_challenge(challenge_id, guild.id)
+        challenge = await self.svc.handle(GetChallenge(challenge_id, guild.id))
         assert challenge.match_id is not None
-        view = await self.svc.get_view(challenge.match_id)
+        view = await self.svc.handle(GetView(challenge.match_id))
         self.where[challenge.match_id] = fake.channels[view.thread_id or view.channel_id]
         return challenge.match_id
 
@@ -369,8 +371,8 @@ class Load:
             ]
         await self.bot.tree.sync()  # global commands: every guild has them
         for guild in places:
-            await self.svc.update_guild_settings(
-                guild.id, use_threads=threads, rate_limit_actions=1000
+            await self.svc.handle(
+                UpdateSettings(guild.id, {"use_threads": threads, "rate_limit_actions": 1000})
             )
             self.bot.rate_limit.invalidate(guild.id)
         for i in range(n):
@@ -421,7 +423,7 @@ class Load:
         fake, svc = self.fake, self.svc
         match_id = self.matches[slot]
         try:
-            view = await svc.get_view(match_id)
+            view = await svc.handle(GetView(match_id))
             if view.match_over:
                 self.matches[slot] = await self.start_match(slot)
                 self.replaced += 1
@@ -889,15 +891,15 @@ async def finished_match(
 ) -> int:
     """A match between two players of ``guild``, played to its end with random legal moves
     through the service (no Discord traffic): its id."""
-    from bot.service import DeclineDraw, PlayMove, RollDice, TakeDouble
+    from bot.service import PlayMove, RefuseDraw, RollDice, TakeDouble
 
     svc, rng = bot.service, random.Random(7)
     ids = (9_000_000 + rng.randrange(10**6), 9_000_000 + rng.randrange(10**6))
-    challenge = await svc.challenge(
+    challenge = await svc.handle(NewChallenge(
         guild.id, channel.id, ids[0], "ann", game, opponent_id=ids[1], opponent_name="bob",
         length=length,
-    )  # fmt: skip
-    update = await svc.accept(challenge.id, guild.id, ids[1], "bob")
+    ))  # fmt: skip
+    update = await svc.handle(AcceptChallenge(challenge.id, guild.id, ids[1], "bob"))
     while not update.match_over:
         view = update.view
         user = view.players[0 if view.actor is None else view.actor].user_id
@@ -907,7 +909,7 @@ async def finished_match(
         elif view.phase is Phase.CUBE_OFFERED:
             command = TakeDouble(view.match_id, guild.id, user)
         elif view.phase is Phase.DRAW_OFFERED:
-            command = DeclineDraw(view.match_id, guild.id, user)
+            command = RefuseDraw(view.match_id, guild.id, user)
         else:
             command = RollDice(view.match_id, guild.id, user)
         update = await svc.handle(command)
@@ -934,7 +936,7 @@ async def analysis_comparison(load: Load, args: argparse.Namespace) -> dict[str,
         alone = await load.run(args.rate, args.seconds)
         started = time.perf_counter()
         for match_id in matches:
-            await bot.service.request_analysis(RequestAnalysis(match_id, guild.id, None, ply=ply))
+            await bot.service.handle(RequestAnalysis(match_id, guild.id, None, ply=ply))
         during = await load.run(args.rate, args.seconds)
         busy = queue.current is not None  # still analysing when the load stopped
         views = [await queue.view(m) for m in matches]

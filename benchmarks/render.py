@@ -23,8 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-# Run as a script, this folder comes first on sys.path, and its engines.py and render.py
-# would shadow the packages of the same names.
+# Run as a script, this folder comes first on sys.path, and its render.py (this file)
+# would shadow the render package.
 _ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _ROOT / "benchmarks"]
 sys.path.insert(0, str(_ROOT))

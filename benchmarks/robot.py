@@ -63,6 +63,7 @@ from bot.discord.app import loop_factory
 from bot.robot import jobs
 from bot.robot.levels import BACKGAMMON_LEVELS, Level
 from bot.robot.worker import RobotWorker
+from bot.service import GetView, UpdateSettings
 from bot.workers import WorkerPool
 from engines import checkers_search
 from engines.backgammon import Position
@@ -318,8 +319,11 @@ async def driver(matches: int, rounds: int) -> None:
             assert isinstance(bot, TableBot)
             svc = bot.service
             await bot.tree.sync()
-            await svc.update_guild_settings(
-                fake.guild.id, robot_pause_ms=0, rate_limit_actions=1000, use_threads=False
+            await svc.handle(
+                UpdateSettings(
+                    fake.guild.id,
+                    {"robot_pause_ms": 0, "rate_limit_actions": 1000, "use_threads": False},
+                )
             )
             acted: dict[int, float] = {}
 
@@ -348,7 +352,7 @@ async def driver(matches: int, rounds: int) -> None:
                 acted.clear()
                 calls = []
                 for human, match_id in zip(humans, ids, strict=True):
-                    view = await svc.get_view(match_id)
+                    view = await svc.handle(GetView(match_id))
                     if view.match_over or view.actor not in (0, None):
                         continue
                     channel = fake.channels[view.channel_id]

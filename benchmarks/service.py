@@ -48,8 +48,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-# Run as a script, this folder comes first on sys.path, and its engines.py would shadow the
-# engines package.
+from bot.service import AcceptChallenge, NewChallenge
+
+# Run as a script, this folder comes first on sys.path, and its render.py would shadow the
+# render package.
 _ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _ROOT / "benchmarks"]
 sys.path.insert(0, str(_ROOT))
@@ -190,10 +192,12 @@ async def start_matches(
     for i in range(process, matches, processes):
         guild = guilds[i % len(guilds)]
         a, b = (2000 + p for p in rng.sample(range(PLAYERS), 2))
-        challenge = await svc.challenge(
-            guild, 10, a, f"p{a}", games[i % 3], opponent_id=b, opponent_name=f"p{b}", length=1
+        challenge = await svc.handle(
+            NewChallenge(
+                guild, 10, a, f"p{a}", games[i % 3], opponent_id=b, opponent_name=f"p{b}", length=1
+            )
         )
-        starts.append(await svc.accept(challenge.id, guild, b, f"p{b}"))
+        starts.append(await svc.handle(AcceptChallenge(challenge.id, guild, b, f"p{b}")))
     return starts
 
 

@@ -24,8 +24,9 @@ from engines.analysis import Decision, DecisionKind
 from engines.base import MatchRules, Phase
 from engines.checkers import CheckersMatch
 from engines.checkers_search import analyse
+from engines.puzzles import Option
 
-__all__ = ["DEPTH", "CheckersEvaluator", "analyse_checkers_game"]
+__all__ = ["DEPTH", "CheckersEvaluator", "analyse_checkers_game", "checkers_options"]
 
 DEPTH = 6
 """The search depth in plies (then captures). Measured: a 98-ply game in 2.6 s, a 200-ply one
@@ -90,3 +91,13 @@ def _decision(match: CheckersMatch, index: int, action: Move, game: int, depth: 
         win_chance=(1.0 + seat0) / 2.0,
         position_id=board.fen,
     )
+
+
+def checkers_options(
+    rules: MatchRules, actions: Sequence[Action], action_index: int, depth: int = DEPTH
+) -> list[Option]:
+    """Every legal move at action ``action_index`` (a move of :func:`analyse_checkers_game`)
+    with the search's equity for the mover, as the analysis scored them."""
+    match = CheckersMatch.replay(rules, list(actions[:action_index]))
+    ranked = analyse(match.board, match.game.reversible_positions, depth=depth)
+    return [Option(str(scored.move), scored.equity) for scored in ranked]

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from engines import new_match
+from engines import new_match, replay
 from engines.actions import Action, Double, Drop, Move, OpeningRoll, Roll, Take
 from engines.analysis import Decision, DecisionKind
 from engines.base import GameKind, GameMatch, MatchRules, Phase
@@ -39,8 +39,16 @@ from engines.nannon_solver import (
     InvalidContextError,
     NannonSolver,
 )
+from engines.puzzles import Option, cube_options, take_options
 
-__all__ = ["CLOSE_CUBE", "NannonEvaluator", "analyse_nannon_game", "context_of", "roll_values"]
+__all__ = [
+    "CLOSE_CUBE",
+    "NannonEvaluator",
+    "analyse_nannon_game",
+    "context_of",
+    "nannon_options",
+    "roll_values",
+]
 
 CLOSE_CUBE = 0.16
 """gnubg's ``isCloseCubedecision`` bound: a no double counts only when doubling costs less."""
@@ -323,3 +331,41 @@ def analyse_nannon_game(
         else:
             replay.step(index, action)
     return replay.decisions
+
+
+def nannon_options(
+    rules: MatchRules,
+    actions: Sequence[Action],
+    action_index: int,
+    kind: DecisionKind,
+    player: int,
+    solver: NannonSolver,
+) -> list[Option]:
+    """Every option of the decision ``player`` made at action ``action_index`` (a decision
+    of :func:`analyse_nannon_game`) with its exact equity for the decider: each legal move of
+    the roll, the cube's two choices, or take and pass. ValueError where there is no such
+    decision."""
+    match = replay(GameKind.NANNON, rules, actions[:action_index])
+    context = context_of(match, player)
+    if kind is DecisionKind.MOVE:
+        if not match.dice:
+            raise ValueError(f"no roll to play at action {action_index}")
+        ranked = solver.rank_moves(Position.from_id(match.position_id), match.dice[0], context)
+        return [Option(match.format_move(r.move), r.equity) for r in ranked]
+    if kind is DecisionKind.CUBE:
+        if match.phase is Phase.OPENING_TIE:
+            cube = solver.opening_cube_action(context)
+        else:
+            cube = solver.cube_action(Position.from_id(match.position_id), context)
+        return cube_options(cube.no_double, cube.double_take, cube.double_pass)
+    doubler = match.cube_offered_by
+    if doubler is None:
+        raise ValueError(f"no double to answer at action {action_index}")
+    dice = match.opening_dice
+    if dice is not None and dice[0] == dice[1]:
+        answer = solver.opening_cube_action(context_of(match, doubler)).answer
+    else:
+        answer = solver.take_decision(
+            Position.from_id(match.position_id), context_of(match, doubler)
+        )
+    return take_options(answer.take_equity, answer.pass_equity)

@@ -28,10 +28,15 @@ __all__ = [
     "AnswerKey",
     "Option",
     "PuzzleRule",
+    "cube_options",
     "menu",
     "next_game",
     "qualifies",
+    "take_options",
 ]
+
+DOUBLE, NO_DOUBLE, TAKE, PASS = "double", "no double", "take", "pass"
+"""The cube options' words, as :class:`engines.analysis.Decision` names them."""
 
 MENU_LIMIT = 25  # a Discord select menu holds 25 options
 EQUITY_TOLERANCE = 1e-9  # equities are sums of floats: a difference this small is a tie
@@ -61,8 +66,8 @@ class AnswerKey:
     options: tuple[Option, ...]
 
     @classmethod
-    def of(cls, ranked: Iterable[tuple[str, float]]) -> AnswerKey:
-        options = tuple(Option(move, equity) for move, equity in ranked)
+    def of(cls, ranked: Iterable[tuple[str, float] | Option]) -> AnswerKey:
+        options = tuple(r if isinstance(r, Option) else Option(r[0], r[1]) for r in ranked)
         if len({o.move for o in options}) != len(options):
             raise ValueError("an option is listed twice")
         if not options:
@@ -135,3 +140,14 @@ def next_game(
 
     oldest = max(last_posted(g) for g in games)
     return rng.choice(sorted(g for g in games if last_posted(g) == oldest))
+
+
+def cube_options(no_double: float, double_take: float, double_pass: float) -> list[Option]:
+    """A cube decision's two options for the side on roll: doubling is worth the worse of
+    the opponent's answers for it (they answer best), not doubling the no-double equity."""
+    return [Option(DOUBLE, min(double_take, double_pass)), Option(NO_DOUBLE, no_double)]
+
+
+def take_options(take_equity: float, pass_equity: float) -> list[Option]:
+    """An answer to a double's two options, the taker's equities."""
+    return [Option(TAKE, take_equity), Option(PASS, pass_equity)]

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from engines.cube import Cube
+from engines.puzzles import PuzzleRule
 from engines.values import GameKind, ResignLevel, ResultKind
 
 __all__ = [
@@ -38,6 +39,11 @@ __all__ = [
     "RatingSystem",
     "spec_of",
 ]
+
+
+DICE_PUZZLE_RULE = PuzzleRule(min_loss=0.08, margin=0.04)
+"""A blunder (:data:`engines.analysis.BLUNDER`) whose best move leads by 0.04: the dice games'
+puzzles."""
 
 
 class RatingSystem(enum.StrEnum):
@@ -133,6 +139,10 @@ class GameSpec:
     analysis_pr: bool = False
     """Post-match analysis gives a PR (500 x the average loss per decision), as gnubg and XG
     do for backgammon (:func:`engines.analysis.summarise`)."""
+    puzzle_rule: PuzzleRule = DICE_PUZZLE_RULE
+    """Which analysed decisions become puzzles (:func:`engines.puzzles.qualifies`): the move
+    played lost at least ``min_loss`` and the best leads the second by ``margin``. Checkers asks
+    for a clearer score (a third of a man lost, a sixth of one between the best two)."""
 
     def __post_init__(self) -> None:
         if len(self.resign_level_names) != len(self.resign_levels):
@@ -272,6 +282,7 @@ CHECKERS = GameSpec(
     opening_roll=False,
     opening_moves_by_difference=False,
     evaluator=Evaluator.SEARCH,
+    puzzle_rule=PuzzleRule(min_loss=0.10, margin=0.06),
 )
 
 SPECS: Mapping[GameKind, GameSpec] = MappingProxyType(

@@ -66,3 +66,7 @@ def test_every_command_has_a_handler_and_handle_is_the_only_entry() -> None:
     assert set(HANDLERS) == every_subclass(Command) - {MatchCommand}
     for old in ("roll", "play", "double", "take", "pass_", "resign_offer", "claim_win", "act"):
         assert not hasattr(MatchService, old), old
+    # Reads are commands too: the service's face is handle, its bus and its life cycle.
+    public = {name for name in vars(MatchService) if not name.startswith("_")}
+    lifecycle = {"open", "close", "resume_active", "resume_tournaments"}
+    assert public == {"store", "clock", "bus", "handle"} | lifecycle

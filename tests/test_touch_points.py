@@ -14,7 +14,7 @@ import ast
 from pathlib import Path
 
 from bot.discord.components import SENDS
-from bot.service import HANDLERS, DeclineDraw, MatchCommand, ShowBoard
+from bot.service import HANDLERS, MatchCommand, RefuseDraw, ShowBoard
 from bot.service.commands import Command
 from bot.service.handlers import MATCH_ACTIONS
 from bot.service.model import MatchEvent
@@ -105,11 +105,11 @@ def match_verb_files(command: type[MatchCommand]) -> tuple[set[str], set[str]]:
 
 
 def test_a_match_verb_touches_at_most_six_files() -> None:
-    in_bot, in_engines = match_verb_files(DeclineDraw)
+    in_bot, in_engines = match_verb_files(RefuseDraw)
     second_transport = {path for path in in_bot if path.startswith("bot/terminal/")}
     assert second_transport == {"bot/terminal/wording.py"}  # the sentence for what it tells
     in_bot -= second_transport
-    print(f"a match verb (DeclineDraw): {len(in_bot)} files of bot/: {sorted(in_bot)}")
+    print(f"a match verb (RefuseDraw): {len(in_bot)} files of bot/: {sorted(in_bot)}")
     print(f"  and {len(in_engines)} of engines/ (its action and rule): {sorted(in_engines)}")
     assert {
         "bot/service/commands.py",  # the command, and the engine action it asks

@@ -54,6 +54,7 @@ EXTENSIONS = (
     "bot.discord.cogs.robot",
     "bot.discord.cogs.analysis",
     "bot.discord.cogs.tournament",
+    "bot.discord.cogs.puzzles",
     "bot.discord.cogs.language",
 )
 

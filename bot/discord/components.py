@@ -30,6 +30,7 @@ from bot.discord import ratelimit
 from bot.discord.catalogue import text
 from bot.discord.locales import read_by_client, read_by_member
 from bot.discord.replies import admit, escape_name, refuse_closing, reply, report_error
+from bot.service.commands import GetView
 from engines.base import Phase, ResignLevel
 from engines.match import NO_MOVE
 from engines.spec import spec_of
@@ -76,11 +77,19 @@ SENDS: dict[str, str] = {
     "leave": "LeaveMatch",
     "resyes": "AcceptResignation",
     "resno": "DeclineResignation",
-    "draw": "OfferDraw",
-    "drawyes": "AcceptDraw",
-    "drawno": "DeclineDraw",
+    "draw": "ProposeDraw",
+    "drawyes": "AgreeDraw",
+    "drawno": "RefuseDraw",
+}
+# Commands renamed since boards named them (the engine's OfferDraw is not the service's):
+# a board posted before still sends what it meant.
+FORMER_NAMES: dict[str, str] = {
+    "OfferDraw": "ProposeDraw",
+    "AcceptDraw": "AgreeDraw",
+    "DeclineDraw": "RefuseDraw",
 }
 SENT_BY = {command: button for button, command in SENDS.items()}
+SENT_BY |= {former: SENT_BY[now] for former, now in FORMER_NAMES.items()}
 # Actions only the player the match waits for may take (the service checks again).
 ACTOR_ACTIONS = frozenset(
     {"roll", "double", "take", "pass", "passok", "resyes", "resno", "drawyes", "drawno", "move"}
@@ -133,7 +142,7 @@ async def check_player(
     if not await check_click(interaction):
         return False
     try:
-        view = await _host(interaction).service.get_view(match_id, interaction.guild_id)
+        view = await _host(interaction).service.handle(GetView(match_id, interaction.guild_id))
         seat = view.seat_of(interaction.user.id)
         if seat is None:
             await reply(interaction, text("refusal.not_in_match"))

@@ -35,6 +35,7 @@ import discord
 
 from bot.discord import permissions, wording
 from bot.discord.catalogue import plural_key, text
+from bot.service.commands import GetSettings, GetView, SetThread
 from engines.base import GameKind
 from engines.spec import spec_of
 
@@ -215,11 +216,11 @@ async def send_to_match(
             match.channel_id,
         )
     async with moving(match.match_id):
-        view = await bot.service.get_view(match.match_id, match.guild_id)
+        view = await bot.service.handle(GetView(match.match_id, match.guild_id))
         thread_id = view.thread_id
         if thread_id == match.thread_id:  # not moved meanwhile by another refusal or event
             thread_id = await new_thread(bot, view)
-            await bot.service.set_thread(match.match_id, thread_id)
+            await bot.service.handle(SetThread(match.match_id, thread_id))
     forget_board(bot, match.match_id)
     for file in [kwargs.get("file"), *(kwargs.get("files") or [])]:
         if isinstance(file, discord.File):
@@ -268,7 +269,7 @@ async def new_thread(bot: TableBot, view: MatchView) -> int | None:
     the channel, from discord.py's cache); its id. None otherwise, or when Discord refuses: the
     match goes on in the channel. Started without a message: the invitation already had its
     thread, and a message has at most one."""
-    settings = await bot.service.guild_settings(view.guild_id)
+    settings = await bot.service.handle(GetSettings(view.guild_id))
     channel = bot.get_channel(view.channel_id)
     if not settings.use_threads or not isinstance(channel, discord.TextChannel):
         return None

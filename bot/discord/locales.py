@@ -22,7 +22,7 @@ from typing import Any, ParamSpec, TypeVar
 import discord
 
 from bot.discord.catalogue import member_locale, reader, reading, server_locale
-from bot.service import MatchService, MemberLanguage
+from bot.service import GetSettings, MatchService, MemberLanguage
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ async def server_reader(client: Any, guild_id: int | None) -> str:
     service: MatchService | None = getattr(client, "service", None)
     if service is not None:
         try:
-            chosen = (await service.guild_settings(guild_id)).language
+            chosen = (await service.handle(GetSettings(guild_id))).language
         except Exception:  # never in the way of a message: the community language will do
             log.warning("no settings for guild %s", guild_id, exc_info=True)
     return server_locale(chosen or None, community)

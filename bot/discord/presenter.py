@@ -34,6 +34,13 @@ from bot.discord.replies import (
 )
 from bot.discord.style import style_of
 from bot.rendering import board_job as board_job
+from bot.service.commands import (
+    GetSettings,
+    GetView,
+    SetBoardMessage,
+    SetChallengeMessage,
+    SetThread,
+)
 from engines.base import GameKind, GameResult, MatchRules, Phase, ResultKind
 from engines.cube import Cube
 from engines.spec import spec_of
@@ -327,7 +334,7 @@ async def post_board(
     previous = view.board_message_id
     turn = await turn_message(bot.renderer, view, notes, ping=ping)
     message = await delivery.post_board_message(bot, view, turn, via)
-    await bot.service.set_board_message(view.match_id, message.id)
+    await bot.service.handle(SetBoardMessage(view.match_id, message.id))
     if previous is not None and previous != message.id:
         await strip_components(bot, view, previous)
     return message
@@ -461,13 +468,13 @@ async def publish(
             log.warning("match %s: could not post the result: %s", view.match_id, exc)
             missed = text("error.result_not_posted")
     if update.match_over:
-        await bot.service.set_board_message(view.match_id, None)
+        await bot.service.handle(SetBoardMessage(view.match_id, None))
         delivery.forget_board(bot, view.match_id)
     else:
         try:
             turn = turn or await turn_message(bot.renderer, view, notes)
             message = await delivery.post_board_message(bot, view, turn, via)
-            await bot.service.set_board_message(view.match_id, message.id)
+            await bot.service.handle(SetBoardMessage(view.match_id, message.id))
         except discord.HTTPException as exc:
             log.warning(
                 "match %s: could not post the board of move %s: %s",
@@ -491,17 +498,17 @@ async def move_out_of_thread(
     thread any more, or no longer in ``thread_id``: a lock, then an archive, of one thread
     move the match once)."""
     async with delivery.moving(match_id):
-        view = await bot.service.get_view(match_id, guild_id)
+        view = await bot.service.handle(GetView(match_id, guild_id))
         if view.match_over or view.thread_id is None:
             return False
         if thread_id is not None and view.thread_id != thread_id:
             return False
         log.info("match %s leaves thread %s (%s)", match_id, view.thread_id, how)
-        await bot.service.set_thread(match_id, await delivery.new_thread(bot, view))
+        await bot.service.handle(SetThread(match_id, await delivery.new_thread(bot, view)))
     # The board in the thread can't be edited any more (gone, locked or archived).
-    await bot.service.set_board_message(match_id, None)
+    await bot.service.handle(SetBoardMessage(match_id, None))
     delivery.forget_board(bot, match_id)
-    view = await bot.service.get_view(match_id, guild_id)
+    view = await bot.service.handle(GetView(match_id, guild_id))
     try:
         await post_board(bot, view, [wording.thread_gone(how)])
     except discord.HTTPException as exc:
@@ -540,7 +547,7 @@ async def start_match(
                 await invitation.edit(**closed)
         except discord.HTTPException:
             log.info("could not close invitation %s", invitation.id)
-    settings = await bot.service.guild_settings(view.guild_id)
+    settings = await bot.service.handle(GetSettings(view.guild_id))
     if settings.use_threads and threads and invitation is not None:
         try:
             thread = await invitation.create_thread(
@@ -550,8 +557,8 @@ async def start_match(
             # No permission, or already in a thread: the match stays in the channel.
             log.info("match %s stays in its channel: %s", view.match_id, exc)
         else:
-            await bot.service.set_thread(view.match_id, thread.id)
-            view = await bot.service.get_view(view.match_id, view.guild_id)
+            await bot.service.handle(SetThread(view.match_id, thread.id))
+            view = await bot.service.handle(GetView(view.match_id, view.guild_id))
     if delivery.is_click(via) and via is not None:
         await delivery.defer(via)
     try:
@@ -613,7 +620,7 @@ async def post_invitation(bot: TableBot, challenge: Challenge) -> discord.Messag
     message = await channel.send(
         content, embed=embed, view=ui.invitation_view(challenge.id), allowed_mentions=allowed
     )
-    await bot.service.set_challenge_message(challenge.id, message.id)
+    await bot.service.handle(SetChallengeMessage(challenge.id, message.id))
     return message
 
 

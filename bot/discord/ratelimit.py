@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.discord.catalogue import plural_key, text
+from bot.service.commands import GetSettings
 
 if TYPE_CHECKING:
     from bot.service import MatchService
@@ -182,7 +183,7 @@ def guild_limits(service: MatchService) -> SettingsLoader:
     """The loader of each server's limit: its ``rate_limit_*`` settings (defaults if unusable)."""
 
     async def load(guild_id: int) -> Limit:
-        settings = await service.guild_settings(guild_id)
+        settings = await service.handle(GetSettings(guild_id))
         actions = int(settings.rate_limit_actions)
         seconds = float(settings.rate_limit_seconds)
         if actions <= 0 or seconds <= 0:

@@ -17,6 +17,7 @@ from aiohttp import ClientError
 
 from bot.discord.catalogue import text
 from bot.discord.wording import game_name, refusal_text
+from bot.service.commands import CandidateMatches, MatchInThread
 from engines.errors import GameError
 
 if TYPE_CHECKING:
@@ -163,10 +164,10 @@ async def resolve_match(service: MatchService, interaction: discord.Interaction[
     channel_id = interaction.channel_id
     if guild_id is None or channel_id is None:
         raise FormattedGameError(text("refusal.server_only"))
-    in_thread = await service.match_in_thread(channel_id)
+    in_thread = await service.handle(MatchInThread(channel_id))
     if in_thread is not None and in_thread.guild_id == guild_id:
         return in_thread
-    views = await service.candidate_matches(guild_id, channel_id, interaction.user.id)
+    views = await service.handle(CandidateMatches(guild_id, channel_id, interaction.user.id))
     if len(views) == 1:
         return views[0]
     if not views:

@@ -29,6 +29,7 @@ from bot.service import (
     TournamentStatus,
     TournamentView,
 )
+from bot.service.tournament_model import DueTournaments, OverdueRounds
 from engines.tournament import TournamentFormat
 from render.tournament import MAX_BRACKET_MATCHES, MAX_TABLE_ROWS, BracketMatch
 
@@ -308,7 +309,7 @@ async def clock_pass(bot: TableBot, now: float | None) -> list[tuple[str, int]]:
     me = bot.user
     if me is None:
         return done
-    for view in await service.due_tournaments(now, bot.guild_shards):
+    for view in await service.handle(DueTournaments(now, bot.guild_shards)):
         try:
             started = await service.handle(
                 StartTournament(view.id, view.guild_id, None, me.id, me.display_name)
@@ -318,7 +319,7 @@ async def clock_pass(bot: TableBot, now: float | None) -> list[tuple[str, int]]:
             continue
         await refresh_announcement(bot, started)
         done.append(("start", view.id))
-    for view in await service.overdue_rounds(now, bot.guild_shards):
+    for view in await service.handle(OverdueRounds(now, bot.guild_shards)):
         unfinished = [
             text(
                 "tournament.overdue_match",

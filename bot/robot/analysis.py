@@ -23,14 +23,16 @@ from collections.abc import Callable, Sequence
 from bot.robot import jobs
 from engines import analysis
 from engines.actions import Action
-from engines.analysis import Decision, GameEvaluator, MatchAnalysis
+from engines.analysis import Decision, DecisionKind, GameEvaluator, MatchAnalysis
 from engines.base import GameKind, MatchRules
-from engines.checkers_analysis import CheckersEvaluator
-from engines.nannon_analysis import NannonEvaluator
+from engines.checkers_analysis import CheckersEvaluator, checkers_options
+from engines.nannon_analysis import NannonEvaluator, nannon_options
+from engines.puzzles import Option
 from engines.spec import Evaluator, spec_of
 
 __all__ = [
     "analyse_match",
+    "answer_options",
     "details",
     "evaluator_for",
     "game_decisions",
@@ -76,6 +78,48 @@ def game_decisions(
 ) -> list[Decision]:
     """Every decision of game ``game`` (from 1), in order, by the game's evaluator."""
     return evaluator_for(kind, ply).analyse_game(rules, actions, names, game)
+
+
+def _gnubg_options(
+    rules: MatchRules,
+    actions: Sequence[Action],
+    index: int,
+    decision: DecisionKind,
+    player: int,
+    ply: int,
+) -> list[Option]:
+    from bot.robot.gnubg_analysis import backgammon_options  # gnubg: only when asked
+
+    return backgammon_options(rules, actions, index, decision, ply)
+
+
+_OPTIONS: dict[
+    Evaluator,
+    Callable[[MatchRules, Sequence[Action], int, DecisionKind, int, int], list[Option]],
+] = {
+    Evaluator.GNUBG: _gnubg_options,
+    Evaluator.EXACT_SOLVER: lambda rules, actions, index, decision, player, ply: nannon_options(
+        rules, actions, index, decision, player, jobs.solver()
+    ),
+    Evaluator.SEARCH: lambda rules, actions, index, decision, player, ply: checkers_options(
+        rules, actions, index
+    ),
+}
+
+
+def answer_options(
+    kind: GameKind,
+    rules: MatchRules,
+    actions: Sequence[Action],
+    action_index: int,
+    decision: DecisionKind,
+    player: int,
+    ply: int,
+) -> list[tuple[str, float]]:
+    """Every option of one analysed decision with the game's evaluator's equity for the
+    decider (a puzzle's answer key), as plain pairs for the trip back from the worker."""
+    ranked = _OPTIONS[spec_of(kind).evaluator](rules, actions, action_index, decision, player, ply)
+    return [(option.move, option.equity) for option in ranked]
 
 
 def analyse_match(

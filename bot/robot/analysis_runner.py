@@ -16,7 +16,7 @@ from bot.robot import analysis
 from bot.robot.worker import NOT_AVAILABLE, RobotUnavailableError, RobotWorker
 from bot.workers import WorkerPool
 from engines.actions import Action
-from engines.analysis import Decision, count_games
+from engines.analysis import Decision, DecisionKind, count_games
 from engines.base import GameKind, MatchRules
 
 __all__ = ["WorkerAnalysisRunner"]
@@ -60,4 +60,22 @@ class WorkerAnalysisRunner:
             raise RobotUnavailableError(NOT_AVAILABLE)
         return await self.pool.run(
             analysis.game_decisions, kind, rules, list(actions), names, game, ply
+        )
+
+    async def answer_options(
+        self,
+        kind: GameKind,
+        rules: MatchRules,
+        actions: Sequence[Action],
+        action_index: int,
+        decision: DecisionKind,
+        player: int,
+        ply: int,
+    ) -> list[tuple[str, float]]:
+        """Every option of one analysed decision with its equity (a puzzle's answer key),
+        ranked in the analysis worker by the game's evaluator."""
+        if analysis.needs_gnubg(kind) and not await self.robot_worker.gnubg_available():
+            raise RobotUnavailableError(NOT_AVAILABLE)
+        return await self.pool.run(
+            analysis.answer_options, kind, rules, list(actions), action_index, decision, player, ply
         )

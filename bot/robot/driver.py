@@ -51,7 +51,7 @@ from bot.service import (
     RobotTurnWaiting,
     StaleActionError,
 )
-from bot.service.commands import asking
+from bot.service.commands import GetRobotTurn, GetSettings, asking
 from engines.actions import Move, OfferDraw, Resign, Roll
 from engines.base import Phase
 from engines.errors import GameError
@@ -207,10 +207,10 @@ class RobotDriver:
     async def _turn(self, match_id: int) -> bool:
         """One decision of the robot, applied; False when there is none to make."""
         service = self.service
-        turn = await service.robot_turn(match_id)
+        turn = await service.handle(GetRobotTurn(match_id))
         if turn is None:
             return False
-        settings = await service.guild_settings(turn.guild_id)
+        settings = await service.handle(GetSettings(turn.guild_id))
         offered = self._draw_offers.get(match_id)
         may_offer = offered is None or turn.version - offered >= DRAW_REOFFER_ACTIONS
         resigned = self._resign_offers.get(match_id)

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.robot import gnubg_brain
-from engines import new_match
+from engines import new_match, replay
 from engines.actions import Action, Double, Drop, Move, OpeningRoll, Roll, Take
 from engines.analysis import Decision, DecisionKind
 from engines.backgammon import BAR, OFF, Play, Position
@@ -43,9 +43,10 @@ from engines.base import MatchRules
 from engines.exports import mat_export
 from engines.gnubg import MatchId, match_id_of
 from engines.match import NO_MOVE, DiceMatch
+from engines.puzzles import Option, cube_options, take_options
 from engines.spec import BACKGAMMON
 
-__all__ = ["AnalysisError", "GnubgEvaluator", "analyse_backgammon_game"]
+__all__ = ["AnalysisError", "GnubgEvaluator", "analyse_backgammon_game", "backgammon_options"]
 
 CLOSE_CUBE = 0.16
 """gnubg's ``isCloseCubedecision``: a cube decision counts when doubling costs less than this."""
@@ -457,3 +458,28 @@ def analyse_backgammon_game(
             value = value[2:]
         pairing.add(turn, node, value if what == "move" else what)
     return pairing.decisions
+
+
+def backgammon_options(
+    rules: MatchRules,
+    actions: Sequence[Action],
+    action_index: int,
+    kind: DecisionKind,
+    ply: int,
+) -> list[Option]:
+    """Every option of the decision at action ``action_index`` (a decision of
+    :func:`analyse_backgammon_game`) with gnubg's equity at ``ply`` for the decider: each
+    legal play of the roll (gnubg's ranking), the cube's two choices before the roll, or take
+    and pass. In match play the equities are ``2 * MWC - 1``."""
+    match = replay("backgammon", rules, actions[:action_index])
+    if not isinstance(match, DiceMatch):
+        raise TypeError("a backgammon match is a DiceMatch")
+    position_id, match_id = match.position_id, match_id_of(match)
+    if kind is DecisionKind.MOVE:
+        ranked = gnubg_brain.rank_plays(position_id, match_id, ply)
+        return [Option(play, equity) for play, _, equity in ranked]
+    if kind is DecisionKind.CUBE:
+        cube = gnubg_brain.cube_decision(position_id, match_id, ply)
+        return cube_options(cube.no_double, cube.double_take, cube.double_pass)
+    answer = gnubg_brain.take_decision(position_id, match_id, ply)
+    return take_options(answer.take_equity, answer.pass_equity)

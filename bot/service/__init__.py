@@ -9,7 +9,14 @@ command per operation (:mod:`bot.service.commands`) and one table of handlers
 (:mod:`bot.service.bus`) after the commit."""
 
 from bot.service import commands, tournament_model
-from bot.service.analysis import AnalysisQueue, AnalysisRunner, RequestAnalysis
+from bot.service.analysis import (
+    AnalysisQueue,
+    AnalysisRunner,
+    GetAnalysis,
+    RequestAnalysis,
+    SetAnalysisMessage,
+    ViewsAfterActions,
+)
 from bot.service.bus import EventBus
 from bot.service.commands import *  # noqa: F403
 from bot.service.errors import (
@@ -62,6 +69,7 @@ __all__ = [
     "DiceFactory",
     "EventBus",
     "ExportFile",
+    "GetAnalysis",
     "GuildSettings",
     "HintKind",
     "HintRequest",
@@ -88,9 +96,11 @@ __all__ = [
     "RobotRecord",
     "RobotTurn",
     "RobotTurnWaiting",
+    "SetAnalysisMessage",
     "StaleActionError",
     "StatLine",
     "VerifyReport",
+    "ViewsAfterActions",
     "WrongPhase",
     "waits_for_robot",
 ]

@@ -45,7 +45,10 @@ __all__ = [
     "AnalysisListener",
     "AnalysisQueue",
     "AnalysisRunner",
+    "GetAnalysis",
     "RequestAnalysis",
+    "SetAnalysisMessage",
+    "ViewsAfterActions",
     "analysis_from_json",
     "analysis_to_json",
 ]
@@ -63,6 +66,33 @@ class RequestAnalysis(Command[AnalysisView]):
     guild_id: int
     user_id: int | None
     ply: int = DEFAULT_PLY
+
+
+@dataclass(frozen=True)
+class GetAnalysis(Command[AnalysisView]):
+    """Read-only: the match's analysis as it stands; NO_SUCH_MATCH when it has none (or, with
+    ``guild_id``, is another server's)."""
+
+    match_id: int
+    guild_id: int | None = None
+
+
+@dataclass(frozen=True)
+class ViewsAfterActions(Command[list[MatchView]]):
+    """Read-only: the match as it stood after each of ``action_indexes`` of its actions (the
+    worst mistakes' boards), in that order."""
+
+    match_id: int
+    guild_id: int
+    action_indexes: Sequence[int]
+
+
+@dataclass(frozen=True)
+class SetAnalysisMessage(Command[None]):
+    """Bookkeeping: the message that shows the analysis (its progress, then its report)."""
+
+    match_id: int
+    message_id: int | None
 
 
 class AnalysisRunner(Protocol):

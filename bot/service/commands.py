@@ -3,15 +3,16 @@ operation, handed to :meth:`bot.service.MatchService.handle`, the service's one 
 ``Command[R]`` answers an ``R``: ``await service.handle(RollDice(...))`` is a
 :class:`~bot.service.model.MatchUpdate`, ``await service.handle(NewChallenge(...))`` a
 :class:`~bot.service.model.Challenge`. The table that maps each command to its handler is
-:data:`bot.service.dispatch.HANDLERS`.
+:data:`bot.service.service.HANDLERS`.
 
 Match actions (:class:`MatchCommand`) name the match, the server and the member.
 ``expected_version`` is the match version the clicked board showed: an action on any other
 version is refused as stale (an old board, a double click). Slash commands leave it ``None``.
 Their handlers pick the engine action (:mod:`engines.actions`) for the acting seat.
 
-Read-only commands (:class:`ShowBoard`) change nothing; the other reads are the service's
-query methods.
+Read-only commands (:class:`ShowBoard`, :class:`GetView`, :class:`Leaderboard`, ...) change
+nothing. The adapter's bookkeeping (:class:`SetThread`, :class:`ClaimReminder`, ...) records
+where a match is shown; :class:`ExpireChallenges` is the expiry sweep.
 """
 
 from __future__ import annotations
@@ -20,8 +21,25 @@ from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
-from bot.service.model import Challenge, MatchUpdate, MatchView
+from bot.service.model import (
+    Challenge,
+    DailyPuzzle,
+    ExportFile,
+    HintRequest,
+    HistoryEntry,
+    IdleMatch,
+    LeaderboardRow,
+    MatchUpdate,
+    MatchView,
+    PuzzleResult,
+    PuzzleStanding,
+    PuzzleView,
+    RobotTurn,
+    StatLine,
+    VerifyReport,
+)
 from bot.service.settings import GuildSettings
+from bot.storage import GuildShards
 from engines import actions as engine
 from engines.base import GameKind, ResignLevel
 
@@ -98,17 +116,23 @@ class DeclineResignation(MatchCommand):
 
 
 @dataclass(frozen=True)
-class OfferDraw(MatchCommand):
+class ProposeDraw(MatchCommand):
+    """Offer the opponent a draw (checkers, on one's move); the engine's ``OfferDraw``."""
+
     asks = engine.OfferDraw
 
 
 @dataclass(frozen=True)
-class AcceptDraw(MatchCommand):
+class AgreeDraw(MatchCommand):
+    """Accept the draw offered: the game is drawn; the engine's ``AcceptDraw``."""
+
     asks = engine.AcceptDraw
 
 
 @dataclass(frozen=True)
-class DeclineDraw(MatchCommand):
+class RefuseDraw(MatchCommand):
+    """Decline the draw offered: play goes on; the engine's ``DeclineDraw``."""
+
     asks = engine.DeclineDraw
 
 
@@ -283,35 +307,320 @@ class ShowBoard(Command[MatchView]):
     guild_id: int | None = None
 
 
+# --- read-only: each answers, changes nothing ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GetView(Command[MatchView]):
+    """The match as it stands; with ``guild_id``, refused for another server's match."""
+
+    match_id: int
+    guild_id: int | None = None
+
+
+@dataclass(frozen=True)
+class ActiveMatches(Command[list[MatchView]]):
+    """The member's active matches on the server."""
+
+    guild_id: int
+    user_id: int
+
+
+@dataclass(frozen=True)
+class MatchInThread(Command[MatchView | None]):
+    """The match played in this thread, if any."""
+
+    thread_id: int
+
+
+@dataclass(frozen=True)
+class CandidateMatches(Command[list[MatchView]]):
+    """The member's active matches in this channel or thread (the bot acts when exactly one)."""
+
+    guild_id: int
+    channel_id: int
+    user_id: int
+
+
+@dataclass(frozen=True)
+class LegalMoves(Command[list[str]]):
+    """Autocomplete: the legal moves of the member on turn that match ``prefix`` (starting with
+    it first, then containing it), at most ``limit`` (None: all); else none."""
+
+    match_id: int
+    guild_id: int
+    user_id: int
+    prefix: str = ""
+    limit: int | None = None
+
+
+@dataclass(frozen=True)
+class Leaderboard(Command[list[LeaderboardRow]]):
+    """Players by rating; with ``match_length``, W-L and points of matches of that length."""
+
+    guild_id: int
+    game: GameKind | str
+    match_length: int | None = None
+    limit: int = 10
+
+
+@dataclass(frozen=True)
+class History(Command[list[HistoryEntry]]):
+    """The member's finished matches, newest first."""
+
+    guild_id: int
+    user_id: int
+    limit: int = 20
+
+
+@dataclass(frozen=True)
+class Stats(Command[StatLine]):
+    """The member's rating and record in one game."""
+
+    guild_id: int
+    user_id: int
+    game: GameKind | str
+
+
+@dataclass(frozen=True)
+class Export(Command[ExportFile]):
+    """``.mat`` for Nannon/backgammon, ``.pdn`` for checkers, rebuilt from the event log."""
+
+    match_id: int
+    guild_id: int
+
+
+@dataclass(frozen=True)
+class VerifyMatch(Command[VerifyReport]):
+    """Replay the match's event log and check it against the stored match."""
+
+    match_id: int
+    guild_id: int
+
+
+@dataclass(frozen=True)
+class GetChallenge(Command[Challenge]):
+    """The challenge as it stands (expired once past its time, even before the sweep)."""
+
+    challenge_id: int
+    guild_id: int
+
+
+@dataclass(frozen=True)
+class GetSettings(Command[GuildSettings]):
+    """A server's settings (the defaults until changed)."""
+
+    guild_id: int
+
+
+@dataclass(frozen=True)
+class IdleMatches(Command[list[IdleMatch]]):
+    """Active matches (in ``guilds``; None: everywhere) whose actor is idle past the reminder
+    (not yet sent) or claim time."""
+
+    now: float | None = None
+    guilds: GuildShards | None = None
+
+
+@dataclass(frozen=True)
+class GetRobotTurn(Command[RobotTurn | None]):
+    """What the robot has to decide in the match now (a private copy of the match, its seat,
+    level and the version to act on), or None when it has nothing to decide."""
+
+    match_id: int
+
+
+@dataclass(frozen=True)
+class AskHint(Command[HintRequest]):
+    """Allow a hint for the member (always against the robot; between people where the
+    server's ``hints_in_human_matches`` is on) and say on what; the robot computes it."""
+
+    match_id: int
+    guild_id: int
+    user_id: int
+
+
+# --- the adapter's bookkeeping and the sweeps ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExpireChallenges(Command[list[Challenge]]):
+    """Mark open challenges past their expiry (in ``guilds``; None: everywhere) as expired and
+    answer them (each once, even to several processes at once, with its ``channel_id`` and
+    ``message_id``, so the caller can close its invitation)."""
+
+    now: float | None = None
+    guilds: GuildShards | None = None
+
+
+@dataclass(frozen=True)
+class SetChallengeMessage(Command[None]):
+    """The message that shows the challenge."""
+
+    challenge_id: int
+    message_id: int
+
+
+@dataclass(frozen=True)
+class SetThread(Command[None]):
+    """The thread the match is played in (None: none any more)."""
+
+    match_id: int
+    thread_id: int | None
+
+
+@dataclass(frozen=True)
+class SetBoardMessage(Command[None]):
+    """The message that shows the match's board (None: none any more)."""
+
+    match_id: int
+    message_id: int | None
+
+
+@dataclass(frozen=True)
+class ClaimReminder(Command[bool]):
+    """Claim the idle reminder for this version before sending it, so it is sent once: True
+    for the one caller (of every process) that may send it; False when it was claimed already
+    or the match has moved on."""
+
+    match_id: int
+    version: int
+
+
+# --- puzzles (bot.service.puzzles) -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NextPuzzle(Command[PuzzleView]):
+    """A puzzle for the member from the server's pool (of ``game``; None: any), one they have
+    not tried; never one of their own games unless ``include_own``."""
+
+    guild_id: int
+    user_id: int
+    game: str | None = None
+    include_own: bool = False
+
+
+@dataclass(frozen=True)
+class AnswerPuzzle(Command[PuzzleResult]):
+    """The member's one answer to a puzzle: ``choice`` is one of its options."""
+
+    puzzle_id: int
+    guild_id: int
+    user_id: int
+    user_name: str
+    choice: str
+
+
+@dataclass(frozen=True)
+class PuzzleStats(Command[PuzzleStanding]):
+    """The member's puzzle rating, attempts and puzzles solved."""
+
+    guild_id: int
+    user_id: int
+
+
+@dataclass(frozen=True)
+class PuzzleLeaderboard(Command[list[PuzzleStanding]]):
+    """The server's solvers by puzzle rating."""
+
+    guild_id: int
+    limit: int = 10
+
+
+@dataclass(frozen=True)
+class SetPuzzleOptOut(Command[bool]):
+    """Keep the member's games out of puzzles (``out``) or let them in again."""
+
+    guild_id: int
+    user_id: int
+    out: bool
+
+
+@dataclass(frozen=True)
+class ShowPuzzle(Command[PuzzleView]):
+    """A puzzle as it stands (its counts, where the daily post showed it)."""
+
+    puzzle_id: int
+    guild_id: int
+
+
+@dataclass(frozen=True)
+class PostDailyPuzzle(Command[DailyPuzzle | None]):
+    """The daily puzzle due at ``now`` in the guild, claimed (so it is posted once), with the
+    previous one to reveal; None when the server has no daily puzzle, it is not time yet, today's
+    is out already, or the pool is empty."""
+
+    guild_id: int
+    now: float
+
+
+@dataclass(frozen=True)
+class SetPuzzleMessage(Command[None]):
+    """Record the daily post's message (its live count is edited there)."""
+
+    puzzle_id: int
+    channel_id: int
+    message_id: int
+
+
 __all__ = [
     "AcceptChallenge",
-    "AcceptDraw",
     "AcceptResignation",
+    "ActiveMatches",
+    "AgreeDraw",
+    "AnswerPuzzle",
+    "AskHint",
     "CancelChallenge",
+    "CandidateMatches",
     "ChallengeOptions",
     "ChooseLanguage",
+    "ClaimReminder",
     "ClaimWin",
     "Command",
     "DeclineChallenge",
-    "DeclineDraw",
     "DeclineResignation",
+    "ExpireChallenges",
+    "Export",
+    "GetChallenge",
+    "GetRobotTurn",
+    "GetSettings",
+    "GetView",
+    "History",
+    "IdleMatches",
+    "Leaderboard",
     "LeaveMatch",
+    "LegalMoves",
     "MatchCommand",
+    "MatchInThread",
     "MemberLanguage",
     "NewChallenge",
+    "NextPuzzle",
     "OfferDouble",
-    "OfferDraw",
     "OfferResignation",
     "PassDouble",
     "PlayMove",
+    "PostDailyPuzzle",
+    "ProposeDraw",
+    "PuzzleLeaderboard",
+    "PuzzleStats",
     "RecordShout",
+    "RefuseDraw",
     "Rematch",
     "RobotMatch",
     "RobotRematch",
     "RollDice",
+    "SetBoardMessage",
+    "SetChallengeMessage",
+    "SetPuzzleMessage",
+    "SetPuzzleOptOut",
+    "SetThread",
     "ShowBoard",
+    "ShowPuzzle",
+    "Stats",
     "TakeDouble",
     "UpdateSettings",
+    "VerifyMatch",
     "asking",
     "command_named",
 ]

@@ -93,6 +93,11 @@ class Refusal(StrEnum):
     MATCH_NOT_FINISHED = "match_not_finished"  # match_id
     ANALYSIS_PENDING = "analysis_pending"  # match_id, status, channel_id, message_id
     ANALYSIS_DONE = "analysis_done"  # match_id, channel_id, message_id (the report)
+    # Puzzles
+    NO_PUZZLE = "no_puzzle"  # game (None: any): nothing left to try in this server
+    NO_SUCH_PUZZLE = "no_such_puzzle"  # puzzle_id
+    PUZZLE_ANSWERED = "puzzle_answered"  # puzzle_id, choice (the first answer), correct
+    NOT_A_PUZZLE_OPTION = "not_a_puzzle_option"  # puzzle_id, given
     # Actions
     STALE_BOARD = "stale_board"  # expected_version is not the match's
     MATCH_CHANGED = "match_changed"  # another process committed first

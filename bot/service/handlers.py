@@ -1,6 +1,6 @@
 """The match actions' table: each :class:`~bot.service.commands.MatchCommand` type maps to the
 function that decides its engine action (:data:`MATCH_ACTIONS`; the service's one command table,
-:data:`bot.service.dispatch.HANDLERS`, runs them through the action pipeline).
+:data:`bot.service.service.HANDLERS`, runs them through the action pipeline).
 
 A handler checks the command's own arguments (before the match is looked at) and returns its
 decide function. The pipeline (:mod:`bot.service.actions`) calls that with the match's lock held,
@@ -17,18 +17,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.service.commands import (
-    AcceptDraw,
     AcceptResignation,
+    AgreeDraw,
     ClaimWin,
-    DeclineDraw,
     DeclineResignation,
     LeaveMatch,
     MatchCommand,
     OfferDouble,
-    OfferDraw,
     OfferResignation,
     PassDouble,
     PlayMove,
+    ProposeDraw,
+    RefuseDraw,
     RollDice,
     TakeDouble,
 )
@@ -202,7 +202,7 @@ def decline_resignation(command: DeclineResignation) -> Decide:
     return lambda turn: engine.DeclineResign(turn.seat)
 
 
-def offer_draw(command: OfferDraw) -> Decide:
+def propose_draw(command: ProposeDraw) -> Decide:
     def decide(turn: Turn) -> engine.Action:
         if turn.live.match.phase is not Phase.MOVE:
             # An offer waiting (the player's own, or one to answer) says so plainly.
@@ -212,11 +212,11 @@ def offer_draw(command: OfferDraw) -> Decide:
     return decide
 
 
-def accept_draw(command: AcceptDraw) -> Decide:
+def agree_draw(command: AgreeDraw) -> Decide:
     return lambda turn: engine.AcceptDraw(turn.seat)
 
 
-def decline_draw(command: DeclineDraw) -> Decide:
+def refuse_draw(command: RefuseDraw) -> Decide:
     return lambda turn: engine.DeclineDraw(turn.seat)
 
 
@@ -256,9 +256,9 @@ MATCH_ACTIONS: dict[type[MatchCommand], Handler] = {
     OfferResignation: offer_resignation,
     AcceptResignation: accept_resignation,
     DeclineResignation: decline_resignation,
-    OfferDraw: offer_draw,
-    AcceptDraw: accept_draw,
-    DeclineDraw: decline_draw,
+    ProposeDraw: propose_draw,
+    AgreeDraw: agree_draw,
+    RefuseDraw: refuse_draw,
     LeaveMatch: leave_match,
     ClaimWin: claim_win,
 }

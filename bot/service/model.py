@@ -8,16 +8,18 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
-from engines.analysis import MatchAnalysis
+from engines.analysis import DecisionKind, MatchAnalysis
 from engines.base import GameKind, GameMatch, GameResult, MatchRules, Phase, ResignLevel
 from engines.legal_moves import MoveNotation
 from engines.match import NO_MOVE
+from engines.puzzles import AnswerKey, Option
 
 __all__ = [
     "AnalysisStatus",
     "AnalysisView",
     "Challenge",
     "ChallengeStatus",
+    "DailyPuzzle",
     "DiceFactory",
     "ExportFile",
     "HintKind",
@@ -31,6 +33,10 @@ __all__ = [
     "MatchUpdate",
     "MatchView",
     "Player",
+    "PuzzleResult",
+    "PuzzleReveal",
+    "PuzzleStanding",
+    "PuzzleView",
     "RatingChange",
     "RobotRecord",
     "RobotTurn",
@@ -334,7 +340,7 @@ class MatchAwareDice(MatchDice, Protocol):
     """Dice shown the match each die is rolled for: the engine object, mid-action (the lock
     held, nothing committed yet). Read it, never change it. Scripted dice in tests pick their
     faces by it; fair dice have no use for it and don't implement it. Steered dice are not the
-    committed seed's, so :meth:`MatchService.verify_match` fails their match."""
+    committed seed's, so ``VerifyMatch`` fails their match."""
 
     def roll_die_for(self, match: GameMatch) -> int: ...
 
@@ -369,3 +375,84 @@ class AnalysisView:
     message_id: int | None  # the message that shows its progress, then its report
     analysis: MatchAnalysis | None = None  # once done
     error: str | None = None  # once failed: what went wrong (for the log)
+
+
+# --- puzzles (bot.service.puzzles) ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PuzzleView:
+    """A puzzle as a solver sees it: where it comes from (to draw the board: the match as it
+    stood after ``action_index`` actions), whose decision, and the options to pick from, in
+    notation order (so the best is not always first). No answer."""
+
+    puzzle_id: int
+    guild_id: int
+    game: GameKind
+    kind: DecisionKind
+    match_id: int
+    action_index: int
+    seat: int
+    board: dict[str, Any]
+    options: tuple[str, ...]
+    rating: float
+    attempts: int
+    solved: int
+    post_channel_id: int | None = None
+    post_message_id: int | None = None
+    """Where the daily post showed it (None: never posted)."""
+
+
+@dataclass(frozen=True)
+class PuzzleReveal:
+    """A daily puzzle's answer, told at the next post: the whole key, the move played in the
+    game, who solved it (names, in order of their answers) and how many tried; the game's
+    player only where the server allows naming them."""
+
+    puzzle: PuzzleView
+    key: AnswerKey
+    played: str
+    solvers: tuple[str, ...]
+    player: str | None
+
+
+@dataclass(frozen=True)
+class DailyPuzzle:
+    """A daily post due now: the puzzle to post in ``channel_id`` (claimed: posted once), the
+    previous one to reveal, and the players' names where the server allows them."""
+
+    puzzle: PuzzleView
+    channel_id: int
+    previous: PuzzleReveal | None
+    names: tuple[str, str] | None
+
+
+@dataclass(frozen=True)
+class PuzzleResult:
+    """A member's answer judged: right or wrong, what the choice gave up against the best,
+    the whole answer key (best first) and the member's rating before and after."""
+
+    puzzle_id: int
+    user_id: int
+    choice: str
+    correct: bool
+    loss: float
+    key: AnswerKey
+    rating_before: float
+    rating_after: float
+
+    @property
+    def best(self) -> Option:
+        return self.key.best
+
+
+@dataclass(frozen=True)
+class PuzzleStanding:
+    """A member's puzzle record in the guild."""
+
+    user_id: int
+    name: str
+    rating: float
+    deviation: float
+    attempts: int
+    solved: int

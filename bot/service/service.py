@@ -13,8 +13,9 @@ pipeline in :mod:`~bot.service.actions`), challenges (:mod:`~bot.service.challen
 settings, shouts, analysis requests, reads. A handler answers and returns its events; once its
 command is committed, ``handle`` publishes them on :attr:`MatchService.bus` and answers. The
 subscribers, registered at start-up, react: the Discord presenter, the robot's driver
-(:mod:`bot.robot.driver`), the analysis queue (here). The other reads are query methods
-(:mod:`~bot.service.queries`: views, leaderboards, history, stats, exports, verification).
+(:mod:`bot.robot.driver`), the analysis queue (here). Reads are read-only commands too
+(``GetView``, ``Leaderboard``, ``History``, ``Stats``, ``Export``, ``VerifyMatch``, ...), their
+answers computed in :mod:`~bot.service.queries`.
 
 It takes plain ids and strings, applies engine actions under one lock per match plus an
 optimistic ``version`` check, commits every change to the store before answering, and returns
@@ -32,51 +33,74 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from bot.service import actions, challenges, queries
-from bot.service.analysis import AnalysisQueue, AnalysisRunner, RequestAnalysis
+from bot.service import actions, challenges, puzzles, queries
+from bot.service.analysis import (
+    AnalysisQueue,
+    AnalysisRunner,
+    GetAnalysis,
+    RequestAnalysis,
+    SetAnalysisMessage,
+    ViewsAfterActions,
+)
 from bot.service.bus import EventBus, Outcome
 from bot.service.commands import (
     AcceptChallenge,
+    ActiveMatches,
+    AnswerPuzzle,
+    AskHint,
     CancelChallenge,
+    CandidateMatches,
     ChooseLanguage,
+    ClaimReminder,
     Command,
     DeclineChallenge,
+    ExpireChallenges,
+    Export,
+    GetChallenge,
+    GetRobotTurn,
+    GetSettings,
+    GetView,
+    History,
+    IdleMatches,
+    Leaderboard,
+    LegalMoves,
     MatchCommand,
+    MatchInThread,
     MemberLanguage,
     NewChallenge,
+    NextPuzzle,
+    PostDailyPuzzle,
+    PuzzleLeaderboard,
+    PuzzleStats,
     RecordShout,
     Rematch,
     RobotMatch,
     RobotRematch,
+    SetBoardMessage,
+    SetChallengeMessage,
+    SetPuzzleMessage,
+    SetPuzzleOptOut,
+    SetThread,
     ShowBoard,
+    ShowPuzzle,
+    Stats,
     UpdateSettings,
+    VerifyMatch,
 )
 from bot.service.events import MatchUpdated, robot_follow_up, update_events
 from bot.service.handlers import MATCH_ACTIONS, Decide
-from bot.service.model import (
-    AnalysisView,
-    Challenge,
-    DiceFactory,
-    ExportFile,
-    HintRequest,
-    HistoryEntry,
-    IdleMatch,
-    LeaderboardRow,
-    MatchUpdate,
-    MatchView,
-    RobotTurn,
-    StatLine,
-    VerifyReport,
-)
-from bot.service.settings import GuildSettings
+from bot.service.model import DiceFactory, MatchUpdate, MatchView
 from bot.service.state import ServiceState
 from bot.service.tournament_model import (
     AdjudicateMatch,
     AdvanceTournament,
     CreateTournament,
+    DueTournaments,
     JoinTournament,
     LeaveTournament,
     ListTournaments,
+    OverdueRounds,
+    SetTournamentMessage,
     ShowTournament,
     StartTournament,
     TournamentView,
@@ -84,7 +108,6 @@ from bot.service.tournament_model import (
 )
 from bot.service.tournaments import Tournaments
 from bot.storage import GuildShards, Store, connect_store
-from engines.base import GameKind
 from engines.dice import FairDice
 
 log = logging.getLogger(__name__)
@@ -95,7 +118,7 @@ R = TypeVar("R")
 
 
 class MatchService:
-    """Commands through :meth:`handle`, events on :attr:`bus`, queries. Create with a
+    """Commands through :meth:`handle`, events on :attr:`bus`. Create with a
     :class:`Store`, or ``await MatchService.open``.
 
     ``dice_factory`` makes a new match's dice (tests inject a fixed seed); ``clock`` returns the
@@ -116,6 +139,9 @@ class MatchService:
         self.bus.subscribe(MatchUpdated, self._queue_analysis)
         self.tournaments = Tournaments(self.handle, self._state)
         self.bus.subscribe(MatchUpdated, self.tournaments.match_updated)
+        keys = analysis_runner if isinstance(analysis_runner, puzzles.PuzzleKeys) else None
+        self.puzzles = puzzles.PuzzleMiner(self._state, keys, self.analyses.view)
+        self.analyses.listeners.append(self.puzzles.analysis_told)
 
     async def _queue_analysis(self, event: MatchUpdated) -> None:
         """A finished match's analysis is queued (where the server asks for it)."""
@@ -137,6 +163,7 @@ class MatchService:
 
     async def close(self) -> None:
         await self.analyses.stop()
+        await self.puzzles.stop()
         self._state.close()
         await self.store.close()
 
@@ -171,159 +198,7 @@ class MatchService:
             await self.bus.publish(outcome.events, key=key, slot=outcome.slot)
         return cast(R, outcome.result)
 
-    # --- conveniences for scripts and tests: each builds its command and handles it ----------
-
-    async def challenge(self, *args: Any, **kwargs: Any) -> Challenge:
-        return await self.handle(NewChallenge(*args, **kwargs))
-
-    async def accept(
-        self, challenge_id: int, guild_id: int, user_id: int, user_name: str
-    ) -> MatchUpdate:
-        return await self.handle(AcceptChallenge(challenge_id, guild_id, user_id, user_name))
-
-    async def decline(self, challenge_id: int, guild_id: int, user_id: int) -> Challenge:
-        return await self.handle(DeclineChallenge(challenge_id, guild_id, user_id))
-
-    async def cancel(self, challenge_id: int, guild_id: int, user_id: int) -> Challenge:
-        return await self.handle(CancelChallenge(challenge_id, guild_id, user_id))
-
-    async def rematch(self, match_id: int, guild_id: int, user_id: int) -> Challenge:
-        return await self.handle(Rematch(match_id, guild_id, user_id))
-
-    async def robot_match(self, *args: Any, **kwargs: Any) -> MatchUpdate:
-        return await self.handle(RobotMatch(*args, **kwargs))
-
-    async def robot_rematch(self, match_id: int, guild_id: int, user_id: int) -> MatchUpdate:
-        return await self.handle(RobotRematch(match_id, guild_id, user_id))
-
-    async def update_guild_settings(self, guild_id: int, /, **changes: Any) -> GuildSettings:
-        return await self.handle(UpdateSettings(guild_id, changes))
-
-    async def record_shout(
-        self, match_id: int, guild_id: int, user_id: int, game_number: int | None = None
-    ) -> bool:
-        return await self.handle(RecordShout(match_id, guild_id, user_id, game_number))
-
-    async def request_analysis(self, command: RequestAnalysis) -> AnalysisView:
-        return await self.handle(command)
-
-    # --- challenges (reads and the adapter's bookkeeping) ------------------------------------
-
-    async def get_challenge(self, challenge_id: int, guild_id: int) -> Challenge:
-        """The challenge as it stands (expired once past its time, even before the sweep)."""
-        return await challenges.get_challenge(self._state, challenge_id, guild_id)
-
-    async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
-        await challenges.set_challenge_message(self._state, challenge_id, message_id)
-
-    async def expire_challenges(
-        self, now: float | None = None, guilds: GuildShards | None = None
-    ) -> list[Challenge]:
-        """Mark open challenges past their expiry (in ``guilds``; None: everywhere) as expired
-        and return them (each once, even to several processes at once, with its
-        ``channel_id`` and ``message_id``, so the caller can close its invitation)."""
-        return await challenges.expire_challenges(self._state, now, guilds)
-
-    # --- the robot --------------------------------------------------------------------------
-
-    async def robot_turn(self, match_id: int) -> RobotTurn | None:
-        """What the robot has to decide in the match now (a private copy of the match, its
-        seat, level and the version to act on), or None when it has nothing to decide."""
-        return await queries.robot_turn(self._state, match_id)
-
-    async def hint_request(self, match_id: int, guild_id: int, user_id: int) -> HintRequest:
-        """Allow a hint for the player (always against the robot; between people where the
-        server's ``hints_in_human_matches`` is on) and say on what; the robot computes it."""
-        return await queries.hint_request(self._state, match_id, guild_id, user_id)
-
-    # --- queries ----------------------------------------------------------------------------
-
-    async def get_view(self, match_id: int, guild_id: int | None = None) -> MatchView:
-        """The current view; with ``guild_id``, refuse a match of another server."""
-        return await queries.get_view(self._state, match_id, guild_id)
-
-    async def active_matches(self, guild_id: int, user_id: int) -> list[MatchView]:
-        return await queries.active_matches(self._state, guild_id, user_id)
-
-    async def match_in_thread(self, thread_id: int) -> MatchView | None:
-        return await queries.match_in_thread(self._state, thread_id)
-
-    async def candidate_matches(
-        self, guild_id: int, channel_id: int, user_id: int
-    ) -> list[MatchView]:
-        """The user's active matches in this channel or thread (the bot acts when exactly one)."""
-        return await queries.candidate_matches(self._state, guild_id, channel_id, user_id)
-
-    async def legal_moves(
-        self,
-        match_id: int,
-        guild_id: int,
-        user_id: int,
-        prefix: str = "",
-        limit: int | None = None,
-    ) -> list[str]:
-        """Autocomplete: legal moves of the user on turn that match ``prefix`` (starting with it
-        first, then containing it), at most ``limit`` (None: all); else empty."""
-        return await queries.legal_moves(self._state, match_id, guild_id, user_id, prefix, limit)
-
-    async def leaderboard(
-        self,
-        guild_id: int,
-        game: GameKind | str,
-        match_length: int | None = None,
-        limit: int = 10,
-    ) -> list[LeaderboardRow]:
-        """Players by rating; with ``match_length``, W-L and points of matches of that length."""
-        return await queries.leaderboard(self._state, guild_id, game, match_length, limit)
-
-    async def history(self, guild_id: int, user_id: int, limit: int = 20) -> list[HistoryEntry]:
-        return await queries.history(self._state, guild_id, user_id, limit)
-
-    async def stats(self, guild_id: int, user_id: int, game: GameKind | str) -> StatLine:
-        return await queries.stats(self._state, guild_id, user_id, game)
-
-    async def export(self, match_id: int, guild_id: int) -> ExportFile:
-        """``.mat`` for Nannon/backgammon, ``.pdn`` for checkers, rebuilt from the event log."""
-        return await queries.export(self._state, match_id, guild_id)
-
-    async def verify_match(self, match_id: int, guild_id: int) -> VerifyReport:
-        return await queries.verify_match(self._state, match_id, guild_id)
-
-    async def idle_matches(
-        self, now: float | None = None, guilds: GuildShards | None = None
-    ) -> list[IdleMatch]:
-        """Active matches (in ``guilds``; None: everywhere) whose actor is idle past the
-        reminder (not yet sent) or claim time."""
-        return await queries.idle_matches(self._state, now, guilds)
-
-    # --- settings and bookkeeping -----------------------------------------------------------
-
-    async def guild_settings(self, guild_id: int) -> GuildSettings:
-        return await self._state.guild_settings(guild_id)
-
-    async def mark_reminded(self, match_id: int, version: int) -> bool:
-        """Claim the reminder for this version before sending it, so it is sent once: True
-        for the one caller (of every process) that may send it; False when it was claimed
-        already or the match has moved on."""
-        won = await self.store.claim_reminder(match_id, version)
-        live = self._state.loaded(match_id)
-        if live is not None and live.record.version == version:
-            live.record.reminded_version = version
-        return won
-
-    async def set_thread(self, match_id: int, thread_id: int | None) -> None:
-        await self.store.update_match(match_id, thread_id=thread_id)
-        live = self._state.loaded(match_id)
-        if live is not None:
-            live.record.thread_id = thread_id
-
-    async def set_board_message(self, match_id: int, message_id: int | None) -> None:
-        await self.store.update_match(match_id, board_message_id=message_id)
-        live = self._state.loaded(match_id)
-        if live is not None:
-            live.record.board_message_id = message_id
-
-    # --- tournaments: the clock's work and start-up -------------------------------------------
+    # --- tournaments: start-up ----------------------------------------------------------------
 
     async def resume_tournaments(self, guilds: GuildShards | None = None) -> list[TournamentView]:
         """Move every running tournament (in ``guilds``) on as far as the store says it can go
@@ -335,35 +210,13 @@ class MatchService:
                 views.append(await self.handle(AdvanceTournament(view.id)))
         return views
 
-    async def due_tournaments(
-        self, now: float | None = None, guilds: GuildShards | None = None
-    ) -> list[TournamentView]:
-        """Tournaments signing up whose start time has come (the caller starts them)."""
-        at = self.clock() if now is None else now
-        return [
-            view
-            for view in await self.tournaments.live(guilds)
-            if view.status.value == "signup" and view.starts_at is not None and view.starts_at <= at
-        ]
-
-    async def set_tournament_message(self, tournament_id: int, message_id: int | None) -> None:
-        """Record the tournament's announcement (bookkeeping, as a match's board message)."""
-        await self.store.set_tournament_message(tournament_id, message_id)
-
-    async def overdue_rounds(
-        self, now: float | None = None, guilds: GuildShards | None = None
-    ) -> list[TournamentView]:
-        """Running tournaments whose round is past its deadline with matches unfinished, each
-        round once (to every process together), for the organiser to adjudicate."""
-        return await self.tournaments.overdue(self.clock() if now is None else now, guilds)
-
     async def resume_active(self, guilds: GuildShards | None = None) -> list[MatchView]:
         """Load every active match (in ``guilds``; None: everywhere) at start-up; returns
         their views."""
         views = []
         for row in await self.store.active_match_rows(guilds):
             try:
-                views.append(await self.get_view(row["id"]))
+                views.append(await queries.get_view(self._state, row["id"]))
             except Exception:
                 log.exception("match %d could not be resumed", row["id"])
         log.info("resumed %d active matches", len(views))
@@ -417,6 +270,43 @@ async def started(svc: MatchService, command: Command[MatchUpdate]) -> Outcome[M
     return Outcome(update, update_events(command, update))
 
 
+def read(query: Callable[..., Awaitable[Any]]) -> Handler:
+    """The handler of a read-only command: ``query`` (of :mod:`~bot.service.queries`) called
+    with the service's state and the command's fields."""
+    return answered(lambda svc, c: query(svc._state, **fields_of(c)))
+
+
+async def claim_reminder(svc: MatchService, command: ClaimReminder) -> bool:
+    won = await svc.store.claim_reminder(command.match_id, command.version)
+    live = svc._state.loaded(command.match_id)
+    if live is not None and live.record.version == command.version:
+        live.record.reminded_version = command.version
+    return won
+
+
+async def set_thread(svc: MatchService, command: SetThread) -> None:
+    await svc.store.update_match(command.match_id, thread_id=command.thread_id)
+    live = svc._state.loaded(command.match_id)
+    if live is not None:
+        live.record.thread_id = command.thread_id
+
+
+async def set_board_message(svc: MatchService, command: SetBoardMessage) -> None:
+    await svc.store.update_match(command.match_id, board_message_id=command.message_id)
+    live = svc._state.loaded(command.match_id)
+    if live is not None:
+        live.record.board_message_id = command.message_id
+
+
+async def due_tournaments(svc: MatchService, command: DueTournaments) -> list[TournamentView]:
+    at = svc.clock() if command.now is None else command.now
+    return [
+        view
+        for view in await svc.tournaments.live(command.guilds)
+        if view.status.value == "signup" and view.starts_at is not None and view.starts_at <= at
+    ]
+
+
 async def show_board(svc: MatchService, command: ShowBoard) -> Outcome[MatchView]:
     view = await queries.get_view(svc._state, command.match_id, command.guild_id)
     return Outcome(view, robot_follow_up(view))
@@ -444,7 +334,35 @@ HANDLERS: dict[type[Command[Any]], Handler] = {
     MemberLanguage: answered(lambda svc, c: svc._state.languages.get(c.user_id)),
     RecordShout: answered(lambda svc, c: queries.record_shout(svc._state, **fields_of(c))),
     RequestAnalysis: answered(lambda svc, c: svc.analyses.request(c)),
+    GetAnalysis: answered(lambda svc, c: svc.analyses.view(c.match_id, c.guild_id)),
+    ViewsAfterActions: answered(
+        lambda svc, c: svc.analyses.views_at(c.match_id, c.guild_id, c.action_indexes)
+    ),
+    SetAnalysisMessage: answered(lambda svc, c: svc.analyses.set_message(c.match_id, c.message_id)),
     ShowBoard: show_board,
+    # read-only
+    GetView: read(queries.get_view),
+    ActiveMatches: read(queries.active_matches),
+    MatchInThread: read(queries.match_in_thread),
+    CandidateMatches: read(queries.candidate_matches),
+    LegalMoves: read(queries.legal_moves),
+    Leaderboard: read(queries.leaderboard),
+    History: read(queries.history),
+    Stats: read(queries.stats),
+    Export: read(queries.export),
+    VerifyMatch: read(queries.verify_match),
+    IdleMatches: read(queries.idle_matches),
+    GetRobotTurn: read(queries.robot_turn),
+    AskHint: read(queries.hint_request),
+    GetChallenge: read(challenges.get_challenge),
+    GetSettings: answered(lambda svc, c: svc._state.guild_settings(c.guild_id)),
+    # the adapter's bookkeeping and the sweeps
+    ExpireChallenges: read(challenges.expire_challenges),
+    SetChallengeMessage: read(challenges.set_challenge_message),
+    SetThread: answered(set_thread),
+    SetBoardMessage: answered(set_board_message),
+    ClaimReminder: answered(claim_reminder),
+    # tournaments
     CreateTournament: lambda svc, c: svc.tournaments.create(c),
     JoinTournament: lambda svc, c: svc.tournaments.join(c),
     LeaveTournament: lambda svc, c: svc.tournaments.leave(c),
@@ -454,5 +372,30 @@ HANDLERS: dict[type[Command[Any]], Handler] = {
     WithdrawFromTournament: lambda svc, c: svc.tournaments.withdraw(c),
     ShowTournament: lambda svc, c: svc.tournaments.show(c),
     ListTournaments: lambda svc, c: svc.tournaments.listing(c),
+    NextPuzzle: answered(
+        lambda svc, c: puzzles.next_puzzle(svc._state, c.guild_id, c.user_id, c.game, c.include_own)
+    ),
+    AnswerPuzzle: answered(lambda svc, c: puzzles.answer_puzzle(svc._state, **fields_of(c))),
+    PuzzleStats: answered(
+        lambda svc, c: puzzles.puzzle_standing(svc._state, c.guild_id, c.user_id)
+    ),
+    PuzzleLeaderboard: answered(
+        lambda svc, c: puzzles.puzzle_board(svc._state, c.guild_id, c.limit)
+    ),
+    SetPuzzleOptOut: answered(
+        lambda svc, c: puzzles.set_opt_out(svc._state, c.guild_id, c.user_id, c.out)
+    ),
+    ShowPuzzle: answered(lambda svc, c: puzzles.show_puzzle(svc._state, **fields_of(c))),
+    PostDailyPuzzle: answered(lambda svc, c: puzzles.post_daily(svc._state, c.guild_id, c.now)),
+    SetPuzzleMessage: answered(
+        lambda svc, c: puzzles.set_puzzle_message(svc._state, **fields_of(c))
+    ),
+    DueTournaments: answered(due_tournaments),
+    OverdueRounds: answered(
+        lambda svc, c: svc.tournaments.overdue(svc.clock() if c.now is None else c.now, c.guilds)
+    ),
+    SetTournamentMessage: answered(
+        lambda svc, c: svc.store.set_tournament_message(c.tournament_id, c.message_id)
+    ),
 }
 """Every command's handler: ``await handler(service, command)`` is an :class:`Outcome`."""

@@ -57,6 +57,9 @@ class GuildSettings:
     analyse_robot_matches: bool = True  # a robot match is analysed when it ends
     analyse_human_matches: bool = False  # a match between people is analysed when it ends
     tournament_role: int = 0  # members with this role may create tournaments (0: managers only)
+    puzzles_channel: int = 0  # the daily puzzle's channel (0: no daily puzzle)
+    puzzles_time: int = 12 * 60  # when it is posted, in minutes after midnight UTC
+    puzzles_name_players: bool = False  # puzzles may name the players of the game
     language: str = ""  # public messages' language (LANGUAGES); "": the server's Discord locale
 
     def default_length(self, game: GameKind) -> int:
@@ -77,6 +80,8 @@ BOUNDS: dict[str, tuple[int, int]] = {
     "robot_pause_ms": (0, 10_000),
     "robot_think_s": (1, 30),
     "tournament_role": (0, 2**63 - 1),  # a role id
+    "puzzles_channel": (0, 2**63 - 1),
+    "puzzles_time": (0, 24 * 60 - 1),
 }
 
 

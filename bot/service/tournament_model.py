@@ -10,6 +10,7 @@ from enum import StrEnum
 
 from bot.service.commands import ChallengeOptions, Command
 from bot.service.model import MatchUpdate, Player
+from bot.storage import GuildShards
 from engines.base import GameKind, MatchRules
 from engines.tournament import RoundResult, Standing, TournamentFormat, standings
 
@@ -19,11 +20,14 @@ __all__ = [
     "Board",
     "CreateTournament",
     "Decided",
+    "DueTournaments",
     "Entrant",
     "JoinTournament",
     "LeaveTournament",
     "ListTournaments",
+    "OverdueRounds",
     "RoundStarted",
+    "SetTournamentMessage",
     "ShowTournament",
     "StartTournament",
     "TournamentChanged",
@@ -242,6 +246,33 @@ class ListTournaments(Command[list[TournamentView]]):
 
     guild_id: int
     limit: int = 10
+
+
+@dataclass(frozen=True)
+class DueTournaments(Command[list[TournamentView]]):
+    """Read-only: tournaments signing up (in ``guilds``; None: everywhere) whose start time has
+    come (the caller starts them)."""
+
+    now: float | None = None
+    guilds: GuildShards | None = None
+
+
+@dataclass(frozen=True)
+class OverdueRounds(Command[list[TournamentView]]):
+    """Running tournaments (in ``guilds``) whose round is past its deadline with matches
+    unfinished, each round once (to every process together), for the organiser to
+    adjudicate."""
+
+    now: float | None = None
+    guilds: GuildShards | None = None
+
+
+@dataclass(frozen=True)
+class SetTournamentMessage(Command[None]):
+    """Bookkeeping: the tournament's announcement message (as a match's board message)."""
+
+    tournament_id: int
+    message_id: int | None
 
 
 # --- events ------------------------------------------------------------------------------------

@@ -222,7 +222,68 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX tournament_pairings_challenge ON tournament_pairings (challenge_id);
     """,
-    # 5: the language a member chose with /language (a catalogue's locale code), theirs in
+    # 5: puzzles mined from analysed decisions. A puzzle keeps where it comes from (the match,
+    # the action, the seat and its player, for opting out and never serving a member their own
+    # game), the board (as JSON: what the picture needs), the move played, the answer key (JSON,
+    # best first), a key that finds the same position twice, its Glicko-2 rating and counts,
+    # and when and where the daily post showed it. One attempt per member per puzzle; each
+    # member's puzzle rating per guild; the members who keep their games out of puzzles; when
+    # an analysis was mined (NULL: not yet, so a start-up mines it, the analyses before too).
+    """
+    CREATE TABLE puzzles (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guild_id INTEGER NOT NULL,
+        game TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        match_id INTEGER NOT NULL REFERENCES matches (id),
+        action_index INTEGER NOT NULL,
+        seat INTEGER NOT NULL,
+        player_id INTEGER NOT NULL,
+        board TEXT NOT NULL,
+        played TEXT NOT NULL,
+        answer_key TEXT NOT NULL,
+        position_key TEXT NOT NULL,
+        rating REAL NOT NULL DEFAULT 1500,
+        deviation REAL NOT NULL DEFAULT 350,
+        volatility REAL NOT NULL DEFAULT 0.06,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        solved INTEGER NOT NULL DEFAULT 0,
+        created_at REAL NOT NULL,
+        posted_at REAL,
+        post_channel_id INTEGER,
+        post_message_id INTEGER,
+        revealed_at REAL
+    );
+    CREATE UNIQUE INDEX puzzles_position ON puzzles (guild_id, game, position_key);
+    CREATE INDEX puzzles_posted ON puzzles (guild_id, posted_at);
+    CREATE TABLE puzzle_attempts (
+        puzzle_id INTEGER NOT NULL REFERENCES puzzles (id),
+        user_id INTEGER NOT NULL,
+        choice TEXT NOT NULL,
+        correct INTEGER NOT NULL,
+        at REAL NOT NULL,
+        PRIMARY KEY (puzzle_id, user_id)
+    );
+    CREATE TABLE puzzle_ratings (
+        guild_id INTEGER NOT NULL,
+        user_id INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        rating REAL NOT NULL DEFAULT 1500,
+        deviation REAL NOT NULL DEFAULT 350,
+        volatility REAL NOT NULL DEFAULT 0.06,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        solved INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (guild_id, user_id)
+    );
+    CREATE TABLE puzzle_opt_outs (
+        guild_id INTEGER NOT NULL,
+        user_id INTEGER NOT NULL,
+        at REAL NOT NULL,
+        PRIMARY KEY (guild_id, user_id)
+    );
+    ALTER TABLE analyses ADD COLUMN puzzles_mined_at REAL;
+    """,
+    # 6: the language a member chose with /language (a catalogue's locale code), theirs in
     # every server; no row: their Discord client's language.
     """
     CREATE TABLE member_languages (

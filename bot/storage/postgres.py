@@ -55,6 +55,7 @@ from bot.storage.postgres_statements import (
     lock_players,
     store_error,
 )
+from bot.storage.puzzles import PuzzleOperations
 from bot.storage.shared import SharedOperations
 from bot.storage.statements import (
     CHALLENGE_COLUMNS,
@@ -88,7 +89,7 @@ POOL_MIN_SIZE = 1
 POOL_MAX_SIZE = 10
 
 
-class PostgresStore(SharedOperations, TournamentOperations):
+class PostgresStore(SharedOperations, TournamentOperations, PuzzleOperations):
     """The :class:`~bot.storage.protocol.Store` on a PostgreSQL database:
     ``PostgresStore(url)``, then ``await connect()``; or ``await PostgresStore.open(url)``.
     ``close()`` when done."""

@@ -335,6 +335,80 @@ class Store(Protocol):
 
     async def tournament_record(self, guild_id: int, user_id: int) -> tuple[int, int]:
         """Finished tournaments the member entered, and won, in the guild."""
+
+    # --- puzzles ------------------------------------------------------------------------------
+
+    async def insert_puzzle(self, values: dict[str, Any]) -> int | None:
+        """Store a puzzle (``values`` by column of ``PUZZLE_COLUMNS``); its id, or None (and
+        nothing written) when the guild has the same position of the game already."""
+        ...
+
+    async def puzzle_row(self, puzzle_id: int) -> Row | None: ...
+
+    async def puzzle_candidates(
+        self, guild_id: int, game: str | None, user_id: int, include_own: bool, limit: int
+    ) -> list[Row]:
+        """The guild's puzzles (of ``game``; None: any) the member has not tried, none from
+        an opted-out player's games, and unless ``include_own`` none of the member's own; by
+        id, at most ``limit``."""
+        ...
+
+    async def puzzle_pool(self, guild_id: int) -> dict[str, int]:
+        """How many puzzles per game the daily post has not shown yet (opted-out left out)."""
+        ...
+
+    async def unposted_puzzle(self, guild_id: int, game: str) -> Row | None:
+        """The oldest puzzle of ``game`` the daily post has not shown (opted-out left out)."""
+        ...
+
+    async def posted_puzzles(self, guild_id: int, limit: int) -> list[Row]:
+        """The daily posts' puzzles, newest first."""
+        ...
+
+    async def update_puzzle(self, puzzle_id: int, /, **changes: Any) -> None:
+        """Set the daily post's columns (``PUZZLE_POST_COLUMNS``; another is a ValueError)."""
+        ...
+
+    async def claim_puzzle_post(self, puzzle_id: int, at: float) -> bool:
+        """Mark the puzzle posted at ``at``; False when it was posted already (one poster)."""
+        ...
+
+    async def puzzle_solvers(self, puzzle_id: int) -> list[str]:
+        """The names of the members who solved the puzzle, in order of their answers."""
+        ...
+
+    async def record_puzzle_attempt(
+        self, attempt: dict[str, Any], member: dict[str, Any], puzzle: dict[str, Any]
+    ) -> bool:
+        """In one transaction: the member's attempt (``puzzle_id``, ``user_id``, ``choice``,
+        ``correct``, ``at``), their new rating (``guild_id``, ``name``, ``rating``,
+        ``deviation``, ``volatility``; attempts and solved counted) and the puzzle's (the
+        same three). False, and nothing written, when the member tried it already."""
+        ...
+
+    async def puzzle_attempt(self, puzzle_id: int, user_id: int) -> Row | None: ...
+
+    async def puzzle_attempts(self, puzzle_id: int) -> list[Row]:
+        """Every attempt at the puzzle, oldest first."""
+        ...
+
+    async def puzzle_rating_row(self, guild_id: int, user_id: int) -> Row | None:
+        """The member's puzzle rating and counts, None before their first attempt."""
+        ...
+
+    async def puzzle_board(self, guild_id: int, limit: int) -> list[Row]:
+        """The guild's solvers by puzzle rating, at most ``limit``."""
+        ...
+
+    async def set_puzzle_opt_out(self, guild_id: int, user_id: int, out: bool, at: float) -> None:
+        """Keep the member's games out of puzzles (``out``), or let them in again."""
+        ...
+
+    async def puzzle_opted_out(self, guild_id: int, user_id: int) -> bool: ...
+
+    async def unmined_analyses(self, guilds: GuildShards | None = None) -> list[int]:
+        """The matches (in ``guilds``' guilds; None: every guild) whose analysis is done but
+        not mined for puzzles yet, oldest first."""
         ...
 
 

@@ -52,6 +52,7 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from bot.storage import migrations
+from bot.storage.puzzles import PuzzleOperations
 from bot.storage.shared import SharedOperations
 from bot.storage.sqlite_statements import (
     append_events,
@@ -116,7 +117,7 @@ def _probe(path: str | Path) -> None:
     sqlite3.connect(str(path)).close()
 
 
-class SqliteStore(SharedOperations, TournamentOperations):
+class SqliteStore(SharedOperations, TournamentOperations, PuzzleOperations):
     """The :class:`~bot.storage.protocol.Store` on a SQLite file: ``SqliteStore(path)``, then
     ``await connect()``; or ``await SqliteStore.open(path)``. ``close()`` when done."""
 

@@ -49,6 +49,7 @@ MATCH_BOOKKEEPING_COLUMNS = ("thread_id", "board_message_id", "reminded_version"
 ANALYSIS_COLUMNS = (
     "status", "ply", "requester_id", "requested_at", "started_at", "finished_at", "games_done",
     "games_total", "message_id", "result", "error", "error_rate0", "error_rate1", "pr0", "pr1",
+    "puzzles_mined_at",
 )  # fmt: skip
 # A ratings row's values that a stat update sets (its counters, STAT_COLUMNS, it adds to).
 RATING_SET_COLUMNS = ("rating", "experience", "streak")

@@ -44,10 +44,14 @@ TABLES = (
     "tournaments",
     "tournament_entries",
     "tournament_pairings",
+    "puzzles",
+    "puzzle_attempts",
+    "puzzle_ratings",
+    "puzzle_opt_outs",
     "member_languages",
 )
 # The tables whose ids are identity columns in PostgreSQL (AUTOINCREMENT in SQLite).
-IDENTITY_TABLES = ("challenges", "matches", "tournaments")
+IDENTITY_TABLES = ("challenges", "matches", "tournaments", "puzzles")
 # Primary keys, to read in a stable order.
 ORDER = {
     "guild_settings": "guild_id",
@@ -63,6 +67,10 @@ ORDER = {
     "tournaments": "id",
     "tournament_entries": "tournament_id, user_id",
     "tournament_pairings": "tournament_id, round, board",
+    "puzzles": "id",
+    "puzzle_attempts": "puzzle_id, user_id",
+    "puzzle_ratings": "guild_id, user_id",
+    "puzzle_opt_outs": "guild_id, user_id",
     "member_languages": "user_id",
 }
 BATCH = 5000

@@ -37,6 +37,7 @@ from bot.robot.driver import RobotDriver
 from bot.robot.levels import LEVEL_NAMES, Level, parse_level
 from bot.robot.worker import RobotWorker
 from bot.service import MatchService, MatchView, RobotMatch, UpdateSettings
+from bot.service.commands import ActiveMatches
 from bot.service.model import DiceFactory
 from bot.storage import StoreError
 from bot.terminal import wording
@@ -211,6 +212,6 @@ async def _match(
 
 async def _saved(service: MatchService, game: str | None) -> MatchView | None:
     """The latest unfinished match at this terminal (of ``game``, when given)."""
-    views = await service.active_matches(HUMAN.guild_id, HUMAN.user_id)
+    views = await service.handle(ActiveMatches(HUMAN.guild_id, HUMAN.user_id))
     views = [v for v in views if game is None or v.kind.value == game]
     return max(views, key=lambda v: v.match_id, default=None)

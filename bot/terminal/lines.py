@@ -3,7 +3,7 @@
 
 Pure: it reads the line and the view on the board and builds the command, with the version
 shown; whether the command is allowed is the service's to say. Every match command can be typed
-by its name in words (``decline draw`` is :class:`~bot.service.DeclineDraw`, ``claim win``
+by its name in words (``refuse draw`` is :class:`~bot.service.RefuseDraw`, ``claim win``
 :class:`~bot.service.ClaimWin`), found by name as the Discord buttons find theirs, so a new verb
 needs nothing here; the short words (``roll``, ``take``, ``accept`` ...) name the common ones.
 
@@ -72,7 +72,11 @@ SHORT_WORDS: dict[str, str] = {
     "take": "take double",
     "pass": "pass double",
     "drop": "pass double",
-    "draw": "offer draw",
+    "draw": "propose draw",
+    # the words of the draw's engine actions, which the commands' names differ from
+    "offer draw": "propose draw",
+    "accept draw": "agree draw",
+    "decline draw": "refuse draw",
     "concede": "leave match",
 }
 # accept / decline answer the offer on the board: "accept" + its noun names the command.
@@ -84,11 +88,11 @@ _BASE_FIELDS = {f.name for f in dataclasses.fields(MatchCommand)}
 
 
 def command_named(words: str) -> type[MatchCommand] | None:
-    """The match command whose name ``words`` spell (``"decline draw"``: DeclineDraw) and
+    """The match command whose name ``words`` spell (``"refuse draw"``: RefuseDraw) and
     that needs nothing more than the match and the player; None for any other words.
 
-    >>> command_named("Decline  draw").__name__, command_named("play move"), command_named("x")
-    ('DeclineDraw', None, None)
+    >>> command_named("Refuse  draw").__name__, command_named("play move"), command_named("x")
+    ('RefuseDraw', None, None)
     """
     if not re.fullmatch(r"[a-z]+( [a-z]+)*", words := " ".join(words.lower().split())):
         return None

@@ -32,6 +32,7 @@ from bot.service import (
     MatchView,
     ShowBoard,
 )
+from bot.service.commands import AskHint, GetView
 from bot.service.events import AnalysisEvent, AnalysisProgressed, MatchUpdated
 from bot.service.model import AnalysisStatus
 from bot.terminal import wording
@@ -150,7 +151,7 @@ class TerminalMatch:
         await self.show_again(match_id)  # the robot plays on if it owes a move
         while True:
             await self.robot.wait_idle()
-            view = await self.service.get_view(match_id, self.human.guild_id)
+            view = await self.service.handle(GetView(match_id, self.human.guild_id))
             if view.match_over:
                 await self.show_board(view)
                 await self.analysis(view)
@@ -214,7 +215,9 @@ class TerminalMatch:
     async def give_hint(self, view: MatchView) -> None:
         human = self.human
         try:
-            request = await self.service.hint_request(view.match_id, human.guild_id, human.user_id)
+            request = await self.service.handle(
+                AskHint(view.match_id, human.guild_id, human.user_id)
+            )
             data = await self.hint(request.match, request.seat, request.kind.value)
         except GameError as exc:
             self.console.say(wording.refusal_text(exc))

@@ -12,6 +12,7 @@ from fakediscord import FakeDiscord, Member
 from support.discord_driver import next_board, reply_to, service_of
 
 from bot.discord.cogs.admin import NOT_MANAGER, NOT_OWNER
+from bot.service import GetSettings, GetView
 
 pytestmark = pytest.mark.asyncio
 
@@ -106,20 +107,20 @@ async def test_config_threads_and_cube(tablebot: FakeDiscord) -> None:
     member = await fake.add_member("member")
     alice = await fake.add_member("alice")
     bob = await fake.add_member("bob")
-    before = await svc.guild_settings(fake.guild.id)
+    before = await svc.handle(GetSettings(fake.guild.id))
     assert before.use_threads and before.cube and before.crawford
 
     # Without Manage Server: refused, nothing saved.
     assert await ephemeral(fake, "config threads", member, enabled=False) == NOT_MANAGER
     assert await ephemeral(fake, "config cube", member, cube=False) == NOT_MANAGER
     assert await ephemeral(fake, "config show", member) == NOT_MANAGER
-    assert await svc.guild_settings(fake.guild.id) == before
+    assert await svc.handle(GetSettings(fake.guild.id)) == before
 
     saved = await ephemeral(fake, "config threads", mod, enabled=False)
     assert saved.startswith("Saved.") and "- Threads for matches: off" in saved
     saved = await ephemeral(fake, "config cube", mod, cube=False, crawford=False)
     assert "- Cube off, Crawford off, Jacoby off, automatic doubles 0" in saved
-    after = await svc.guild_settings(fake.guild.id)
+    after = await svc.handle(GetSettings(fake.guild.id))
     assert (after.use_threads, after.cube, after.crawford) == (False, False, False)
 
     shown = await ephemeral(fake, "config show", mod)
@@ -137,7 +138,7 @@ async def test_config_threads_and_cube(tablebot: FakeDiscord) -> None:
     await fake.click(invitation, label="Accept", by=bob)
     board = await next_board(fake, fake.channel, 1, None)
     assert not fake.threads(fake.channel) and not fake.guild.threads
-    view = await svc.get_view(1)
+    view = await svc.handle(GetView(1))
     assert view.thread_id is None and view.channel_id == fake.channel.id
     assert not view.rules.cube and view.can_double == (False, False)
     assert "Double" not in {b["label"] for b in board.buttons}
@@ -152,4 +153,4 @@ async def test_config_threads_and_cube(tablebot: FakeDiscord) -> None:
     await fake.click(second, label="Accept", by=alice)
     thread = await fake.wait_until(lambda: fake.channels.get(second.id), what="the thread")
     await next_board(fake, thread, 2, None)
-    assert (await svc.get_view(2)).thread_id == thread.id
+    assert (await svc.handle(GetView(2))).thread_id == thread.id

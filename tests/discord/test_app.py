@@ -18,7 +18,7 @@ from discord.ext import commands
 from bot.config import Settings
 from bot.discord import app
 from bot.discord.app import TableTree, create_bot
-from bot.service import MatchService
+from bot.service import GetSettings, MatchService
 from engines import new_match
 from engines.actions import OfferDraw, OpeningRoll, Resign
 from engines.base import GameKind, GameMatch, MatchRules, ResignLevel
@@ -53,7 +53,7 @@ async def test_setup_hook_connects_the_store_and_a_missing_extension_stops_it(
         with pytest.raises(commands.ExtensionNotFound):
             await bot.setup_hook()
         assert (tmp_path / "t.db").exists()  # the store was connected first
-        assert (await bot.service.guild_settings(1)).nannon_length == 11
+        assert (await bot.service.handle(GetSettings(1))).nannon_length == 11
         assert bot.cogs == {}
     finally:
         await bot.close()

@@ -58,7 +58,16 @@ from bot.discord.app import TableBot
 from bot.discord.cogs.admin import NOT_MANAGER, AdminCog, describe_settings
 from bot.discord.cogs.play import PlayCog
 from bot.discord.cogs.reminders import Reminders
-from bot.service import ChallengeStatus, GuildSettings, MatchService, MatchView
+from bot.service import (
+    ChallengeStatus,
+    GetChallenge,
+    GetSettings,
+    GetView,
+    GuildSettings,
+    MatchService,
+    MatchView,
+    UpdateSettings,
+)
 from engines.base import Phase, ResignLevel, ResultKind
 
 ROLES = ("on_turn", "opponent", "third", "other_guild", "player_elsewhere")
@@ -125,7 +134,7 @@ async def world(
     assert isinstance(bot, TableBot)
     await bot.tree.sync()  # global commands, so the other server has them too
     await lift_rate_limit(fake)
-    await bot.service.update_guild_settings(other.id, rate_limit_actions=1000)
+    await bot.service.handle(UpdateSettings(other.id, {"rate_limit_actions": 1000}))
     bot.rate_limit.invalidate(other.id)
     return World(
         fake, dice, clock, monkeypatch, alice, bob, carol, mod, other, dave, mod2, elsewhere
@@ -173,7 +182,7 @@ class Scene:
         return 0 if who.id == self.w.alice.id else 1
 
     async def view(self) -> MatchView:
-        return await self.w.svc.get_view(self.mid)
+        return await self.w.svc.handle(GetView(self.mid))
 
     # acting: members of the first server act where the match is; others from their own server
 
@@ -206,9 +215,9 @@ class Scene:
             version = (await self.view()).version
             events = await svc.store.event_count(self.mid)
         if self.challenge_id is not None:
-            status = (await svc.get_challenge(self.challenge_id, self.fake.guild.id)).status
+            status = (await svc.handle(GetChallenge(self.challenge_id, self.fake.guild.id))).status
         return State(
-            {g.id: await svc.guild_settings(g.id) for g in (self.fake.guild, self.w.other)},
+            {g.id: await svc.handle(GetSettings(g.id)) for g in (self.fake.guild, self.w.other)},
             len(await sql_rows(svc.store, "SELECT id FROM matches", ())),
             public_messages(self.fake),
             version,
@@ -274,7 +283,7 @@ async def accepted(w: World, game: str, points: int) -> Scene:
     match_id = int(footer(first).split("#")[1].split(" ")[0])
     board = await next_board(w.fake, thread, match_id, None)
     await w.fake.wait_bot_idle()
-    view = await w.svc.get_view(match_id)
+    view = await w.svc.handle(GetView(match_id))
     assert view.actor == 0, view  # alice won the opening (or plays Black)
     return Scene(w, w.alice, w.bob, match_id, thread, board, move=view.legal_moves[0])
 
@@ -363,7 +372,7 @@ async def scene_idle(w: World) -> Scene:
     scene = await scene_roll(w)
     svc = w.svc
     view = await scene.view()
-    claim = (await svc.guild_settings(w.fake.guild.id)).claim_minutes * 60
+    claim = (await svc.handle(GetSettings(w.fake.guild.id))).claim_minutes * 60
     bot = w.fake.bot
     assert isinstance(bot, TableBot)
     # load_extension builds its own module object: compare by name, not isinstance.
@@ -746,6 +755,10 @@ ROWS: list[Row] = [
     Row("config", "/config tournaments", scene_settings,
         config("tournaments", lambda who: {"role": who.guild.role("Members")}),
         config_cells(lambda who: {"tournament_role": who.guild.role("Members").id})),
+    Row("config", "/config puzzles", scene_settings,
+        config("puzzles", lambda who: {"time": "18:30", "name_players": True}),
+        config_cells(lambda who: {"puzzles_time": 18 * 60 + 30,
+                                  "puzzles_name_players": True})),
     Row("config", "/config language", scene_settings,
         config("language", lambda who: {"language": "it"}),
         config_cells(lambda who: {"language": "it"})),
@@ -854,7 +867,7 @@ async def check(
         invitation, challenge_id = scene.message, scene.challenge_id
         assert invitation is not None and challenge_id is not None
         await fake.wait_until(lambda: not invitation.components, what="the invitation answered")
-        challenge = await svc.get_challenge(challenge_id, fake.guild.id)
+        challenge = await svc.handle(GetChallenge(challenge_id, fake.guild.id))
         assert challenge.status is cell.status, role
         assert invitation.content == cell.text.format(**texts, new_match=challenge.match_id)
         if challenge.status is ChallengeStatus.ACCEPTED:
@@ -870,7 +883,7 @@ async def check(
     assert isinstance(cell, Saves)
     answer = await reply_to(it)
     changes = cell.changes(who)
-    settings = await svc.guild_settings(who.guild.id)
+    settings = await svc.handle(GetSettings(who.guild.id))
     assert settings == replace(before.settings[who.guild.id], **changes), role
     saved = "Saved.\n" if changes else ""
     assert answer.ephemeral and answer.content == saved + describe_settings(settings), role

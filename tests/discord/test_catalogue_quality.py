@@ -84,7 +84,9 @@ def test_counts_have_every_plural_form_of_their_language(locale: str) -> None:
     rule = Locale.parse(locale, sep="-").plural_form
     forms = {rule(count) for count in range(1001)} | {"other"}
     translated = _catalogue(locale)
-    bases = {key.rpartition(".")[0] for key in ENGLISH if key.endswith(".other")}
+    bases = {
+        key.rpartition(".")[0] for key in ENGLISH if key.endswith(".other") and key not in AWAITING
+    }
     missing = [f"{base}.{form}" for base in sorted(bases) for form in sorted(forms)]
     assert [key for key in missing if key not in translated] == []
 

@@ -14,7 +14,7 @@ from support.discord_driver import reply_to, service_of
 
 from bot.discord.app import TableBot
 from bot.discord.cogs.reminders import Reminders
-from bot.service import Challenge, ChallengeStatus
+from bot.service import ActiveMatches, Challenge, ChallengeStatus, GetChallenge
 
 pytestmark = pytest.mark.asyncio
 
@@ -33,7 +33,7 @@ async def recorded(fake: FakeDiscord, guild_id: int, challenge_id: int) -> Chall
     assert isinstance(bot, TableBot)
     async with asyncio.timeout(5):
         await bot.wait_idle()
-    challenge = await service_of(fake).get_challenge(challenge_id, guild_id)
+    challenge = await service_of(fake).handle(GetChallenge(challenge_id, guild_id))
     assert challenge.message_id is not None
     return challenge
 
@@ -75,7 +75,7 @@ async def test_expired_invitation_is_closed_and_its_old_buttons_refused(
     assert invitation.content == "alice's challenge to bob expired: it was not answered in time."
     assert not invitation.components
     assert invitation.embeds  # what was offered stays readable
-    assert (await svc.get_challenge(1, guild)).status is ChallengeStatus.EXPIRED
+    assert (await svc.handle(GetChallenge(1, guild))).status is ChallengeStatus.EXPIRED
     assert await reminders.run_once(challenge.expires_at + 60) == []  # closed once
 
     # The service's clock is the real one, well before the expiry time: the refusal comes from
@@ -89,9 +89,9 @@ async def test_expired_invitation_is_closed_and_its_old_buttons_refused(
         assert refusal.content.startswith("This challenge expired"), refusal.content
     await fake.wait_bot_idle()
     assert await sql_rows(svc.store, "SELECT id FROM matches") == []
-    assert await svc.active_matches(guild, bob.id) == []
+    assert await svc.handle(ActiveMatches(guild, bob.id)) == []
     assert not fake.threads(fake.channel)
-    assert (await svc.get_challenge(1, guild)).status is ChallengeStatus.EXPIRED
+    assert (await svc.handle(GetChallenge(1, guild))).status is ChallengeStatus.EXPIRED
     assert invitation.content.startswith("alice's challenge to bob expired")
     assert not invitation.components
 
@@ -119,4 +119,6 @@ async def test_a_deleted_invitation_is_skipped_quietly(tablebot: FakeDiscord) ->
     )
     assert [c.status for c in edits] == [404, 200]  # the deleted one was tried, and skipped
     for challenge_id in (1, 2):
-        assert (await svc.get_challenge(challenge_id, guild)).status is ChallengeStatus.EXPIRED
+        assert (
+            await svc.handle(GetChallenge(challenge_id, guild))
+        ).status is ChallengeStatus.EXPIRED

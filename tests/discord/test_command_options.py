@@ -34,7 +34,18 @@ from support.nannon_driver import (
 from bot.discord.app import TableBot
 from bot.discord.cogs.reminders import Reminders
 from bot.discord.presenter import SHOUT
-from bot.service import LeaderboardRow, LeaveMatch, NotFoundError
+from bot.service import (
+    AcceptChallenge,
+    GetChallenge,
+    GetSettings,
+    GetView,
+    Leaderboard,
+    LeaderboardRow,
+    LeaveMatch,
+    NewChallenge,
+    NotFoundError,
+    Stats,
+)
 from engines.base import GameKind, Phase, ResultKind
 
 pytestmark = pytest.mark.asyncio
@@ -80,11 +91,13 @@ async def invite(
 async def finished(fake: FakeDiscord, winner: Member, loser: Member, game: str, length: int) -> int:
     """A match set up through the service and conceded at once by ``loser``: its id."""
     svc = service_of(fake)
-    challenge = await svc.challenge(
+    challenge = await svc.handle(NewChallenge(
         fake.guild.id, fake.channel.id, winner.id, winner.name, game, opponent_id=loser.id,
         opponent_name=loser.name, length=length,
-    )  # fmt: skip
-    view = (await svc.accept(challenge.id, fake.guild.id, loser.id, loser.name)).view
+    ))  # fmt: skip
+    view = (
+        await svc.handle(AcceptChallenge(challenge.id, fake.guild.id, loser.id, loser.name))
+    ).view
     update = await svc.handle(LeaveMatch(view.match_id, fake.guild.id, loser.id))
     assert update.match_over and update.view.players[update.winner_seat or 0].user_id == winner.id
     return view.match_id
@@ -132,7 +145,7 @@ async def test_self_and_bot_challenges_get_their_exact_refusals(tablebot: FakeDi
             assert not response.message.embeds and not response.message.components
     assert not [m for m in fake.messages(fake.channel) if not m.ephemeral]
     with pytest.raises(NotFoundError):
-        await svc.get_challenge(1, fake.guild.id)  # nothing was recorded
+        await svc.handle(GetChallenge(1, fake.guild.id))  # nothing was recorded
 
 
 # --- 4. /config --------------------------------------------------------------------------------
@@ -148,30 +161,30 @@ async def test_config_times_saved_shown_and_used(tablebot: FakeDiscord, dice: Di
     mod = await fake.add_member("mod", manage_guild=True)
     alice = await fake.add_member("alice")
     bob = await fake.add_member("bob")
-    default = await svc.guild_settings(fake.guild.id)
+    default = await svc.handle(GetSettings(fake.guild.id))
     assert (default.reminder_minutes, default.claim_minutes, default.challenge_minutes) == (
         60, 24 * 60, 30,
     )  # fmt: skip
 
     saved = await ephemeral(fake, "config times", mod, reminder=5, claim=10, challenge=7)
     assert saved.startswith("Saved.\n") and TIMES_LINE in saved.splitlines()
-    stored = await svc.guild_settings(fake.guild.id)
+    stored = await svc.handle(GetSettings(fake.guild.id))
     assert (stored.reminder_minutes, stored.claim_minutes, stored.challenge_minutes) == (5, 10, 7)
     shown = await ephemeral(fake, "config show", mod)
     assert not shown.startswith("Saved.") and TIMES_LINE in shown.splitlines()
 
     # A new challenge expires after 7 minutes.
     invitation = await invite(fake, alice, game="nannon", opponent=bob, points=3)
-    challenge = await svc.get_challenge(1, fake.guild.id)
+    challenge = await svc.handle(GetChallenge(1, fake.guild.id))
     assert challenge.expires_at - challenge.created_at == 7 * 60
     mid, thread = await accept_in_thread(fake, invitation, bob)
-    view = await svc.get_view(mid)
+    view = await svc.handle(GetView(mid))
     assert (view.phase, view.actor) == (Phase.ROLL, 1)  # alice's 6-1 opening move was forced
     start = view.last_action_at
 
     # A second, open challenge, never answered: the reminder pass expires it.
     await invite(fake, bob, game="nannon", points=1)
-    late = await svc.get_challenge(2, fake.guild.id)
+    late = await svc.handle(GetChallenge(2, fake.guild.id))
     assert late.expires_at - late.created_at == 7 * 60
     assert start <= late.created_at < start + 60
     reminders = reminders_of(fake)
@@ -215,7 +228,7 @@ async def test_config_automation_off_no_auto_roll_no_forced_move(
     bob = await fake.add_member("bob")
     saved = await ephemeral(fake, "config automation", mod, auto_roll=False, auto_move=False)
     assert saved.startswith("Saved.\n") and AUTOMATION_OFF in saved.splitlines()
-    settings = await svc.guild_settings(fake.guild.id)
+    settings = await svc.handle(GetSettings(fake.guild.id))
     assert (settings.auto_roll, settings.auto_move, settings.auto_pass) == (False, False, True)
     assert AUTOMATION_OFF in (await ephemeral(fake, "config show", mod)).splitlines()
 
@@ -225,7 +238,7 @@ async def test_config_automation_off_no_auto_roll_no_forced_move(
     invitation = await invite(fake, alice, game="nannon", opponent=bob, points=3)
     mid, thread = await accept_in_thread(fake, invitation, bob)
     board = await next_board(fake, thread, mid, None)
-    view = await svc.get_view(mid)
+    view = await svc.handle(GetView(mid))
     assert (view.phase, view.actor, view.dice) == (Phase.MOVE, 0, (5,))
     assert len(view.legal_moves) == 1 and view.last_move is None
     [menu] = [c for c in board.walk_components() if c.get("type") == 3]
@@ -234,7 +247,7 @@ async def test_config_automation_off_no_auto_roll_no_forced_move(
     it = await fake.select(board, [view.legal_moves[0]], by=alice)
     assert (await it.response()).type == 7  # the board, edited in the click's answer
     board = await next_board(fake, thread, mid, board)
-    view = await svc.get_view(mid)
+    view = await svc.handle(GetView(mid))
     assert view.last_move is not None and view.last_move.seat == 0
 
     # bob doubles, alice takes: she owns the cube, so bob can't double. With auto-roll on he
@@ -244,7 +257,7 @@ async def test_config_automation_off_no_auto_roll_no_forced_move(
     board = await next_board(fake, thread, mid, board)
     await fake.click(board, label="Take", by=alice)
     board = await next_board(fake, thread, mid, board)
-    view = await svc.get_view(mid)
+    view = await svc.handle(GetView(mid))
     assert (view.cube_value, view.cube_owner) == (2, 0)
     assert (view.phase, view.actor, view.dice, view.can_double[1]) == (
         Phase.ROLL, 1, None, False,
@@ -255,11 +268,11 @@ async def test_config_automation_off_no_auto_roll_no_forced_move(
     assert "**bob to roll.**" in board.embeds[0]["description"]
     version = view.version
     await fake.wait_bot_idle()
-    assert (await svc.get_view(mid)).version == version  # nothing rolled behind his back
+    assert (await svc.handle(GetView(mid))).version == version  # nothing rolled behind his back
     it = await fake.click(board, label="Roll", by=bob)
     assert (await it.response()).type == 7
     board = await next_board(fake, thread, mid, board)
-    view = await svc.get_view(mid)
+    view = await svc.handle(GetView(mid))
     assert (view.phase, view.actor, view.dice) == (Phase.MOVE, 1, (3,))
 
 
@@ -277,10 +290,16 @@ async def test_config_channels_add_remove_anywhere(tablebot: FakeDiscord) -> Non
     assert f"- Challenges allowed in: <#{games.id}>" in saved.splitlines()
     saved = await ephemeral(fake, "config channels", mod, action="add", channel=tables)
     assert f"- Challenges allowed in: <#{games.id}>, <#{tables.id}>" in saved.splitlines()
-    assert (await svc.guild_settings(fake.guild.id)).challenge_channels == (games.id, tables.id)
+    assert (await svc.handle(GetSettings(fake.guild.id))).challenge_channels == (
+        games.id,
+        tables.id,
+    )
     # Adding one again keeps one copy.
     await ephemeral(fake, "config channels", mod, action="add", channel=tables)
-    assert (await svc.guild_settings(fake.guild.id)).challenge_channels == (games.id, tables.id)
+    assert (await svc.handle(GetSettings(fake.guild.id))).challenge_channels == (
+        games.id,
+        tables.id,
+    )
 
     # Elsewhere a challenge is refused with where it is allowed; in the list it is posted.
     refused = await ephemeral(fake, "challenge", alice, general, game="nannon")
@@ -290,19 +309,19 @@ async def test_config_channels_add_remove_anywhere(tablebot: FakeDiscord) -> Non
 
     saved = await ephemeral(fake, "config channels", mod, action="remove", channel=games)
     assert f"- Challenges allowed in: <#{tables.id}>" in saved.splitlines()
-    assert (await svc.guild_settings(fake.guild.id)).challenge_channels == (tables.id,)
+    assert (await svc.handle(GetSettings(fake.guild.id))).challenge_channels == (tables.id,)
     refused = await ephemeral(fake, "challenge", alice, games, game="nannon")
     assert refused == f"Challenges are allowed only in <#{tables.id}>."
     # Removing a channel that is not listed is refused and changes nothing.
     again = await ephemeral(fake, "config channels", mod, action="remove", channel=games)
     assert again == f"<#{games.id}> is not in the list of challenge channels."
-    assert (await svc.guild_settings(fake.guild.id)).challenge_channels == (tables.id,)
+    assert (await svc.handle(GetSettings(fake.guild.id))).challenge_channels == (tables.id,)
     missing = await ephemeral(fake, "config channels", mod, action="add")
     assert missing == "Say which channel to add."
 
     saved = await ephemeral(fake, "config channels", mod, action="anywhere")
     assert "- Challenges allowed in: any channel" in saved.splitlines()
-    assert (await svc.guild_settings(fake.guild.id)).challenge_channels == ()
+    assert (await svc.handle(GetSettings(fake.guild.id))).challenge_channels == ()
     shown = await ephemeral(fake, "config show", mod)
     assert "- Challenges allowed in: any channel" in shown.splitlines()
     for channel in (general, games):
@@ -346,7 +365,7 @@ async def test_challenge_options_reach_the_rules(
     bob = await fake.add_member("bob")
     invitation = await invite(fake, alice, opponent=bob, **options)
     assert invitation.embeds[0]["description"] == described
-    challenge = await svc.get_challenge(1, fake.guild.id)
+    challenge = await svc.handle(GetChallenge(1, fake.guild.id))
     for name, value in rules.items():
         assert getattr(challenge.rules, name) == value, name
 
@@ -354,7 +373,7 @@ async def test_challenge_options_reach_the_rules(
     dice.face = faces(3, 3, 6, 1, then=(3,))
     mid, thread = await accept_in_thread(fake, invitation, bob)
     board = await next_board(fake, thread, mid, None)
-    view = await svc.get_view(mid)
+    view = await svc.handle(GetView(mid))
     for name, value in rules.items():
         assert getattr(view.rules, name) == value, name
     fields = {f["name"]: f["value"] for f in board.embeds[0]["fields"]}
@@ -395,7 +414,7 @@ async def test_crawford_false_leaves_the_cube_live_after_match_point(
         dice.face = faces(6, 1, then=(3,))
         await fake.click(board, label="Accept resignation", by=bob)
         board = await next_board(fake, thread, mid, board)
-        view = await svc.get_view(mid)
+        view = await svc.handle(GetView(mid))
         assert view.score == (0.0, 1.0) and view.game_number == 2
         assert view.rules.crawford is crawford and view.crawford is crawford
         # alice's opening move (6-1: a 5) is forced again; then it is bob's turn.
@@ -435,7 +454,7 @@ async def test_stats_game_option_history_user_option_leaderboard_points(
     async def expected(rows: list[tuple[Member, int, int, float, float]]) -> list[str]:
         rated = []
         for member, won, lost, pw, pl in rows:
-            rating = (await svc.stats(fake.guild.id, member.id, GameKind.NANNON)).rating
+            rating = (await svc.handle(Stats(fake.guild.id, member.id, GameKind.NANNON))).rating
             rated.append((-rating, -won, member.id, member.name, rating, won, lost, pw, pl))
         rated.sort()
         return [
@@ -464,7 +483,7 @@ async def test_stats_game_option_history_user_option_leaderboard_points(
     assert message.ephemeral
     embed = message.embeds[0]
     assert embed["title"] == "Stats of alice"
-    line = await svc.stats(fake.guild.id, alice.id, GameKind.NANNON)
+    line = await svc.handle(Stats(fake.guild.id, alice.id, GameKind.NANNON))
     assert [f["name"] for f in embed["fields"]] == ["Nannon"]
     assert embed["fields"][0]["value"].splitlines() == [
         f"Rating {line.rating:.0f} ({line.experience} exp)",
@@ -547,7 +566,7 @@ async def test_nannon_match_played_out_then_stats_and_leaderboard(
         what="bob's shout",
     )
     await fake.wait_bot_idle()
-    stats = {m: await svc.stats(fake.guild.id, m.id, GameKind.NANNON) for m in (alice, bob)}
+    stats = {m: await svc.handle(Stats(fake.guild.id, m.id, GameKind.NANNON)) for m in (alice, bob)}
     assert await nannon_field(bob) == [
         f"Rating {stats[bob].rating:.0f} ({stats[bob].experience} exp)",
         "Matches 1: 1-0",
@@ -571,7 +590,7 @@ async def test_nannon_match_played_out_then_stats_and_leaderboard(
     ]
     assert await leaderboard_lines(fake, alice, game="nannon") == expected
     assert await leaderboard_lines(fake, bob, game="nannon", points=1) == expected
-    rows: list[LeaderboardRow] = await svc.leaderboard(fake.guild.id, GameKind.NANNON)
+    rows: list[LeaderboardRow] = await svc.handle(Leaderboard(fake.guild.id, GameKind.NANNON))
     assert [(r.name, r.won, r.lost, r.points_won) for r in rows] == [
         ("bob", 1, 0, 2), ("alice", 0, 1, 0),
     ]  # fmt: skip

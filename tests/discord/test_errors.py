@@ -17,6 +17,7 @@ from support.discord_driver import DiceScript, next_board, reply_to, service_of
 from support.nannon_driver import faces
 
 from bot.discord.replies import APOLOGY
+from bot.service import GetView
 from engines.base import Phase
 
 pytestmark = pytest.mark.asyncio
@@ -39,7 +40,7 @@ class Table:
 
     async def state(self) -> tuple[int, int, int]:
         """(match version, stored events, public messages in the thread)."""
-        view = await self.svc.get_view(MATCH)
+        view = await self.svc.handle(GetView(MATCH))
         return view.version, await self.svc.store.event_count(MATCH), len(self.public())
 
 
@@ -92,7 +93,7 @@ async def test_off_turn_commands_and_clicks_are_refused(
     table, board = await backgammon(fake, dice, bob_rolls=False)
     alice, bob = table.alice, table.bob
     carol = await fake.add_member("carol")
-    view = await table.svc.get_view(MATCH)
+    view = await table.svc.handle(GetView(MATCH))
     assert (view.phase, view.actor) == (Phase.ROLL, 1)
     before = await table.state()
 
@@ -125,7 +126,7 @@ async def test_illegal_move_names_the_move_and_the_dice(
 ) -> None:
     fake = tablebot
     table, _board = await backgammon(fake, dice, bob_rolls=True)
-    view = await table.svc.get_view(MATCH)
+    view = await table.svc.handle(GetView(MATCH))
     assert (view.phase, view.actor, view.dice) == (Phase.MOVE, 1, (3, 3))
     before = await table.state()
 
@@ -138,7 +139,7 @@ async def test_illegal_move_names_the_move_and_the_dice(
     assert answer.ephemeral and answer.content.startswith("That move is illegal: 24/21 does not")
     assert "3-3" in answer.content
     assert await table.state() == before
-    assert (await table.svc.get_view(MATCH)).legal_moves == view.legal_moves
+    assert (await table.svc.handle(GetView(MATCH))).legal_moves == view.legal_moves
 
 
 HOSTILE = [
@@ -157,7 +158,7 @@ async def test_hostile_move_text_is_refused_quietly_and_changes_nothing(
 ) -> None:
     fake = tablebot
     table, _board = await backgammon(fake, dice, bob_rolls=True)
-    view = await table.svc.get_view(MATCH)
+    view = await table.svc.handle(GetView(MATCH))
     assert view.phase is Phase.MOVE and len(view.legal_moves) > 25
     before = await table.state()
     [invitation] = [m for m in fake.messages(fake.channel) if not m.ephemeral]
@@ -240,9 +241,9 @@ async def test_unexpected_error_gets_an_apology_and_is_logged_with_context(
         assert message.startswith(f"unexpected error in interaction {interaction.id} {what}")
         assert f"by user {bob.id} in guild {fake.guild.id} channel {table.thread.id}" in message
         assert record.exc_info is not None and record.exc_info[0] is RuntimeError
-    assert await table.state() == before
 
-    # Mended, the same command works.
+    # Mended (the state is read through handle too): nothing changed, the same command works.
     monkeypatch.undo()
+    assert await table.state() == before
     assert (await table.say("roll", bob)).content == "Rolled."
-    assert (await svc.get_view(MATCH)).phase is Phase.MOVE
+    assert (await svc.handle(GetView(MATCH))).phase is Phase.MOVE

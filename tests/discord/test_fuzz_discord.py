@@ -50,7 +50,17 @@ from support.discord_driver import (
 
 from bot.discord.app import TableBot
 from bot.discord.replies import APOLOGY
-from bot.service import MatchService, MatchView
+from bot.service import (
+    AcceptChallenge,
+    Export,
+    GetSettings,
+    GetView,
+    History,
+    MatchService,
+    MatchView,
+    NewChallenge,
+    UpdateSettings,
+)
 from engines import replay
 from engines.actions import Move as MoveAction
 from engines.base import GameKind, Phase
@@ -195,7 +205,7 @@ async def start_table(fake: FakeDiscord, kind: GameKind, a: Member, b: Member) -
     )
     await handlers_done(fake)
     match_id = int(footer(board).split()[1][1:])
-    view = await service_of(fake).get_view(match_id)
+    view = await service_of(fake).handle(GetView(match_id))
     assert view.kind is kind and view.thread_id == thread.id
     return Table(kind, (a, b), match_id, thread)
 
@@ -214,11 +224,11 @@ async def world(tablebot: FakeDiscord, dice: DiceScript) -> AsyncIterator[World]
     carol = await fake.add_member("carol")
     mod = await fake.add_member("mod", manage_guild=True)
     other = await fake.add_guild("Elsewhere")
-    challenge = await svc.challenge(
+    challenge = await svc.handle(NewChallenge(
         other.id, other.text_channels[0].id, 901, "x", GameKind.NANNON, opponent_id=902,
         opponent_name="y", length=3,
-    )  # fmt: skip
-    foreign = (await svc.accept(challenge.id, other.id, 902, "y")).view.match_id
+    ))  # fmt: skip
+    foreign = (await svc.handle(AcceptChallenge(challenge.id, other.id, 902, "y"))).view.match_id
     yield World(fake, tables, carol, mod, foreign)
 
 
@@ -293,7 +303,7 @@ async def ready_to_move(world: World, kind: GameKind) -> tuple[Table, MatchView]
     fake, svc = world.fake, world.svc
     table = world.tables[kind]
     for _ in range(20):
-        view = await svc.get_view(table.match_id)
+        view = await svc.handle(GetView(table.match_id))
         if view.match_over:
             table = world.tables[kind] = await start_table(fake, kind, *table.players)
             continue
@@ -368,7 +378,7 @@ async def test_move_text_through_discord_is_refused_clearly_or_plays_the_right_m
     # Played: exactly the move the text means, by the engine alone, on the match before.
     event(f"/move played ({'a legal move' if meant else 'fuzzed text'})")
     assert who == "turn"
-    after = await svc.get_view(table.match_id)
+    after = await svc.handle(GetView(table.match_id))
     on_turn = frozenset() if after.actor is None else {after.players[after.actor].user_id}
     assert_pings_nobody(fake, it, but=frozenset(on_turn))
     engine = replay(view.kind, view.rules, log)
@@ -383,7 +393,7 @@ async def test_move_text_through_discord_is_refused_clearly_or_plays_the_right_m
     played = replay(view.kind, view.rules, [*log, logged[0]])
     assert played.snapshot() == engine.snapshot()
     # The rest (forced moves, automatic rolls) followed from it, and a board shows the result.
-    after = await svc.get_view(table.match_id)
+    after = await svc.handle(GetView(table.match_id))
     assert after.version > view.version
     assert replay(view.kind, view.rules, [*log, *logged]).position_id == after.position_id
     # A board shows it: a new message, or the board edited in place (the same player goes on).
@@ -501,11 +511,11 @@ async def test_config_values_are_saved_as_given_or_refused_without_a_change(
     assert set(options) <= set(CONFIG_FIELDS[name])
     changes = {CONFIG_FIELDS[name][key]: value for key, value in options.items()}
     # The service's own verdict on the same change, from the same settings, elsewhere.
-    current = await svc.guild_settings(guild)
+    current = await svc.handle(GetSettings(guild))
     baseline = asdict(current)
-    await svc.update_guild_settings(SCRATCH_GUILD, **baseline)
+    await svc.handle(UpdateSettings(SCRATCH_GUILD, {**baseline}))
     try:
-        verdict = await svc.update_guild_settings(SCRATCH_GUILD, **changes)
+        verdict = await svc.handle(UpdateSettings(SCRATCH_GUILD, {**changes}))
     except Exception:
         verdict = None
     member = world.mod if manager else world.carol
@@ -517,7 +527,7 @@ async def test_config_values_are_saved_as_given_or_refused_without_a_change(
     await fake.wait_bot_idle()
     assert not errors(caplog), errors(caplog)
     assert answer.ephemeral and len(it.state.callbacks) == 1
-    after = await svc.guild_settings(guild)
+    after = await svc.handle(GetSettings(guild))
     if answer.content.startswith("Saved.\n"):
         event("/config saved")
         assert manager and changes and verdict is not None
@@ -540,7 +550,7 @@ async def test_config_values_are_saved_as_given_or_refused_without_a_change(
         assert await db_state(svc) == before_db
         assert public(fake, fake.channel) == before_public
     # Back to where the test started (the lifted rate limit included), for the next example.
-    await svc.update_guild_settings(guild, **baseline)
+    await svc.handle(UpdateSettings(guild, {**baseline}))
     bot = world.fake.bot
     assert isinstance(bot, TableBot)
     bot.rate_limit.invalidate(guild)
@@ -605,7 +615,7 @@ async def test_match_ids_export_the_right_match_or_are_refused(
     assert not errors(caplog), errors(caplog)
     assert_pings_nobody(fake, it)
     if command == "export":
-        exported = await svc.export(match_id, fake.guild.id)
+        exported = await svc.handle(Export(match_id, fake.guild.id))
         assert answer.content == f"Match #{match_id}: `{exported.filename}`"
         [attachment] = answer.attachments
         assert attachment.filename == exported.filename
@@ -629,7 +639,7 @@ async def test_match_id_autocomplete_text_offers_only_the_users_matches(
     member = world.tables[GameKind.CHECKERS].players[1] if who else world.carol
     text = fill(text, fake, member)
     mine = {
-        h.match_id for h in await svc.history(fake.guild.id, member.id, 25)
+        h.match_id for h in await svc.handle(History(fake.guild.id, member.id, 25))
     }  # what /history lists
     before_db = await db_state(svc)
     caplog.clear()

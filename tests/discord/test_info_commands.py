@@ -15,7 +15,22 @@ from support.discord_driver import Clock, reply_to, service_of
 
 from bot.discord.cogs.admin import NOT_MANAGER
 from bot.discord.cogs.reminders import Reminders
-from bot.service import MatchService, MatchView, PlayMove, RollDice, TakeDouble
+from bot.service import (
+    AcceptChallenge,
+    Export,
+    GetSettings,
+    GetView,
+    Leaderboard,
+    MatchService,
+    MatchView,
+    NewChallenge,
+    PlayMove,
+    RollDice,
+    Stats,
+    TakeDouble,
+    UpdateSettings,
+    VerifyMatch,
+)
 from engines.base import Phase
 
 pytestmark = pytest.mark.asyncio
@@ -38,11 +53,11 @@ async def new_match(
     fake: FakeDiscord, a: Member, b: Member, game: str = "nannon", length: int = 1
 ) -> MatchView:
     svc = service_of(fake)
-    challenge = await svc.challenge(
+    challenge = await svc.handle(NewChallenge(
         fake.guild.id, fake.channel.id, a.id, a.name, game, opponent_id=b.id,
         opponent_name=b.name, length=length,
-    )  # fmt: skip
-    return (await svc.accept(challenge.id, fake.guild.id, b.id, b.name)).view
+    ))  # fmt: skip
+    return (await svc.handle(AcceptChallenge(challenge.id, fake.guild.id, b.id, b.name))).view
 
 
 async def finished_match(fake: FakeDiscord, a: Member, b: Member, game: str = "nannon") -> int:
@@ -87,7 +102,7 @@ async def test_leaderboard_stats_history_after_played_matches(tablebot: FakeDisc
     ids = [await finished_match(fake, alice, bob) for _ in range(2)]
     ids.append(await finished_match(fake, bob, carol))
     svc = service_of(fake)
-    winners = [(await svc.get_view(i)).winner_seat for i in ids]
+    winners = [(await svc.handle(GetView(i))).winner_seat for i in ids]
     assert None not in winners
 
     board = await answer(fake, "leaderboard", {"game": "nannon"}, by=alice)
@@ -96,7 +111,7 @@ async def test_leaderboard_stats_history_after_played_matches(tablebot: FakeDisc
     lines = body.splitlines()
     assert len(lines) == 3 and lines[0].startswith("**1.** ")
     assert "\\*\\*carol\\*\\*" in body and "@everyone" not in body.replace("@\u200beveryone", "")
-    rows = await svc.leaderboard(fake.guild.id, "nannon")
+    rows = await svc.handle(Leaderboard(fake.guild.id, "nannon"))
     for row, line in zip(rows, lines, strict=True):
         assert f"{row.rating:.0f}" in line and f"{row.won}-{row.lost}" in line
 
@@ -107,7 +122,7 @@ async def test_leaderboard_stats_history_after_played_matches(tablebot: FakeDisc
 
     stats = await answer(fake, "stats", {"user": bob}, by=alice)
     assert stats.ephemeral
-    line = await svc.stats(fake.guild.id, bob.id, "nannon")
+    line = await svc.handle(Stats(fake.guild.id, bob.id, "nannon"))
     assert line.played == 3
     assert f"Matches 3: {line.won}-{line.lost}" in text_of(stats)
 
@@ -141,12 +156,15 @@ async def test_export_attaches_a_file_and_verify_checks_the_dice(tablebot: FakeD
     exported = await answer(fake, "export", {"match": nannon}, by=bob)
     [attachment] = exported.attachments
     assert attachment.filename == f"tablebot-{nannon}.mat"
-    assert attachment.data.decode() == (await service_of(fake).export(nannon, fake.guild.id)).text
+    assert (
+        attachment.data.decode()
+        == (await service_of(fake).handle(Export(nannon, fake.guild.id))).text
+    )
     pdn = await answer(fake, "export", {"match": checkers}, by=alice)
     assert pdn.attachments[0].filename.endswith(".pdn")
 
     verified = await answer(fake, "verify", {"match": nannon}, by=alice)
-    report = await service_of(fake).verify_match(nannon, fake.guild.id)
+    report = await service_of(fake).handle(VerifyMatch(nannon, fake.guild.id))
     assert report.ok is True
     text = text_of(verified)
     assert "checks out" in text and report.commitment in text and str(report.seed) in text
@@ -202,25 +220,25 @@ async def test_config_is_for_managers_and_refuses_bad_values(tablebot: FakeDisco
     svc = service_of(fake)
     member = await fake.add_member("member")
     mod = await fake.add_member("mod", manage_guild=True)
-    before = await svc.guild_settings(fake.guild.id)
+    before = await svc.handle(GetSettings(fake.guild.id))
 
     refused = await answer(fake, "config lengths", {"nannon": 7}, by=member)
     assert refused.ephemeral and refused.content == NOT_MANAGER
-    assert await svc.guild_settings(fake.guild.id) == before
+    assert await svc.handle(GetSettings(fake.guild.id)) == before
 
     bad = await answer(fake, "config times", {"reminder": 120, "claim": 60}, by=mod)
     assert bad.ephemeral and "claim time must be at least the reminder time" in bad.content
-    assert await svc.guild_settings(fake.guild.id) == before
+    assert await svc.handle(GetSettings(fake.guild.id)) == before
 
     ok = await answer(fake, "config lengths", {"nannon": 7, "checkers": 3}, by=mod)
     assert ok.ephemeral and ok.content.startswith("Saved.")
-    after = await svc.guild_settings(fake.guild.id)
+    after = await svc.handle(GetSettings(fake.guild.id))
     assert (after.nannon_length, after.checkers_length) == (7, 3)
 
     channel = await fake.add_channel("games")
     only = await answer(fake, "config channels", {"action": "only", "channel": channel}, by=mod)
     assert f"<#{channel.id}>" in only.content
-    assert (await svc.guild_settings(fake.guild.id)).challenge_channels == (channel.id,)
+    assert (await svc.handle(GetSettings(fake.guild.id))).challenge_channels == (channel.id,)
     shown = await answer(fake, "config show", {}, by=mod)
     assert "Nannon 7" in shown.content
 
@@ -245,7 +263,7 @@ async def test_reminder_then_claim_win(tablebot: FakeDiscord, clock: Clock) -> N
     svc = service_of(fake)
     alice = await fake.add_member("alice")
     bob = await fake.add_member("bob")
-    await svc.update_guild_settings(fake.guild.id, auto_roll=False, auto_move=False)
+    await svc.handle(UpdateSettings(fake.guild.id, {"auto_roll": False, "auto_move": False}))
     view = await new_match(fake, alice, bob, length=3)
     for _ in range(20):
         if view.phase is Phase.ROLL:
@@ -253,7 +271,7 @@ async def test_reminder_then_claim_win(tablebot: FakeDiscord, clock: Clock) -> N
         view = await step(svc, view)
     assert view.actor is not None
     idle, waiting = (alice, bob) if view.actor == 0 else (bob, alice)
-    settings = await svc.guild_settings(fake.guild.id)
+    settings = await svc.handle(GetSettings(fake.guild.id))
     # load_extension builds its own module object: compare by name, not isinstance.
     reminders: Reminders = fake.bot.get_cog("Reminders")  # type: ignore[union-attr,assignment]
     assert type(reminders).__name__ == "Reminders"
@@ -286,7 +304,7 @@ async def test_reminder_then_claim_win(tablebot: FakeDiscord, clock: Clock) -> N
     it = await fake.click(message, label="Claim win", by=idle)
     refusal = await reply_to(it)  # a refusal is the click's answer
     assert refusal.ephemeral and "waiting for you" in refusal.content
-    assert not (await svc.get_view(view.match_id)).match_over
+    assert not (await svc.handle(GetView(view.match_id))).match_over
 
     it = await fake.click(message, label="Claim win", by=waiting)
     await it.response()
@@ -297,5 +315,5 @@ async def test_reminder_then_claim_win(tablebot: FakeDiscord, clock: Clock) -> N
         ),
         what="the match result",
     )
-    final = await svc.get_view(view.match_id)
+    final = await svc.handle(GetView(view.match_id))
     assert final.match_over and final.players[final.winner_seat or 0].user_id == waiting.id

@@ -16,6 +16,7 @@ from fakediscord import FakeDiscord, InteractionHandle, Member, Message
 from support.discord_driver import handlers_done, reply_to, service_of
 
 from bot.discord.cogs.admin import describe_settings
+from bot.service import AcceptChallenge, GetSettings, NewChallenge, UpdateSettings
 from bot.service.commands import LeaveMatch
 from bot.service.settings import MAX_CHALLENGE_CHANNELS
 
@@ -35,11 +36,11 @@ def shown(member: Member) -> str:
 
 async def active_match(fake: FakeDiscord, a: Member, b: Member) -> int:
     svc = service_of(fake)
-    challenge = await svc.challenge(
+    challenge = await svc.handle(NewChallenge(
         fake.guild.id, fake.channel.id, a.id, shown(a), "backgammon", opponent_id=b.id,
         opponent_name=shown(b), length=25,
-    )  # fmt: skip
-    update = await svc.accept(challenge.id, fake.guild.id, b.id, shown(b))
+    ))  # fmt: skip
+    update = await svc.handle(AcceptChallenge(challenge.id, fake.guild.id, b.id, shown(b)))
     return update.match_id
 
 
@@ -148,9 +149,11 @@ async def test_config_show_fits_one_message_at_its_longest(tablebot: FakeDiscord
     svc = service_of(fake)
     mod = await fake.add_member("mod", manage_guild=True)
     channels = [await fake.add_channel(f"c{n}") for n in range(MAX_CHALLENGE_CHANNELS)]
-    await svc.update_guild_settings(fake.guild.id, challenge_channels=[c.id for c in channels])
+    await svc.handle(
+        UpdateSettings(fake.guild.id, {"challenge_channels": [c.id for c in channels]})
+    )
     answer = await reply_to(await fake.slash("config show", {}, by=mod))
-    settings = await svc.guild_settings(fake.guild.id)
+    settings = await svc.handle(GetSettings(fake.guild.id))
     assert answer.content == describe_settings(settings)
     assert len(answer.content) <= 2000
     assert all(f"<#{c.id}>" in answer.content for c in channels)

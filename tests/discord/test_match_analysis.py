@@ -17,7 +17,14 @@ from support.discord_driver import embed_text, reply_to, service_of
 from support.robot_driver import bot_of, challenge_robot, play_to_the_end, robot_ready, settle
 
 from bot.discord import wording
-from bot.service import AnalysisStatus, LeaveMatch, MatchView
+from bot.service import (
+    AcceptChallenge,
+    AnalysisStatus,
+    GetAnalysis,
+    LeaveMatch,
+    MatchView,
+    NewChallenge,
+)
 from bot.service.analysis import DEFAULT_PLY
 from engines.nannon_solver import Context, CubeState, NannonSolver
 from render.common import BEST, PLAYED
@@ -92,11 +99,13 @@ async def test_analyse_refuses_backgammon_where_gnubg_does_not_run(
     alice, bob = await fake.add_member("alice"), await fake.add_member("bob")
     service = service_of(fake)
     guild = fake.guild.id
-    challenge = await service.challenge(
+    challenge = await service.handle(NewChallenge(
         guild, fake.channel.id, alice.id, "alice", "backgammon", opponent_id=bob.id,
         opponent_name="bob", length=1,
-    )  # fmt: skip
-    match_id = (await service.accept(challenge.id, guild, bob.id, "bob")).view.match_id
+    ))  # fmt: skip
+    match_id = (
+        await service.handle(AcceptChallenge(challenge.id, guild, bob.id, "bob"))
+    ).view.match_id
     assert (await service.handle(LeaveMatch(match_id, guild, alice.id))).match_over
 
     async def no_gnubg() -> bool:
@@ -118,7 +127,7 @@ async def test_a_robot_match_is_analysed_when_it_ends(tablebot: FakeDiscord) -> 
     # One message: "queued", each game's progress edited in, then edited into the report.
     progress = progress_message(thread, match_id)
     contents = [edit.get("content") for edit in progress.edits]
-    total = (await service_of(fake).analyses.view(match_id)).games_total
+    total = (await service_of(fake).handle(GetAnalysis(match_id))).games_total
     assert total is not None and total >= 2
     assert [c for c in contents if c and "game" in c] == [
         wording.analysis_progress(match_id, done, total) for done in range(total)
@@ -128,7 +137,7 @@ async def test_a_robot_match_is_analysed_when_it_ends(tablebot: FakeDiscord) -> 
     assert report.content == wording.analysis_done(match_id)
     text = embed_text(report)
     assert "alice" in text and "Checker play" in text
-    done = await service_of(fake).analyses.view(match_id)
+    done = await service_of(fake).handle(GetAnalysis(match_id))
     assert done.analysis is not None
     assert f"**{done.analysis.players[0].rating}**" in text  # bold, not escaped
     assert report.embeds[0]["footer"]["text"] == "Analysed by exact solver."
@@ -177,7 +186,7 @@ async def test_stats_average_the_analysed_matches(tablebot: FakeDiscord) -> None
         match_id, thread, _ = await challenge_robot(fake, alice, "nannon", points=1)
         await play_to_the_end(fake, thread, match_id, alice)
         await analysed(fake, match_id)
-        view = await service_of(fake).analyses.view(match_id)
+        view = await service_of(fake).handle(GetAnalysis(match_id))
         assert view.analysis is not None
         rates.append(view.analysis.players[0].error_rate)
     stats = await answer(fake, "stats", alice, game="nannon")
@@ -208,7 +217,7 @@ async def test_a_planted_blunder_is_the_first_mistake_shown(tablebot: FakeDiscor
     await play_to_the_end(fake, thread, match_id, alice, choose=choose)
     assert planted, "no position offered a blunder"
     await analysed(fake, match_id)
-    view = await service_of(fake).analyses.view(match_id)
+    view = await service_of(fake).handle(GetAnalysis(match_id))
     assert view.analysis is not None
     worst = view.analysis.worst(1)[0]
     assert (worst.player, worst.played) == (0, planted[0][0])

@@ -8,7 +8,7 @@ import pytest
 from fakediscord import FakeDiscord, InteractionHandle, Member, Message
 from support.discord_driver import embed_text, next_board, results, service_of
 
-from bot.service import ChallengeStatus
+from bot.service import ActiveMatches, ChallengeStatus, GetChallenge, GetView
 from engines.base import GameKind, Phase, ResultKind
 
 pytestmark = pytest.mark.asyncio
@@ -44,26 +44,26 @@ async def test_decline_and_cancel(tablebot: FakeDiscord) -> None:
     for wrong in (carol, alice):
         text = await ephemeral_text(await fake.click(invitation, label="Decline", by=wrong))
         assert text and "declined" not in text
-    assert (await svc.get_challenge(1, fake.guild.id)).status is ChallengeStatus.OPEN
+    assert (await svc.handle(GetChallenge(1, fake.guild.id))).status is ChallengeStatus.OPEN
     await fake.click(invitation, label="Decline", by=bob)
     await fake.wait_until(lambda: invitation.edits, what="the invitation closed")
     assert invitation.content == "bob declined the challenge."
     assert not invitation.components
-    assert (await svc.get_challenge(1, fake.guild.id)).status is ChallengeStatus.DECLINED
+    assert (await svc.handle(GetChallenge(1, fake.guild.id))).status is ChallengeStatus.DECLINED
 
     # Cancel: only the challenger may withdraw.
     invitation = await invite(fake, alice, bob)
     for wrong in (bob, carol):
         text = await ephemeral_text(await fake.click(invitation, label="Cancel", by=wrong))
         assert text and "withdrew" not in text
-    assert (await svc.get_challenge(2, fake.guild.id)).status is ChallengeStatus.OPEN
+    assert (await svc.handle(GetChallenge(2, fake.guild.id))).status is ChallengeStatus.OPEN
     await fake.click(invitation, label="Cancel", by=alice)
     await fake.wait_until(lambda: invitation.edits, what="the invitation closed")
     assert invitation.content == "alice withdrew the challenge."
     assert not invitation.components
-    assert (await svc.get_challenge(2, fake.guild.id)).status is ChallengeStatus.CANCELLED
+    assert (await svc.handle(GetChallenge(2, fake.guild.id))).status is ChallengeStatus.CANCELLED
     assert not fake.threads(fake.channel)
-    assert await svc.active_matches(fake.guild.id, alice.id) == []
+    assert await svc.handle(ActiveMatches(fake.guild.id, alice.id)) == []
 
 
 async def test_resign_declined_then_accepted_then_export_and_rematch(
@@ -80,7 +80,7 @@ async def test_resign_declined_then_accepted_then_export_and_rematch(
     await fake.click(invitation, label="Accept", by=bob)
     thread = (await fake.wait_until(lambda: fake.threads(fake.channel), what="the thread"))[0]
     board = await next_board(fake, thread, 1, None)
-    view = await svc.get_view(1)
+    view = await svc.handle(GetView(1))
     assert view.actor is not None
     resigner, other = players[view.actor], players[1 - view.actor]
 
@@ -104,7 +104,7 @@ async def test_resign_declined_then_accepted_then_export_and_rematch(
     assert "not your match" in text
 
     board = await offer_resignation()
-    view = await svc.get_view(1)
+    view = await svc.handle(GetView(1))
     assert view.phase is Phase.RESIGN_OFFERED and view.actor == 1 - players_seat(players, resigner)
     assert {"Accept resignation", "Decline resignation"} <= {b["label"] for b in board.buttons}
     assert f"{resigner.name} offers to resign (single)" in embed_text(board)
@@ -113,11 +113,11 @@ async def test_resign_declined_then_accepted_then_export_and_rematch(
     assert "not your turn" in text
     text = await ephemeral_text(await fake.click(board, label="Accept resignation", by=carol))
     assert "not your match" in text
-    assert (await svc.get_view(1)).version == view.version
+    assert (await svc.handle(GetView(1))).version == view.version
 
     await fake.click(board, label="Decline resignation", by=other)
     board = await next_board(fake, thread, 1, board)
-    view = await svc.get_view(1)
+    view = await svc.handle(GetView(1))
     assert view.phase is not Phase.RESIGN_OFFERED and view.resign_offer is None
     assert "declines the resignation" in embed_text(board)
     assert view.actor is not None and players[view.actor] is resigner
@@ -129,7 +129,7 @@ async def test_resign_declined_then_accepted_then_export_and_rematch(
         what="the match result",
     )
     announcement = over[0]
-    view = await svc.get_view(1)
+    view = await svc.handle(GetView(1))
     assert view.match_over and view.winner_seat == players_seat(players, other)
     assert view.games[-1].kind is ResultKind.RESIGN
     text = embed_text(announcement)
@@ -159,13 +159,13 @@ async def test_resign_declined_then_accepted_then_export_and_rematch(
     )
     invitation = rematch[-1]
     assert "bob challenges alice to Nannon, to 1" in embed_text(invitation)
-    challenge = await svc.get_challenge(2, fake.guild.id)
+    challenge = await svc.handle(GetChallenge(2, fake.guild.id))
     assert challenge.game is GameKind.NANNON and challenge.rules.length == 1
     assert challenge.challenger.user_id == bob.id and challenge.opponent is not None
     assert challenge.opponent.user_id == alice.id and challenge.message_id == invitation.id
     await fake.click(invitation, label="Accept", by=alice)
     await fake.wait_until(lambda: len(fake.threads(fake.channel)) == 2, what="the new thread")
-    second = await svc.get_view(2)
+    second = await svc.handle(GetView(2))
     assert second.players[0].user_id == bob.id and second.players[1].user_id == alice.id
 
 

@@ -23,6 +23,7 @@ from support.discord_driver import (
 
 from bot.discord.catalogue import text
 from bot.discord.replies import escape_name
+from bot.service import GetSettings, GetView
 from engines.base import Phase
 
 pytestmark = pytest.mark.asyncio
@@ -51,7 +52,7 @@ async def test_a_turkish_and_a_greek_member_play_in_an_italian_server(
     # The manager (an English Discord) sets the server's language: told in English.
     said = await say(fake, "config language", manager, fake.channel, language="it")
     assert text("settings.language", "en", language="Italiano") in said
-    assert (await svc.guild_settings(fake.guild.id)).language == "it"
+    assert (await svc.handle(GetSettings(fake.guild.id))).language == "it"
 
     # The invitation is public: Italian, whoever wrote the command.
     it = await fake.slash("challenge", {"game": "nannon", "opponent": nikos, "points": 1}, by=ayse)
@@ -75,7 +76,7 @@ async def test_a_turkish_and_a_greek_member_play_in_an_italian_server(
     match_id = int(footer(board).split("#")[1].split(" ")[0])
     assert match_id == 1
     players = {0: ayse, 1: nikos}
-    view = await svc.get_view(match_id)
+    view = await svc.handle(GetView(match_id))
     board_words = embed_text(board)
     assert text("turn.field.score", "it") in board_words
     assert text("turn.field.score", "en") not in board_words  # "Score" is "Punteggio"
@@ -96,7 +97,7 @@ async def test_a_turkish_and_a_greek_member_play_in_an_italian_server(
     # mover's language).
     answered: dict[str, str] = {}
     for turn in range(80):
-        view = await svc.get_view(match_id)
+        view = await svc.handle(GetView(match_id))
         if view.match_over:
             break
         assert view.actor is not None
@@ -112,14 +113,14 @@ async def test_a_turkish_and_a_greek_member_play_in_an_italian_server(
             assert view.phase is Phase.MOVE, view.phase
             await fake.select(board, [view.legal_moves[0]], by=who)
         board = await next_board_or_end(fake, thread, match_id, board, "it") or board
-    assert (await svc.get_view(match_id)).match_over
+    assert (await svc.handle(GetView(match_id))).match_over
     assert set(answered.values()) <= {text("done.played", "tr"), text("done.played", "el")}
     assert answered
 
     # The result everyone reads: Italian.
     await fake.wait_until(lambda: results(fake, thread, "it"), what="the result")
     final = embed_text(results(fake, thread, "it")[-1])
-    view = await svc.get_view(match_id)
+    view = await svc.handle(GetView(match_id))
     assert view.match_over
     assert final.startswith(text("result.match_over", "it", title=""))
     assert labels(results(fake, thread, "it")[-1]) >= {text("button.rematch", "it")}

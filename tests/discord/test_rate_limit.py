@@ -31,7 +31,8 @@ SLOW_DOWN = refusal_text(1).split(" Try again")[0]
 
 
 class ServiceSpy:
-    """Records calls to some MatchService methods (the real ones still run)."""
+    """Records calls to MatchService methods (the real ones still run); every command and
+    every read goes through ``handle``."""
 
     def __init__(
         self, monkeypatch: pytest.MonkeyPatch, svc: MatchService, names: Iterable[str]
@@ -100,7 +101,7 @@ async def test_clicks_and_commands_share_one_budget(
     assert (before.phase, before.actor) == (Phase.ROLL, 1)
     events = await table.events()
     posts = len([m for m in fake.messages(table.thread) if not m.ephemeral])
-    spy = ServiceSpy(monkeypatch, service_of(fake), ["get_view", "handle"])
+    spy = ServiceSpy(monkeypatch, service_of(fake), ["handle"])  # reads too
 
     # Commands spend what a click needs: bob runs three, then his Roll is refused.
     for _ in range(3):
@@ -177,7 +178,7 @@ async def test_menu_choices_are_limited_and_autocomplete_is_not_counted(
     # Over the limit, choosing the move from the menu is refused and changes nothing.
     events = await table.events()
     posts = len([m for m in fake.messages(table.thread) if not m.ephemeral])
-    spy = ServiceSpy(monkeypatch, service_of(fake), ["get_view", "handle"])
+    spy = ServiceSpy(monkeypatch, service_of(fake), ["handle"])  # reads too
     text = await refused_click(fake, await fake.select(board, [rolled.legal_moves[0]], by=bob))
     assert is_slow_down(text), text
     assert spy.calls == []

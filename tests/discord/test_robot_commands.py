@@ -25,7 +25,15 @@ from support.robot_driver import (
 
 from bot.discord import wording
 from bot.robot.player import nannon_context
-from bot.service import MatchView, Refusal
+from bot.service import (
+    AcceptChallenge,
+    ActiveMatches,
+    AskHint,
+    GetView,
+    MatchView,
+    NewChallenge,
+    Refusal,
+)
 from engines.base import Phase
 from engines.nannon import Position as NannonPosition
 from engines.nannon_solver import NannonSolver
@@ -47,7 +55,7 @@ async def until_human(fake: FakeDiscord, match_id: int, phase: Phase, alice: Mem
     svc = service_of(fake)
     for _ in range(200):
         await settle(fake)
-        view = await svc.get_view(match_id)
+        view = await svc.handle(GetView(match_id))
         assert not view.match_over
         if view.actor == 0 and view.phase is phase:
             return view
@@ -71,7 +79,7 @@ async def test_hint_in_a_robot_match(tablebot: FakeDiscord) -> None:
     )
     position = view.position
     assert isinstance(position, NannonPosition) and view.dice is not None
-    request = await service_of(fake).hint_request(match_id, fake.guild.id, alice.id)
+    request = await service_of(fake).handle(AskHint(match_id, fake.guild.id, alice.id))
     context = nannon_context(request.match, 0)  # the match's score, cube and Crawford rule
     ranked = NannonSolver().rank_moves(position, view.dice[0], context)
     best = ranked[: wording.HINT_MOVES_SHOWN]
@@ -93,12 +101,12 @@ async def test_hint_is_for_your_own_decision(tablebot: FakeDiscord) -> None:
 
     robot_of(fake).sleep = hold
     match_id, thread, _ = await challenge_robot(fake, alice, "checkers", level="beginner")
-    view = await service_of(fake).get_view(match_id)
+    view = await service_of(fake).handle(GetView(match_id))
     assert view.actor == 0  # Black moves first
     it = await human_acts(fake, thread, view, alice)
     await it.response()
     await fake.wait_until(held.is_set, what="the robot's turn")
-    assert (await service_of(fake).get_view(match_id)).actor == 1
+    assert (await service_of(fake).handle(GetView(match_id))).actor == 1
 
     async def ask(who: Member) -> str:
         # Not say(): it waits for every handler, and the robot's turn is held for good here.
@@ -118,11 +126,11 @@ async def test_hint_between_people_needs_the_servers_setting(tablebot: FakeDisco
     bob = await fake.add_member("bob")
     mod = await fake.add_member("mod", manage_guild=True)
     svc = service_of(fake)
-    challenge = await svc.challenge(
+    challenge = await svc.handle(NewChallenge(
         fake.guild.id, fake.channel.id, alice.id, "alice", "nannon", opponent_id=bob.id,
         opponent_name="bob", length=3,
-    )  # fmt: skip
-    update = await svc.accept(challenge.id, fake.guild.id, bob.id, "bob")
+    ))  # fmt: skip
+    update = await svc.handle(AcceptChallenge(challenge.id, fake.guild.id, bob.id, "bob"))
     view = update.view
     assert view.actor is not None
     on_turn = (alice, bob)[view.actor]
@@ -187,7 +195,7 @@ async def test_the_default_level_the_pause_and_the_rematch(tablebot: FakeDiscord
     robot_of(fake).sleep = paused
     match_id, thread, _ = await challenge_robot(fake, alice, "nannon", points=1)
     svc = service_of(fake)
-    assert (await svc.get_view(match_id)).robot_level == 2  # intermediate
+    assert (await svc.handle(GetView(match_id))).robot_level == 2  # intermediate
     last = await play_to_the_end(fake, thread, match_id, alice)
     assert last.match_over and pauses and set(pauses) == {1.0}
 
@@ -195,7 +203,7 @@ async def test_the_default_level_the_pause_and_the_rematch(tablebot: FakeDiscord
     it = await fake.click(over, label="Rematch", by=alice)
     assert (await it.followup()).content == wording.ROBOT_REMATCH_STARTED
     await settle(fake)
-    again = await svc.active_matches(fake.guild.id, alice.id)
+    again = await svc.handle(ActiveMatches(fake.guild.id, alice.id))
     assert len(again) == 1 and again[0].match_id != match_id
     assert (again[0].robot_seat, again[0].robot_level, again[0].length) == (1, 2, 1)
     assert again[0].thread_id is not None and again[0].thread_id != thread.id
@@ -220,7 +228,7 @@ async def test_backgammon_against_the_robot_where_gnubg_does_not_run(
         "Challenge a person instead."
     )
     assert not [m for m in fake.messages(fake.channel) if not m.ephemeral]
-    assert await service_of(fake).active_matches(fake.guild.id, alice.id) == []
+    assert await service_of(fake).handle(ActiveMatches(fake.guild.id, alice.id)) == []
 
 
 async def test_a_level_is_for_the_robot_only(tablebot: FakeDiscord) -> None:

@@ -23,6 +23,7 @@ from support.discord_driver import (
 )
 from support.nannon_driver import faces
 
+from bot.service import ActiveMatches, GetChallenge, GetSettings, GetView
 from engines.base import Phase
 
 pytestmark = pytest.mark.asyncio
@@ -58,13 +59,13 @@ async def test_parent_channel_command_finds_the_only_match_and_refuses_two(
     carol = await fake.add_member("carol")
     channel = fake.channel
     thread1, board1 = await accepted_in_thread(fake, await invite(fake, alice, bob), bob, 1)
-    view = await svc.get_view(1)
+    view = await svc.handle(GetView(1))
     assert (view.phase, view.actor) == (Phase.ROLL, 1)
 
     # Typed in #general, not the thread: bob's only match there.
     assert await say(fake, "roll", bob, channel) == "Rolled."
     board1 = await next_board(fake, thread1, 1, board1)
-    view = await svc.get_view(1)
+    view = await svc.handle(GetView(1))
     assert (view.phase, view.dice) == (Phase.MOVE, (3,))
     assert len(public(fake, channel)) == 1  # the invitation; the board went to the thread
     # carol has no match here.
@@ -75,7 +76,7 @@ async def test_parent_channel_command_finds_the_only_match_and_refuses_two(
     # A second match between them, in the same channel.
     dice.face = faces(6, 1, then=(3,))
     thread2, board2 = await accepted_in_thread(fake, await invite(fake, alice, bob), bob, 2)
-    versions = [(await svc.get_view(m)).version for m in (1, 2)]
+    versions = [(await svc.handle(GetView(m))).version for m in (1, 2)]
     posts = [len(public(fake, c)) for c in (channel, thread1, thread2)]
     refusal = await say(fake, "board", bob, channel)
     assert refusal.splitlines() == [
@@ -83,18 +84,18 @@ async def test_parent_channel_command_finds_the_only_match_and_refuses_two(
         f"- #1 nannon vs alice in <#{thread1.id}>",
         f"- #2 nannon vs alice in <#{thread2.id}>",
     ]
-    move = (await svc.get_view(1)).legal_moves[0]
+    move = (await svc.handle(GetView(1))).legal_moves[0]
     assert (await say(fake, "move", bob, channel, play=move)).startswith("You have more than one")
-    assert [(await svc.get_view(m)).version for m in (1, 2)] == versions
+    assert [(await svc.handle(GetView(m))).version for m in (1, 2)] == versions
     assert [len(public(fake, c)) for c in (channel, thread1, thread2)] == posts
 
     # In a thread, the thread's match, whoever else is around.
     assert await say(fake, "move", bob, thread1, play=move) == "Played."
     await next_board(fake, thread1, 1, board1)
-    assert (await svc.get_view(1)).version > versions[0]
+    assert (await svc.handle(GetView(1))).version > versions[0]
     assert await say(fake, "roll", bob, thread2) == "Rolled."
     await next_board(fake, thread2, 2, board2)
-    assert (await svc.get_view(2)).phase is Phase.MOVE
+    assert (await svc.handle(GetView(2))).phase is Phase.MOVE
 
 
 async def test_challenge_outside_the_challenge_channels_is_refused(tablebot: FakeDiscord) -> None:
@@ -112,11 +113,11 @@ async def test_challenge_outside_the_challenge_channels_is_refused(tablebot: Fak
     assert refusal.ephemeral
     assert refusal.content == f"Challenges are allowed only in <#{games.id}>."
     assert not public(fake, fake.channel)
-    assert await svc.active_matches(fake.guild.id, alice.id) == []
+    assert await svc.handle(ActiveMatches(fake.guild.id, alice.id)) == []
 
     invitation = await invite(fake, alice, bob, games)
     assert invitation.channel is games
-    assert (await svc.get_challenge(1, fake.guild.id)).channel_id == games.id
+    assert (await svc.handle(GetChallenge(1, fake.guild.id))).channel_id == games.id
 
 
 async def test_without_thread_permission_the_match_is_played_in_the_channel(
@@ -128,7 +129,7 @@ async def test_without_thread_permission_the_match_is_played_in_the_channel(
     alice = await fake.add_member("alice")
     bob = await fake.add_member("bob")
     await revoke_bot_permission(fake, CREATE_PUBLIC_THREADS)
-    assert (await svc.guild_settings(fake.guild.id)).use_threads
+    assert (await svc.handle(GetSettings(fake.guild.id))).use_threads
 
     invitation = await invite(fake, alice, bob)
     mark = fake.mark()
@@ -139,7 +140,7 @@ async def test_without_thread_permission_the_match_is_played_in_the_channel(
         method="POST", route="/channels/{channel_id}/messages/{message_id}/threads", since=mark
     )
     assert not fake.guild.threads
-    view = await svc.get_view(1)
+    view = await svc.handle(GetView(1))
     assert view.thread_id is None and view.channel_id == fake.channel.id
     assert invitation.content == "bob accepted alice's challenge: match #1."
     assert f"<@{bob.id}>" in board.content
@@ -148,9 +149,9 @@ async def test_without_thread_permission_the_match_is_played_in_the_channel(
     it = await fake.click(board, label="Roll", by=bob)
     assert (await it.response()).type == 7  # the board, edited in the answer
     board = await next_board(fake, fake.channel, 1, board)
-    view = await svc.get_view(1)
+    view = await svc.handle(GetView(1))
     assert (view.phase, view.actor, view.dice) == (Phase.MOVE, 1, (3,))
     assert await say(fake, "move", bob, fake.channel, play=view.legal_moves[0]) == "Played."
     await next_board(fake, fake.channel, 1, board)
-    assert (await svc.get_view(1)).actor == 0
+    assert (await svc.handle(GetView(1))).actor == 0
     assert not fake.guild.threads

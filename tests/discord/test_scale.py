@@ -31,7 +31,17 @@ from support.discord_driver import (
 from bot.config import Settings
 from bot.discord.app import TableBot
 from bot.discord.cogs.reminders import Reminders
-from bot.service import ChallengeStatus, MatchService, MatchStatus, MatchView
+from bot.service import (
+    ChallengeStatus,
+    GetChallenge,
+    GetView,
+    Leaderboard,
+    MatchService,
+    MatchStatus,
+    MatchView,
+    UpdateSettings,
+    VerifyMatch,
+)
 from bot.service.commands import MatchCommand, PlayMove, RollDice
 from bot.storage import GuildShards
 from bot.storage.postgres import PostgresStore
@@ -51,7 +61,7 @@ async def play_to_the_end(
     for _ in range(300):
         async with asyncio.timeout(5):
             await bot.wait_idle()
-        view = await bot.service.get_view(match_id)
+        view = await bot.service.handle(GetView(match_id))
         if view.status is not MatchStatus.ACTIVE:
             return
         assert current is not None
@@ -92,22 +102,22 @@ async def test_a_match_end_to_end_on_postgresql(on_postgres: FakeDiscord) -> Non
     bob = await fake.add_member("bob")
     match_id, thread, board = await start(fake, alice, bob, game="nannon", points=1)
     await play_to_the_end(fake, bot, match_id, thread, board, {0: alice, 1: bob})
-    view = await svc.get_view(match_id)
+    view = await svc.handle(GetView(match_id))
     assert view.status is MatchStatus.FINISHED and view.winner_seat is not None
     await fake.wait_until(
         lambda: any(str(m.embeds[0].get("title", "")).startswith("Match over")
                     for m in results(fake, thread)),
         what="the match-over message",
     )  # fmt: skip
-    report = await svc.verify_match(match_id, fake.guild.id)
+    report = await svc.handle(VerifyMatch(match_id, fake.guild.id))
     assert report.ok  # every die in the log, from the committed seed
-    board_rows = await svc.leaderboard(fake.guild.id, "nannon")
+    board_rows = await svc.handle(Leaderboard(fake.guild.id, "nannon"))
     assert {row.user_id for row in board_rows} == {alice.id, bob.id}
     # The bot closes, and a new one on the same database finds the finished match.
     await fake.restart_bot()
     restarted = fake.bot
     assert isinstance(restarted, TableBot) and restarted.service is not svc
-    again = await restarted.service.get_view(match_id)
+    again = await restarted.service.handle(GetView(match_id))
     assert again.status is MatchStatus.FINISHED and again.winner_seat == view.winner_seat
 
 
@@ -172,8 +182,8 @@ async def two_processes(
         for bot, guild in ((first, zero), (second, one)):
             # Scripted players are quicker than people (tests/discord/test_rate_limit.py);
             # challenges last longer than the reminder time (60 min).
-            await bot.service.update_guild_settings(
-                guild.id, rate_limit_actions=1000, challenge_minutes=180
+            await bot.service.handle(
+                UpdateSettings(guild.id, {"rate_limit_actions": 1000, "challenge_minutes": 180})
             )
         yield fake, Process(fake, first), Process(fake, second), zero, one
 
@@ -214,7 +224,7 @@ async def test_two_processes_each_serve_their_own_guilds(
     assert heard[first.bot] and set(heard[first.bot]) == {zero.id}
     assert heard[second.bot] and set(heard[second.bot]) == {one.id}
     for process, match_id, _thread, _board, _players in played:
-        assert (await process.service.get_view(match_id)).status is MatchStatus.FINISHED
+        assert (await process.service.handle(GetView(match_id))).status is MatchStatus.FINISHED
         # The other process reads the same from the one database.
         other = second if process is first else first
         row = await other.service.store.match_row(match_id)
@@ -250,12 +260,12 @@ async def test_a_reminder_is_sent_once_and_a_challenge_expires_once(
         async with asyncio.timeout(5):
             await process.bot.wait_idle()
         challenge_id = int(invitation.custom_ids[0].rsplit(":", 1)[1])  # tb:c:accept:<id>
-        challenge = await process.service.get_challenge(challenge_id, guild.id)
+        challenge = await process.service.handle(GetChallenge(challenge_id, guild.id))
         assert challenge.status is ChallengeStatus.OPEN
         challenges[guild.id] = (challenge, invitation)
 
     # Past the reminder time, both processes' loops pass at once: each reminds its own.
-    view = await first.service.get_view(matches[zero.id][0])
+    view = await first.service.handle(GetView(matches[zero.id][0]))
     due = view.last_action_at + 61 * 60
     done = await asyncio.gather(first.reminders.run_once(due), second.reminders.run_once(due))
     assert done[0] == [("remind", matches[zero.id][0])]
@@ -271,8 +281,8 @@ async def test_a_reminder_is_sent_once_and_a_challenge_expires_once(
     second.bot.settings = replace(second.bot.settings, shard_ids=None)
     assert second.bot.guild_shards is None
     zero_match, zero_thread = matches[zero.id]
-    await first.service.handle(one_step(await first.service.get_view(zero_match)))
-    view = await first.service.get_view(zero_match)
+    await first.service.handle(one_step(await first.service.handle(GetView(zero_match))))
+    view = await first.service.handle(GetView(zero_match))
     due = view.last_action_at + 61 * 60
     expiry = max(c.expires_at for c, _ in challenges.values())
     done = await asyncio.gather(first.reminders.run_once(due), second.reminders.run_once(due))
@@ -284,7 +294,7 @@ async def test_a_reminder_is_sent_once_and_a_challenge_expires_once(
     await fake.wait_bot_idle()
     assert len(reminders_in(fake, zero_thread, zero_match)) == 2  # one per turn
     for challenge, invitation in challenges.values():
-        got = await first.service.get_challenge(challenge.id, challenge.guild_id)
+        got = await first.service.handle(GetChallenge(challenge.id, challenge.guild_id))
         assert got.status is ChallengeStatus.EXPIRED
         await fake.wait_until(lambda invitation=invitation: not invitation.components)
         assert len(invitation.edits) == 1, invitation.edits  # closed once

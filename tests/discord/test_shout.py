@@ -14,6 +14,7 @@ from support.nannon_driver import NannonForBob, nannon_for_bob_move, start_match
 
 from bot.discord.app import TableBot
 from bot.discord.presenter import SHOUT
+from bot.service import Stats
 from engines.base import GameKind, Phase, ResultKind
 
 pytestmark = pytest.mark.asyncio
@@ -62,7 +63,7 @@ async def test_only_the_winner_can_shout(tablebot: FakeDiscord, dice: DiceScript
         await settled(fake)
         assert not shouts(fake, fake.messages(table.thread)), someone.name
     for someone in (carol, alice):
-        stats = await svc.stats(fake.guild.id, someone.id, GameKind.NANNON)
+        stats = await svc.handle(Stats(fake.guild.id, someone.id, GameKind.NANNON))
         assert stats.nannons_shouted == 0
 
     await fake.react(announcement, SHOUT, by=bob)
@@ -72,7 +73,7 @@ async def test_only_the_winner_can_shout(tablebot: FakeDiscord, dice: DiceScript
     await settled(fake)
     assert len(shouts(fake, fake.messages(table.thread))) == 1
     assert "**bob** shouts it: a shutout in game 1!" in found[0].content
-    assert (await svc.stats(fake.guild.id, bob.id, GameKind.NANNON)).nannons_shouted == 1
+    assert (await svc.handle(Stats(fake.guild.id, bob.id, GameKind.NANNON))).nannons_shouted == 1
     assert not shouts(fake, fake.messages(fake.channel))
 
 

@@ -20,7 +20,15 @@ from support.discord_driver import (
     service_of,
 )
 
-from bot.service import Board, ShowTournament, TournamentStatus, TournamentView
+from bot.service import (
+    Board,
+    GetView,
+    ShowTournament,
+    Stats,
+    TournamentStatus,
+    TournamentView,
+    UpdateSettings,
+)
 
 pytestmark = pytest.mark.asyncio
 
@@ -89,7 +97,7 @@ async def play_round(
         if board.finished:
             continue
         assert board.match_id is not None
-        match = await service_of(fake).get_view(board.match_id, fake.guild.id)
+        match = await service_of(fake).handle(GetView(board.match_id, fake.guild.id))
         assert match.thread_id is not None  # the match has its own thread
         thread = fake.channels[match.thread_id]
         assert await say(fake, "resign", people[loser(board)], thread, level="match")
@@ -100,7 +108,7 @@ async def play_round(
 async def thread_shows_the_end(fake: FakeDiscord, board: Board) -> bool:
     """The board's match thread says the match is over, as any match's does."""
     assert board.match_id is not None
-    match = await service_of(fake).get_view(board.match_id, fake.guild.id)
+    match = await service_of(fake).handle(GetView(board.match_id, fake.guild.id))
     assert match.match_over and match.thread_id is not None
     return bool(results(fake, fake.channels[match.thread_id]))
 
@@ -151,7 +159,7 @@ async def test_knockout_of_8_with_a_restart_ends_with_its_champion(tablebot: Fak
     # One message pinging each pairing; a picture after rounds 1 and 2; the champion; the
     # announcement's last edit.
     assert done.bot_token["POST /channels/{channel_id}/messages"] == 7 + 7 + 2 + 1
-    stats = await service_of(fake).stats(fake.guild.id, players[0].id, "nannon")
+    stats = await service_of(fake).handle(Stats(fake.guild.id, players[0].id, "nannon"))
     assert (stats.tournaments_played, stats.tournaments_won, stats.won) == (1, 1, 3)
     it = await fake.slash("stats", {"game": "nannon"}, by=players[0])
     assert "Tournaments played 1, won 1" in str((await reply_to(it)).embeds[0]["description"])
@@ -230,7 +238,7 @@ async def test_refusals_are_ephemeral_and_record_nothing(tablebot: FakeDiscord) 
     alice, bob = await members(fake, 2)
     svc = service_of(fake)
     elsewhere = await fake.add_channel("elsewhere")
-    await svc.update_guild_settings(fake.guild.id, challenge_channels=[elsewhere.id])
+    await svc.handle(UpdateSettings(fake.guild.id, {"challenge_channels": [elsewhere.id]}))
     options = {"game": "nannon", "format": "knockout"}
     said = await say(fake, "tournament create", organiser, fake.channel, **options)
     assert said == f"Challenges are allowed only in <#{elsewhere.id}>."
@@ -302,7 +310,7 @@ async def test_the_robot_makes_up_the_numbers_and_plays_its_match(tablebot: Fake
     assert robot.user_id == fake.bot.user.id  # type: ignore[union-attr]
     board = next(b for b in view.round_boards(1) if robot.user_id in (b.first, b.second))
     assert board.match_id is not None
-    match = await service_of(fake).get_view(board.match_id, fake.guild.id)
+    match = await service_of(fake).handle(GetView(board.match_id, fake.guild.id))
     assert match.robot_seat == 1 and match.robot_level == 1 and match.thread_id is not None
     # Its opponent concedes; the other match is conceded too: the final is paired.
     people = by_id(players)

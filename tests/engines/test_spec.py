@@ -14,6 +14,7 @@ from engines.checkers import CheckersMatch
 from engines.cube import Cube
 from engines.match import DiceMatch
 from engines.nannon import VARIANT as NANNON_VARIANT
+from engines.puzzles import PuzzleRule
 from engines.spec import (
     BACKGAMMON,
     CHECKERS,
@@ -57,6 +58,7 @@ EXPECTED: dict[GameKind, dict[str, Any]] = {
         "opening_moves_by_difference": True,
         "evaluator": Evaluator.EXACT_SOLVER,
         "analysis_pr": False,
+        "puzzle_rule": PuzzleRule(min_loss=0.08, margin=0.04),
     },
     GameKind.BACKGAMMON: {
         "kind": GameKind.BACKGAMMON,
@@ -94,6 +96,7 @@ EXPECTED: dict[GameKind, dict[str, Any]] = {
         "opening_moves_by_difference": False,
         "evaluator": Evaluator.GNUBG,
         "analysis_pr": True,
+        "puzzle_rule": PuzzleRule(min_loss=0.08, margin=0.04),
     },
     GameKind.CHECKERS: {
         "kind": GameKind.CHECKERS,
@@ -125,6 +128,7 @@ EXPECTED: dict[GameKind, dict[str, Any]] = {
         "opening_moves_by_difference": False,
         "evaluator": Evaluator.SEARCH,
         "analysis_pr": False,
+        "puzzle_rule": PuzzleRule(min_loss=0.10, margin=0.06),
     },
 }
 RULES = {

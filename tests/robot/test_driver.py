@@ -17,12 +17,13 @@ from bot.robot.levels import Level
 from bot.robot.player import WAIT, Decision
 from bot.robot.worker import RobotCrashedError, RobotWorker
 from bot.service import (
-    DeclineDraw,
+    GetView,
     MatchService,
     MatchUpdated,
     MatchView,
-    OfferDraw,
     PlayMove,
+    ProposeDraw,
+    RefuseDraw,
     RobotMatch,
     ShowBoard,
     UpdateSettings,
@@ -72,7 +73,7 @@ async def robot_match(service: MatchService, game: str = "checkers") -> MatchVie
 
 
 async def human_moves(service: MatchService, match_id: int) -> MatchView:
-    view = await service.get_view(match_id)
+    view = await service.handle(GetView(match_id))
     assert view.actor == 0 and view.phase is Phase.MOVE
     update = await service.handle(PlayMove(match_id, GUILD, ALICE, view.legal_moves[0]))
     return update.view
@@ -106,7 +107,7 @@ async def test_the_robot_answers_each_human_move_after_its_pause(any_store: Stor
         after = await human_moves(service, view.match_id)
         assert waits_for_robot(after)
         await driver.wait_idle()
-        view = await service.get_view(view.match_id)
+        view = await service.handle(GetView(view.match_id))
         assert view.actor == 0 and robot_said[-1] == view.version
     assert pauses == [1.5, 1.5, 1.5] and len(robot_said) == 3
     events = await service.store.events(view.match_id)
@@ -124,7 +125,7 @@ async def test_a_stale_turn_is_thought_again(any_store: Store) -> None:
     async def slow(match: GameMatch, *args: Any, **kwargs: Any) -> Decision:
         asked.append(match.phase)
         if len(asked) == 1:  # while it thinks about its move, the human offers a draw
-            await service.handle(OfferDraw(view.match_id, GUILD, ALICE))
+            await service.handle(ProposeDraw(view.match_id, GUILD, ALICE))
         return await plays_first(match, *args, **kwargs)
 
     driver.decide = slow
@@ -162,7 +163,7 @@ async def test_one_task_per_match_and_a_turn_told_meanwhile_looks_again(
     go_on.set()
     await driver.wait_idle()
     assert calls == 1  # it looked again, found the human on turn: nothing more to decide
-    assert (await service.get_view(view.match_id)).actor == 0
+    assert (await service.handle(GetView(view.match_id))).actor == 0
     await driver.close()
     await service.close()
 
@@ -184,13 +185,15 @@ async def test_closing_drops_a_turn_still_thinking_and_a_restart_plays_it(
     moved = await human_moves(service, view.match_id)
     await thinking.wait()
     await driver.close()
-    assert (await service.get_view(view.match_id)).version == moved.version  # nothing applied
+    assert (
+        await service.handle(GetView(view.match_id))
+    ).version == moved.version  # nothing applied
     # The next start: a new service and driver on the same store resume the match.
     again = MatchService(any_store)
     restarted = driver_on(again)
     await again.resume_active()
     await restarted.wait_idle()
-    after = await again.get_view(view.match_id)
+    after = await again.handle(GetView(view.match_id))
     assert after.version > moved.version and after.actor == 0
     await restarted.close()
     await again.close()
@@ -218,7 +221,7 @@ async def test_a_failure_is_told_once_and_a_board_asked_for_retries(any_store: S
     failing = False
     await service.handle(ShowBoard(view.match_id))
     await driver.wait_idle()
-    after = await service.get_view(view.match_id)
+    after = await service.handle(GetView(view.match_id))
     assert after.version > moved.version and after.actor == 0
     await driver.close()
     await service.close()
@@ -239,13 +242,13 @@ async def test_no_second_draw_offer_at_once(any_store: Store) -> None:
     driver.decide = offers
     await human_moves(service, view.match_id)
     await driver.wait_idle()
-    offered = await service.get_view(view.match_id)
+    offered = await service.handle(GetView(view.match_id))
     assert offered.phase is Phase.DRAW_OFFERED and offered.actor == 0
     # Declined: the robot moves, offering nothing for DRAW_REOFFER_ACTIONS actions.
-    await service.handle(DeclineDraw(view.match_id, GUILD, ALICE))
+    await service.handle(RefuseDraw(view.match_id, GUILD, ALICE))
     await driver.wait_idle()
     assert allowed == [True, False] and DRAW_REOFFER_ACTIONS > 1
-    assert (await service.get_view(view.match_id)).actor == 0
+    assert (await service.handle(GetView(view.match_id))).actor == 0
     await driver.close()
     await service.close()
 

@@ -15,13 +15,22 @@ import pytest
 import pytest_asyncio
 
 from bot.service import (
+    AcceptChallenge,
     AnalysisStatus,
+    GetAnalysis,
+    GetView,
     LeaveMatch,
     MatchService,
+    NewChallenge,
     PlayMove,
     Refused,
     RequestAnalysis,
+    RobotMatch,
     RollDice,
+    SetAnalysisMessage,
+    Stats,
+    UpdateSettings,
+    ViewsAfterActions,
 )
 from bot.service.errors import Refusal
 from bot.service.events import (
@@ -136,14 +145,32 @@ def heard(svc: MatchService) -> list[AnalysisEvent]:
 async def finished_match(svc: MatchService, *, robot: bool = False) -> int:
     """A Nannon match to 1 that Alice concedes at once."""
     if robot:
-        update = await svc.robot_match(
-            GUILD, CHANNEL, ALICE, "alice", "nannon", robot_id=ROBOT, robot_name="tablebot", level=1
+        update = await svc.handle(
+            RobotMatch(
+                GUILD,
+                CHANNEL,
+                ALICE,
+                "alice",
+                "nannon",
+                robot_id=ROBOT,
+                robot_name="tablebot",
+                level=1,
+            )
         )
     else:
-        challenge = await svc.challenge(
-            GUILD, CHANNEL, ALICE, "alice", "nannon", opponent_id=BOB, opponent_name="bob", length=1
+        challenge = await svc.handle(
+            NewChallenge(
+                GUILD,
+                CHANNEL,
+                ALICE,
+                "alice",
+                "nannon",
+                opponent_id=BOB,
+                opponent_name="bob",
+                length=1,
+            )
         )
-        update = await svc.accept(challenge.id, GUILD, BOB, "bob")
+        update = await svc.handle(AcceptChallenge(challenge.id, GUILD, BOB, "bob"))
     match_id = update.view.match_id
     assert (await svc.handle(LeaveMatch(match_id, GUILD, ALICE))).match_over
     return match_id
@@ -151,7 +178,7 @@ async def finished_match(svc: MatchService, *, robot: bool = False) -> int:
 
 async def refusal(svc: MatchService, command: RequestAnalysis) -> Refusal:
     with pytest.raises(Refused) as caught:
-        await svc.request_analysis(command)
+        await svc.handle(command)
     return caught.value.refusal
 
 
@@ -160,7 +187,7 @@ async def test_an_analysis_runs_game_by_game_and_stores_its_report(
 ) -> None:
     events = heard(service)
     match_id = await finished_match(service)
-    view = await service.request_analysis(RequestAnalysis(match_id, GUILD, BOB, ply=2))
+    view = await service.handle(RequestAnalysis(match_id, GUILD, BOB, ply=2))
     assert (view.status, view.requester_id, view.ply, view.games_total) == (
         AnalysisStatus.QUEUED,
         BOB,
@@ -169,11 +196,11 @@ async def test_an_analysis_runs_game_by_game_and_stores_its_report(
     )
     for game in range(1, GAMES + 1):
         assert (await runner.started.get())[1] == game
-        now = await service.analyses.view(match_id)
+        now = await service.handle(GetAnalysis(match_id))
         assert (now.status, now.games_done, now.games_total) == ("running", game - 1, GAMES)
         runner.step()
     await service.analyses.wait_idle()
-    done = await service.analyses.view(match_id, GUILD)
+    done = await service.handle(GetAnalysis(match_id, GUILD))
     assert done.status is AnalysisStatus.DONE and done.games_done == GAMES
     assert done.analysis is not None
     assert len(done.analysis.decisions) == 2 * GAMES
@@ -188,9 +215,9 @@ async def test_an_analysis_runs_game_by_game_and_stores_its_report(
     assert isinstance(events[-1], AnalysisFinished)
     assert events[-1].analysis.analysis == done.analysis
     # Once done, asking again points at the report.
-    await service.analyses.set_message(match_id, 4242)
+    await service.handle(SetAnalysisMessage(match_id, 4242))
     with pytest.raises(Refused) as caught:
-        await service.request_analysis(RequestAnalysis(match_id, GUILD, ALICE))
+        await service.handle(RequestAnalysis(match_id, GUILD, ALICE))
     assert caught.value.refusal is Refusal.ANALYSIS_DONE
     assert caught.value.params["message_id"] == 4242
 
@@ -199,10 +226,12 @@ async def test_refusals(
     service: MatchService, runner: SteppedRunner, store_target: str | Path
 ) -> None:
     assert await refusal(service, RequestAnalysis(4242, GUILD, ALICE)) is Refusal.NO_SUCH_MATCH
-    challenge = await service.challenge(
-        GUILD, CHANNEL, ALICE, "alice", "nannon", opponent_id=BOB, opponent_name="bob", length=1
+    challenge = await service.handle(
+        NewChallenge(
+            GUILD, CHANNEL, ALICE, "alice", "nannon", opponent_id=BOB, opponent_name="bob", length=1
+        )
     )
-    live = (await service.accept(challenge.id, GUILD, BOB, "bob")).view.match_id
+    live = (await service.handle(AcceptChallenge(challenge.id, GUILD, BOB, "bob"))).view.match_id
     assert await refusal(service, RequestAnalysis(live, GUILD, ALICE)) is (
         Refusal.MATCH_NOT_FINISHED
     )
@@ -211,7 +240,7 @@ async def test_refusals(
     assert await refusal(service, RequestAnalysis(match_id, GUILD + 1, ALICE)) is (
         Refusal.NO_SUCH_MATCH
     )
-    await service.request_analysis(RequestAnalysis(match_id, GUILD, ALICE))
+    await service.handle(RequestAnalysis(match_id, GUILD, ALICE))
     assert await refusal(service, RequestAnalysis(match_id, GUILD, BOB)) is (
         Refusal.ANALYSIS_PENDING
     )
@@ -229,7 +258,7 @@ async def test_refusals(
         assert await refusal(bare, RequestAnalysis(other, GUILD, ALICE)) is (
             Refusal.ANALYSIS_UNAVAILABLE
         )
-        assert await bare.analyses.match_ended(await bare.get_view(other)) is None
+        assert await bare.analyses.match_ended(await bare.handle(GetView(other))) is None
     finally:
         await bare.close()
 
@@ -240,11 +269,11 @@ async def test_one_analysis_at_a_time_in_the_order_asked(
     events = heard(service)
     first, second, third = [await finished_match(service) for _ in range(3)]
     for match_id in (first, second, third):
-        await service.request_analysis(RequestAnalysis(match_id, GUILD, ALICE))
+        await service.handle(RequestAnalysis(match_id, GUILD, ALICE))
     await runner.started.get()
     assert service.analyses.current == first
     assert [service.analyses.position(m) for m in (first, second, third)] == [0, 1, 2]
-    assert (await service.analyses.view(second)).status is AnalysisStatus.QUEUED
+    assert (await service.handle(GetAnalysis(second))).status is AnalysisStatus.QUEUED
     order = []
     for _ in range(3 * GAMES):
         runner.step()
@@ -256,7 +285,7 @@ async def test_one_analysis_at_a_time_in_the_order_asked(
     assert runner.most_at_once == 1
     assert [e.ahead for e in events if isinstance(e, AnalysisQueued)] == [0, 1, 2]
     for match_id in (first, second, third):
-        assert (await service.analyses.view(match_id)).status is AnalysisStatus.DONE
+        assert (await service.handle(GetAnalysis(match_id))).status is AnalysisStatus.DONE
 
 
 async def test_a_restart_queues_again_what_was_queued_or_running(
@@ -265,8 +294,8 @@ async def test_a_restart_queues_again_what_was_queued_or_running(
     svc = await open_service(store_target, runner)
     await svc.analyses.start()
     running, queued = await finished_match(svc), await finished_match(svc)
-    await svc.request_analysis(RequestAnalysis(running, GUILD, ALICE))
-    await svc.request_analysis(RequestAnalysis(queued, GUILD, ALICE))
+    await svc.handle(RequestAnalysis(running, GUILD, ALICE))
+    await svc.handle(RequestAnalysis(queued, GUILD, ALICE))
     await runner.started.get()
     runner.step()  # game 1 of the first is done: game 2 is under way when the bot stops
     await runner.started.get()
@@ -274,13 +303,13 @@ async def test_a_restart_queues_again_what_was_queued_or_running(
     # The database says where it stopped.
     svc = await open_service(store_target, SteppedRunner())
     try:
-        stopped = await svc.analyses.view(running)
+        stopped = await svc.handle(GetAnalysis(running))
         assert (stopped.status, stopped.games_done) == (AnalysisStatus.RUNNING, 1)
-        assert (await svc.analyses.view(queued)).status is AnalysisStatus.QUEUED
+        assert (await svc.handle(GetAnalysis(queued))).status is AnalysisStatus.QUEUED
         assert await svc.analyses.start() == 2
         await svc.analyses.wait_idle()
         for match_id in (running, queued):
-            view = await svc.analyses.view(match_id)
+            view = await svc.handle(GetAnalysis(match_id))
             assert (view.status, view.games_done) == (AnalysisStatus.DONE, GAMES)
     finally:
         await svc.close()
@@ -293,16 +322,16 @@ async def test_a_failed_analysis_is_told_and_may_be_asked_again(
     runner.hold = False
     runner.fail_game = 2
     match_id = await finished_match(service)
-    await service.request_analysis(RequestAnalysis(match_id, GUILD, ALICE))
+    await service.handle(RequestAnalysis(match_id, GUILD, ALICE))
     await service.analyses.wait_idle()
-    failed = await service.analyses.view(match_id)
+    failed = await service.handle(GetAnalysis(match_id))
     assert failed.status is AnalysisStatus.FAILED and "the runner broke" in (failed.error or "")
     assert isinstance(events[-1], AnalysisFailed)
     runner.fail_game = None
-    again = await service.request_analysis(RequestAnalysis(match_id, GUILD, BOB))
+    again = await service.handle(RequestAnalysis(match_id, GUILD, BOB))
     assert again.status is AnalysisStatus.QUEUED and again.requester_id == BOB
     await service.analyses.wait_idle()
-    assert (await service.analyses.view(match_id)).status is AnalysisStatus.DONE
+    assert (await service.handle(GetAnalysis(match_id))).status is AnalysisStatus.DONE
 
 
 async def test_a_match_end_queues_its_analysis_as_the_server_says(
@@ -310,53 +339,55 @@ async def test_a_match_end_queues_its_analysis_as_the_server_says(
 ) -> None:
     runner.hold = False
     robot = await finished_match(service, robot=True)  # robot matches: on by default
-    view = await service.analyses.view(robot)
+    view = await service.handle(GetAnalysis(robot))
     assert view.requester_id is None and view.status is not AnalysisStatus.FAILED
     people = await finished_match(service)  # matches between people: off by default
     with pytest.raises(Refused):
-        await service.analyses.view(people)
-    await service.update_guild_settings(
-        GUILD, analyse_robot_matches=False, analyse_human_matches=True
+        await service.handle(GetAnalysis(people))
+    await service.handle(
+        UpdateSettings(GUILD, {"analyse_robot_matches": False, "analyse_human_matches": True})
     )
     robot = await finished_match(service, robot=True)
     with pytest.raises(Refused):
-        await service.analyses.view(robot)
+        await service.handle(GetAnalysis(robot))
     runner.unavailable.add(GameKind.NANNON)  # a game not analysed here: nothing queued
     people = await finished_match(service)
     with pytest.raises(Refused):
-        await service.analyses.view(people)
+        await service.handle(GetAnalysis(people))
     runner.unavailable.clear()
     people = await finished_match(service)
-    assert (await service.analyses.view(people)).requester_id is None
+    assert (await service.handle(GetAnalysis(people))).requester_id is None
     await service.analyses.wait_idle()
-    assert (await service.analyses.view(people)).status is AnalysisStatus.DONE
+    assert (await service.handle(GetAnalysis(people))).status is AnalysisStatus.DONE
 
 
 async def test_stats_average_the_analysed_matches(
     service: MatchService, runner: SteppedRunner
 ) -> None:
     runner.hold = False
-    assert (await service.stats(GUILD, ALICE, "nannon")).analysed == 0
+    assert (await service.handle(Stats(GUILD, ALICE, "nannon"))).analysed == 0
     for loss in (0.02, 0.06):
         runner.loss0 = loss
         match_id = await finished_match(service)
-        await service.request_analysis(RequestAnalysis(match_id, GUILD, ALICE))
+        await service.handle(RequestAnalysis(match_id, GUILD, ALICE))
         await service.analyses.wait_idle()
     await finished_match(service)  # not analysed: not counted
-    alice = await service.stats(GUILD, ALICE, "nannon")
+    alice = await service.handle(Stats(GUILD, ALICE, "nannon"))
     assert alice.analysed == 2 and alice.error_rate == pytest.approx(40.0)
     assert alice.pr is None  # Nannon has no PR
-    bob = await service.stats(GUILD, BOB, "nannon")
+    bob = await service.handle(Stats(GUILD, BOB, "nannon"))
     assert bob.analysed == 2 and bob.error_rate == pytest.approx(0.0)
 
 
 async def test_the_boards_of_mistakes_are_the_match_replayed_to_them(
     service: MatchService,
 ) -> None:
-    challenge = await service.challenge(
-        GUILD, CHANNEL, ALICE, "alice", "nannon", opponent_id=BOB, opponent_name="bob", length=3
+    challenge = await service.handle(
+        NewChallenge(
+            GUILD, CHANNEL, ALICE, "alice", "nannon", opponent_id=BOB, opponent_name="bob", length=3
+        )
     )
-    update = await service.accept(challenge.id, GUILD, BOB, "bob")
+    update = await service.handle(AcceptChallenge(challenge.id, GUILD, BOB, "bob"))
     match_id = update.view.match_id
     for _ in range(12):  # both play: roll, the first legal move
         view = update.view
@@ -368,10 +399,10 @@ async def test_the_boards_of_mistakes_are_the_match_replayed_to_them(
     await service.handle(LeaveMatch(match_id, GUILD, ALICE))
     actions = [action_from_dict(e.payload) for e in await service.store.events(match_id)]
     indexes = [7, 2, len(actions), 7, 0]
-    views = await service.analyses.views_at(match_id, GUILD, indexes)
-    rules = (await service.get_view(match_id)).rules
+    views = await service.handle(ViewsAfterActions(match_id, GUILD, indexes))
+    rules = (await service.handle(GetView(match_id))).rules
     for index, view in zip(indexes, views, strict=True):
         expected = replay(GameKind.NANNON, rules, actions[:index])
         assert (view.position_id, view.phase) == (expected.position_id, expected.phase), index
     with pytest.raises(Refused):
-        await service.analyses.views_at(match_id, GUILD + 1, [0])
+        await service.handle(ViewsAfterActions(match_id, GUILD + 1, [0]))

@@ -13,6 +13,8 @@ from bot.service import (
     HANDLERS,
     AcceptChallenge,
     EventBus,
+    GetSettings,
+    GetView,
     MatchService,
     MatchUpdated,
     NewChallenge,
@@ -130,7 +132,7 @@ async def test_a_failing_subscriber_loses_nothing(
     match_id = await started(service)
     update = await service.handle(LeaveMatch(match_id, GUILD, BOB))
     assert update.match_over
-    assert (await service.get_view(match_id)).match_over
+    assert (await service.handle(GetView(match_id))).match_over
     failures = [r for r in caplog.records if r.exc_info and "presenter down" in str(r.exc_info[1])]
     assert len(failures) == 2  # the accept and the leave
     await service.close()
@@ -164,7 +166,7 @@ async def test_settings_go_through_handle(any_store: Store) -> None:
     service = MatchService(any_store)
     settings = await service.handle(UpdateSettings(GUILD, {"robot_pause_ms": 0}))
     assert settings.robot_pause_ms == 0
-    assert (await service.guild_settings(GUILD)).robot_pause_ms == 0
+    assert (await service.handle(GetSettings(GUILD))).robot_pause_ms == 0
     await service.close()
 
     assert all(issubclass(kind, Command) for kind in HANDLERS)

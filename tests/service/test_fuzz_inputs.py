@@ -22,24 +22,38 @@ from support.db import sql_rows
 
 from bot.discord.wording import refusal_text
 from bot.service import (
-    AcceptDraw,
+    AcceptChallenge,
     AcceptResignation,
+    ActiveMatches,
+    AgreeDraw,
+    CancelChallenge,
     ClaimWin,
-    DeclineDraw,
+    DeclineChallenge,
     DeclineResignation,
+    Export,
+    GetChallenge,
+    GetSettings,
+    GetView,
     GuildSettings,
     LeaveMatch,
+    LegalMoves,
+    MatchInThread,
     MatchService,
     MatchView,
+    NewChallenge,
     NotFoundError,
     OfferDouble,
-    OfferDraw,
     OfferResignation,
     PassDouble,
     PlayMove,
+    ProposeDraw,
     Refusal,
+    RefuseDraw,
+    Rematch,
     RollDice,
     TakeDouble,
+    UpdateSettings,
+    VerifyMatch,
 )
 from engines import replay
 from engines.actions import Move as MoveAction
@@ -94,7 +108,7 @@ huge_ids = st.one_of(
 async def svc(store_target: str | Path) -> AsyncIterator[MatchService]:
     service = await MatchService.open(store_target, dice_factory=FairDice.new)
     for guild in (G1, G2):
-        await service.update_guild_settings(guild, auto_roll=False, auto_move=False)
+        await service.handle(UpdateSettings(guild, {"auto_roll": False, "auto_move": False}))
     try:
         yield service
     finally:
@@ -123,10 +137,12 @@ async def match_state(svc: MatchService, match_id: int) -> list[Any]:
 async def match_at_move(svc: MatchService, game: str) -> MatchView:
     """A fresh match in the MOVE phase (a roll made for dice games)."""
     length = 1 if game != "nannon" else 3
-    challenge = await svc.challenge(
-        G1, CHANNEL, ALICE, "alice", game, opponent_id=BOB, opponent_name="bob", length=length
+    challenge = await svc.handle(
+        NewChallenge(
+            G1, CHANNEL, ALICE, "alice", game, opponent_id=BOB, opponent_name="bob", length=length
+        )
     )
-    view = (await svc.accept(challenge.id, G1, BOB, "bob")).view
+    view = (await svc.handle(AcceptChallenge(challenge.id, G1, BOB, "bob"))).view
     for _ in range(50):
         if view.phase is Phase.MOVE:
             return view
@@ -264,14 +280,14 @@ async def test_autocomplete_text_never_raises_and_only_offers_legal_moves(
         "third": CAROL,
     }[who]
     before = await match_state(svc, view.match_id)
-    choices = await svc.legal_moves(view.match_id, G1, user, text, limit)
+    choices = await svc.handle(LegalMoves(view.match_id, G1, user, text, limit))
     assert set(choices) <= set(view.legal_moves)
     assert len(choices) <= max(0, limit)
     if who != "turn":
         assert choices == []
     assert await match_state(svc, view.match_id) == before
     with pytest.raises(NotFoundError):
-        await svc.legal_moves(view.match_id, G2, user, text)
+        await svc.handle(LegalMoves(view.match_id, G2, user, text))
 
 
 FIELDS = [f.name for f in dataclasses.fields(GuildSettings)]
@@ -297,13 +313,13 @@ config_values = st.one_of(
 async def test_config_values_are_validated_or_refused_without_a_change(
     svc: MatchService, changes: dict[str, Any]
 ) -> None:
-    before_settings = await svc.guild_settings(G1)
+    before_settings = await svc.handle(GetSettings(G1))
     before = [tuple(r) for r in await sql_rows(svc.store, "SELECT * FROM guild_settings")]
     try:
-        after = await svc.update_guild_settings(G1, **changes)
+        after = await svc.handle(UpdateSettings(G1, {**changes}))
     except Exception as exc:
         assert_clear_refusal(exc)
-        assert await svc.guild_settings(G1) == before_settings
+        assert await svc.handle(GetSettings(G1)) == before_settings
         assert [tuple(r) for r in await sql_rows(svc.store, "SELECT * FROM guild_settings")] == (
             before
         )
@@ -316,8 +332,8 @@ async def test_config_values_are_validated_or_refused_without_a_change(
         else:
             assert isinstance(value, type(getattr(GuildSettings(), name)))
     assert after.claim_minutes >= after.reminder_minutes
-    assert await MatchService(svc.store).guild_settings(G1) == after
-    assert (await svc.guild_settings(G2)).nannon_length == GuildSettings().nannon_length
+    assert await MatchService(svc.store).handle(GetSettings(G1)) == after
+    assert (await svc.handle(GetSettings(G2))).nannon_length == GuildSettings().nannon_length
 
 
 @pytest.mark.asyncio
@@ -332,15 +348,15 @@ async def test_unknown_match_and_challenge_ids_are_refused(
     known = {r["id"] for r in await sql_rows(svc.store, "SELECT id FROM matches")}
     known_challenges = {r["id"] for r in await sql_rows(svc.store, "SELECT id FROM challenges")}
     calls = [
-        lambda: svc.get_view(match_id, guild),
-        lambda: svc.export(match_id, guild),
-        lambda: svc.verify_match(match_id, guild),
+        lambda: svc.handle(GetView(match_id, guild)),
+        lambda: svc.handle(Export(match_id, guild)),
+        lambda: svc.handle(VerifyMatch(match_id, guild)),
         lambda: svc.handle(RollDice(match_id, guild, user)),
         lambda: svc.handle(PlayMove(match_id, guild, user, "H/3")),
         lambda: svc.handle(ClaimWin(match_id, guild, user)),
         lambda: svc.handle(LeaveMatch(match_id, guild, user)),
-        lambda: svc.legal_moves(match_id, guild, user, "1"),
-        lambda: svc.rematch(match_id, guild, user),
+        lambda: svc.handle(LegalMoves(match_id, guild, user, "1")),
+        lambda: svc.handle(Rematch(match_id, guild, user)),
     ]
     state = await match_state(svc, 1)
     for call in calls:
@@ -350,10 +366,14 @@ async def test_unknown_match_and_challenge_ids_are_refused(
             assert_clear_refusal(exc)
         else:
             assert match_id in known and guild == G1, "an unknown match answered"
-    for challenge_call in (svc.get_challenge, svc.cancel, svc.decline):
-        args = (match_id, guild) if challenge_call == svc.get_challenge else (match_id, guild, user)
+    challenge_commands = [
+        GetChallenge(match_id, guild),
+        CancelChallenge(match_id, guild, user),
+        DeclineChallenge(match_id, guild, user),
+    ]
+    for challenge_command in challenge_commands:
         try:
-            await challenge_call(*args)  # type: ignore[operator]
+            await svc.handle(challenge_command)
         except Exception as exc:
             assert_clear_refusal(exc)
         else:
@@ -367,13 +387,13 @@ async def test_unknown_match_and_challenge_ids_are_refused(
 async def test_ids_beyond_64_bits_are_refused_as_not_found(
     svc: MatchService, match_id: int
 ) -> None:
-    for call in (svc.get_view, svc.export, svc.verify_match, svc.get_challenge):
+    for query in (GetView, Export, VerifyMatch, GetChallenge):
         with pytest.raises(NotFoundError):
-            await call(match_id, G1)
+            await svc.handle(query(match_id, G1))
     user = 3
-    for action in (svc.cancel, svc.decline, svc.rematch):
+    for action in (CancelChallenge, DeclineChallenge, Rematch):
         with pytest.raises(NotFoundError):
-            await action(match_id, G1, user)
+            await svc.handle(action(match_id, G1, user))
     for command in (
         RollDice,
         OfferDouble,
@@ -381,22 +401,22 @@ async def test_ids_beyond_64_bits_are_refused_as_not_found(
         PassDouble,
         AcceptResignation,
         DeclineResignation,
-        OfferDraw,
-        AcceptDraw,
-        DeclineDraw,
+        ProposeDraw,
+        AgreeDraw,
+        RefuseDraw,
         LeaveMatch,
         ClaimWin,
     ):
         with pytest.raises(NotFoundError):
             await svc.handle(command(match_id, G1, user))
     with pytest.raises(NotFoundError):
-        await svc.accept(match_id, G1, user, "u")
+        await svc.handle(AcceptChallenge(match_id, G1, user, "u"))
     with pytest.raises(NotFoundError):
         await svc.handle(PlayMove(match_id, G1, user, "1/off"))
     with pytest.raises(NotFoundError):
         await svc.handle(OfferResignation(match_id, G1, user))
-    assert await svc.active_matches(G1, match_id) == []
-    assert await svc.match_in_thread(match_id) is None
+    assert await svc.handle(ActiveMatches(G1, match_id)) == []
+    assert await svc.handle(MatchInThread(match_id)) is None
 
 
 @pytest.mark.asyncio
@@ -405,10 +425,10 @@ async def test_a_setting_named_like_a_parameter_is_refused_as_unknown(
     svc: MatchService, name: str
 ) -> None:
     # Found by the fuzz above: "guild_id" collided with the method's own parameter (TypeError).
-    before = await svc.guild_settings(G1)
+    before = await svc.handle(GetSettings(G1))
     with pytest.raises(GameError) as refusal:
-        await svc.update_guild_settings(G1, **{name: None})
+        await svc.handle(UpdateSettings(G1, {**{name: None}}))
     assert_clear_refusal(refusal.value)
     assert refusal.value.refusal is Refusal.UNKNOWN_SETTING  # type: ignore[attr-defined]
     assert name in refusal_text(refusal.value)
-    assert await svc.guild_settings(G1) == before
+    assert await svc.handle(GetSettings(G1)) == before

@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from bot.service import ChooseLanguage, MatchService, MemberLanguage, UpdateSettings
+from bot.service import (
+    ChooseLanguage,
+    GetSettings,
+    MatchService,
+    MemberLanguage,
+    UpdateSettings,
+)
 from bot.service.errors import Refusal, Refused
 from bot.service.settings import LANGUAGES
 
@@ -50,11 +56,11 @@ async def test_a_language_tablebot_does_not_speak_is_refused(
     assert await service.handle(MemberLanguage(AYSE)) is None  # nothing lost
     with pytest.raises(Refused):
         await service.handle(UpdateSettings(GUILD, {"language": bad}))
-    assert (await service.guild_settings(GUILD)).language == ""
+    assert (await service.handle(GetSettings(GUILD))).language == ""
 
 
 async def test_a_servers_language_is_a_setting(service: MatchService) -> None:
-    assert (await service.guild_settings(GUILD)).language == ""  # Discord's
+    assert (await service.handle(GetSettings(GUILD))).language == ""  # Discord's
     settings = await service.handle(UpdateSettings(GUILD, {"language": "it"}))
     assert settings.language == "it"
     settings = await service.handle(UpdateSettings(GUILD, {"language": ""}))

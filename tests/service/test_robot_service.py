@@ -16,17 +16,29 @@ import pytest_asyncio
 from support.wording import refused
 
 from bot.service import (
+    AcceptChallenge,
+    AskHint,
+    GetRobotTurn,
+    GetSettings,
+    GetView,
     HintKind,
+    IdleMatches,
+    Leaderboard,
     LeaveMatch,
     MatchService,
     MatchUpdate,
+    NewChallenge,
     NotFoundError,
     OfferDouble,
     PlayMove,
     Refusal,
+    RobotMatch,
     RobotRecord,
+    RobotRematch,
     RollDice,
+    Stats,
     TakeDouble,
+    UpdateSettings,
 )
 from engines.base import Phase
 from engines.dice import FairDice
@@ -62,16 +74,18 @@ async def service(store_target: str | Path, clock: Clock) -> AsyncIterator[Match
 async def robot_match(
     svc: MatchService, game: str = "nannon", level: int = 4, **options: object
 ) -> MatchUpdate:
-    return await svc.robot_match(
-        GUILD,
-        CHANNEL,
-        ALICE,
-        "alice",
-        game,
-        robot_id=ROBOT,
-        robot_name="tablebot",
-        level=level,
-        **options,  # type: ignore[arg-type]
+    return await svc.handle(
+        RobotMatch(
+            GUILD,
+            CHANNEL,
+            ALICE,
+            "alice",
+            game,
+            robot_id=ROBOT,
+            robot_name="tablebot",
+            level=level,
+            **options,  # type: ignore[arg-type]
+        )
     )
 
 
@@ -97,7 +111,7 @@ async def test_the_robot_takes_seat_1_at_its_level(service: MatchService) -> Non
     assert [p.user_id for p in view.players] == [ALICE, ROBOT]
     assert (view.robot_seat, view.robot_level, view.length) == (1, 2, 3)
     assert view.rules.cube and view.rules.crawford  # the server's defaults, as for anyone
-    again = await service.get_view(view.match_id)
+    again = await service.handle(GetView(view.match_id))
     assert (again.robot_seat, again.robot_level) == (1, 2)
     for bad in (0, 6, "3", True):
         with refused(
@@ -107,12 +121,14 @@ async def test_the_robot_takes_seat_1_at_its_level(service: MatchService) -> Non
         ):
             await robot_match(service, level=bad)  # type: ignore[arg-type]
     with refused(GameError, Refusal.SELF_CHALLENGE, match="yourself"):
-        await service.robot_match(
-            GUILD, CHANNEL, ALICE, "a", "nannon", robot_id=ALICE, robot_name="a", level=1
+        await service.handle(
+            RobotMatch(
+                GUILD, CHANNEL, ALICE, "a", "nannon", robot_id=ALICE, robot_name="a", level=1
+            )
         )
     with refused(GameError, Refusal.MONEY_NOT_BACKGAMMON, match="Money play"):
         await robot_match(service, "nannon", length=0)
-    await service.update_guild_settings(GUILD, challenge_channels=[55])
+    await service.handle(UpdateSettings(GUILD, {"challenge_channels": [55]}))
     with refused(GameError, Refusal.CHANNEL_NOT_ALLOWED, match="only in <#55>"):
         await robot_match(service)
 
@@ -124,9 +140,9 @@ async def test_robot_turn_says_when_the_robot_decides_on_a_private_copy(
     match_id = update.view.match_id
     # Checkers: game 1's Black (seat 0, the human) moves first.
     assert update.view.actor == 0
-    assert await service.robot_turn(match_id) is None
+    assert await service.handle(GetRobotTurn(match_id)) is None
     update = await service.handle(PlayMove(match_id, GUILD, ALICE, update.view.legal_moves[0]))
-    turn = await service.robot_turn(match_id)
+    turn = await service.handle(GetRobotTurn(match_id))
     assert turn is not None
     assert (turn.seat, turn.user_id, turn.level, turn.version) == (1, ROBOT, 1, update.version)
     assert turn.match.actor == 1 and turn.match.position_id == update.view.position_id
@@ -135,16 +151,16 @@ async def test_robot_turn_says_when_the_robot_decides_on_a_private_copy(
     from engines.actions import Move
 
     turn.match.apply(Move(1, move))
-    assert (await service.get_view(match_id)).version == update.version
+    assert (await service.handle(GetView(match_id))).version == update.version
     # The robot acts as any player, by the version it thought about.
     update = await service.handle(
         PlayMove(match_id, GUILD, ROBOT, move, expected_version=turn.version)
     )
-    assert update.view.actor == 0 and await service.robot_turn(match_id) is None
+    assert update.view.actor == 0 and await service.handle(GetRobotTurn(match_id)) is None
     await service.handle(LeaveMatch(match_id, GUILD, ALICE))
-    assert await service.robot_turn(match_id) is None  # over
+    assert await service.handle(GetRobotTurn(match_id)) is None  # over
     with refused(NotFoundError, Refusal.NO_SUCH_MATCH):
-        await service.robot_turn(12345)
+        await service.handle(GetRobotTurn(12345))
 
 
 async def test_robot_matches_leave_ratings_alone_and_count_against_the_level(
@@ -155,13 +171,13 @@ async def test_robot_matches_leave_ratings_alone_and_count_against_the_level(
     assert update.rating_changes == ()
     assert await service.store.stats_row(GUILD, "nannon", ALICE) is None
     assert await service.store.stats_row(GUILD, "nannon", ROBOT) is None
-    assert await service.leaderboard(GUILD, "nannon") == []
-    assert await service.leaderboard(GUILD, "nannon", 1) == []
+    assert await service.handle(Leaderboard(GUILD, "nannon")) == []
+    assert await service.handle(Leaderboard(GUILD, "nannon", 1)) == []
     human_won = update.winner_seat == 0
     # A second one, conceded by the human.
     second = await robot_match(service, "nannon", level=3, length=1)
     await service.handle(LeaveMatch(second.view.match_id, GUILD, ALICE))
-    line = await service.stats(GUILD, ALICE, "nannon")
+    line = await service.handle(Stats(GUILD, ALICE, "nannon"))
     assert line.played == 0 and line.rating == 1500
     [record] = line.vs_robot
     assert record == RobotRecord(
@@ -173,35 +189,38 @@ async def test_robot_matches_leave_ratings_alone_and_count_against_the_level(
         points_won=float(human_won),
         points_lost=2.0 - float(human_won),
     )
-    assert (await service.stats(GUILD, ALICE, "checkers")).vs_robot == ()
+    assert (await service.handle(Stats(GUILD, ALICE, "checkers"))).vs_robot == ()
 
 
 async def test_rated_robot_matches_change_ratings_when_the_server_says_so(
     service: MatchService,
 ) -> None:
-    await service.update_guild_settings(GUILD, robot_rated=True)
+    await service.handle(UpdateSettings(GUILD, {"robot_rated": True}))
     update = await robot_match(service, "checkers", level=5)
     update = await service.handle(LeaveMatch(update.view.match_id, GUILD, ALICE))
     assert [(c.user_id, c.delta) for c in update.rating_changes] == [(ALICE, -16), (ROBOT, 16)]
-    alice = await service.stats(GUILD, ALICE, "checkers")
+    alice = await service.handle(Stats(GUILD, ALICE, "checkers"))
     assert (alice.played, alice.lost, alice.rating) == (1, 1, 1484)
     assert [r.level for r in alice.vs_robot] == [5]  # counted here too
-    assert [row.user_id for row in await service.leaderboard(GUILD, "checkers")] == [ROBOT, ALICE]
-    assert len(await service.leaderboard(GUILD, "checkers", 1)) == 2
+    assert [row.user_id for row in await service.handle(Leaderboard(GUILD, "checkers"))] == [
+        ROBOT,
+        ALICE,
+    ]
+    assert len(await service.handle(Leaderboard(GUILD, "checkers", 1))) == 2
 
 
 async def test_the_robot_is_never_reminded_and_never_claims(
     service: MatchService, clock: Clock
 ) -> None:
-    await service.update_guild_settings(GUILD, reminder_minutes=5, claim_minutes=10)
+    await service.handle(UpdateSettings(GUILD, {"reminder_minutes": 5, "claim_minutes": 10}))
     update = await robot_match(service, "checkers", level=1)
     match_id = update.view.match_id
     clock.now += 3600  # the human (seat 0) is idle: reminded, but the robot won't claim
-    [idle] = await service.idle_matches()
+    [idle] = await service.handle(IdleMatches())
     assert (idle.idle.user_id, idle.reminder_due, idle.claimable) == (ALICE, True, False)
     await service.handle(PlayMove(match_id, GUILD, ALICE, update.view.legal_moves[0]))
     clock.now += 3600  # now the robot is idle (it stopped playing): no reminder, a claim
-    [idle] = await service.idle_matches()
+    [idle] = await service.handle(IdleMatches())
     assert (idle.idle.user_id, idle.reminder_due, idle.claimable) == (ROBOT, False, True)
 
 
@@ -209,11 +228,11 @@ async def test_a_robot_rematch_starts_at_once_at_the_same_level(service: MatchSe
     update = await robot_match(service, "backgammon", level=2, length=3, cube=False)
     match_id = update.view.match_id
     with refused(GameError, Refusal.MATCH_STILL_ON, match="still on"):
-        await service.robot_rematch(match_id, GUILD, ALICE)
+        await service.handle(RobotRematch(match_id, GUILD, ALICE))
     await service.handle(LeaveMatch(match_id, GUILD, ALICE))
     with refused(NotYourTurnError, Refusal.NOT_A_PLAYER, match="not playing"):
-        await service.robot_rematch(match_id, GUILD, ROBOT)
-    again = await service.robot_rematch(match_id, GUILD, ALICE)
+        await service.handle(RobotRematch(match_id, GUILD, ROBOT))
+    again = await service.handle(RobotRematch(match_id, GUILD, ALICE))
     view = again.view
     assert view.match_id != match_id and (view.robot_seat, view.robot_level) == (1, 2)
     assert (view.length, view.rules.cube) == (3, False)
@@ -238,56 +257,60 @@ async def test_hints_are_for_the_players_own_decisions(service: MatchService) ->
         return update
 
     await until_human(Phase.MOVE)
-    request = await service.hint_request(match_id, GUILD, ALICE)
+    request = await service.handle(AskHint(match_id, GUILD, ALICE))
     assert (request.kind, request.seat, request.robot_match) == (HintKind.MOVES, 0, True)
     assert request.version == update.version and request.match.phase is Phase.MOVE
     assert request.match.dice == update.view.dice
     with refused(NotYourTurnError, Refusal.NOT_A_PLAYER, match="not playing"):
-        await service.hint_request(match_id, GUILD, BOB)
+        await service.handle(AskHint(match_id, GUILD, BOB))
     update = await service.handle(PlayMove(match_id, GUILD, ALICE, update.view.legal_moves[0]))
     with refused(PhaseError, Refusal.NO_HINT, match="Nothing for you to decide"):
-        await service.hint_request(match_id, GUILD, ALICE)  # the robot's turn
+        await service.handle(AskHint(match_id, GUILD, ALICE))  # the robot's turn
     await until_human(Phase.ROLL)  # before the human's roll, with the cube centred
-    assert (await service.hint_request(match_id, GUILD, ALICE)).kind is HintKind.CUBE
+    assert (await service.handle(AskHint(match_id, GUILD, ALICE))).kind is HintKind.CUBE
     await until_human(Phase.MOVE)
     update = await service.handle(PlayMove(match_id, GUILD, ALICE, update.view.legal_moves[0]))
     assert (update.view.actor, update.view.phase) == (1, Phase.ROLL)  # the robot may double
     await service.handle(OfferDouble(match_id, GUILD, ROBOT))  # the robot doubles
-    assert (await service.hint_request(match_id, GUILD, ALICE)).kind is HintKind.TAKE
+    assert (await service.handle(AskHint(match_id, GUILD, ALICE))).kind is HintKind.TAKE
     await service.handle(LeaveMatch(match_id, GUILD, ALICE))
     with refused(PhaseError, Refusal.MATCH_OVER, match="is over"):
-        await service.hint_request(match_id, GUILD, ALICE)
+        await service.handle(AskHint(match_id, GUILD, ALICE))
 
 
 async def test_hints_between_people_need_the_servers_setting(service: MatchService) -> None:
-    challenge = await service.challenge(
-        GUILD, CHANNEL, ALICE, "alice", "checkers", opponent_id=BOB, opponent_name="bob"
+    challenge = await service.handle(
+        NewChallenge(
+            GUILD, CHANNEL, ALICE, "alice", "checkers", opponent_id=BOB, opponent_name="bob"
+        )
     )
-    update = await service.accept(challenge.id, GUILD, BOB, "bob")
+    update = await service.handle(AcceptChallenge(challenge.id, GUILD, BOB, "bob"))
     match_id = update.view.match_id
     with refused(GameError, Refusal.HINTS_OFF, match="/config robot"):
-        await service.hint_request(match_id, GUILD, ALICE)
-    await service.update_guild_settings(GUILD, hints_in_human_matches=True)
-    request = await service.hint_request(match_id, GUILD, ALICE)
+        await service.handle(AskHint(match_id, GUILD, ALICE))
+    await service.handle(UpdateSettings(GUILD, {"hints_in_human_matches": True}))
+    request = await service.handle(AskHint(match_id, GUILD, ALICE))
     assert (request.kind, request.robot_match) == (HintKind.MOVES, False)
-    assert await service.robot_turn(match_id) is None  # nobody's robot here
+    assert await service.handle(GetRobotTurn(match_id)) is None  # nobody's robot here
 
 
 async def test_robot_settings_and_their_bounds(service: MatchService) -> None:
-    settings = await service.guild_settings(GUILD)
+    settings = await service.handle(GetSettings(GUILD))
     assert (settings.robot_rated, settings.hints_in_human_matches, settings.robot_pause_ms) == (
         False,
         False,
         1000,
     )
-    settings = await service.update_guild_settings(GUILD, robot_pause_ms="0", robot_rated="on")
+    settings = await service.handle(
+        UpdateSettings(GUILD, {"robot_pause_ms": "0", "robot_rated": "on"})
+    )
     assert (settings.robot_pause_ms, settings.robot_rated) == (0, True)
     with refused(GameError, Refusal.SETTING_OUT_OF_RANGE, match="10000"):
-        await service.update_guild_settings(GUILD, robot_pause_ms=10_001)
+        await service.handle(UpdateSettings(GUILD, {"robot_pause_ms": 10_001}))
     # Master's thinking time a checkers move, in seconds: 2 by default, 1 to 30.
     assert settings.robot_think_s == 2
-    settings = await service.update_guild_settings(GUILD, robot_think_s="5")
+    settings = await service.handle(UpdateSettings(GUILD, {"robot_think_s": "5"}))
     assert settings.robot_think_s == 5
     for wrong in (0, 31):
         with refused(GameError, Refusal.SETTING_OUT_OF_RANGE, match="30"):
-            await service.update_guild_settings(GUILD, robot_think_s=wrong)
+            await service.handle(UpdateSettings(GUILD, {"robot_think_s": wrong}))

@@ -22,22 +22,40 @@ from support.db import sql_rows, table_names
 from support.wording import refused
 
 from bot.service import (
-    AcceptDraw,
+    AcceptChallenge,
     AcceptResignation,
+    ActiveMatches,
+    AgreeDraw,
+    CancelChallenge,
+    CandidateMatches,
     ClaimWin,
+    DeclineChallenge,
+    Export,
+    GetChallenge,
+    GetSettings,
+    GetView,
+    History,
+    Leaderboard,
     LeaveMatch,
+    LegalMoves,
     MatchService,
     MatchView,
+    NewChallenge,
     NotFoundError,
     OfferDouble,
-    OfferDraw,
     OfferResignation,
     PassDouble,
     PlayMove,
+    ProposeDraw,
+    RecordShout,
     Refusal,
+    Rematch,
     RollDice,
     StaleActionError,
+    Stats,
     TakeDouble,
+    UpdateSettings,
+    VerifyMatch,
 )
 from engines.base import GameKind, Phase
 from engines.dice import FairDice
@@ -67,7 +85,7 @@ async def svc(store_target: str | Path) -> AsyncIterator[MatchService]:
     service = await MatchService.open(store_target, dice_factory=seeded_dice(), clock=Clock())
     # Deterministic states: nothing is rolled or moved for the players.
     for guild in (G1, G2):
-        await service.update_guild_settings(guild, auto_roll=False, auto_move=False)
+        await service.handle(UpdateSettings(guild, {"auto_roll": False, "auto_move": False}))
     try:
         yield service
     finally:
@@ -85,10 +103,19 @@ async def db_state(svc: MatchService) -> dict[str, list[tuple[Any, ...]]]:
 async def start(
     svc: MatchService, game: str = "nannon", guild: int = G1, length: int = 3
 ) -> MatchView:
-    challenge = await svc.challenge(
-        guild, CHANNEL, ALICE, "alice", game, opponent_id=BOB, opponent_name="bob", length=length
+    challenge = await svc.handle(
+        NewChallenge(
+            guild,
+            CHANNEL,
+            ALICE,
+            "alice",
+            game,
+            opponent_id=BOB,
+            opponent_name="bob",
+            length=length,
+        )
     )
-    return (await svc.accept(challenge.id, guild, BOB, "bob")).view
+    return (await svc.handle(AcceptChallenge(challenge.id, guild, BOB, "bob"))).view
 
 
 def uid(view: MatchView, seat: int) -> int:
@@ -110,7 +137,7 @@ async def step(svc: MatchService, view: MatchView) -> MatchView:
     if view.phase is Phase.RESIGN_OFFERED:
         return (await svc.handle(AcceptResignation(mid, gid, actor))).view
     if view.phase is Phase.DRAW_OFFERED:
-        return (await svc.handle(AcceptDraw(mid, gid, actor))).view
+        return (await svc.handle(AgreeDraw(mid, gid, actor))).view
     raise AssertionError(f"no step from {view.phase}")
 
 
@@ -182,22 +209,22 @@ async def scene_checkers(svc: MatchService) -> Scene:
 async def scene_draw_offered(svc: MatchService) -> Scene:
     view = await start(svc, "checkers", length=1)
     offerer = uid(view, view.turn)
-    view = (await svc.handle(OfferDraw(view.match_id, G1, offerer))).view
+    view = (await svc.handle(ProposeDraw(view.match_id, G1, offerer))).view
     assert view.phase is Phase.DRAW_OFFERED
     return Scene(view.match_id, uid(view, 1 - view.turn), offerer)
 
 
 async def scene_idle(svc: MatchService) -> Scene:
     view = await until(svc, await start(svc), Phase.ROLL)
-    settings = await svc.guild_settings(G1)
+    settings = await svc.handle(GetSettings(G1))
     svc.clock.now += settings.claim_minutes * 60 + 1  # type: ignore[attr-defined]  # a Clock
     # The claim belongs to the player who waits; the idle one is the "other".
     return Scene(view.match_id, uid(view, 1 - view.turn), uid(view, view.turn))
 
 
 async def scene_challenge(svc: MatchService) -> Scene:
-    challenge = await svc.challenge(
-        G1, CHANNEL, ALICE, "alice", "nannon", opponent_id=BOB, opponent_name="bob"
+    challenge = await svc.handle(
+        NewChallenge(G1, CHANNEL, ALICE, "alice", "nannon", opponent_id=BOB, opponent_name="bob")
     )
     return Scene(challenge.id, ALICE, BOB)
 
@@ -209,7 +236,7 @@ async def scene_finished(svc: MatchService) -> Scene:
 
 
 async def do_move(svc: MatchService, mid: int, gid: int, user: int) -> Any:
-    view = await svc.get_view(mid)
+    view = await svc.handle(GetView(mid))
     return await svc.handle(PlayMove(mid, gid, user, view.legal_moves[0]))
 
 
@@ -222,15 +249,15 @@ ACTIONS: dict[str, tuple[Setup, Action]] = {
     "resign": (scene_roll, lambda s, m, g, u: s.handle(OfferResignation(m, g, u))),
     "resign-accept": (scene_resigned, lambda s, m, g, u: s.handle(AcceptResignation(m, g, u))),
     "leave": (scene_move, lambda s, m, g, u: s.handle(LeaveMatch(m, g, u))),
-    "draw": (scene_checkers, lambda s, m, g, u: s.handle(OfferDraw(m, g, u))),
-    "draw-accept": (scene_draw_offered, lambda s, m, g, u: s.handle(AcceptDraw(m, g, u))),
+    "draw": (scene_checkers, lambda s, m, g, u: s.handle(ProposeDraw(m, g, u))),
+    "draw-accept": (scene_draw_offered, lambda s, m, g, u: s.handle(AgreeDraw(m, g, u))),
     "claim": (scene_idle, lambda s, m, g, u: s.handle(ClaimWin(m, g, u))),
-    "export": (scene_finished, lambda s, m, g, u: s.export(m, g)),
-    "verify": (scene_finished, lambda s, m, g, u: s.verify_match(m, g)),
-    "rematch": (scene_finished, lambda s, m, g, u: s.rematch(m, g, u)),
-    "cancel": (scene_challenge, lambda s, c, g, u: s.cancel(c, g, u)),
-    "decline": (scene_challenge, lambda s, c, g, u: s.decline(c, g, u)),
-    "accept": (scene_challenge, lambda s, c, g, u: s.accept(c, g, u, NAMES[u])),
+    "export": (scene_finished, lambda s, m, g, u: s.handle(Export(m, g))),
+    "verify": (scene_finished, lambda s, m, g, u: s.handle(VerifyMatch(m, g))),
+    "rematch": (scene_finished, lambda s, m, g, u: s.handle(Rematch(m, g, u))),
+    "cancel": (scene_challenge, lambda s, c, g, u: s.handle(CancelChallenge(c, g, u))),
+    "decline": (scene_challenge, lambda s, c, g, u: s.handle(DeclineChallenge(c, g, u))),
+    "accept": (scene_challenge, lambda s, c, g, u: s.handle(AcceptChallenge(c, g, u, NAMES[u]))),
 }
 
 OK = "allowed"
@@ -416,58 +443,62 @@ async def test_guilds_never_see_each_others_data(svc: MatchService) -> None:
     # The same two people play in both servers; Carol and Dave play only in G2.
     one = await play_out(svc, await start(svc, guild=G1, length=1))
     two = await play_out(svc, await start(svc, guild=G2, length=3))
-    challenge = await svc.challenge(
-        G2, CHANNEL, CAROL, "carol", "nannon", opponent_id=DAVE, opponent_name="dave", length=1
+    challenge = await svc.handle(
+        NewChallenge(
+            G2, CHANNEL, CAROL, "carol", "nannon", opponent_id=DAVE, opponent_name="dave", length=1
+        )
     )
-    three = await play_out(svc, (await svc.accept(challenge.id, G2, DAVE, "dave")).view)
+    three = await play_out(
+        svc, (await svc.handle(AcceptChallenge(challenge.id, G2, DAVE, "dave"))).view
+    )
     active = await start(svc, guild=G2)
 
-    board1 = await svc.leaderboard(G1, GameKind.NANNON)
+    board1 = await svc.handle(Leaderboard(G1, GameKind.NANNON))
     assert {row.user_id for row in board1} == {ALICE, BOB}
     assert sum(row.won for row in board1) == 1 and sum(row.lost for row in board1) == 1
-    board2 = await svc.leaderboard(G2, GameKind.NANNON)
+    board2 = await svc.handle(Leaderboard(G2, GameKind.NANNON))
     assert {row.user_id for row in board2} == {ALICE, BOB, CAROL, DAVE}
     assert sum(row.won for row in board2) == 2
-    assert await svc.leaderboard(G1, GameKind.NANNON, 3) == []
-    assert await svc.leaderboard(333, GameKind.NANNON) == []
+    assert await svc.handle(Leaderboard(G1, GameKind.NANNON, 3)) == []
+    assert await svc.handle(Leaderboard(333, GameKind.NANNON)) == []
 
     for user in (ALICE, BOB):
-        stats1 = await svc.stats(G1, user, GameKind.NANNON)
-        stats2 = await svc.stats(G2, user, GameKind.NANNON)
+        stats1 = await svc.handle(Stats(G1, user, GameKind.NANNON))
+        stats2 = await svc.handle(Stats(G2, user, GameKind.NANNON))
         assert stats1.played == 1 and stats2.played == 1
-        assert {h.match_id for h in await svc.history(G1, user)} == {one.match_id}
-        assert {h.match_id for h in await svc.history(G2, user)} == {
+        assert {h.match_id for h in await svc.handle(History(G1, user))} == {one.match_id}
+        assert {h.match_id for h in await svc.handle(History(G2, user))} == {
             two.match_id,
             active.match_id,
         }
-        assert [v.match_id for v in await svc.active_matches(G1, user)] == []
-        assert [v.match_id for v in await svc.candidate_matches(G1, CHANNEL, user)] == []
-    assert (await svc.stats(G1, CAROL, GameKind.NANNON)).played == 0
-    assert await svc.history(G1, DAVE) == []
+        assert [v.match_id for v in await svc.handle(ActiveMatches(G1, user))] == []
+        assert [v.match_id for v in await svc.handle(CandidateMatches(G1, CHANNEL, user))] == []
+    assert (await svc.handle(Stats(G1, CAROL, GameKind.NANNON))).played == 0
+    assert await svc.handle(History(G1, DAVE)) == []
 
     for match_id in (two.match_id, three.match_id, active.match_id):
-        for query in (svc.export, svc.verify_match, svc.get_view):
+        for query in (Export, VerifyMatch, GetView):
             with pytest.raises(NotFoundError):
-                await query(match_id, G1)
+                await svc.handle(query(match_id, G1))
         with pytest.raises(NotFoundError):
-            await svc.legal_moves(match_id, G1, ALICE)
+            await svc.handle(LegalMoves(match_id, G1, ALICE))
         with pytest.raises(NotFoundError):
-            await svc.rematch(match_id, G1, ALICE)
-    assert (await svc.export(one.match_id, G1)).filename.endswith(".mat")
+            await svc.handle(Rematch(match_id, G1, ALICE))
+    assert (await svc.handle(Export(one.match_id, G1))).filename.endswith(".mat")
     with pytest.raises(NotFoundError):
-        await svc.export(one.match_id, G2)
+        await svc.handle(Export(one.match_id, G2))
     with pytest.raises(NotFoundError):
-        await svc.record_shout(two.match_id, G1, ALICE)
+        await svc.handle(RecordShout(two.match_id, G1, ALICE))
     with pytest.raises(NotFoundError):
-        await svc.get_challenge(challenge.id, G1)
+        await svc.handle(GetChallenge(challenge.id, G1))
 
 
 @pytest.mark.asyncio
 async def test_guild_settings_are_per_guild(svc: MatchService) -> None:
-    await svc.update_guild_settings(G2, nannon_length=7, rate_limit_actions=3)
-    assert (await svc.guild_settings(G2)).nannon_length == 7
-    assert (await svc.guild_settings(G1)).nannon_length == 11
-    assert (await svc.guild_settings(G1)).rate_limit_actions == 20
+    await svc.handle(UpdateSettings(G2, {"nannon_length": 7, "rate_limit_actions": 3}))
+    assert (await svc.handle(GetSettings(G2))).nannon_length == 7
+    assert (await svc.handle(GetSettings(G1))).nannon_length == 11
+    assert (await svc.handle(GetSettings(G1))).rate_limit_actions == 20
 
 
 # --- /config: Manage Server, checked at run time --------------------------------------------
@@ -544,7 +575,7 @@ async def test_config_needs_manage_server_at_run_time(
     assert kwargs["ephemeral"] is True
     if allowed:
         assert content.startswith("Saved.") and "Nannon 5" in content
-        assert (await svc.guild_settings(G1)).nannon_length == 5
+        assert (await svc.handle(GetSettings(G1))).nannon_length == 5
     else:
         assert content == NOT_MANAGER
         assert await db_state(svc) == before
@@ -629,18 +660,18 @@ async def test_rate_limit_reads_the_guild_settings(svc: MatchService) -> None:
     from bot.discord.ratelimit import CommandRateLimit, Limit
 
     async def load(guild_id: int) -> Limit:
-        settings = await svc.guild_settings(guild_id)
+        settings = await svc.handle(GetSettings(guild_id))
         return Limit(settings.rate_limit_actions, settings.rate_limit_seconds)
 
     now = [0.0]
     limits = CommandRateLimit(load, clock=lambda: now[0])
-    await svc.update_guild_settings(G2, rate_limit_actions=2, rate_limit_seconds=60)
+    await svc.handle(UpdateSettings(G2, {"rate_limit_actions": 2, "rate_limit_seconds": 60}))
     assert [await limits.retry_after(G2, ALICE) for _ in range(3)][:2] == [0.0, 0.0]
     assert await limits.retry_after(G2, ALICE) == pytest.approx(30.0)
     assert [await limits.retry_after(G1, ALICE) for _ in range(20)] == [0.0] * 20
     assert await limits.retry_after(G1, ALICE) > 0
     # A /config change takes effect once the cache is invalidated (the admin cog does it).
-    await svc.update_guild_settings(G2, rate_limit_actions=100)
+    await svc.handle(UpdateSettings(G2, {"rate_limit_actions": 100}))
     limits.invalidate(G2)
     assert (await limits.limit_for(G2)).actions == 100
 
@@ -727,7 +758,7 @@ async def test_ten_simultaneous_identical_clicks_apply_exactly_once(
     refused = [o for o in outcomes if isinstance(o, BaseException)]
     assert len(applied) == 1
     assert all(isinstance(r, StaleActionError) for r in refused), refused
-    after = await svc.get_view(view.match_id, G1)
+    after = await svc.handle(GetView(view.match_id, G1))
     assert after.version == view.version + 1
     # One action's events (the roll or move, plus any automatic step), not ten.
     new_events = (await svc.store.events(view.match_id))[events_before:]

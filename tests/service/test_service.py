@@ -15,27 +15,49 @@ from support.wording import refused
 
 from bot.discord.wording import notes, verify_text
 from bot.service import (
-    AcceptDraw,
+    AcceptChallenge,
     AcceptResignation,
+    ActiveMatches,
+    AgreeDraw,
+    CancelChallenge,
+    CandidateMatches,
     ChallengeStatus,
+    ClaimReminder,
     ClaimWin,
-    DeclineDraw,
+    DeclineChallenge,
     DeclineResignation,
+    ExpireChallenges,
+    Export,
+    GetChallenge,
+    GetSettings,
+    GetView,
+    History,
+    IdleMatches,
+    Leaderboard,
     LeaveMatch,
+    LegalMoves,
     MatchAwareDice,
+    MatchInThread,
     MatchService,
     MatchUpdate,
+    NewChallenge,
     NotFoundError,
     OfferDouble,
-    OfferDraw,
     OfferResignation,
     PassDouble,
     PlayMove,
+    ProposeDraw,
     Refusal,
     Refused,
+    RefuseDraw,
     RollDice,
+    SetChallengeMessage,
+    SetThread,
     StaleActionError,
+    Stats,
     TakeDouble,
+    UpdateSettings,
+    VerifyMatch,
 )
 from bot.service.events import DiceRolled, MatchStarted, MovePlayed, OpeningRolled
 from engines import match_from_snapshot, replay
@@ -74,10 +96,12 @@ async def service(store_target: str | Path) -> AsyncIterator[MatchService]:
 
 
 async def start(svc: MatchService, game: str = "backgammon", **options: object) -> MatchUpdate:
-    challenge = await svc.challenge(
-        GUILD, CHANNEL, ALICE, "alice", game, opponent_id=BOB, opponent_name="bob", **options
+    challenge = await svc.handle(
+        NewChallenge(
+            GUILD, CHANNEL, ALICE, "alice", game, opponent_id=BOB, opponent_name="bob", **options
+        )
     )
-    return await svc.accept(challenge.id, GUILD, BOB, "bob")
+    return await svc.handle(AcceptChallenge(challenge.id, GUILD, BOB, "bob"))
 
 
 def user_on(update: MatchUpdate, seat: int | None = None) -> int:
@@ -92,7 +116,9 @@ def user_on(update: MatchUpdate, seat: int | None = None) -> int:
 async def test_challenge_refusals(service: MatchService) -> None:
     async def refuses(code: Refusal, match: str, **kw: object) -> None:
         with refused(GameError, code, match=match):
-            await service.challenge(GUILD, CHANNEL, ALICE, "alice", kw.pop("game", "nannon"), **kw)  # type: ignore[arg-type]
+            await service.handle(
+                NewChallenge(GUILD, CHANNEL, ALICE, "alice", kw.pop("game", "nannon"), **kw)
+            )  # type: ignore[arg-type]
 
     await refuses(Refusal.SELF_CHALLENGE, "yourself", opponent_id=ALICE, opponent_name="alice")
     await refuses(
@@ -110,46 +136,46 @@ async def test_challenge_refusals(service: MatchService) -> None:
     )
     await refuses(Refusal.UNKNOWN_GAME, "no game called", game="chess")
     await refuses(Refusal.CHECKERS_CUBE_OPTIONS, "no doubling cube", game="checkers", cube=True)
-    await service.update_guild_settings(GUILD, challenge_channels=[55])
+    await service.handle(UpdateSettings(GUILD, {"challenge_channels": [55]}))
     await refuses(Refusal.CHANNEL_NOT_ALLOWED, "only in <#55>")
 
 
 @pytest.mark.asyncio
 async def test_server_defaults_apply(service: MatchService) -> None:
     for game, length in (("nannon", 11), ("backgammon", 5), ("checkers", 1)):
-        challenge = await service.challenge(GUILD, CHANNEL, ALICE, "alice", game)
+        challenge = await service.handle(NewChallenge(GUILD, CHANNEL, ALICE, "alice", game))
         assert challenge.rules.length == length
-    rules = (await service.challenge(GUILD, CHANNEL, ALICE, "alice", "backgammon")).rules
+    rules = (await service.handle(NewChallenge(GUILD, CHANNEL, ALICE, "alice", "backgammon"))).rules
     assert (rules.cube, rules.crawford, rules.jacoby, rules.auto_doubles) == (True, True, False, 0)
-    await service.update_guild_settings(GUILD, nannon_length="7", crawford="off")
-    rules = (await service.challenge(GUILD, CHANNEL, ALICE, "alice", "nannon")).rules
+    await service.handle(UpdateSettings(GUILD, {"nannon_length": "7", "crawford": "off"}))
+    rules = (await service.handle(NewChallenge(GUILD, CHANNEL, ALICE, "alice", "nannon"))).rules
     assert (rules.length, rules.crawford) == (7, False)
 
 
 @pytest.mark.asyncio
 async def test_accept_decline_cancel_refusals(service: MatchService) -> None:
-    named = await service.challenge(
-        GUILD, CHANNEL, ALICE, "alice", "nannon", opponent_id=BOB, opponent_name="bob"
+    named = await service.handle(
+        NewChallenge(GUILD, CHANNEL, ALICE, "alice", "nannon", opponent_id=BOB, opponent_name="bob")
     )
     with refused(GameError, Refusal.OWN_CHALLENGE, match="against yourself"):
-        await service.accept(named.id, GUILD, ALICE, "alice")
+        await service.handle(AcceptChallenge(named.id, GUILD, ALICE, "alice"))
     with refused(NotYourTurnError, Refusal.CHALLENGE_FOR_OTHER, match="for bob"):
-        await service.accept(named.id, GUILD, CAROL, "carol")
+        await service.handle(AcceptChallenge(named.id, GUILD, CAROL, "carol"))
     with pytest.raises(NotFoundError):
-        await service.accept(named.id, OTHER_GUILD, BOB, "bob")
+        await service.handle(AcceptChallenge(named.id, OTHER_GUILD, BOB, "bob"))
     with refused(NotYourTurnError, Refusal.ONLY_OPPONENT_DECLINES, match="Only bob"):
-        await service.decline(named.id, GUILD, CAROL)
+        await service.handle(DeclineChallenge(named.id, GUILD, CAROL))
     with refused(NotYourTurnError, Refusal.ONLY_CHALLENGER_CANCELS, match="Only alice"):
-        await service.cancel(named.id, GUILD, BOB)
-    assert (await service.decline(named.id, GUILD, BOB)).status == "declined"
+        await service.handle(CancelChallenge(named.id, GUILD, BOB))
+    assert (await service.handle(DeclineChallenge(named.id, GUILD, BOB))).status == "declined"
     with refused(GameError, Refusal.CHALLENGE_CLOSED, match="declined"):
-        await service.accept(named.id, GUILD, BOB, "bob")
+        await service.handle(AcceptChallenge(named.id, GUILD, BOB, "bob"))
 
-    open_challenge = await service.challenge(GUILD, CHANNEL, ALICE, "alice", "nannon")
-    update = await service.accept(open_challenge.id, GUILD, CAROL, "carol")
+    open_challenge = await service.handle(NewChallenge(GUILD, CHANNEL, ALICE, "alice", "nannon"))
+    update = await service.handle(AcceptChallenge(open_challenge.id, GUILD, CAROL, "carol"))
     assert update.view.players[1].user_id == CAROL
     with refused(StaleActionError, Refusal.CHALLENGE_ACCEPTED, match="already accepted"):
-        await service.accept(open_challenge.id, GUILD, BOB, "bob")
+        await service.handle(AcceptChallenge(open_challenge.id, GUILD, BOB, "bob"))
 
 
 @pytest.mark.asyncio
@@ -157,24 +183,26 @@ async def test_challenges_expire(store_target: str | Path) -> None:
     clock = Clock()
     svc = await MatchService.open(store_target, clock=clock)
     try:
-        named = await svc.challenge(
-            GUILD, CHANNEL, ALICE, "alice", "nannon", opponent_id=BOB, opponent_name="bob"
+        named = await svc.handle(
+            NewChallenge(
+                GUILD, CHANNEL, ALICE, "alice", "nannon", opponent_id=BOB, opponent_name="bob"
+            )
         )
-        anyone = await svc.challenge(GUILD, CHANNEL, ALICE, "alice", "nannon")
-        await svc.set_challenge_message(named.id, 555)
+        anyone = await svc.handle(NewChallenge(GUILD, CHANNEL, ALICE, "alice", "nannon"))
+        await svc.handle(SetChallengeMessage(named.id, 555))
         assert named.expires_at == clock.now + 30 * 60  # challenge_minutes' default
         clock.now = named.expires_at - 1
-        assert (await svc.get_challenge(named.id, GUILD)).status is ChallengeStatus.OPEN
-        assert await svc.expire_challenges() == []
+        assert (await svc.handle(GetChallenge(named.id, GUILD))).status is ChallengeStatus.OPEN
+        assert await svc.handle(ExpireChallenges()) == []
 
         async def all_refused() -> None:
             """Accept, decline and cancel all say so, and change nothing."""
             for attempt in (
-                lambda: svc.accept(named.id, GUILD, BOB, "bob"),
-                lambda: svc.accept(anyone.id, GUILD, CAROL, "carol"),
-                lambda: svc.decline(named.id, GUILD, BOB),
-                lambda: svc.cancel(named.id, GUILD, ALICE),
-                lambda: svc.cancel(anyone.id, GUILD, ALICE),
+                lambda: svc.handle(AcceptChallenge(named.id, GUILD, BOB, "bob")),
+                lambda: svc.handle(AcceptChallenge(anyone.id, GUILD, CAROL, "carol")),
+                lambda: svc.handle(DeclineChallenge(named.id, GUILD, BOB)),
+                lambda: svc.handle(CancelChallenge(named.id, GUILD, ALICE)),
+                lambda: svc.handle(CancelChallenge(anyone.id, GUILD, ALICE)),
             ):
                 with refused(
                     GameError, Refusal.CHALLENGE_EXPIRED, match=r"^This challenge expired"
@@ -190,20 +218,22 @@ async def test_challenges_expire(store_target: str | Path) -> None:
         # sweep writes, so that it finds the challenge and closes its invitation).
         await all_refused()
         for challenge in (named, anyone):
-            assert (await svc.get_challenge(challenge.id, GUILD)).status is ChallengeStatus.EXPIRED
+            assert (
+                await svc.handle(GetChallenge(challenge.id, GUILD))
+            ).status is ChallengeStatus.EXPIRED
             row = await svc.store.challenge(challenge.id)
             assert row is not None and row["status"] == "open"
 
-        swept = await svc.expire_challenges()
+        swept = await svc.handle(ExpireChallenges())
         assert [(c.id, c.status, c.channel_id, c.message_id) for c in swept] == [
             (named.id, ChallengeStatus.EXPIRED, CHANNEL, 555),
             (anyone.id, ChallengeStatus.EXPIRED, CHANNEL, None),
         ]
-        assert await svc.expire_challenges(clock.now + 3600) == []  # once each
+        assert await svc.handle(ExpireChallenges(clock.now + 3600)) == []  # once each
         await all_refused()
-        later = await svc.challenge(GUILD, CHANNEL, ALICE, "alice", "nannon")
-        assert await svc.expire_challenges() == []
-        assert [c.id for c in await svc.expire_challenges(later.expires_at)] == [later.id]
+        later = await svc.handle(NewChallenge(GUILD, CHANNEL, ALICE, "alice", "nannon"))
+        assert await svc.handle(ExpireChallenges()) == []
+        assert [c.id for c in await svc.handle(ExpireChallenges(later.expires_at))] == [later.id]
     finally:
         await svc.close()
 
@@ -247,9 +277,9 @@ async def test_authorization_refusals(service: MatchService) -> None:
     with refused(StaleActionError, Refusal.STALE_BOARD, match="out of date"):
         await service.handle(RollDice(match_id, GUILD, waiter, expected_version=update.version - 1))
     with refused(PhaseError, "no_draw_offers", match="no draw offers"):
-        await service.handle(OfferDraw(match_id, GUILD, waiter))
+        await service.handle(ProposeDraw(match_id, GUILD, waiter))
     events_before = await service.store.event_count(match_id)
-    assert (await service.get_view(match_id, GUILD)).version == update.version
+    assert (await service.handle(GetView(match_id, GUILD))).version == update.version
     assert await service.store.event_count(match_id) == events_before  # refusals write nothing
 
 
@@ -268,7 +298,7 @@ async def test_leave_and_resign(service: MatchService) -> None:
     assert update.match_over and update.winner_seat == 0 and update.view.score[0] == 3
     with refused(PhaseError, Refusal.MATCH_OVER, match="over"):
         await service.handle(RollDice(update.match_id, GUILD, ALICE))
-    history = await service.history(GUILD, ALICE)
+    history = await service.handle(History(GUILD, ALICE))
     assert history[0].result == "won" and history[0].opponent.user_id == BOB
 
 
@@ -330,13 +360,13 @@ async def test_random_concurrent_matches_replay_to_their_snapshots(service: Matc
     ]
     await asyncio.gather(*(play_randomly(service, u, random.Random(rng.random())) for u in starts))
     for update in starts:
-        view = await service.get_view(update.match_id, GUILD)
+        view = await service.handle(GetView(update.match_id, GUILD))
         assert view.match_over
         events = await service.store.events(update.match_id)
         rebuilt = replay(view.kind, view.rules, [e.payload for e in events])
         assert rebuilt.snapshot() == await service.store.snapshot(update.match_id)
         assert [e.seq for e in events] == list(range(len(events)))
-        report = await service.verify_match(update.match_id, GUILD)
+        report = await service.handle(VerifyMatch(update.match_id, GUILD))
         assert report.ok is True
 
 
@@ -350,7 +380,7 @@ OFFER_KINDS |= {"decline_draw", "concede_match"}
 
 
 async def assert_log_replays(svc: MatchService, match_id: int) -> None:
-    view = await svc.get_view(match_id, GUILD)
+    view = await svc.handle(GetView(match_id, GUILD))
     events = await svc.store.events(match_id)
     assert [e.seq for e in events] == list(range(len(events)))
     rebuilt = replay(view.kind, view.rules, [e.payload for e in events])
@@ -376,7 +406,7 @@ async def play_with_offers(svc: MatchService, update: MatchUpdate, rng: random.R
             answer = AcceptResignation if rng.random() < 0.4 else DeclineResignation
             update = await svc.handle(answer(match_id, GUILD, user))
         elif view.phase is Phase.DRAW_OFFERED:
-            answer = AcceptDraw if rng.random() < 0.3 else DeclineDraw
+            answer = AgreeDraw if rng.random() < 0.3 else RefuseDraw
             update = await svc.handle(answer(match_id, GUILD, user))
         elif view.phase is Phase.CUBE_OFFERED:
             answer = TakeDouble if rng.random() < 0.7 else PassDouble
@@ -384,7 +414,7 @@ async def play_with_offers(svc: MatchService, update: MatchUpdate, rng: random.R
             continue
         elif offers_open and r < 0.03:
             if checkers and rng.random() < 0.7:
-                update = await svc.handle(OfferDraw(match_id, GUILD, either))
+                update = await svc.handle(ProposeDraw(match_id, GUILD, either))
             else:
                 level = rng.choice(RESIGN_LEVELS[view.kind])
                 update = await svc.handle(OfferResignation(match_id, GUILD, either, level))
@@ -414,10 +444,10 @@ async def test_random_matches_with_offers_and_leaving_replay_to_their_snapshots(
     )
     kinds: set[str] = set()
     for update in starts:
-        view = await service.get_view(update.match_id, GUILD)
+        view = await service.handle(GetView(update.match_id, GUILD))
         assert view.match_over
         await assert_log_replays(service, update.match_id)
-        assert (await service.verify_match(update.match_id, GUILD)).ok is True
+        assert (await service.handle(VerifyMatch(update.match_id, GUILD))).ok is True
         events = await service.store.events(update.match_id)
         kinds |= {e.kind for e in events}
         results = await service.store.game_results(update.match_id)
@@ -503,7 +533,7 @@ async def test_close_and_reopen_mid_match_continues(store_target: str | Path) ->
             RollDice(update.match_id, GUILD, roller, expected_version=before.version)
         )
         await play_randomly(svc, update, random.Random(3))
-        report = await svc.verify_match(update.match_id, GUILD)
+        report = await svc.handle(VerifyMatch(update.match_id, GUILD))
         assert report.ok is True and len(report.dice) > 4
     finally:
         await svc.close()
@@ -515,9 +545,9 @@ async def test_verify_catches_dice_not_from_the_seed(store_target: str | Path) -
     try:
         update = await start(svc, "nannon", length=1)
         assert "alice 6, bob 1" in notes(update)[1]
-        assert (await svc.verify_match(update.match_id, GUILD)).ok is None  # still secret
+        assert (await svc.handle(VerifyMatch(update.match_id, GUILD))).ok is None  # still secret
         update = await svc.handle(LeaveMatch(update.match_id, GUILD, BOB))
-        report = await svc.verify_match(update.match_id, GUILD)
+        report = await svc.handle(VerifyMatch(update.match_id, GUILD))
         assert report.dice[:2] == (6, 1) and report.ok is False
     finally:
         await svc.close()
@@ -556,12 +586,12 @@ async def test_the_seed_commitment_is_shown_at_accept_and_matches_the_seed_revea
                 update = await svc.handle(RollDice(first.match_id, GUILD, user))
             assert update.revealed_seed is None and update.view.dice_seed is None
             assert update.view.dice_commitment == shown
-        assert (await svc.get_view(first.match_id, GUILD)).dice_seed is None
+        assert (await svc.handle(GetView(first.match_id, GUILD))).dice_seed is None
         end = await svc.handle(LeaveMatch(first.match_id, GUILD, ALICE))
         assert end.match_over and end.revealed_seed is not None
         assert hashlib.sha256(bytes.fromhex(end.revealed_seed)).hexdigest() == shown
         assert end.view.dice_seed == end.revealed_seed and end.view.dice_commitment == shown
-        report = await svc.verify_match(first.match_id, GUILD)
+        report = await svc.handle(VerifyMatch(first.match_id, GUILD))
         assert (report.commitment, report.seed, report.ok) == (shown, end.revealed_seed, True)
         assert len(report.dice) >= 5  # the opening's two dice and at least three rolls
     finally:
@@ -616,7 +646,7 @@ async def test_match_aware_dice_are_shown_the_state_each_die_is_rolled_for(
         update = await svc.handle(LeaveMatch(1, GUILD, BOB))
         assert update.match_over
         # Steered dice are not the committed ones.
-        assert (await svc.verify_match(1, GUILD)).ok is False
+        assert (await svc.handle(VerifyMatch(1, GUILD))).ok is False
     finally:
         await svc.close()
 
@@ -631,22 +661,22 @@ async def test_idle_reminder_and_claim(store_target: str | Path) -> None:
     try:
         update = await start(svc, "checkers")
         idle, waiting = user_on(update), user_on(update, 1 - update.view.actor)  # type: ignore[operator]
-        assert await svc.idle_matches() == []
+        assert await svc.handle(IdleMatches()) == []
         clock.now += 61 * 60
-        [due] = await svc.idle_matches()
+        [due] = await svc.handle(IdleMatches())
         assert (due.idle.user_id, due.reminder_due, due.claimable) == (idle, True, False)
-        await svc.mark_reminded(due.match_id, due.version)
-        assert await svc.idle_matches() == []
+        await svc.handle(ClaimReminder(due.match_id, due.version))
+        assert await svc.handle(IdleMatches()) == []
         with refused(GameError, Refusal.CLAIM_TOO_EARLY, match="more to go"):
             await svc.handle(ClaimWin(update.match_id, GUILD, waiting))
         clock.now += 24 * 60 * 60
-        [due] = await svc.idle_matches()
+        [due] = await svc.handle(IdleMatches())
         assert due.claimable and not due.reminder_due
         with refused(NotYourTurnError, Refusal.CLAIM_OWN_WAIT, match="waiting for you"):
             await svc.handle(ClaimWin(update.match_id, GUILD, idle))
         update = await svc.handle(ClaimWin(update.match_id, GUILD, waiting))
         assert update.match_over and update.view.players[update.winner_seat].user_id == waiting  # type: ignore[index]
-        assert await svc.idle_matches() == []
+        assert await svc.handle(IdleMatches()) == []
     finally:
         await svc.close()
 
@@ -663,18 +693,20 @@ async def test_settings_validation(service: MatchService) -> None:
         ({"challenge_channels": ["#general"]}, Refusal.NOT_A_CHANNEL, "channel ids"),
     ]:
         with refused(GameError, code, match=message):
-            await service.update_guild_settings(GUILD, **changes)
-    updated = await service.update_guild_settings(GUILD, auto_roll=False, reminder_minutes=5)
+            await service.handle(UpdateSettings(GUILD, {**changes}))
+    updated = await service.handle(
+        UpdateSettings(GUILD, {"auto_roll": False, "reminder_minutes": 5})
+    )
     assert not updated.auto_roll and updated.reminder_minutes == 5
-    assert (await service.guild_settings(OTHER_GUILD)).auto_roll  # per server
-    assert (await service.guild_settings(GUILD)).auto_pass  # on by default
-    assert not (await service.update_guild_settings(GUILD, auto_pass="off")).auto_pass
-    assert (await service.guild_settings(OTHER_GUILD)).auto_pass
+    assert (await service.handle(GetSettings(OTHER_GUILD))).auto_roll  # per server
+    assert (await service.handle(GetSettings(GUILD))).auto_pass  # on by default
+    assert not (await service.handle(UpdateSettings(GUILD, {"auto_pass": "off"}))).auto_pass
+    assert (await service.handle(GetSettings(OTHER_GUILD))).auto_pass
 
 
 @pytest.mark.asyncio
 async def test_auto_roll_off_waits_for_the_roll(service: MatchService) -> None:
-    await service.update_guild_settings(GUILD, auto_roll=False, auto_move=False)
+    await service.handle(UpdateSettings(GUILD, {"auto_roll": False, "auto_move": False}))
     update = await start(service, "nannon", length=1, cube=False)
     update = await service.handle(
         PlayMove(update.match_id, GUILD, user_on(update), update.view.legal_moves[0])
@@ -696,7 +728,7 @@ async def test_the_only_legal_move_is_played_automatically_and_reported(
         store_target, dice_factory=lambda: ScriptedDice(list(FORCED_SCRIPT))
     )
     try:
-        fresh = await svc.guild_settings(GUILD)
+        fresh = await svc.handle(GetSettings(GUILD))
         assert await svc.store.guild_settings(GUILD) == {}  # nothing saved: the defaults
         assert (fresh.auto_move, fresh.auto_roll, fresh.auto_pass) == (True, True, True)
         update = await start(svc, "nannon", length=3)  # the cube on: bob must roll himself
@@ -740,7 +772,7 @@ async def test_auto_move_off_leaves_the_only_legal_move_to_the_player(
         store_target, dice_factory=lambda: ScriptedDice(list(FORCED_SCRIPT))
     )
     try:
-        await svc.update_guild_settings(GUILD, auto_move=False)
+        await svc.handle(UpdateSettings(GUILD, {"auto_move": False}))
         update = await start(svc, "nannon", length=3)
         assert notes(update)[1:] == ("Opening roll: alice 2, bob 1: alice moves first with a 1.",)
         view = update.view
@@ -780,9 +812,9 @@ async def test_results_are_events_and_refusals_are_codes_with_no_sentences(
         update = await svc.handle(RollDice(update.match_id, GUILD, BOB))
         assert update.events == (DiceRolled(1, (1,)), MovePlayed(1, "2/3", auto=True))
 
-        await svc.update_guild_settings(GUILD, challenge_channels=[55, 56])
+        await svc.handle(UpdateSettings(GUILD, {"challenge_channels": [55, 56]}))
         with pytest.raises(Refused) as caught:
-            await svc.challenge(GUILD, CHANNEL, ALICE, "alice", "nannon")
+            await svc.handle(NewChallenge(GUILD, CHANNEL, ALICE, "alice", "nannon"))
         assert caught.value.refusal is Refusal.CHANNEL_NOT_ALLOWED
         assert caught.value.params == {"channels": (55, 56)}
         assert "<#" not in str(caught.value)  # no Discord markup from the service
@@ -806,7 +838,7 @@ async def test_auto_pass_off_waits_for_the_player_to_play_no_move(store_target: 
         store_target, dice_factory=lambda: ScriptedDice(list(STUCK_SCRIPT))
     )
     try:
-        await svc.update_guild_settings(GUILD, auto_pass=False)  # auto-roll and auto-move on
+        await svc.handle(UpdateSettings(GUILD, {"auto_pass": False}))  # auto-roll and auto-move on
         update = await start(svc, "nannon", length=1, cube=False)
         match_id = update.match_id
         assert update.view.rules.auto_pass is False
@@ -821,7 +853,7 @@ async def test_auto_pass_off_waits_for_the_player_to_play_no_move(store_target: 
         )
         assert view.must_pass
         assert 'alice rolls 4: no legal move, play "no move" to pass the turn.' in notes(update)
-        assert await svc.legal_moves(match_id, GUILD, ALICE, "No") == ["no move"]
+        assert await svc.handle(LegalMoves(match_id, GUILD, ALICE, "No")) == ["no move"]
         with pytest.raises(NotYourTurnError):
             await svc.handle(PlayMove(match_id, GUILD, BOB, "no move"))
         with refused(IllegalMoveError, "must_pass", match="no move"):
@@ -832,8 +864,8 @@ async def test_auto_pass_off_waits_for_the_player_to_play_no_move(store_target: 
         assert notes(update)[0] == "alice has no legal move: the turn passes to bob."
         assert update.view.turn == 1 and not update.view.must_pass
         # Changing the setting now leaves this match's rule as it started.
-        await svc.update_guild_settings(GUILD, auto_pass=True)
-        assert (await svc.get_view(match_id, GUILD)).rules.auto_pass is False
+        await svc.handle(UpdateSettings(GUILD, {"auto_pass": True}))
+        assert (await svc.handle(GetView(match_id, GUILD))).rules.auto_pass is False
         events = await svc.store.events(match_id)
         assert {"kind": "move", "player": 0, "move": "no move"} in [e.payload for e in events]
         rebuilt = replay(view.kind, view.rules, [e.payload for e in events])
@@ -865,35 +897,40 @@ async def test_auto_pass_on_passes_a_roll_with_no_legal_move_at_once(
 @pytest.mark.asyncio
 async def test_queries_and_guild_isolation(service: MatchService) -> None:
     update = await start(service, "backgammon")
-    await service.set_thread(update.match_id, 999)
-    assert (await service.match_in_thread(999)).match_id == update.match_id  # type: ignore[union-attr]
-    assert [v.match_id for v in await service.candidate_matches(GUILD, 999, ALICE)] == [
+    await service.handle(SetThread(update.match_id, 999))
+    assert (await service.handle(MatchInThread(999))).match_id == update.match_id  # type: ignore[union-attr]
+    assert [v.match_id for v in await service.handle(CandidateMatches(GUILD, 999, ALICE))] == [
         update.match_id
     ]
-    assert await service.candidate_matches(GUILD, 999, CAROL) == []
-    assert [v.match_id for v in await service.active_matches(GUILD, BOB)] == [update.match_id]
-    assert await service.active_matches(OTHER_GUILD, BOB) == []
+    assert await service.handle(CandidateMatches(GUILD, 999, CAROL)) == []
+    assert [v.match_id for v in await service.handle(ActiveMatches(GUILD, BOB))] == [
+        update.match_id
+    ]
+    assert await service.handle(ActiveMatches(OTHER_GUILD, BOB)) == []
     mover = user_on(update)
-    moves = await service.legal_moves(update.match_id, GUILD, mover, "", limit=25)
+    moves = await service.handle(LegalMoves(update.match_id, GUILD, mover, "", limit=25))
     assert 0 < len(moves) <= 25 and list(moves) == list(update.view.legal_moves[:25])
-    every = await service.legal_moves(update.match_id, GUILD, mover, "")  # no limit: all
+    every = await service.handle(LegalMoves(update.match_id, GUILD, mover, ""))  # no limit: all
     assert every == list(update.view.legal_moves)
-    assert await service.legal_moves(update.match_id, GUILD, mover, "", limit=1) == moves[:1]
+    assert await service.handle(LegalMoves(update.match_id, GUILD, mover, "", limit=1)) == moves[:1]
     prefix = moves[0][:2]
     assert all(
-        prefix in m for m in await service.legal_moves(update.match_id, GUILD, mover, prefix)
+        prefix in m for m in await service.handle(LegalMoves(update.match_id, GUILD, mover, prefix))
     )
     waiter = BOB if mover == ALICE else ALICE
-    assert await service.legal_moves(update.match_id, GUILD, waiter, "") == []
+    assert await service.handle(LegalMoves(update.match_id, GUILD, waiter, "")) == []
     with pytest.raises(NotFoundError):
-        await service.legal_moves(update.match_id, OTHER_GUILD, mover, "")
+        await service.handle(LegalMoves(update.match_id, OTHER_GUILD, mover, ""))
     with pytest.raises(NotFoundError):
-        await service.export(update.match_id, OTHER_GUILD)
+        await service.handle(Export(update.match_id, OTHER_GUILD))
     await service.handle(LeaveMatch(update.match_id, GUILD, ALICE))
-    assert [r.user_id for r in await service.leaderboard(GUILD, "backgammon")] == [BOB, ALICE]
-    assert await service.leaderboard(OTHER_GUILD, "backgammon") == []
-    assert await service.history(OTHER_GUILD, ALICE) == []
-    assert (await service.stats(OTHER_GUILD, BOB, "backgammon")).played == 0
+    assert [r.user_id for r in await service.handle(Leaderboard(GUILD, "backgammon"))] == [
+        BOB,
+        ALICE,
+    ]
+    assert await service.handle(Leaderboard(OTHER_GUILD, "backgammon")) == []
+    assert await service.handle(History(OTHER_GUILD, ALICE)) == []
+    assert (await service.handle(Stats(OTHER_GUILD, BOB, "backgammon"))).played == 0
 
 
 @pytest.mark.asyncio
@@ -903,12 +940,12 @@ async def test_verify_counts_every_die_drawn(service: MatchService) -> None:
     update = await start(service, "backgammon", length=3)
     mid = update.match_id
     await service.handle(LeaveMatch(mid, GUILD, BOB))
-    report = await service.verify_match(mid, GUILD)
+    report = await service.handle(VerifyMatch(mid, GUILD))
     assert report.ok is True and report.drawn == len(report.dice) >= 2
     await sql_write(  # tampering, as someone with the database could
         service.store, "UPDATE matches SET dice_counter = dice_counter + 1 WHERE id = ?", (mid,)
     )
-    report = await service.verify_match(mid, GUILD)
+    report = await service.handle(VerifyMatch(mid, GUILD))
     assert report.ok is False
     assert verify_text(report) == (
         f"The dice of match #{mid} do NOT check out: {len(report.dice) + 1} dice were drawn "

@@ -9,7 +9,16 @@ from pathlib import Path
 import pytest
 
 from bot.discord.wording import refusal_text
-from bot.service import MatchService, PlayMove, Refusal, RollDice, StaleActionError
+from bot.service import (
+    AcceptChallenge,
+    GetView,
+    MatchService,
+    NewChallenge,
+    PlayMove,
+    Refusal,
+    RollDice,
+    StaleActionError,
+)
 from engines import replay
 from engines.base import Phase
 from engines.errors import GameError
@@ -25,14 +34,16 @@ async def test_a_version_conflict_is_a_polite_refusal_and_the_match_reloads(
     first = await MatchService.open(path)
     second = await MatchService.open(path)
     try:
-        challenge = await first.challenge(
-            GUILD, CHANNEL, ALICE, "alice", "backgammon", opponent_id=BOB, opponent_name="bob"
+        challenge = await first.handle(
+            NewChallenge(
+                GUILD, CHANNEL, ALICE, "alice", "backgammon", opponent_id=BOB, opponent_name="bob"
+            )
         )
-        start = await first.accept(challenge.id, GUILD, BOB, "bob")
+        start = await first.handle(AcceptChallenge(challenge.id, GUILD, BOB, "bob"))
         mid, view = start.match_id, start.view
         assert view.phase is Phase.MOVE  # the opening roll is played by its winner
         mover = view.players[view.actor].user_id
-        stale = await second.get_view(mid)  # the second service loads the same state
+        stale = await second.handle(GetView(mid))  # the second service loads the same state
         assert stale.version == view.version
 
         after = await first.handle(PlayMove(mid, GUILD, mover, view.legal_moves[0]))
@@ -47,7 +58,7 @@ async def test_a_version_conflict_is_a_polite_refusal_and_the_match_reloads(
         assert await first.store.event_count(mid) == events  # nothing written
 
         # Next time the second service reads the stored state and acts on it.
-        fresh = await second.get_view(mid)
+        fresh = await second.handle(GetView(mid))
         assert (fresh.version, fresh.phase, fresh.actor) == (
             after.view.version,
             after.view.phase,

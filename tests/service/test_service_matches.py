@@ -15,18 +15,27 @@ import pytest_asyncio
 
 from bot.discord.wording import notes
 from bot.service import (
+    AcceptChallenge,
     AcceptResignation,
     DeclineResignation,
+    Export,
+    GetView,
+    Leaderboard,
     LeaveMatch,
     MatchService,
     MatchUpdate,
+    NewChallenge,
     OfferDouble,
     OfferResignation,
     PassDouble,
     PlayMove,
+    RecordShout,
     RollDice,
     StatLine,
+    Stats,
     TakeDouble,
+    UpdateSettings,
+    VerifyMatch,
 )
 from engines import new_match, replay
 from engines.actions import action_from_dict
@@ -91,10 +100,12 @@ async def open_service(store_target: str | Path) -> AsyncIterator[object]:
 
 
 async def start(service: MatchService, game: str, **options: object) -> MatchUpdate:
-    challenge = await service.challenge(
-        GUILD, CHANNEL, ALICE, "alice", game, opponent_id=BOB, opponent_name="bob", **options
+    challenge = await service.handle(
+        NewChallenge(
+            GUILD, CHANNEL, ALICE, "alice", game, opponent_id=BOB, opponent_name="bob", **options
+        )
     )
-    return await service.accept(challenge.id, GUILD, BOB, "bob")
+    return await service.handle(AcceptChallenge(challenge.id, GUILD, BOB, "bob"))
 
 
 STAT_FIELDS = (
@@ -122,7 +133,7 @@ def all_notes(updates: list[MatchUpdate]) -> list[str]:
 
 
 async def assert_replays(service: MatchService, match_id: int) -> None:
-    view = await service.get_view(match_id, GUILD)
+    view = await service.handle(GetView(match_id, GUILD))
     events = await service.store.events(match_id)
     rebuilt = replay(view.kind, view.rules, [e.payload for e in events])
     assert rebuilt.snapshot() == await service.store.snapshot(match_id)
@@ -144,8 +155,8 @@ async def test_nannon_to_3_with_take_pass_and_a_nannon(open_service) -> None:  #
     ]
     assert end.view.score == (1, 5) and end.winner_seat == 1
     assert any("NANNON" in note for note in notes(end))
-    bob = await service.stats(GUILD, BOB, "nannon")
-    alice = await service.stats(GUILD, ALICE, "nannon")
+    bob = await service.handle(Stats(GUILD, BOB, "nannon"))
+    alice = await service.handle(Stats(GUILD, ALICE, "nannon"))
     assert (bob.won, bob.lost, bob.points_won, bob.points_lost) == (1, 0, 5, 1)
     assert (bob.nannons_for, alice.nannons_against, alice.nannons_for) == (1, 1, 0)
     assert (bob.streak, alice.streak, bob.experience) == (1, -1, 3)
@@ -153,11 +164,11 @@ async def test_nannon_to_3_with_take_pass_and_a_nannon(open_service) -> None:  #
     assert bob.rating == pytest.approx(1500 + 10 * 3**0.5)
     assert alice.rating == pytest.approx(1500 - 10 * 3**0.5)
     # The NANNON shout counts once, and only for the winner.
-    assert await service.record_shout(end.match_id, GUILD, ALICE) is False
-    assert await service.record_shout(end.match_id, GUILD, BOB) is True
-    assert await service.record_shout(end.match_id, GUILD, BOB) is False
-    assert (await service.stats(GUILD, BOB, "nannon")).nannons_shouted == 1
-    report = await service.verify_match(end.match_id, GUILD)
+    assert await service.handle(RecordShout(end.match_id, GUILD, ALICE)) is False
+    assert await service.handle(RecordShout(end.match_id, GUILD, BOB)) is True
+    assert await service.handle(RecordShout(end.match_id, GUILD, BOB)) is False
+    assert (await service.handle(Stats(GUILD, BOB, "nannon"))).nannons_shouted == 1
+    report = await service.handle(VerifyMatch(end.match_id, GUILD))
     assert report.ok is True and report.seed == end.revealed_seed
     await assert_replays(service, end.match_id)
 
@@ -192,8 +203,8 @@ async def test_backgammon_match_reaches_a_crawford_game(open_service) -> None:  
     assert "Game 2 is the Crawford game: no doubling." in all_notes(seen)
     assert all(u.view.crawford == (u.view.game_number == 2) for u in seen)
     assert end.view.score == (2, 3) and end.winner_seat == 1
-    bob = await service.stats(GUILD, BOB, "backgammon")
-    alice = await service.stats(GUILD, ALICE, "backgammon")
+    bob = await service.handle(Stats(GUILD, BOB, "backgammon"))
+    alice = await service.handle(Stats(GUILD, ALICE, "backgammon"))
     # FIBS by hand: equal ratings, so P_upset = 1 / (10^0 + 1) = 1/2 whoever wins; K = 5 - 0/100
     # for both newcomers; n = 3: each change is 4 * sqrt(3) * 1/2 * 5 = 10 * sqrt(3) = 17.3205...
     change = 4 * math.sqrt(3) * 0.5 * 5
@@ -213,9 +224,9 @@ async def test_backgammon_match_reaches_a_crawford_game(open_service) -> None:  
         played=1, won=0, lost=1, drawn=0, points_won=2, points_lost=3, gammons_for=0,
         gammons_against=1, backgammons_for=0, backgammons_against=0, experience=3, streak=-1,
     )  # fmt: skip
-    board = await service.leaderboard(GUILD, "backgammon", match_length=3)
+    board = await service.handle(Leaderboard(GUILD, "backgammon", match_length=3))
     assert [(r.user_id, r.won, r.lost) for r in board] == [(BOB, 1, 0), (ALICE, 0, 1)]
-    assert await service.leaderboard(GUILD, "backgammon", match_length=5) == []
+    assert await service.handle(Leaderboard(GUILD, "backgammon", match_length=5)) == []
     await assert_replays(service, end.match_id)
 
 
@@ -223,17 +234,17 @@ async def test_backgammon_match_reaches_a_crawford_game(open_service) -> None:  
 async def test_crawford_match_with_cube_action_rates_by_fibs_with_experience(open_service) -> None:  # type: ignore[no-untyped-def]
     service = await open_service(26)
     # Rolls wait for the player (auto-roll off), so every turn shows whether it may double.
-    await service.update_guild_settings(GUILD, auto_roll=False)
+    await service.handle(UpdateSettings(GUILD, {"auto_roll": False}))
     # First alice beats carol (who leaves) in a 1-point match: alice 1510, experience 1.
-    challenge = await service.challenge(
-        GUILD, CHANNEL, ALICE, "alice", "backgammon", opponent_id=CAROL, length=1
+    challenge = await service.handle(
+        NewChallenge(GUILD, CHANNEL, ALICE, "alice", "backgammon", opponent_id=CAROL, length=1)
     )
-    warmup = await service.accept(challenge.id, GUILD, CAROL, "carol")
+    warmup = await service.handle(AcceptChallenge(challenge.id, GUILD, CAROL, "carol"))
     warmup = await service.handle(LeaveMatch(warmup.match_id, GUILD, CAROL))
     assert warmup.match_over and warmup.winner_seat == 0
     # FIBS by hand, n = 1, equal ratings, K = 5: 4 * 1 * 1/2 * 5 = 10.
-    assert (await service.stats(GUILD, ALICE, "backgammon")).rating == pytest.approx(1510)
-    assert (await service.stats(GUILD, CAROL, "backgammon")).rating == pytest.approx(1490)
+    assert (await service.handle(Stats(GUILD, ALICE, "backgammon"))).rating == pytest.approx(1510)
+    assert (await service.handle(Stats(GUILD, CAROL, "backgammon"))).rating == pytest.approx(1490)
 
     seen: list[MatchUpdate] = []
     first = await start(service, "backgammon", length=3)
@@ -277,8 +288,8 @@ async def test_crawford_match_with_cube_action_rates_by_fibs_with_experience(ope
         (ALICE, pytest.approx(1510), pytest.approx(alice_after, abs=1e-9)),
         (BOB, 1500, pytest.approx(bob_after, abs=1e-9)),
     ]
-    alice = await service.stats(GUILD, ALICE, "backgammon")
-    bob = await service.stats(GUILD, BOB, "backgammon")
+    alice = await service.handle(Stats(GUILD, ALICE, "backgammon"))
+    bob = await service.handle(Stats(GUILD, BOB, "backgammon"))
     assert alice.rating == pytest.approx(alice_after, abs=1e-9)
     assert bob.rating == pytest.approx(bob_after, abs=1e-9)
     assert counts(alice) == dict(
@@ -289,7 +300,7 @@ async def test_crawford_match_with_cube_action_rates_by_fibs_with_experience(ope
         played=1, won=1, lost=0, drawn=0, points_won=3, points_lost=2, gammons_for=0,
         gammons_against=0, backgammons_for=0, backgammons_against=0, experience=3, streak=1,
     )  # fmt: skip
-    assert (await service.stats(GUILD, CAROL, "backgammon")).rating == pytest.approx(1490)
+    assert (await service.handle(Stats(GUILD, CAROL, "backgammon"))).rating == pytest.approx(1490)
     await assert_replays(service, match_id)
 
 
@@ -315,8 +326,8 @@ async def test_gammons_and_backgammons_count_for_winner_and_against_loser(open_s
         ("backgammon", 1, 3),
         ("single", 0, 1),
     ]
-    alice = await service.stats(GUILD, ALICE, "backgammon")
-    bob = await service.stats(GUILD, BOB, "backgammon")
+    alice = await service.handle(Stats(GUILD, ALICE, "backgammon"))
+    bob = await service.handle(Stats(GUILD, BOB, "backgammon"))
     change = 4 * math.sqrt(5) * 0.5 * 5  # FIBS by hand: equal ratings, newcomers, n = 5
     assert alice.rating == pytest.approx(1500 + change, abs=1e-9)
     assert bob.rating == pytest.approx(1500 - change, abs=1e-9)
@@ -339,7 +350,7 @@ async def test_money_game_under_jacoby_scores_an_uncubed_gammon_single(open_serv
     end = await drive(service, first, random.Random(0), 0, 1)
     [game] = end.view.games
     assert (game.kind, game.winner, game.points, game.cube) == (ResultKind.GAMMON, 1, 1, 1)
-    bob = await service.stats(GUILD, BOB, "backgammon")
+    bob = await service.handle(Stats(GUILD, BOB, "backgammon"))
     assert (bob.gammons_for, bob.points_won, bob.won, bob.played) == (1, 1, 1, 1)
     assert bob.rating == 1500  # money play is not rated
     await assert_replays(service, end.match_id)
@@ -377,11 +388,11 @@ async def test_checkers_win_threefold_and_forty_moves(  # type: ignore[no-untype
     assert end.view.score == score
     winner = 0 if score[0] > score[1] else 1
     assert end.winner_seat == winner
-    won = await service.stats(GUILD, (ALICE, BOB)[winner], "checkers")
-    lost = await service.stats(GUILD, (ALICE, BOB)[1 - winner], "checkers")
+    won = await service.handle(Stats(GUILD, (ALICE, BOB)[winner], "checkers"))
+    lost = await service.handle(Stats(GUILD, (ALICE, BOB)[1 - winner], "checkers"))
     assert (won.won, lost.lost, won.points_won, lost.points_won) == (1, 1, max(score), min(score))
     assert won.rating == pytest.approx(1516) and lost.rating == pytest.approx(1484)  # Elo, K=32
-    exported = await service.export(end.match_id, GUILD)
+    exported = await service.handle(Export(end.match_id, GUILD))
     assert exported.filename.endswith(".pdn") and exported.text.count("[Round ") == len(
         end.view.games
     )
@@ -406,8 +417,8 @@ async def test_an_accepted_resignation_counts_at_its_level(open_service) -> None
     # a forfeit counts nothing
     update = await service.handle(LeaveMatch(update.match_id, GUILD, BOB))
     assert update.match_over and update.view.score == (7, 3)
-    alice = await service.stats(GUILD, ALICE, "backgammon")
-    bob = await service.stats(GUILD, BOB, "backgammon")
+    alice = await service.handle(Stats(GUILD, ALICE, "backgammon"))
+    bob = await service.handle(Stats(GUILD, BOB, "backgammon"))
     assert (alice.gammons_for, alice.gammons_against) == (0, 1)
     assert (alice.backgammons_for, alice.backgammons_against) == (1, 0)
     assert (bob.gammons_for, bob.gammons_against) == (1, 0)
@@ -421,7 +432,7 @@ async def test_an_accepted_resignation_counts_at_its_level(open_service) -> None
     await service.handle(OfferResignation(update.match_id, GUILD, BOB, "single"))
     update = await service.handle(AcceptResignation(update.match_id, GUILD, ALICE))
     assert update.view.score == (1, 2)
-    alice = await service.stats(GUILD, ALICE, "nannon")
-    bob = await service.stats(GUILD, BOB, "nannon")
+    alice = await service.handle(Stats(GUILD, ALICE, "nannon"))
+    bob = await service.handle(Stats(GUILD, BOB, "nannon"))
     assert (bob.nannons_for, bob.nannons_against, bob.nannons_shouted) == (1, 0, 0)
     assert (alice.nannons_for, alice.nannons_against) == (0, 1)

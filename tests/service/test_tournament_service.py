@@ -18,19 +18,24 @@ from bot.service import (
     AdvanceTournament,
     Board,
     CreateTournament,
+    DueTournaments,
+    GetView,
     JoinTournament,
     LeaveMatch,
     LeaveTournament,
     ListTournaments,
     MatchService,
+    OverdueRounds,
     Refusal,
     Refused,
     RoundStarted,
     ShowTournament,
     StartTournament,
+    Stats,
     TournamentFinished,
     TournamentStatus,
     TournamentView,
+    UpdateSettings,
     WithdrawFromTournament,
 )
 from engines.dice import FairDice
@@ -155,9 +160,9 @@ async def test_knockout_of_8_to_its_champion_with_a_restart(open_service: Open) 
     assert view.round == 3 and [(b.first, b.second) for b in view.round_boards(3)] == [(101, 102)]
     view = await play_round(service, tid)
     assert view.status is TournamentStatus.FINISHED and view.winner_id == 101
-    stats = await service.stats(GUILD, 101, "nannon")
+    stats = await service.handle(Stats(GUILD, 101, "nannon"))
     assert (stats.tournaments_played, stats.tournaments_won) == (1, 1)
-    loser = await service.stats(GUILD, 108, "nannon")
+    loser = await service.handle(Stats(GUILD, 108, "nannon"))
     assert (loser.tournaments_played, loser.tournaments_won, loser.played) == (1, 0, 1)
 
 
@@ -260,16 +265,16 @@ async def test_deadline_reported_once_and_start_at_its_time(
     service = await open_service()
     other = await open_service()  # another process sweeping too
     tid = await entered(service, "knockout", PLAYERS[:2], starts_at=clock.now + 60, round_days=1)
-    assert await service.due_tournaments() == []
+    assert await service.handle(DueTournaments()) == []
     clock.now += 61
-    due = await service.due_tournaments()
+    due = await service.handle(DueTournaments())
     assert [v.id for v in due] == [tid]
     await service.handle(StartTournament(tid, GUILD, None, ROBOT, "robot"))
-    assert await service.overdue_rounds() == []
+    assert await service.handle(OverdueRounds()) == []
     clock.now += DAY + 1
-    reports = await asyncio.gather(service.overdue_rounds(), other.overdue_rounds())
+    reports = await asyncio.gather(service.handle(OverdueRounds()), other.handle(OverdueRounds()))
     assert sorted(len(r) for r in reports) == [0, 1]
-    assert await service.overdue_rounds() == []
+    assert await service.handle(OverdueRounds()) == []
 
 
 async def test_signup_closing_with_too_few_cancels(open_service: Open, clock: Clock) -> None:
@@ -287,7 +292,7 @@ async def test_robot_makes_up_the_numbers(open_service: Open) -> None:
     assert robot is not None and robot.robot and len(view.entrants) == 4
     robot_boards = [b for b in view.round_boards(1) if ROBOT in (b.first, b.second)]
     assert len(robot_boards) == 1 and robot_boards[0].match_id is not None
-    match = await service.get_view(robot_boards[0].match_id, GUILD)
+    match = await service.handle(GetView(robot_boards[0].match_id, GUILD))
     assert match.robot_seat == 1 and match.players[1].user_id == ROBOT and match.robot_level == 1
 
 
@@ -319,10 +324,10 @@ async def refused_with(work: Awaitable[object]) -> Refusal:
 
 async def test_refusals_record_nothing(open_service: Open) -> None:
     service = await open_service()
-    await service.update_guild_settings(GUILD, challenge_channels=[55])
+    await service.handle(UpdateSettings(GUILD, {"challenge_channels": [55]}))
     assert await refused_with(create(service, "knockout")) is Refusal.CHANNEL_NOT_ALLOWED
     assert await service.handle(ListTournaments(GUILD)) == []
-    await service.update_guild_settings(GUILD, challenge_channels=[])
+    await service.handle(UpdateSettings(GUILD, {"challenge_channels": []}))
     assert await refused_with(create(service, "ladder")) is Refusal.BAD_FORMAT
     assert await refused_with(create(service, "swiss", round_days=0)) is Refusal.BAD_ROUND_DAYS
     assert await refused_with(create(service, "knockout", rounds=3)) is Refusal.BAD_ROUNDS

@@ -43,8 +43,8 @@ ROOT = Path(__file__).resolve().parents[2]
 WORKER = r"""
 import asyncio, random, sys
 from bot.service import (
-    AcceptResignation, DeclineDraw, MatchService, OfferDouble, PassDouble, PlayMove, RollDice,
-    TakeDouble,
+    AcceptChallenge, AcceptResignation, GetView, MatchService, NewChallenge, OfferDouble,
+    PassDouble, PlayMove, RefuseDraw, RollDice, TakeDouble,
 )
 from engines.base import Phase
 from engines.errors import GameError
@@ -62,9 +62,9 @@ async def main(path, seed):
             length = {"nannon": 3, "backgammon": 1, "checkers": 1}[game]
             a, b = next_user, next_user + 1
             next_user += 2
-            ch = await svc.challenge(GUILD, CHANNEL, a, f"u{a}", game, opponent_id=b,
-                                     opponent_name=f"u{b}", length=length)
-            update = await svc.accept(ch.id, GUILD, b, f"u{b}")
+            ch = await svc.handle(NewChallenge(GUILD, CHANNEL, a, f"u{a}", game, opponent_id=b,
+                                     opponent_name=f"u{b}", length=length))
+            update = await svc.handle(AcceptChallenge(ch.id, GUILD, b, f"u{b}"))
             active[update.match_id] = update.view
             print(f"ACK {update.match_id} {update.version}", flush=True)
             continue
@@ -84,14 +84,14 @@ async def main(path, seed):
                 answer = TakeDouble if rng.random() < 0.7 else PassDouble
                 update = await svc.handle(answer(mid, GUILD, user))
             elif view.phase is Phase.DRAW_OFFERED:
-                update = await svc.handle(DeclineDraw(mid, GUILD, user))
+                update = await svc.handle(RefuseDraw(mid, GUILD, user))
             elif view.phase is Phase.RESIGN_OFFERED:
                 update = await svc.handle(AcceptResignation(mid, GUILD, user))
             else:
                 raise AssertionError(view.phase)
         except GameError as exc:
             print(f"REFUSED {mid} {exc}", file=sys.stderr, flush=True)
-            active[mid] = await svc.get_view(mid)
+            active[mid] = await svc.handle(GetView(mid))
             continue
         print(f"ACK {update.match_id} {update.version}", flush=True)
         if update.view.match_over:

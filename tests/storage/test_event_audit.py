@@ -12,7 +12,7 @@ import pytest
 from support.db import sql_write
 from support.event_audit import Accepted, EventAudit, audit_events
 
-from bot.service import MatchService, PlayMove, RollDice
+from bot.service import AcceptChallenge, MatchService, NewChallenge, PlayMove, RollDice
 from bot.storage import connect_store
 from engines.base import Phase
 
@@ -26,10 +26,10 @@ async def played(svc: MatchService, matches: int) -> list[Accepted]:
     rng = random.Random(3)
     accepted = []
     for _ in range(matches):
-        challenge = await svc.challenge(
-            GUILD, 10, 1, "a", "nannon", opponent_id=2, opponent_name="b", length=1
+        challenge = await svc.handle(
+            NewChallenge(GUILD, 10, 1, "a", "nannon", opponent_id=2, opponent_name="b", length=1)
         )
-        update = await svc.accept(challenge.id, GUILD, 2, "b")
+        update = await svc.handle(AcceptChallenge(challenge.id, GUILD, 2, "b"))
         match_id = update.match_id
         while not update.match_over:
             view = update.view

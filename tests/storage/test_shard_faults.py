@@ -40,8 +40,8 @@ GUILDS = [((10**9 * SHARDS + n) << 22) | 77 for n in range(2 * SHARDS)]
 WORKER = r"""
 import asyncio, random, sys
 from bot.service import (
-    AcceptResignation, DeclineDraw, MatchService, OfferDouble, PassDouble, PlayMove, RollDice,
-    TakeDouble,
+    AcceptChallenge, AcceptResignation, GetView, MatchService, NewChallenge, OfferDouble,
+    PassDouble, PlayMove, RefuseDraw, RollDice, TakeDouble,
 )
 from bot.storage import GuildShards, shard_of
 from engines.base import Phase
@@ -72,14 +72,14 @@ async def play(svc, rng, view):
                 answer = TakeDouble if rng.random() < 0.7 else PassDouble
                 update = await svc.handle(answer(mid, guild, user))
             elif view.phase is Phase.DRAW_OFFERED:
-                update = await svc.handle(DeclineDraw(mid, guild, user))
+                update = await svc.handle(RefuseDraw(mid, guild, user))
             elif view.phase is Phase.RESIGN_OFFERED:
                 update = await svc.handle(AcceptResignation(mid, guild, user))
             else:
                 raise AssertionError(view.phase)
         except GameError as exc:
             print(f"REFUSED {mid} {exc}", file=sys.stderr, flush=True)
-            view = await svc.get_view(mid)
+            view = await svc.handle(GetView(mid))
             continue
         ack(update)
         view = update.view
@@ -89,9 +89,9 @@ async def table(svc, rng, guild, view):
         await play(svc, rng, view)  # a match this shard had going before a restart
     while True:
         a, b = rng.sample(range(PLAYERS), 2)
-        ch = await svc.challenge(guild, 2, 100 + a, f"u{a}", "nannon", opponent_id=100 + b,
-                                 opponent_name=f"u{b}", length=1)
-        update = await svc.accept(ch.id, guild, 100 + b, f"u{b}")
+        ch = await svc.handle(NewChallenge(guild, 2, 100 + a, f"u{a}", "nannon",
+                                           opponent_id=100 + b, opponent_name=f"u{b}", length=1))
+        update = await svc.handle(AcceptChallenge(ch.id, guild, 100 + b, f"u{b}"))
         ack(update)
         await play(svc, rng, update.view)
 

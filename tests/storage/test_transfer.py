@@ -96,6 +96,22 @@ async def make_source(path: Path, seed: int = 7) -> dict[str, int]:
             await store.add_entry({**entry, "robot": 0, "joined_at": 9.0})
         pairing = {"round": 1, "board": 0, "first_id": 2**40, "second_id": 2**40 + 1}
         assert await store.begin_round(tournament, 0, {"status": "running", "round": 1}, [pairing])
+        puzzle = await store.insert_puzzle(
+            {
+                "guild_id": GUILD, "game": "nannon", "kind": "move", "match_id": match,
+                "action_index": 3, "seat": 0, "player_id": 2**40, "board": "{}",
+                "played": "b", "answer_key": '[["a", 0.5], ["b", 0.25]]',
+                "position_key": "move|x|3", "created_at": 8.0,
+            }
+        )  # fmt: skip
+        assert puzzle is not None
+        await store.record_puzzle_attempt(
+            {"puzzle_id": puzzle, "user_id": 2**41, "choice": "a", "correct": True, "at": 9.0},
+            {"guild_id": GUILD, "name": "q", "rating": 1600.0, "deviation": 200.0,
+             "volatility": 0.06},
+            {"rating": 1400.0, "deviation": 200.0, "volatility": 0.06},
+        )  # fmt: skip
+        await store.set_puzzle_opt_out(GUILD, 2**40 + 1, True, 10.0)
         await store.save_member_language(2**40, "tr", 8.0)
         return made
     finally:

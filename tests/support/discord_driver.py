@@ -36,7 +36,7 @@ from bot.discord.app import TableBot, create_bot
 from bot.discord.catalogue import text
 from bot.robot.analysis_runner import WorkerAnalysisRunner
 from bot.robot.worker import RobotWorker
-from bot.service import DiceFactory, MatchService
+from bot.service import DiceFactory, MatchInThread, MatchService, UpdateSettings
 from bot.storage import open_store
 from bot.workers import ANALYSIS_NICENESS, WorkerPool, WorkerPools
 from engines.base import GameMatch
@@ -196,7 +196,7 @@ async def lift_rate_limit(fake: FakeDiscord) -> None:
     default per-member limit (20 commands or clicks per 10 s), which
     tests/discord/test_rate_limit.py covers. Stored in the guild's settings, so it holds across
     restarts."""
-    await service_of(fake).update_guild_settings(fake.guild.id, rate_limit_actions=1000)
+    await service_of(fake).handle(UpdateSettings(fake.guild.id, {"rate_limit_actions": 1000}))
     bot = fake.bot
     assert isinstance(bot, TableBot)
     bot.rate_limit.invalidate(fake.guild.id)
@@ -396,7 +396,7 @@ async def accept_in_thread(
         what="the first board",
     )
     match_id = int(footer(first).split("#")[1].split(" ")[0])
-    view = await service_of(fake).match_in_thread(thread.id)
+    view = await service_of(fake).handle(MatchInThread(thread.id))
     assert view is not None and view.match_id == match_id
     return match_id, thread
 

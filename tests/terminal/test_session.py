@@ -14,7 +14,7 @@ from bot.robot import advice
 from bot.robot.driver import RobotDriver
 from bot.robot.player import Decision
 from bot.robot.worker import RobotCrashedError, RobotWorker
-from bot.service import MatchService
+from bot.service import GetView, MatchService, RobotMatch, UpdateSettings
 from bot.terminal import wording
 from bot.terminal.cli import HUMAN, ROBOT_ID, seeded_dice
 from bot.terminal.session import Console, TerminalMatch
@@ -23,6 +23,14 @@ from engines.base import GameKind, MatchRules
 pytestmark = pytest.mark.asyncio
 
 ROBOT_FIRST = 2  # with this seed the robot wins the opening roll (3 to 6)
+
+
+def nannon_against_robo(*, level: int, length: int) -> RobotMatch:
+    """Ann's Nannon match against Robo, as the terminal starts one."""
+    return RobotMatch(
+        HUMAN.guild_id, 0, HUMAN.user_id, "Ann", "nannon",
+        robot_id=ROBOT_ID, robot_name="Robo", level=level, length=length,
+    )  # fmt: skip
 
 
 async def test_a_stuck_robot_is_said_once_and_board_lets_it_try_again(
@@ -53,21 +61,11 @@ async def test_a_stuck_robot_is_said_once_and_board_lets_it_try_again(
     session = TerminalMatch(
         service, driver, Console(read_line, out), HUMAN, hint=hint_on(robot_worker)
     )
-    await service.update_guild_settings(HUMAN.guild_id, robot_pause_ms=0)
+    await service.handle(UpdateSettings(HUMAN.guild_id, {"robot_pause_ms": 0}))
     driver.start()
     detach = session.attach()
     try:
-        update = await service.robot_match(
-            HUMAN.guild_id,
-            0,
-            HUMAN.user_id,
-            "Ann",
-            "nannon",
-            robot_id=ROBOT_ID,
-            robot_name="Robo",
-            level=3,
-            length=3,
-        )
+        update = await service.handle(nannon_against_robo(level=3, length=3))
         assert await session.run(update.match_id) is False
     finally:
         detach()
@@ -121,24 +119,14 @@ async def test_conceding_ends_the_match_and_a_failed_analysis_is_said(
     session = TerminalMatch(
         service, driver, Console(read_line, out), HUMAN, hint=hint_on(robot_worker)
     )
-    await service.update_guild_settings(HUMAN.guild_id, robot_pause_ms=0)
+    await service.handle(UpdateSettings(HUMAN.guild_id, {"robot_pause_ms": 0}))
     driver.start()
     detach = session.attach()
     try:
         await service.analyses.start()
-        update = await service.robot_match(
-            HUMAN.guild_id,
-            0,
-            HUMAN.user_id,
-            "Ann",
-            "nannon",
-            robot_id=ROBOT_ID,
-            robot_name="Robo",
-            level=1,
-            length=5,
-        )
+        update = await service.handle(nannon_against_robo(level=1, length=5))
         assert await session.run(update.match_id) is True
-        view = await service.get_view(update.match_id)
+        view = await service.handle(GetView(update.match_id))
     finally:
         detach()
         await driver.close()

@@ -11,15 +11,16 @@ import pytest
 
 from bot.robot.driver import RobotStuck
 from bot.service import (
-    AcceptDraw,
+    AgreeDraw,
     ClaimWin,
-    DeclineDraw,
     DeclineResignation,
     LeaveMatch,
     MatchService,
     MatchView,
     OfferResignation,
     PlayMove,
+    RefuseDraw,
+    RobotMatch,
     RollDice,
 )
 from bot.service import events as ev
@@ -36,16 +37,18 @@ from engines.errors import IllegalMoveError
 async def _view(tmp_path: Path, game: GameKind, length: int = 3) -> MatchView:
     service = await MatchService.open(tmp_path / "w.db")
     try:
-        update = await service.robot_match(
-            0,
-            0,
-            HUMAN.user_id,
-            "Ann",
-            game,
-            robot_id=ROBOT_ID,
-            robot_name="Robo",
-            level=2,
-            length=length,
+        update = await service.handle(
+            RobotMatch(
+                0,
+                0,
+                HUMAN.user_id,
+                "Ann",
+                game,
+                robot_id=ROBOT_ID,
+                robot_name="Robo",
+                level=2,
+                length=length,
+            )
         )
         return update.view
     finally:
@@ -128,11 +131,11 @@ async def test_typed_lines_become_the_services_commands(tmp_path: Path) -> None:
     assert asked("concede") == LeaveMatch(*ids, expected_version=v)
     offered = replace(view, phase=Phase.RESIGN_OFFERED)
     assert asked("decline", offered) == DeclineResignation(*ids, expected_version=v)
-    assert asked("accept", replace(view, phase=Phase.DRAW_OFFERED)) == AcceptDraw(
+    assert asked("accept", replace(view, phase=Phase.DRAW_OFFERED)) == AgreeDraw(
         *ids, expected_version=v
     )
     # Any command by its name in words, as the buttons find theirs by name.
-    assert asked("Decline Draw") == DeclineDraw(*ids, expected_version=v)
+    assert asked("Decline Draw") == RefuseDraw(*ids, expected_version=v)
     assert asked("claim win") == ClaimWin(*ids, expected_version=v)
     assert isinstance(asked("play move"), Unclear)  # a move is typed as the move itself
     assert [asked(word) for word in ("?", "board", "HINT", "m", "exit", "")] == [

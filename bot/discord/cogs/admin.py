@@ -2,7 +2,7 @@
 
 Every /config subcommand checks Manage Server at run time as well: ``default_permissions`` only
 hides the command, and server admins may grant it to anyone. Values are validated by the
-service (``update_guild_settings``); a refusal changes nothing and is shown ephemerally (by the
+service (``UpdateSettings``); a refusal changes nothing and is shown ephemerally (by the
 command tree's one error path, ``TableTree.on_error``).
 
 The per-member rate limit of commands and clicks (:mod:`bot.discord.ratelimit`) reads its
@@ -23,6 +23,7 @@ from bot.discord.catalogue import choices, command_text, text
 from bot.discord.cogs.language import LANGUAGE_CHOICES, chosen_language, language_name
 from bot.discord.replies import NO_MENTIONS
 from bot.service import UpdateSettings
+from bot.service.commands import GetSettings
 from engines.errors import GameError
 
 if TYPE_CHECKING:
@@ -104,6 +105,7 @@ def describe_settings(settings: GuildSettings) -> str:
                 if settings.tournament_role
                 else text("settings.managers_only"),
             ),
+            puzzles_line(settings),
             text(
                 "settings.language",
                 language=language_name(settings.language)
@@ -111,6 +113,28 @@ def describe_settings(settings: GuildSettings) -> str:
                 else text("settings.discord_language"),
             ),
         ]
+    )
+
+
+def parse_time(value: str) -> int:
+    """``HH:MM`` (UTC) as minutes after midnight; a clear refusal otherwise."""
+    hours, colon, minutes = value.strip().partition(":")
+    clock = colon and hours.isdigit() and minutes.isdigit() and len(minutes) == 2
+    if clock and int(hours) < 24 and int(minutes) < 60:
+        return int(hours) * 60 + int(minutes)
+    raise GameError(text("refusal.puzzle_time", value=value[:20]))
+
+
+def puzzles_line(settings: GuildSettings) -> str:
+    minutes = settings.puzzles_time
+    where = (
+        f"<#{settings.puzzles_channel}>" if settings.puzzles_channel else text("puzzle.config.off")
+    )
+    return text(
+        "puzzle.config",
+        where=where,
+        time=f"{minutes // 60:02d}:{minutes % 60:02d}",
+        names=_onoff(settings.puzzles_name_players),
     )
 
 
@@ -149,7 +173,7 @@ class AdminCog(commands.Cog, name="Admin"):
             self.bot.rate_limit.invalidate(interaction.guild_id)
             said = text("settings.saved", settings=describe_settings(settings))
         else:
-            settings = await self.service.guild_settings(interaction.guild_id)
+            settings = await self.service.handle(GetSettings(interaction.guild_id))
             said = describe_settings(settings)
         await interaction.response.send_message(said, ephemeral=True, allowed_mentions=NO_MENTIONS)
 
@@ -258,7 +282,7 @@ class AdminCog(commands.Cog, name="Admin"):
             return
         if channel is None:
             raise GameError(text("refusal.which_channel", action=action))
-        current = (await self.service.guild_settings(interaction.guild_id)).challenge_channels
+        current = (await self.service.handle(GetSettings(interaction.guild_id))).challenge_channels
         if action == "add":
             wanted = (*[c for c in current if c != channel.id], channel.id)
         elif action == "remove":
@@ -331,6 +355,28 @@ class AdminCog(commands.Cog, name="Admin"):
     ) -> None:
         chosen = 0 if managers_only else (role.id if role is not None else None)
         await self._update(interaction, tournament_role=chosen)
+
+    @config.command(name="puzzles", description=command_text("command.config.puzzles"))
+    @app_commands.describe(
+        channel=command_text("command.config.puzzles.channel"),
+        time=command_text("command.config.puzzles.time"),
+        name_players=command_text("command.config.puzzles.name_players"),
+        off=command_text("command.config.puzzles.off"),
+    )
+    async def puzzles(
+        self,
+        interaction: discord.Interaction[Any],
+        channel: discord.TextChannel | None = None,
+        time: str | None = None,
+        name_players: bool | None = None,
+        off: bool | None = None,
+    ) -> None:
+        await self._update(
+            interaction,
+            puzzles_channel=0 if off else (channel.id if channel is not None else None),
+            puzzles_time=parse_time(time) if time is not None else None,
+            puzzles_name_players=name_players,
+        )
 
     @config.command(name="language", description=command_text("command.config.language"))
     @app_commands.describe(language=command_text("command.config.language.language"))

@@ -28,7 +28,13 @@ from bot.discord.drawn import board_words, card_words, chart_words, embed_alt
 from bot.discord.locales import server_reader
 from bot.discord.replies import NO_MENTIONS, escape_name, inert_text
 from bot.discord.style import style_of
-from bot.service import AnalysisView, MatchView, RequestAnalysis
+from bot.service import (
+    AnalysisView,
+    MatchView,
+    RequestAnalysis,
+    SetAnalysisMessage,
+    ViewsAfterActions,
+)
 from bot.service.events import (
     AnalysisEvent,
     AnalysisFailed,
@@ -135,7 +141,7 @@ class AnalysisCog(commands.Cog, name="Analysis"):
             log.warning("match %s: could not show the analysis: %s", view.match_id, exc)
             return
         self._messages[view.match_id] = sent.id
-        await self.service.analyses.set_message(view.match_id, sent.id)
+        await self.service.handle(SetAnalysisMessage(view.match_id, sent.id))
 
     async def _report(
         self, view: AnalysisView, analysis: MatchAnalysis
@@ -174,9 +180,9 @@ class AnalysisCog(commands.Cog, name="Analysis"):
         summary.set_footer(text=f"{text('analysis.no_mistakes')} {footer}" if not worst else footer)
         try:
             indexes = [d.action_index for d in worst]
-            boards: list[MatchView | None] = list(
-                await self.service.analyses.views_at(view.match_id, view.guild_id, indexes)
-            )
+            asked = ViewsAfterActions(view.match_id, view.guild_id, indexes)
+            found = await self.service.handle(asked)
+            boards: list[MatchView | None] = list(found)
         except Exception:
             log.exception("match %s: the mistakes' boards failed", view.match_id)
             boards = [None] * len(worst)

@@ -17,20 +17,34 @@ from discord.ext import commands
 
 from bot.discord import wording
 from bot.discord.catalogue import choices, command_text, number, reader, text
+from bot.discord.cogs.puzzles import TOP, solvers_embed
 from bot.discord.components import PageButton, pager
 from bot.discord.locales import server_reader
 from bot.discord.replies import NO_MENTIONS, escape_name
 from bot.discord.style import style_of
+from bot.service.commands import (
+    ActiveMatches,
+    Export,
+    GetView,
+    History,
+    Leaderboard,
+    PuzzleLeaderboard,
+    PuzzleStats,
+    Stats,
+    VerifyMatch,
+)
 from engines.base import GameKind, ResultKind
 from engines.spec import spec_of
 
 if TYPE_CHECKING:
     from bot.discord.app import TableBot
     from bot.service import HistoryEntry, LeaderboardRow, MatchService, MatchView, StatLine
+    from bot.service.model import PuzzleStanding
 
 log = logging.getLogger(__name__)
 
 GameName = Literal["nannon", "backgammon", "checkers"]
+PUZZLES = "puzzles"  # /leaderboard's board of puzzle solvers
 EMBED_COLOUR = discord.Colour(0x2E7D32)
 # Discord's integer options are limited to 2**53; a match id beyond that can't exist anyway.
 MatchId = app_commands.Range[int, 1, 2**53 - 1]
@@ -155,15 +169,18 @@ def counters_text(line: StatLine) -> str:
     return joined[:1].upper() + joined[1:]
 
 
-def format_stats(name: str, lines: list[StatLine]) -> discord.Embed:
+def format_stats(
+    name: str, lines: list[StatLine], puzzles: PuzzleStanding | None = None
+) -> discord.Embed:
     embed = discord.Embed(title=text("stats.title", name=escape_name(name)), colour=EMBED_COLOUR)
     played = [
         line for line in lines if line.played or line.experience or line.vs_robot or line.analysed
     ]
-    if not played:
+    solver = puzzles is not None and puzzles.attempts > 0
+    if not played and not solver:
         embed.description = text("stats.empty")
         return embed
-    if played[0].tournaments_played:  # the server's tournaments, of every game
+    if played and played[0].tournaments_played:  # the server's tournaments, of every game
         embed.description = text(
             "stats.tournaments", played=played[0].tournaments_played, won=played[0].tournaments_won
         )
@@ -189,6 +206,14 @@ def format_stats(name: str, lines: list[StatLine]) -> discord.Embed:
         if analysed:
             parts.append(analysed)
         embed.add_field(name=wording.game_title(line.game), value="\n".join(parts), inline=False)
+    if puzzles is not None and solver:
+        solved = text(
+            "stats.puzzles.line",
+            rating=f"{puzzles.rating:.0f}",
+            solved=puzzles.solved,
+            tried=puzzles.attempts,
+        )
+        embed.add_field(name=text("stats.puzzles"), value=solved, inline=False)
     return embed
 
 
@@ -293,7 +318,7 @@ class InfoCog(commands.Cog, name="Info"):
         guild_id = interaction.guild_id
         assert guild_id is not None
         if item.kind == "games":
-            views = await self.service.active_matches(guild_id, interaction.user.id)
+            views = await self.service.handle(ActiveMatches(guild_id, interaction.user.id))
             listing, pages = format_games(views, interaction.user.id, item.page)
             await interaction.response.edit_message(
                 content=listing, view=pages, allowed_mentions=NO_MENTIONS
@@ -301,7 +326,7 @@ class InfoCog(commands.Cog, name="Info"):
             return
         if item.kind == "history":
             user_id = int(item.arg)
-            entries = await self.service.history(guild_id, user_id, LIST_DEPTH)
+            entries = await self.service.handle(History(guild_id, user_id, LIST_DEPTH))
             shown = interaction.message.embeds if interaction.message is not None else []
             title = (shown[0].title if shown else None) or text("history.default_title")
             embed, pages = history_page(title, entries, user_id, item.page)
@@ -309,7 +334,7 @@ class InfoCog(commands.Cog, name="Info"):
             game, length = item.arg.split(".", 1)
             kind = GameKind(game)
             points = None if length == "all" else int(length)
-            rows = await self.service.leaderboard(guild_id, kind, points, LIST_DEPTH)
+            rows = await self.service.handle(Leaderboard(guild_id, kind, points, LIST_DEPTH))
             embed, pages = format_leaderboard(kind, rows, points, item.page)
         await interaction.response.edit_message(
             embed=embed, view=pages, allowed_mentions=NO_MENTIONS
@@ -323,7 +348,9 @@ class InfoCog(commands.Cog, name="Info"):
             return []
         typed = "".join(ch for ch in str(current) if ch.isdigit())[:20]
         try:
-            entries = await self.service.history(interaction.guild_id, interaction.user.id, 25)
+            entries = await self.service.handle(
+                History(interaction.guild_id, interaction.user.id, 25)
+            )
         except Exception:
             log.exception("autocomplete of match ids failed")
             return []
@@ -345,7 +372,7 @@ class InfoCog(commands.Cog, name="Info"):
     @app_commands.guild_only()
     async def games(self, interaction: discord.Interaction[Any]) -> None:
         assert interaction.guild_id is not None
-        views = await self.service.active_matches(interaction.guild_id, interaction.user.id)
+        views = await self.service.handle(ActiveMatches(interaction.guild_id, interaction.user.id))
         listing, pages = format_games(views, interaction.user.id)
         await interaction.response.send_message(
             listing,
@@ -361,7 +388,7 @@ class InfoCog(commands.Cog, name="Info"):
         game=command_text("command.leaderboard.game"),
         points=command_text("command.leaderboard.points"),
     )
-    @app_commands.choices(game=choices("game", get_args(GameName)))
+    @app_commands.choices(game=choices("game", (*get_args(GameName), PUZZLES)))
     async def leaderboard(
         self,
         interaction: discord.Interaction[Any],
@@ -370,8 +397,16 @@ class InfoCog(commands.Cog, name="Info"):
     ) -> None:
         assert interaction.guild_id is not None
         reader.set(await server_reader(interaction.client, interaction.guild_id))  # public
+        if game == PUZZLES:  # the solvers (bot.discord.cogs.puzzles)
+            solvers = await self.service.handle(PuzzleLeaderboard(interaction.guild_id, TOP))
+            await interaction.response.send_message(
+                embed=solvers_embed(solvers), allowed_mentions=NO_MENTIONS
+            )
+            return
         kind = GameKind(game)
-        rows = await self.service.leaderboard(interaction.guild_id, kind, points, LIST_DEPTH)
+        rows = await self.service.handle(
+            Leaderboard(interaction.guild_id, kind, points, LIST_DEPTH)
+        )
         embed, pages = format_leaderboard(kind, rows, points)
         await interaction.response.send_message(
             embed=embed,
@@ -394,9 +429,10 @@ class InfoCog(commands.Cog, name="Info"):
         assert interaction.guild_id is not None
         who = user or interaction.user
         kinds = [GameKind(game)] if game else list(GameKind)
-        lines = [await self.service.stats(interaction.guild_id, who.id, k) for k in kinds]
+        lines = [await self.service.handle(Stats(interaction.guild_id, who.id, k)) for k in kinds]
+        puzzles = await self.service.handle(PuzzleStats(interaction.guild_id, who.id))
         await interaction.response.send_message(
-            embed=format_stats(who.display_name, lines),
+            embed=format_stats(who.display_name, lines, puzzles),
             ephemeral=True,
             allowed_mentions=NO_MENTIONS,
         )
@@ -411,7 +447,7 @@ class InfoCog(commands.Cog, name="Info"):
     ) -> None:
         assert interaction.guild_id is not None
         who = user or interaction.user
-        entries = await self.service.history(interaction.guild_id, who.id, LIST_DEPTH)
+        entries = await self.service.handle(History(interaction.guild_id, who.id, LIST_DEPTH))
         embed, pages = format_history(who.display_name, entries, who.id)
         await interaction.response.send_message(
             embed=embed,
@@ -427,9 +463,9 @@ class InfoCog(commands.Cog, name="Info"):
         assert interaction.guild_id is not None
         # Refuse unknown ids before deferring: after a public defer, the refusal would be
         # public too. Rebuilding from the event log may take a moment on a long match.
-        await self.service.get_view(match, interaction.guild_id)
+        await self.service.handle(GetView(match, interaction.guild_id))
         await interaction.response.defer(thinking=True)
-        exported = await self.service.export(match, interaction.guild_id)
+        exported = await self.service.handle(Export(match, interaction.guild_id))
         data = io.BytesIO(exported.text.encode("utf-8"))
         await interaction.followup.send(
             text("export.file", match_id=match, filename=exported.filename),
@@ -442,9 +478,9 @@ class InfoCog(commands.Cog, name="Info"):
     @app_commands.describe(match=command_text("command.verify.match"))
     async def verify(self, interaction: discord.Interaction[Any], match: MatchId) -> None:
         assert interaction.guild_id is not None
-        await self.service.get_view(match, interaction.guild_id)  # as in /export
+        await self.service.handle(GetView(match, interaction.guild_id))  # as in /export
         await interaction.response.defer(thinking=True)
-        report = await self.service.verify_match(match, interaction.guild_id)
+        report = await self.service.handle(VerifyMatch(match, interaction.guild_id))
         reader.set(await server_reader(interaction.client, interaction.guild_id))  # public
         if report.ok is None:
             colour, verdict = discord.Colour.light_grey(), text("verify.verdict.secret")

@@ -43,20 +43,25 @@ from bot.discord.robot_matches import LevelName, is_robot, robot_rematch, start_
 from bot.service import MatchView
 from bot.service.commands import (
     AcceptChallenge,
-    AcceptDraw,
+    AgreeDraw,
     CancelChallenge,
     DeclineChallenge,
+    Export,
+    GetView,
     LeaveMatch,
+    LegalMoves,
     MatchCommand,
+    MatchInThread,
     NewChallenge,
     OfferDouble,
-    OfferDraw,
     OfferResignation,
     PassDouble,
     PlayMove,
+    ProposeDraw,
     RecordShout,
     Rematch,
     RollDice,
+    SetChallengeMessage,
     ShowBoard,
     TakeDouble,
     command_named,
@@ -207,7 +212,7 @@ class PlayCog(commands.Cog):
                 allowed_mentions=allowed,
             )
         message = await interaction.original_response()
-        await self.bot.service.set_challenge_message(challenge.id, message.id)
+        await self.bot.service.handle(SetChallengeMessage(challenge.id, message.id))
 
     # --- turn actions -----------------------------------------------------------------------
 
@@ -225,12 +230,14 @@ class PlayCog(commands.Cog):
     ) -> list[app_commands.Choice[str]]:
         try:
             view = await resolve_match(self.bot.service, interaction)
-            moves = await self.bot.service.legal_moves(
-                view.match_id,
-                interaction.guild_id or 0,
-                interaction.user.id,
-                prefix=current.strip()[:100],
-                limit=25,
+            moves = await self.bot.service.handle(
+                LegalMoves(
+                    view.match_id,
+                    interaction.guild_id or 0,
+                    interaction.user.id,
+                    prefix=current.strip()[:100],
+                    limit=25,
+                )
             )
         except GameError:
             return []
@@ -284,8 +291,8 @@ class PlayCog(commands.Cog):
             seat = view.seat_of(user)
             offered = view.phase is Phase.DRAW_OFFERED and view.draw_offered_by is not None
             if offered and seat is not None and seat != view.draw_offered_by:
-                return AcceptDraw(view.match_id, guild, user)
-            return OfferDraw(view.match_id, guild, user)
+                return AgreeDraw(view.match_id, guild, user)
+            return ProposeDraw(view.match_id, guild, user)
 
         await self._act(interaction, command, text("done.done"))
 
@@ -344,7 +351,7 @@ class PlayCog(commands.Cog):
             )
             return
         if item.action == "resign":
-            view = await self.bot.service.get_view(item.match_id, guild_id)
+            view = await self.bot.service.handle(GetView(item.match_id, guild_id))
             await interaction.response.send_message(
                 text("menu.resign"),
                 view=resign_menu(view),
@@ -420,7 +427,7 @@ class PlayCog(commands.Cog):
         guild_id = interaction.guild_id or 0
         if item.action == "export":
             await interaction.response.defer(ephemeral=True, thinking=True)
-            export = await self.bot.service.export(item.match_id, guild_id)
+            export = await self.bot.service.handle(Export(item.match_id, guild_id))
             await interaction.followup.send(
                 text("export.caption", match_id=item.match_id),
                 file=presenter.text_file(export.filename, export.text),
@@ -429,7 +436,7 @@ class PlayCog(commands.Cog):
             )
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
-        if (await self.bot.service.get_view(item.match_id, guild_id)).robot_seat is not None:
+        if (await self.bot.service.handle(GetView(item.match_id, guild_id))).robot_seat is not None:
             await robot_rematch(self.bot, interaction, item.match_id)
             await interaction.followup.send(
                 text("robot.rematch_started"), ephemeral=True, allowed_mentions=NO_MENTIONS
@@ -482,7 +489,7 @@ class PlayCog(commands.Cog):
         if not self.bot.begin_work():
             return
         try:
-            view = await self.bot.service.match_in_thread(thread_id)
+            view = await self.bot.service.handle(MatchInThread(thread_id))
             if view is None or view.guild_id != guild_id or view.match_over:
                 return
             if idle_minutes is not None:
@@ -540,7 +547,7 @@ class PlayCog(commands.Cog):
         )
         if not counted:
             return  # not the winner, or shouted already: nothing happens
-        view = await self.bot.service.get_view(match_id, payload.guild_id)
+        view = await self.bot.service.handle(GetView(match_id, payload.guild_id))
         seat = view.seat_of(payload.user_id)
         name = escape_name(view.players[seat].name) if seat is not None else text("shout.someone")
         said = text(

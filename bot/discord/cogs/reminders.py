@@ -7,7 +7,7 @@ without its buttons (a click that still reaches the bot is refused by the servic
 the service for idle matches:
 
 - past the server's reminder time, the idle player is pinged once per turn: the service's
-  ``mark_reminded`` claims it first (a compare-and-set), so of several processes one sends it;
+  ``ClaimReminder`` claims it first (a compare-and-set), so of several processes one sends it;
 - past the claim time, the waiting player gets a **Claim win** button
   (:class:`~bot.discord.components.ClaimWinButton`, answered here). Its ``custom_id`` holds the
   match id and version, so it works after a restart and is refused as stale if the idle player
@@ -15,6 +15,8 @@ the service for idle matches:
 
 Each process handles its own guilds (``bot.guild_shards``, its shards'): it expires their
 challenges and reminds their idle matches, and nothing else.
+
+Last, each pass posts the servers' daily puzzles that are due (:mod:`bot.discord.cogs.puzzles`).
 
 Tests call :meth:`Reminders.run_once` directly with a chosen time instead of waiting.
 """
@@ -37,6 +39,7 @@ from bot.discord.locales import server_reader
 from bot.discord.presenter import close_expired_invitation, publish
 from bot.discord.replies import escape_name, mention_only
 from bot.discord.tournament_presenter import clock_pass
+from bot.service.commands import ClaimReminder, ExpireChallenges, IdleMatches
 
 if TYPE_CHECKING:
     from bot.discord.app import TableBot
@@ -118,7 +121,7 @@ class Reminders(commands.Cog, name="Reminders"):
             except Exception:
                 # The reminders below must not wait for the next pass because of it.
                 log.exception("expiring challenges failed")
-            for item in await self.service.idle_matches(now, self.bot.guild_shards):
+            for item in await self.service.handle(IdleMatches(now, self.bot.guild_shards)):
                 try:
                     if item.claimable:
                         if await self._post_claim(item, now):
@@ -131,6 +134,11 @@ class Reminders(commands.Cog, name="Reminders"):
                 sent += await clock_pass(self.bot, now)
             except Exception:
                 log.exception("the tournaments' clock pass failed")
+            # The daily puzzles due (bot.discord.cogs.puzzles; an extension, reloaded as one, so
+            # found by name).
+            puzzles: Any = self.bot.get_cog("Puzzles")
+            if puzzles is not None:
+                sent += await puzzles.post_daily(now if now is not None else self.service.clock())
             return sent
 
     async def _expire_challenges(self, now: float | None) -> list[tuple[str, int]]:
@@ -138,7 +146,7 @@ class Reminders(commands.Cog, name="Reminders"):
         expired once, in the database, before its invitation is edited: an edit that fails is
         logged and not retried (the service refuses the old buttons anyway)."""
         done: list[tuple[str, int]] = []
-        for challenge in await self.service.expire_challenges(now, self.bot.guild_shards):
+        for challenge in await self.service.handle(ExpireChallenges(now, self.bot.guild_shards)):
             done.append(("expire", challenge.id))
             log.info("challenge %s expired", challenge.id)
             try:
@@ -165,7 +173,7 @@ class Reminders(commands.Cog, name="Reminders"):
     async def _post_reminder(self, item: IdleMatch, now: float | None) -> bool:
         # Claimed before it is sent, so it is sent once even with several processes, and a
         # channel that refuses is not retried at every pass.
-        if not await self.service.mark_reminded(item.match_id, item.version):
+        if not await self.service.handle(ClaimReminder(item.match_id, item.version)):
             return False
         with reading(await server_reader(self.bot, item.guild_id)):
             return await self._send(
@@ -187,7 +195,7 @@ class Reminders(commands.Cog, name="Reminders"):
                 allowed_mentions=mention_only(item.waiting.user_id),
             )
         if item.reminder_due:
-            await self.service.mark_reminded(item.match_id, item.version)
+            await self.service.handle(ClaimReminder(item.match_id, item.version))
         return posted
 
     async def claim_win(

@@ -9,7 +9,7 @@
   published as a human's action is (the board, the ping of the human; nobody's interaction
   answers it), and :class:`~bot.robot.driver.RobotStuck` is said once in the match's channel
   (/board makes the robot try again).
-- /hint: the service says whether and on what (:meth:`MatchService.hint_request`), the robot
+- /hint: the service says whether and on what (``AskHint``), the robot
   computes it in its worker (:func:`bot.robot.advice.match_hint`), the answer is ephemeral.
 """
 
@@ -31,6 +31,7 @@ from bot.robot import advice
 from bot.robot.driver import RobotStuck
 from bot.robot.worker import RobotCrashedError, RobotUnavailableError
 from bot.service import MatchUpdated
+from bot.service.commands import AskHint, GetView
 from engines.errors import GameError
 
 if TYPE_CHECKING:
@@ -75,7 +76,7 @@ class RobotCog(commands.Cog, name="Robot"):
 
     async def robot_stuck(self, event: RobotStuck) -> None:
         """Say (once per position: the driver tells it once) that the robot is stuck."""
-        view = await self.bot.service.get_view(event.match_id)
+        view = await self.bot.service.handle(GetView(event.match_id))
         channel = presenter.target_channel(self.bot, view)
         try:
             said = text("robot.failed", await server_reader(self.bot, view.guild_id))
@@ -90,8 +91,8 @@ class RobotCog(commands.Cog, name="Robot"):
     async def hint(self, interaction: discord.Interaction[TableBot]) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
         view = await resolve_match(self.bot.service, interaction)
-        request = await self.bot.service.hint_request(
-            view.match_id, interaction.guild_id or 0, interaction.user.id
+        request = await self.bot.service.handle(
+            AskHint(view.match_id, interaction.guild_id or 0, interaction.user.id)
         )
         try:
             data = await advice.match_hint(

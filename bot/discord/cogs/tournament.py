@@ -38,6 +38,8 @@ from bot.service import (
     TournamentView,
     WithdrawFromTournament,
 )
+from bot.service.commands import GetSettings
+from bot.service.tournament_model import SetTournamentMessage
 from engines.base import GameKind
 from engines.errors import GameError
 from engines.tournament import TournamentFormat
@@ -135,7 +137,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         robot: str | None = None,
     ) -> None:
         guild_id = _guild(interaction)
-        settings = await self.bot.service.guild_settings(guild_id)
+        settings = await self.bot.service.handle(GetSettings(guild_id))
         roles = {role.id for role in getattr(interaction.user, "roles", ())}
         if not is_manager(interaction) and settings.tournament_role not in roles:
             raise GameError(text("refusal.tournament_manager"))
@@ -162,7 +164,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         with reading(await server_reader(self.bot, interaction.guild_id)):  # a public message
             await interaction.response.send_message(**shown.announcement_parts(view))
         message = await interaction.original_response()
-        await self.bot.service.set_tournament_message(view.id, message.id)
+        await self.bot.service.handle(SetTournamentMessage(view.id, message.id))
 
     @tournament.command(name="join", description=command_text("command.tournament.join"))
     @app_commands.describe(tournament=command_text("command.tournament.tournament"))

@@ -1,4 +1,4 @@
-"""Move-generation speed of every engine: `python benchmarks/engines.py`.
+"""Move-generation speed of every engine: `python benchmarks/movegen.py`.
 
 Prints the median time per legal-move generation for each engine, against its target:
 backgammon over all 21 rolls of 200 self-play positions, checkers over 2,000 positions from
