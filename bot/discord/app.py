@@ -37,7 +37,7 @@ from bot.rendering import Renderer
 from bot.robot.analysis_runner import WorkerAnalysisRunner
 from bot.robot.driver import RobotDriver
 from bot.robot.worker import RobotWorker
-from bot.service import MatchService, MatchView
+from bot.service import MatchService, MatchUpdate, MatchView
 from bot.storage import GuildShards, StoreError, open_store, redact
 from bot.workers import WorkerPools
 
@@ -194,6 +194,13 @@ class TableBot(commands.AutoShardedBot):
         # (monotonic) the webhook may edit it), so an edit of it spares the bot token
         # (bot.discord.delivery). In memory only: after a restart the bot token edits it.
         self.board_hooks: dict[int, tuple[discord.Webhook, int, float]] = {}
+        # Per match, the latest member's interaction and until when (``clock``) its token takes
+        # follow-ups: the robot's replies and the match's analysis are shown through it.
+        self.match_interactions: dict[int, tuple[discord.Interaction[Any], float]] = {}
+        self.clock = clock
+        # Per robot match: the updates of the robot's turn still being played, shown together
+        # when it ends (bot.discord.presenter.show_robot_step).
+        self.robot_turns: dict[int, list[MatchUpdate]] = {}
         # Seconds a click's action may take before its answer is deferred (Discord forgets an
         # interaction not answered within 3 s).
         self.response_budget = RESPONSE_BUDGET

@@ -14,6 +14,7 @@ import io
 import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import discord
@@ -426,11 +427,64 @@ async def publish(
     is edited in place; when the turn passes, or a game ended, the board loses its buttons, the
     result is announced, and the next board is a new message that pings the player on turn.
     A click must not be answered yet; a command's "thinking" answer must be filled in."""
+    if via is not None:
+        delivery.remember_interaction(bot, update.match_id, via)
+    await _show(bot, update, wording.notes(update), via, in_place=goes_on_in_place(update, via))
+
+
+def robot_turn_done(update: MatchUpdate) -> bool:
+    """Whether the robot's turn ends with ``update``: a member decides next, or a game ended."""
     view = update.view
-    notes = wording.notes(update)
+    waits = view.actor == view.robot_seat and view.actor is not None
+    return not waits or update.game_result is not None or update.match_over
+
+
+def _last_view(updates: Sequence[MatchUpdate]) -> MatchView:
+    return updates[-1].view
+
+
+async def show_robot_step(bot: TableBot, update: MatchUpdate) -> None:
+    """A step of the robot's turn (``update``, the robot's, or a robot match's start when the
+    robot plays first): kept, and marked shown so that the robot goes on, until the turn ends;
+    then the whole turn is shown (:func:`publish_robot_turn`)."""
+    bot.robot_turns.setdefault(update.match_id, []).append(update)
+    if not robot_turn_done(update):
+        bot.turn_shown(update.view)
+        return
+    await show_robot_turn(bot, update.match_id)
+
+
+async def show_robot_turn(bot: TableBot, match_id: int) -> None:
+    """Show what the robot did of its turn so far (it is stuck, or its turn ended)."""
+    turn = bot.robot_turns.pop(match_id, None)
+    if turn:
+        await publish_robot_turn(bot, turn)
+
+
+@marks_shown(_last_view)
+async def publish_robot_turn(bot: TableBot, updates: Sequence[MatchUpdate]) -> None:
+    """Show the robot's whole turn (its roll, its move, and every forced step of either side
+    after them: ``updates``, in order) as one board, a line per step, through the latest
+    member's interaction while its token lives (else the bot token). The last update's state
+    is shown: a new board that pings the member on turn."""
+    update = updates[-1]
+    notes = [note for each in updates for note in wording.notes(each)]
+    via = delivery.live_interaction(bot, update.match_id)
+    await _show(bot, update, notes, via, in_place=False)
+
+
+async def _show(
+    bot: TableBot,
+    update: MatchUpdate,
+    notes: Sequence[str],
+    via: discord.Interaction[Any] | None,
+    *,
+    in_place: bool,
+) -> None:
+    view = update.view
     board_id = view.board_message_id
     turn: delivery.TurnMessage | None = None
-    if goes_on_in_place(update, via):
+    if in_place:
         turn = await turn_message(bot.renderer, view, notes)
         if await delivery.edit_board(bot, view, board_id, turn.for_edit(), via):
             return
@@ -539,6 +593,11 @@ async def start_match(
             view = await bot.service.get_view(view.match_id, view.guild_id)
     if delivery.is_click(via) and via is not None:
         await delivery.defer(via)
+        delivery.remember_interaction(bot, view.match_id, via)
+    if view.robot_seat is not None and not robot_turn_done(update):
+        # The robot plays first: its turn's board shows the start too (one board, not two).
+        await show_robot_step(bot, replace(update, view=view))
+        return
     try:
         await post_board(bot, view, wording.notes(update), via=via)
     except discord.HTTPException as exc:

@@ -5,10 +5,12 @@
   match).
 - The robot's turns are played by the bot's :class:`~bot.robot.driver.RobotDriver`
   (``TableBot.robot``), from the service's events, outside this adapter. This cog only shows
-  them: an update the robot made (:class:`~bot.service.MatchUpdated`, ``by_robot``) is
-  published as a human's action is (the board, the ping of the human; nobody's interaction
-  answers it), and :class:`~bot.robot.driver.RobotStuck` is said once in the match's channel
-  (/board makes the robot try again).
+  them: the updates the robot made (:class:`~bot.service.MatchUpdated`, ``by_robot``) are
+  kept until its turn ends (a member decides next, or a game ended), then its whole turn (the
+  roll, the move, every forced step of either side) is one board, a line per step, pinging the
+  human, shown through the human's latest interaction while its token lives
+  (:func:`bot.discord.presenter.publish_robot_turn`); :class:`~bot.robot.driver.RobotStuck` is
+  said once in the match's channel (/board makes the robot try again).
 - /hint: the service says whether and on what (:meth:`MatchService.hint_request`), the robot
   computes it in its worker (:func:`bot.robot.advice.match_hint`), the answer is ephemeral.
 """
@@ -16,7 +18,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 import discord
@@ -60,20 +62,26 @@ class RobotCog(commands.Cog, name="Robot"):
     # --- showing the robot's turns ----------------------------------------------------------
 
     async def robot_acted(self, event: MatchUpdated) -> None:
-        """Show what the robot did (a member's action is shown by the interaction that asked
-        for it)."""
-        if not event.by_robot:
-            return
+        """Show the robot's turn once it ends (a member's action is shown by the interaction
+        that asked for it). A step of a turn not over is marked shown at once: the robot's
+        driver goes on."""
         update = event.update
+        if not event.by_robot:
+            if self.bot.robot_turns.pop(update.match_id, None):
+                log.info("match %s: a member acted during the robot's turn", update.match_id)
+            return
+        await self._shown(presenter.show_robot_step(self.bot, update), update.match_id)
+
+    async def _shown(self, showing: Awaitable[None], match_id: int) -> None:
         try:
-            await presenter.publish(self.bot, update)
+            await showing
         except GameError as exc:  # Discord refused the board: the action stands
-            log.warning(
-                "match %s: the robot's move is applied, not shown: %s", update.match_id, exc
-            )
+            log.warning("match %s: the robot's move is applied, not shown: %s", match_id, exc)
 
     async def robot_stuck(self, event: RobotStuck) -> None:
-        """Say (once per position: the driver tells it once) that the robot is stuck."""
+        """Say (once per position: the driver tells it once) that the robot is stuck, after
+        what it did of its turn."""
+        await self._shown(presenter.show_robot_turn(self.bot, event.match_id), event.match_id)
         view = await self.bot.service.get_view(event.match_id)
         channel = presenter.target_channel(self.bot, view)
         try:
