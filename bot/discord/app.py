@@ -37,7 +37,7 @@ from bot.rendering import Renderer
 from bot.robot.analysis_runner import WorkerAnalysisRunner
 from bot.robot.driver import RobotDriver
 from bot.robot.worker import RobotWorker
-from bot.service import MatchService, MatchUpdate, MatchView
+from bot.service import MatchService, MatchView
 from bot.storage import GuildShards, StoreError, open_store, redact
 from bot.workers import WorkerPools
 
@@ -198,9 +198,9 @@ class TableBot(commands.AutoShardedBot):
         # follow-ups: the robot's replies and the match's analysis are shown through it.
         self.match_interactions: dict[int, tuple[discord.Interaction[Any], float]] = {}
         self.clock = clock
-        # Per robot match: the updates of the robot's turn still being played, shown together
-        # when it ends (bot.discord.presenter.show_robot_step).
-        self.robot_turns: dict[int, list[MatchUpdate]] = {}
+        # Per robot match: the lines of the robot's turn still being played (and of what led to
+        # it), shown on one board when it ends (bot.discord.presenter.show_robot_step).
+        self.robot_turns: dict[int, list[str]] = {}
         # Seconds a click's action may take before its answer is deferred (Discord forgets an
         # interaction not answered within 3 s).
         self.response_budget = RESPONSE_BUDGET

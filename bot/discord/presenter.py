@@ -14,7 +14,6 @@ import io
 import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import discord
@@ -426,51 +425,61 @@ async def publish(
     it can (bot.discord.delivery): when the same player goes on (a roll, then the move) the board
     is edited in place; when the turn passes, or a game ended, the board loses its buttons, the
     result is announced, and the next board is a new message that pings the player on turn.
+    When the robot plays next, its reply is that board (:func:`show_robot_step`).
     A click must not be answered yet; a command's "thinking" answer must be filled in."""
     if via is not None:
         delivery.remember_interaction(bot, update.match_id, via)
-    await _show(bot, update, wording.notes(update), via, in_place=goes_on_in_place(update, via))
-
-
-def robot_turn_done(update: MatchUpdate) -> bool:
-    """Whether the robot's turn ends with ``update``: a member decides next, or a game ended."""
-    view = update.view
-    waits = view.actor == view.robot_seat and view.actor is not None
-    return not waits or update.game_result is not None or update.match_over
-
-
-def _last_view(updates: Sequence[MatchUpdate]) -> MatchView:
-    return updates[-1].view
-
-
-async def show_robot_step(bot: TableBot, update: MatchUpdate) -> None:
-    """A step of the robot's turn (``update``, the robot's, or a robot match's start when the
-    robot plays first): kept, and marked shown so that the robot goes on, until the turn ends;
-    then the whole turn is shown (:func:`publish_robot_turn`)."""
-    bot.robot_turns.setdefault(update.match_id, []).append(update)
-    if not robot_turn_done(update):
-        bot.turn_shown(update.view)
+    notes = [*bot.robot_turns.pop(update.match_id, []), *wording.notes(update)]
+    if delivery.is_click(via) and via is not None and robot_goes_on(update):
+        # The clicked board shows this action (the human may still offer a draw or resign
+        # from it); the robot's reply repeats it above the robot's turn, in one new board.
+        view = update.view
+        fields = (await turn_message(bot.renderer, view, notes)).for_edit()
+        del fields["content"]  # its ping stays, as on a board whose turn passed
+        await delivery.edit_board(bot, view, view.board_message_id, fields, via)
+        await delivery.defer(via)
+        hold_for_robot(bot, update, notes)
         return
-    await show_robot_turn(bot, update.match_id)
+    await _show(bot, update, notes, via, in_place=goes_on_in_place(update, via))
 
 
-async def show_robot_turn(bot: TableBot, match_id: int) -> None:
-    """Show what the robot did of its turn so far (it is stuck, or its turn ended)."""
-    turn = bot.robot_turns.pop(match_id, None)
-    if turn:
-        await publish_robot_turn(bot, turn)
+def robot_plays_next(update: MatchUpdate) -> bool:
+    """Whether the robot acts next in its match (after the results of a game that ended)."""
+    view = update.view
+    return view.robot_seat is not None and view.actor == view.robot_seat and not view.match_over
 
 
-@marks_shown(_last_view)
-async def publish_robot_turn(bot: TableBot, updates: Sequence[MatchUpdate]) -> None:
-    """Show the robot's whole turn (its roll, its move, and every forced step of either side
-    after them: ``updates``, in order) as one board, a line per step, through the latest
-    member's interaction while its token lives (else the bot token). The last update's state
-    is shown: a new board that pings the member on turn."""
-    update = updates[-1]
-    notes = [note for each in updates for note in wording.notes(each)]
+def robot_goes_on(update: MatchUpdate) -> bool:
+    """Whether the robot acts next and nothing ended: its turn is not over."""
+    return robot_plays_next(update) and update.game_result is None
+
+
+def hold_for_robot(bot: TableBot, update: MatchUpdate, notes: Sequence[str]) -> None:
+    """The robot plays next: ``notes`` wait for the board its turn ends on, and this state is
+    marked shown (the robot answers it)."""
+    bot.robot_turns.setdefault(update.match_id, []).extend(notes)
+    bot.turn_shown(update.view)
+
+
+@marks_shown(_its_view)
+async def show_robot_step(bot: TableBot, update: MatchUpdate) -> None:
+    """What the robot did (``update``): held while its turn goes on; when it ends (a member
+    decides next, or a game ended), the whole turn (its roll, its move, every forced step of
+    either side, and what the member did before them) is one board, a line per step, shown
+    through the member's latest interaction while its token lives (else the bot token)."""
+    if robot_goes_on(update):
+        hold_for_robot(bot, update, wording.notes(update))
+        return
+    notes = [*bot.robot_turns.pop(update.match_id, []), *wording.notes(update)]
     via = delivery.live_interaction(bot, update.match_id)
     await _show(bot, update, notes, via, in_place=False)
+
+
+async def show_robot_stuck(bot: TableBot, view: MatchView) -> None:
+    """The robot is stuck: what it did of its turn is shown on a board."""
+    notes = bot.robot_turns.pop(view.match_id, [])
+    if notes:
+        await post_board(bot, view, notes, via=delivery.live_interaction(bot, view.match_id))
 
 
 async def _show(
@@ -506,6 +515,8 @@ async def _show(
     if update.match_over:
         await bot.service.set_board_message(view.match_id, None)
         delivery.forget_board(bot, view.match_id)
+    elif robot_plays_next(update):
+        hold_for_robot(bot, update, notes)  # the robot's reply shows these with its turn
     else:
         try:
             turn = turn or await turn_message(bot.renderer, view, notes)
@@ -594,9 +605,9 @@ async def start_match(
     if delivery.is_click(via) and via is not None:
         await delivery.defer(via)
         delivery.remember_interaction(bot, view.match_id, via)
-    if view.robot_seat is not None and not robot_turn_done(update):
+    if robot_goes_on(update):
         # The robot plays first: its turn's board shows the start too (one board, not two).
-        await show_robot_step(bot, replace(update, view=view))
+        hold_for_robot(bot, update, wording.notes(update))
         return
     try:
         await post_board(bot, view, wording.notes(update), via=via)

@@ -12,7 +12,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from fakediscord import Channel, FakeDiscord, Member
+from fakediscord import Channel, FakeDiscord, Member, Message
 from fakediscord.ratelimits import RequestStats
 from support.discord_driver import Clock, DiceScript, boards, embed_text, service_of
 from support.robot_driver import (
@@ -138,3 +138,55 @@ async def until_the_robot_replies(
         if robot_played and f"<@{human.id}>" in found[-1].content:
             return fake.stats.since(before)
     raise AssertionError("the robot never replied")
+
+
+def step_lines(board: Message) -> list[str]:
+    """The lines above a board's prompt: one per step since the board before."""
+    lines = embed_text(board).splitlines()[1:]
+    return lines[: next(i for i, line in enumerate(lines) if line.startswith("**"))]
+
+
+# Seeds of the dice (and the robot's draws): with 5, a run of four rolls with no legal move,
+# both sides', follows the robot's move; with 1, games end and the robot opens the next.
+@pytest.mark.parametrize(("seed", "passes"), [(1, 0), (5, 4)])
+async def test_a_forced_sequence_is_one_board_with_a_line_per_step(
+    tablebot: FakeDiscord, dice: DiceScript, seed: int, passes: int
+) -> None:
+    """However many forced steps follow one action (the robot's roll and move, the human's roll
+    with no legal move, the robot's next roll and move ...), the thread gets one new board for
+    them, a line per step, pinging the human: counted after every human action of a whole
+    Nannon match with seeded dice."""
+    fake = tablebot
+    await robot_ready(fake)
+    seeded = random.Random(seed)
+    dice.face = lambda: seeded.randint(1, 6)
+    robot_of(fake).rng = random.Random(seed)
+    alice = await fake.add_member("alice")
+    match_id, thread, _ = await challenge_robot(fake, alice, "nannon", points=5, level="beginner")
+    replies: list[list[list[str]]] = []  # per human action: the new boards pinging her, as shown
+    seen = len(boards(fake, thread, match_id))
+
+    def count(view: MatchView) -> None:
+        nonlocal seen
+        posted = boards(fake, thread, match_id)[seen:]
+        seen += len(posted)
+        replies.append([step_lines(m) for m in posted if f"<@{alice.id}>" in m.content])
+
+    await play_to_the_end(fake, thread, match_id, alice, on_turn=count)
+    # After each human action, at most one new board pings her: the robot's whole reply.
+    assert all(len(pinged) <= 1 for pinged in replies), [len(p) for p in replies]
+    robot_turns = [
+        pinged[0] for pinged in replies if pinged and any("tablebot " in line for line in pinged[0])
+    ]
+    longest = max(robot_turns, key=len)
+    print(f"\nseed {seed}: {len(replies)} human actions, {len(robot_turns)} robot turns")
+    print("the longest robot turn's board:\n" + "\n".join(longest))
+    # The robot's roll and its move share its board.
+    for lines in robot_turns:
+        moved = [i for i, line in enumerate(lines) if line.startswith("tablebot plays")]
+        rolled = [
+            i for i, line in enumerate(lines) if line.startswith(("tablebot rolls", "Opening"))
+        ]
+        assert not moved or (rolled and rolled[0] < moved[0]), lines
+    # A chain of passes is one board, a line per step.
+    assert max(sum("no legal move" in line for line in lines) for lines in robot_turns) >= passes

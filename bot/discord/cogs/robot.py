@@ -18,7 +18,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import discord
@@ -67,22 +67,22 @@ class RobotCog(commands.Cog, name="Robot"):
         driver goes on."""
         update = event.update
         if not event.by_robot:
-            if self.bot.robot_turns.pop(update.match_id, None):
-                log.info("match %s: a member acted during the robot's turn", update.match_id)
             return
-        await self._shown(presenter.show_robot_step(self.bot, update), update.match_id)
-
-    async def _shown(self, showing: Awaitable[None], match_id: int) -> None:
         try:
-            await showing
+            await presenter.show_robot_step(self.bot, update)
         except GameError as exc:  # Discord refused the board: the action stands
-            log.warning("match %s: the robot's move is applied, not shown: %s", match_id, exc)
+            log.warning(
+                "match %s: the robot's move is applied, not shown: %s", update.match_id, exc
+            )
 
     async def robot_stuck(self, event: RobotStuck) -> None:
         """Say (once per position: the driver tells it once) that the robot is stuck, after
         what it did of its turn."""
-        await self._shown(presenter.show_robot_turn(self.bot, event.match_id), event.match_id)
         view = await self.bot.service.get_view(event.match_id)
+        try:
+            await presenter.show_robot_stuck(self.bot, view)
+        except discord.HTTPException as exc:
+            log.warning("match %s: could not show the robot's turn: %s", event.match_id, exc)
         channel = presenter.target_channel(self.bot, view)
         try:
             await channel.send(wording.ROBOT_FAILED, allowed_mentions=NO_MENTIONS)
