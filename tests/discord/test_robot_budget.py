@@ -163,18 +163,19 @@ async def test_a_forced_sequence_is_one_board_with_a_line_per_step(
     robot_of(fake).rng = random.Random(seed)
     alice = await fake.add_member("alice")
     match_id, thread, _ = await challenge_robot(fake, alice, "nannon", points=5, level="beginner")
-    replies: list[list[list[str]]] = []  # per human action: the new boards pinging her, as shown
+    replies: list[list[list[str]]] = []  # per human action: the new boards, as first shown
     seen = len(boards(fake, thread, match_id))
 
     def count(view: MatchView) -> None:
         nonlocal seen
         posted = boards(fake, thread, match_id)[seen:]
         seen += len(posted)
-        replies.append([step_lines(m) for m in posted if f"<@{alice.id}>" in m.content])
+        assert all(f"<@{alice.id}>" in m.content for m in posted), [m.content for m in posted]
+        replies.append([step_lines(m) for m in posted])
 
     await play_to_the_end(fake, thread, match_id, alice, on_turn=count)
-    # After each human action, at most one new board pings her: the robot's whole reply.
-    assert all(len(pinged) <= 1 for pinged in replies), [len(p) for p in replies]
+    # After each human action, at most one new board, which pings her: the robot's whole reply.
+    assert all(len(posted) <= 1 for posted in replies), [len(p) for p in replies]
     robot_turns = [
         pinged[0] for pinged in replies if pinged and any("tablebot " in line for line in pinged[0])
     ]
