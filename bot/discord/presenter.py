@@ -430,14 +430,15 @@ async def publish(
     if via is not None:
         delivery.remember_interaction(bot, update.match_id, via)
     notes = [*bot.robot_turns.pop(update.match_id, []), *wording.notes(update)]
-    if delivery.is_click(via) and via is not None and robot_goes_on(update):
-        # The clicked board shows this action (the human may still offer a draw or resign
-        # from it); the robot's reply repeats it above the robot's turn, in one new board.
+    if robot_goes_on(update):
+        # The board shows this action in place (its buttons stay while the robot thinks); the
+        # robot's reply repeats it above the robot's turn, in one new board.
         view = update.view
         fields = (await turn_message(bot.renderer, view, notes)).for_edit()
         del fields["content"]  # its ping stays, as on a board whose turn passed
         await delivery.edit_board(bot, view, view.board_message_id, fields, via)
-        await delivery.defer(via)
+        if delivery.is_click(via) and via is not None:
+            await delivery.defer(via)  # a click on another message (a menu)
         hold_for_robot(bot, update, notes)
         return
     await _show(bot, update, notes, via, in_place=goes_on_in_place(update, via))

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from fakediscord import Channel, FakeDiscord, Member, Message
 from fakediscord.ratelimits import RequestStats
-from support.discord_driver import Clock, DiceScript, boards, embed_text, service_of
+from support.discord_driver import Clock, DiceScript, boards, embed_text, reply_to, service_of
 from support.robot_driver import (
     challenge_robot,
     human_acts,
@@ -25,6 +25,7 @@ from support.robot_driver import (
 )
 
 from bot.service import MatchView
+from engines.base import Phase
 
 pytestmark = pytest.mark.asyncio
 
@@ -120,8 +121,24 @@ async def test_the_robots_reply_to_a_human_who_waited_15_minutes_takes_the_bot_t
     assert f"<@{alice.id}>" in latest.content and latest.components
 
 
+async def test_the_robots_reply_to_a_typed_move_is_its_follow_up(
+    tablebot: FakeDiscord, dice: DiceScript
+) -> None:
+    """A human who types /move (not the board's menu): the robot's reply is that command's
+    follow-up too."""
+    fake = tablebot
+    await robot_ready(fake)
+    seeded = random.Random(3)
+    dice.face = lambda: seeded.randint(1, 6)
+    robot_of(fake).rng = random.Random(3)
+    alice = await fake.add_member("alice")
+    match_id, thread, _ = await challenge_robot(fake, alice, "nannon", points=11, level="beginner")
+    replied = await until_the_robot_replies(fake, match_id, thread, alice, typed=True)
+    assert replied.bot_token_total == 0, replied.bot_token
+
+
 async def until_the_robot_replies(
-    fake: FakeDiscord, match_id: int, thread: Channel, human: Member
+    fake: FakeDiscord, match_id: int, thread: Channel, human: Member, *, typed: bool = False
 ) -> RequestStats:
     """The human plays until an action of hers is answered by the robot's turn (a new board
     that pings her): the requests of that action and the reply."""
@@ -131,7 +148,13 @@ async def until_the_robot_replies(
         assert not view.match_over
         shown = len(boards(fake, thread, match_id))
         before = fake.stats.snapshot()
-        await (await human_acts(fake, thread, view, human)).response()
+        if typed and view.phase is Phase.MOVE:
+            play = {"play": view.legal_moves[0]}
+            assert (
+                await reply_to(await fake.slash("move", play, by=human, channel=thread))
+            ).content
+        else:
+            await (await human_acts(fake, thread, view, human)).response()
         await settle(fake)
         found = boards(fake, thread, match_id)
         robot_played = len(found) > shown and "tablebot" in embed_text(found[-1])
