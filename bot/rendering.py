@@ -23,6 +23,7 @@ from render.analysis_chart import WORDS as CHART_WORDS
 from render.analysis_chart import ChartWords
 from render.analysis_report import CARD_WORDS, CardWords
 from render.common import Scene
+from render.tournament import BracketMatch
 
 if TYPE_CHECKING:
     from bot.service import MatchView
@@ -81,6 +82,27 @@ class Renderer:
         """(PNG, alt text) of a mistake's card: the board (``board``'s arguments) with the moves
         and its caption (in ``words``)."""
         return await self._draw(jobs.mistake, game, args, kwargs, decision, words)
+
+    async def standings(
+        self,
+        title: str,
+        headings: Sequence[str],
+        rows: Sequence[Sequence[str]],
+        highlight: int | None = None,
+    ) -> tuple[bytes, str]:
+        """(PNG, alt text) of a tournament's table, every word given."""
+        return await self._draw(jobs.standings, title, tuple(headings), tuple(rows), highlight)
+
+    async def bracket(
+        self,
+        title: str,
+        column_titles: Sequence[str],
+        columns: Sequence[Sequence[BracketMatch]],
+        bye: str,
+        to_come: str,
+    ) -> tuple[bytes, str]:
+        """(PNG, alt text) of a knockout bracket, every word given."""
+        return await self._draw(jobs.bracket, title, tuple(column_titles), columns, bye, to_come)
 
     async def _draw(self, job: Callable[..., T], *args: Any) -> T:
         if not self.use_threads:

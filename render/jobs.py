@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engines.analysis import Decision
-from render import analysis_chart, analysis_report
+from render import analysis_chart, analysis_report, tournament
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +54,24 @@ def mistake(
     the board it was made on, as :func:`board` takes it, with the move played and the best
     move drawn on it and its caption (in ``words``)."""
     return analysis_report.mistake_card(game, args, kwargs, decision, words)
+
+
+def standings(
+    title: str, headings: Sequence[str], rows: Sequence[Sequence[str]], highlight: int | None
+) -> tuple[bytes, str]:
+    """A tournament's table (:func:`render.tournament.standings_picture`): PNG and alt text."""
+    return tournament.standings_picture(title, headings, rows, highlight=highlight)
+
+
+def bracket(
+    title: str,
+    column_titles: Sequence[str],
+    columns: Sequence[Sequence[tournament.BracketMatch]],
+    bye: str,
+    to_come: str,
+) -> tuple[bytes, str]:
+    """A knockout bracket (:func:`render.tournament.bracket_picture`): PNG and alt text."""
+    return tournament.bracket_picture(title, column_titles, columns, bye=bye, to_come=to_come)
 
 
 def ready() -> bool:

@@ -164,7 +164,7 @@ def test_an_unusable_database_exits_1_before_connecting(tmp_path: Path) -> None:
 EXPECTED_COMMANDS = {
     "challenge", "move", "roll", "double", "take", "pass", "resign", "draw", "board", "games",
     "leaderboard", "stats", "history", "export", "verify", "rules", "config", "sync", "hint",
-    "analyse",
+    "analyse", "tournament",
 }  # fmt: skip
 
 

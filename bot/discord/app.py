@@ -51,6 +51,7 @@ EXTENSIONS = (
     "bot.discord.cogs.reminders",
     "bot.discord.cogs.robot",
     "bot.discord.cogs.analysis",
+    "bot.discord.cogs.tournament",
 )
 
 Item = TypeVar("Item", bound=discord.ui.DynamicItem[Any])
@@ -243,6 +244,8 @@ class TableBot(commands.AutoShardedBot):
             self.spawn_work(self.robot_worker.warm_up(), name="tablebot-robot-warm-up")
         for view in resumed:  # their boards are on Discord already
             self.turn_shown(view)
+        # Tournaments go on: results recorded, missing matches started, rounds paired.
+        await self.service.resume_tournaments(guilds=self.guild_shards)
         # Analyses left queued or running by the last run go on (in this process's guilds).
         requeued = await self.service.analyses.start(self.guild_shards)
         if requeued:

@@ -356,6 +356,42 @@ def pager(kind: str, arg: str, page: int, pages: int) -> discord.ui.View | None:
     return view
 
 
+# --- tournaments ---------------------------------------------------------------------------
+
+
+class TournamentButton(
+    Persistent,
+    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
+    template=r"tb:t:(?P<action>join|leave|start):(?P<tournament_id>[0-9]+)",
+):
+    """Join, Leave or Start under a tournament's sign-up announcement."""
+
+    INT_GROUPS = frozenset({"tournament_id"})
+    STYLES: dict[str, discord.ButtonStyle] = {  # noqa: RUF012
+        "join": ButtonStyle.success,
+        "leave": ButtonStyle.secondary,
+        "start": ButtonStyle.primary,
+    }
+
+    def __init__(self, action: str, tournament_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=text(f"button.tournament_{action}"),
+                style=self.STYLES[action],
+                custom_id=f"tb:t:{action}:{tournament_id}",
+            )
+        )
+        self.action = action
+        self.tournament_id = tournament_id
+
+
+def signup_view(tournament_id: int) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    for action in ("join", "leave", "start"):
+        view.add_item(TournamentButton(action, tournament_id))
+    return view
+
+
 # --- per turn ------------------------------------------------------------------------------
 
 

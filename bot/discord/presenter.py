@@ -570,13 +570,15 @@ async def start_match(
     *,
     threads: bool = True,
     via: discord.Interaction[Any] | None = None,
+    close: bool = True,
 ) -> None:
-    """After an accept (``via``, the click on the invitation): close the invitation, open the
-    match thread when allowed (the server's setting, and ``threads``: the bot may create
-    threads there and post in them), first board."""
+    """After an accept (``via``, the click on the invitation): close the invitation (unless
+    not ``close``: a tournament's pairing message stays as it is), open the match thread when
+    allowed (the server's setting, and ``threads``: the bot may create threads there and post
+    in them), first board."""
     view = update.view
     names = [escape_name(p.name) for p in view.players]
-    if invitation is not None:
+    if invitation is not None and close:
         closed: dict[str, Any] = {
             "content": text(
                 "challenge.accepted", name=names[1], challenger=names[0], match_id=view.match_id

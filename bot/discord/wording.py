@@ -302,6 +302,17 @@ _SHOWN: dict[Refusal, Callable[[dict[str, Any]], dict[str, Any]]] = {
     Refusal.ANALYSIS_UNAVAILABLE: lambda p: {"game": game_title(p["game"])},
     Refusal.ANALYSIS_DONE: lambda p: {"match_id": p["match_id"], "link": _message_link(p)},
     Refusal.BAD_RESIGN_LEVEL: lambda p: {"value": _quoted(p["value"])},
+    Refusal.BAD_FORMAT: lambda p: {
+        "given": _quoted(p["given"]),
+        "choices": listed(p["choices"]),
+    },
+    Refusal.BAD_MAX_PLAYERS: lambda p: {**p, "value": _quoted(p["value"])},
+    Refusal.BAD_ROUND_DAYS: lambda p: {
+        **p,
+        "value": _quoted(p["value"]),
+        "highest": f"{p['highest']:g}",
+    },
+    Refusal.BAD_ROUNDS: lambda p: {**p, "value": _quoted(p["value"])},
 }
 
 

@@ -8,7 +8,7 @@ command per operation (:mod:`bot.service.commands`) and one table of handlers
 (:data:`bot.service.service.HANDLERS`); what happened is published on the service's event bus
 (:mod:`bot.service.bus`) after the commit."""
 
-from bot.service import commands
+from bot.service import commands, tournament_model
 from bot.service.analysis import AnalysisQueue, AnalysisRunner, RequestAnalysis
 from bot.service.bus import EventBus
 from bot.service.commands import *  # noqa: F403
@@ -49,6 +49,7 @@ from bot.service.model import (
 )
 from bot.service.service import HANDLERS, MatchService
 from bot.service.settings import GuildSettings
+from bot.service.tournament_model import *  # noqa: F403
 
 __all__ = [
     "HANDLERS",
@@ -94,3 +95,4 @@ __all__ = [
     "waits_for_robot",
 ]
 __all__ += commands.__all__  # every command, named once: in its module
+__all__ += tournament_model.__all__

@@ -115,6 +115,21 @@ class Refusal(StrEnum):
     NOBODY_TO_CLAIM = "nobody_to_claim"
     CLAIM_OWN_WAIT = "claim_own_wait"
     CLAIM_TOO_EARLY = "claim_too_early"  # name (the idle player), minutes, left
+    # Tournaments
+    NO_SUCH_TOURNAMENT = "no_such_tournament"  # tournament_id
+    BAD_FORMAT = "bad_format"  # given, choices
+    BAD_MAX_PLAYERS = "bad_max_players"  # value, highest
+    BAD_ROUND_DAYS = "bad_round_days"  # value, highest
+    BAD_ROUNDS = "bad_rounds"  # value, highest (Swiss only)
+    SIGNUP_CLOSED = "signup_closed"  # tournament_id
+    ALREADY_ENTERED = "already_entered"  # tournament_id
+    TOURNAMENT_FULL = "tournament_full"  # most
+    NOT_ENTERED = "not_entered"  # tournament_id
+    ALREADY_WITHDRAWN = "already_withdrawn"  # tournament_id
+    TOO_FEW_PLAYERS = "too_few_players"  # count
+    NOT_ORGANISER = "not_organiser"  # name (the organiser)
+    NOT_A_ROUND_MATCH = "not_a_round_match"  # match_id
+    TOURNAMENT_CHANGED = "tournament_changed"  # tournament_id (another change came first)
 
 
 class Refused(GameError):
@@ -185,6 +200,10 @@ _KINDS: dict[Refusal, type[Refused]] = {
     Refusal.CLAIM_OWN_WAIT: NotYourTurn,
     Refusal.NO_HINT: WrongPhase,
     Refusal.MATCH_NOT_FINISHED: WrongPhase,
+    Refusal.NO_SUCH_TOURNAMENT: NotFoundError,
+    Refusal.SIGNUP_CLOSED: WrongPhase,
+    Refusal.NOT_ORGANISER: NotYourTurn,
+    Refusal.TOURNAMENT_CHANGED: StaleActionError,
 }
 _CUBE_REASONS = {
     Refusal.CHECKERS_NO_CUBE: CubeErrorReason.NO_CUBE,

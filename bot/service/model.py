@@ -215,6 +215,8 @@ class StatLine:
     analysed: int = 0  # finished matches analysed (post-match analysis)
     error_rate: float | None = None  # their average error rate (thousandths per decision)
     pr: float | None = None  # their average PR (backgammon)
+    tournaments_played: int = 0  # finished tournaments entered (in the server, any game)
+    tournaments_won: int = 0
 
 
 @dataclass(frozen=True)

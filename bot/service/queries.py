@@ -168,6 +168,7 @@ async def stats(state: ServiceState, guild_id: int, user_id: int, game: GameKind
         _float_or_none(analysed["error_rate"]),
         _float_or_none(analysed["pr"]),
     )
+    tournaments_played, tournaments_won = await state.store.tournament_record(guild_id, user_id)
     row = await state.store.stats_row(guild_id, kind.value, user_id)
     if row is None:
         return StatLine(
@@ -181,6 +182,8 @@ async def stats(state: ServiceState, guild_id: int, user_id: int, game: GameKind
             analysed=averages.analysed,
             error_rate=averages.error_rate,
             pr=averages.pr,
+            tournaments_played=tournaments_played,
+            tournaments_won=tournaments_won,
         )
     counters = {name: row[name] for name in STAT_COLUMNS}
     return StatLine(
@@ -195,6 +198,8 @@ async def stats(state: ServiceState, guild_id: int, user_id: int, game: GameKind
         analysed=averages.analysed,
         error_rate=averages.error_rate,
         pr=averages.pr,
+        tournaments_played=tournaments_played,
+        tournaments_won=tournaments_won,
         **counters,
     )
 

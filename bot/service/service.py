@@ -68,6 +68,19 @@ from bot.service.model import (
 )
 from bot.service.settings import GuildSettings
 from bot.service.state import ServiceState
+from bot.service.tournament_model import (
+    AdjudicateMatch,
+    AdvanceTournament,
+    CreateTournament,
+    JoinTournament,
+    LeaveTournament,
+    ListTournaments,
+    ShowTournament,
+    StartTournament,
+    TournamentView,
+    WithdrawFromTournament,
+)
+from bot.service.tournaments import Tournaments
 from bot.storage import GuildShards, Store, connect_store
 from engines.base import GameKind
 from engines.dice import FairDice
@@ -99,6 +112,8 @@ class MatchService:
         self._state = ServiceState(store, dice_factory, clock)
         self.analyses = AnalysisQueue(self._state, analysis_runner)
         self.bus.subscribe(MatchUpdated, self._queue_analysis)
+        self.tournaments = Tournaments(self.handle, self._state)
+        self.bus.subscribe(MatchUpdated, self.tournaments.match_updated)
 
     async def _queue_analysis(self, event: MatchUpdated) -> None:
         """A finished match's analysis is queued (where the server asks for it)."""
@@ -306,6 +321,40 @@ class MatchService:
         if live is not None:
             live.record.board_message_id = message_id
 
+    # --- tournaments: the clock's work and start-up -------------------------------------------
+
+    async def resume_tournaments(self, guilds: GuildShards | None = None) -> list[TournamentView]:
+        """Move every running tournament (in ``guilds``) on as far as the store says it can go
+        (a restart mid-round: results recorded, missing matches started, the next round
+        paired); returns them."""
+        views = []
+        for view in await self.tournaments.live(guilds):
+            if view.status.value == "running":
+                views.append(await self.handle(AdvanceTournament(view.id)))
+        return views
+
+    async def due_tournaments(
+        self, now: float | None = None, guilds: GuildShards | None = None
+    ) -> list[TournamentView]:
+        """Tournaments signing up whose start time has come (the caller starts them)."""
+        at = self.clock() if now is None else now
+        return [
+            view
+            for view in await self.tournaments.live(guilds)
+            if view.status.value == "signup" and view.starts_at is not None and view.starts_at <= at
+        ]
+
+    async def set_tournament_message(self, tournament_id: int, message_id: int | None) -> None:
+        """Record the tournament's announcement (bookkeeping, as a match's board message)."""
+        await self.store.set_tournament_message(tournament_id, message_id)
+
+    async def overdue_rounds(
+        self, now: float | None = None, guilds: GuildShards | None = None
+    ) -> list[TournamentView]:
+        """Running tournaments whose round is past its deadline with matches unfinished, each
+        round once (to every process together), for the organiser to adjudicate."""
+        return await self.tournaments.overdue(self.clock() if now is None else now, guilds)
+
     async def resume_active(self, guilds: GuildShards | None = None) -> list[MatchView]:
         """Load every active match (in ``guilds``; None: everywhere) at start-up; returns
         their views."""
@@ -392,5 +441,14 @@ HANDLERS: dict[type[Command[Any]], Handler] = {
     RecordShout: answered(lambda svc, c: queries.record_shout(svc._state, **fields_of(c))),
     RequestAnalysis: answered(lambda svc, c: svc.analyses.request(c)),
     ShowBoard: show_board,
+    CreateTournament: lambda svc, c: svc.tournaments.create(c),
+    JoinTournament: lambda svc, c: svc.tournaments.join(c),
+    LeaveTournament: lambda svc, c: svc.tournaments.leave(c),
+    StartTournament: lambda svc, c: svc.tournaments.start(c),
+    AdvanceTournament: lambda svc, c: svc.tournaments.advance(c),
+    AdjudicateMatch: lambda svc, c: svc.tournaments.adjudicate(c),
+    WithdrawFromTournament: lambda svc, c: svc.tournaments.withdraw(c),
+    ShowTournament: lambda svc, c: svc.tournaments.show(c),
+    ListTournaments: lambda svc, c: svc.tournaments.listing(c),
 }
 """Every command's handler: ``await handler(service, command)`` is an :class:`Outcome`."""

@@ -45,6 +45,7 @@ class GuildSettings:
     robot_think_s: int = 2  # the master robot thinks up to this long a checkers move (seconds)
     analyse_robot_matches: bool = True  # a robot match is analysed when it ends
     analyse_human_matches: bool = False  # a match between people is analysed when it ends
+    tournament_role: int = 0  # members with this role may create tournaments (0: managers only)
 
     def default_length(self, game: GameKind) -> int:
         length: int = getattr(self, f"{GameKind(game).value}_length")  # one field per game
@@ -63,6 +64,7 @@ BOUNDS: dict[str, tuple[int, int]] = {
     "rate_limit_seconds": (1, 3600),
     "robot_pause_ms": (0, 10_000),
     "robot_think_s": (1, 30),
+    "tournament_role": (0, 2**63 - 1),  # a role id
 }
 
 

@@ -169,6 +169,59 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX analyses_status ON analyses (status, requested_at);
     """,
+    # 4: tournaments. A tournament (its rules, the round it is on and a version that every
+    # change compares and sets, so two processes never pair a round twice), its entrants, and
+    # each round's pairings: the challenge its match starts from (the match is found through
+    # it) and the result once decided (by the match, a bye, a forfeit or the organiser).
+    """
+    CREATE TABLE tournaments (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guild_id INTEGER NOT NULL,
+        channel_id INTEGER NOT NULL,
+        organiser_id INTEGER NOT NULL,
+        organiser_name TEXT NOT NULL,
+        game TEXT NOT NULL,
+        format TEXT NOT NULL,
+        rules TEXT NOT NULL,
+        max_players INTEGER,
+        rounds INTEGER,
+        round_days REAL NOT NULL,
+        starts_at REAL,
+        robot_level INTEGER,
+        status TEXT NOT NULL,
+        round INTEGER NOT NULL DEFAULT 0,
+        version INTEGER NOT NULL DEFAULT 0,
+        round_deadline REAL,
+        reported_round INTEGER NOT NULL DEFAULT 0,
+        message_id INTEGER,
+        winner_id INTEGER,
+        created_at REAL NOT NULL,
+        finished_at REAL
+    );
+    CREATE INDEX tournaments_guild ON tournaments (guild_id, status);
+    CREATE TABLE tournament_entries (
+        tournament_id INTEGER NOT NULL REFERENCES tournaments (id),
+        user_id INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        rating REAL NOT NULL,
+        robot INTEGER NOT NULL DEFAULT 0,
+        joined_at REAL NOT NULL,
+        withdrawn_at REAL,
+        PRIMARY KEY (tournament_id, user_id)
+    );
+    CREATE TABLE tournament_pairings (
+        tournament_id INTEGER NOT NULL REFERENCES tournaments (id),
+        round INTEGER NOT NULL,
+        board INTEGER NOT NULL,
+        first_id INTEGER NOT NULL,
+        second_id INTEGER,
+        challenge_id INTEGER REFERENCES challenges (id),
+        points_first REAL,
+        decided TEXT,
+        PRIMARY KEY (tournament_id, round, board)
+    );
+    CREATE INDEX tournament_pairings_challenge ON tournament_pairings (challenge_id);
+    """,
 )
 
 

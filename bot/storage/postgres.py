@@ -63,6 +63,7 @@ from bot.storage.statements import (
     insert_sql,
     numbered,
 )
+from bot.storage.tournaments import TournamentOperations
 from bot.storage.types import (
     Finisher,
     GuildShards,
@@ -87,7 +88,7 @@ POOL_MIN_SIZE = 1
 POOL_MAX_SIZE = 10
 
 
-class PostgresStore(SharedOperations):
+class PostgresStore(SharedOperations, TournamentOperations):
     """The :class:`~bot.storage.protocol.Store` on a PostgreSQL database:
     ``PostgresStore(url)``, then ``await connect()``; or ``await PostgresStore.open(url)``.
     ``close()`` when done."""
@@ -211,6 +212,22 @@ class PostgresStore(SharedOperations):
 
     def _dialect(self, sql: str) -> str:
         return numbered(sql)
+
+    async def _insert(self, sql: str, params: Sequence[Any]) -> int:
+        returning = f"{numbered(sql)} RETURNING id"
+        new_id: int = await self._run(lambda db: db.fetchval(returning, *params))
+        return new_id
+
+    async def _guarded(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> bool:
+        async def run(db: Connection) -> bool:
+            (first, params), *rest = statements
+            if _row_count(await db.execute(numbered(first), *params)) != 1:
+                return False
+            for sql, more in rest:
+                await db.execute(numbered(sql), *more)
+            return True
+
+        return await self._transaction(run)
 
     async def schema_version(self) -> int:
         """How many migration steps the database has."""

@@ -248,6 +248,87 @@ class Store(Protocol):
         ``error_rate`` and ``pr`` (their averages, NULL when none)."""
         ...
 
+    # --- tournaments --------------------------------------------------------------------------
+
+    async def insert_tournament(self, values: dict[str, Any]) -> int:
+        """Insert a tournament (``values`` by column); its new id."""
+        ...
+
+    async def tournament(self, tournament_id: int) -> Row | None:
+        """The tournament's row, or None."""
+        ...
+
+    async def guild_tournaments(self, guild_id: int, limit: int) -> list[Row]:
+        """The guild's tournaments, newest first."""
+        ...
+
+    async def live_tournaments(self, guilds: GuildShards | None = None) -> list[Row]:
+        """Tournaments signing up or running (in ``guilds``; None: everywhere)."""
+        ...
+
+    async def update_tournament(
+        self, tournament_id: int, version: int, changes: dict[str, Any]
+    ) -> bool:
+        """Set ``changes`` and move to the next version, only if it is on ``version``
+        (compare-and-set); False when another change came first."""
+        ...
+
+    async def set_tournament_message(self, tournament_id: int, message_id: int | None) -> None:
+        """Record the message that announces the tournament (bookkeeping: no new version)."""
+        ...
+
+    async def begin_round(
+        self,
+        tournament_id: int,
+        version: int,
+        changes: dict[str, Any],
+        pairings: Sequence[dict[str, Any]],
+    ) -> bool:
+        """As :meth:`update_tournament`, inserting the round's ``pairings`` (by column) in the
+        same transaction: a round is paired once, by whoever sets the version first."""
+        ...
+
+    async def add_entry(self, values: dict[str, Any]) -> bool:
+        """Enter a player (``values`` by column); False when they were entered already."""
+        ...
+
+    async def remove_entry(self, tournament_id: int, user_id: int) -> bool:
+        """Take an entry out (sign-up only); False when there was none."""
+        ...
+
+    async def withdraw_entry(self, tournament_id: int, user_id: int, at: float) -> bool:
+        """Mark an entrant withdrawn at ``at``; False when they had withdrawn already."""
+        ...
+
+    async def tournament_entries(self, tournament_id: int) -> list[Row]:
+        """The entries, in the order they joined."""
+        ...
+
+    async def tournament_pairings(self, tournament_id: int) -> list[Row]:
+        """Every round's pairings, by round and board, each with its match (``match_id``,
+        ``match_status``, ``winner_seat``, ``seat0_id``; NULL before the match exists)."""
+        ...
+
+    async def claim_pairing_challenge(
+        self, tournament_id: int, round_number: int, board: int, challenge_id: int
+    ) -> bool:
+        """Give the pairing the challenge its match starts from, if it has none yet."""
+        ...
+
+    async def record_pairing_result(
+        self, tournament_id: int, round_number: int, board: int, points_first: float, decided: str
+    ) -> bool:
+        """Record the pairing's result once: False when it had one already."""
+        ...
+
+    async def tournament_of_match(self, match_id: int) -> int | None:
+        """The tournament a match was played in, or None."""
+        ...
+
+    async def tournament_record(self, guild_id: int, user_id: int) -> tuple[int, int]:
+        """Finished tournaments the member entered, and won, in the guild."""
+        ...
+
 
 @runtime_checkable
 class RawSql(Protocol):

@@ -69,6 +69,7 @@ from bot.storage.statements import (
     columns,
     insert_sql,
 )
+from bot.storage.tournaments import TournamentOperations
 from bot.storage.types import (
     CheckpointResult,
     Finisher,
@@ -115,7 +116,7 @@ def _probe(path: str | Path) -> None:
     sqlite3.connect(str(path)).close()
 
 
-class SqliteStore(SharedOperations):
+class SqliteStore(SharedOperations, TournamentOperations):
     """The :class:`~bot.storage.protocol.Store` on a SQLite file: ``SqliteStore(path)``, then
     ``await connect()``; or ``await SqliteStore.open(path)``. ``close()`` when done."""
 
@@ -348,6 +349,22 @@ class SqliteStore(SharedOperations):
 
     def _dialect(self, sql: str) -> str:
         return sql  # the statements are written in SQLite's
+
+    async def _insert(self, sql: str, params: Sequence[Any]) -> int:
+        cursor = await self._write_one(sql, params)
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    async def _guarded(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> bool:
+        def run(db: sqlite3.Connection) -> bool:
+            (first, params), *rest = statements
+            if db.execute(first, params).rowcount != 1:
+                return False
+            for sql, more in rest:
+                db.execute(sql, more)
+            return True
+
+        return await self._transaction(run)
 
     async def user_version(self) -> int:
         """The schema version: how many migration steps the database has."""

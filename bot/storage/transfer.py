@@ -2,9 +2,9 @@
 migrate-db --to postgresql://...``).
 
 Everything is copied as stored: guild settings, challenges, matches, their events, snapshots
-and finished games, ratings and stats, shouts; ids keep their values, and the target's id
-sequences continue after them. The target must be empty (it is migrated first, as the bot
-would); one that already holds data is refused. The copy is one transaction on the target,
+and finished games, ratings and stats, shouts, tournaments; ids keep their values, and the
+target's id sequences continue after them. The target must be empty (it is migrated first, as
+the bot would); one that already holds data is refused. The copy is one transaction on the target,
 which commits only after every table's row count matches the source's and every match, read
 back from the target, replays from its event log to exactly its stored snapshot: a refused or
 failed copy leaves the target as empty as it was.
@@ -41,9 +41,12 @@ TABLES = (
     "shouts",
     "robot_records",
     "analyses",
+    "tournaments",
+    "tournament_entries",
+    "tournament_pairings",
 )
 # The tables whose ids are identity columns in PostgreSQL (AUTOINCREMENT in SQLite).
-IDENTITY_TABLES = ("challenges", "matches")
+IDENTITY_TABLES = ("challenges", "matches", "tournaments")
 # Primary keys, to read in a stable order.
 ORDER = {
     "guild_settings": "guild_id",
@@ -56,6 +59,9 @@ ORDER = {
     "shouts": "match_id, game_number",
     "robot_records": "guild_id, game, user_id, level",
     "analyses": "match_id",
+    "tournaments": "id",
+    "tournament_entries": "tournament_id, user_id",
+    "tournament_pairings": "tournament_id, round, board",
 }
 BATCH = 5000
 # Matches replayed per query of their events.

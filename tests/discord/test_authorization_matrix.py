@@ -743,6 +743,9 @@ ROWS: list[Row] = [
         config("analysis", lambda who: {"robot": False, "people": True}),
         config_cells(lambda who: {"analyse_robot_matches": False,
                                   "analyse_human_matches": True})),
+    Row("config", "/config tournaments", scene_settings,
+        config("tournaments", lambda who: {"role": who.guild.role("Members")}),
+        config_cells(lambda who: {"tournament_role": who.guild.role("Members").id})),
 ]  # fmt: skip
 
 

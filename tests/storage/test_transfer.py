@@ -77,6 +77,25 @@ async def make_source(path: Path, seed: int = 7) -> dict[str, int]:
         await store.update_match(made["match1"], board_message_id=2**61, reminded_version=3)
         await store.queue_analysis(match, 0, 2**40, 7.0)
         await store.update_analysis(match, status="done", result="{}", error_rate0=1.5, pr0=0.75)
+        made["tournament"] = tournament = await store.insert_tournament(
+            {
+                "guild_id": GUILD,
+                "channel_id": 11,
+                "organiser_id": 2**40,
+                "organiser_name": "p",
+                "game": "nannon",
+                "format": "knockout",
+                "rules": "{}",
+                "round_days": 3.0,
+                "status": "signup",
+                "created_at": 8.0,
+            }
+        )
+        for user in (2**40, 2**40 + 1):
+            entry = {"tournament_id": tournament, "user_id": user, "name": "p", "rating": 1500.0}
+            await store.add_entry({**entry, "robot": 0, "joined_at": 9.0})
+        pairing = {"round": 1, "board": 0, "first_id": 2**40, "second_id": 2**40 + 1}
+        assert await store.begin_round(tournament, 0, {"status": "running", "round": 1}, [pairing])
         return made
     finally:
         await store.close()

@@ -97,6 +97,12 @@ def describe_settings(settings: GuildSettings) -> str:
             wording.analysis_settings_line(
                 settings.analyse_robot_matches, settings.analyse_human_matches
             ),
+            text(
+                "settings.tournaments",
+                role=f"<@&{settings.tournament_role}>"
+                if settings.tournament_role
+                else text("settings.managers_only"),
+            ),
         ]
     )
 
@@ -304,6 +310,20 @@ class AdminCog(commands.Cog, name="Admin"):
         people: bool | None = None,
     ) -> None:
         await self._update(interaction, analyse_robot_matches=robot, analyse_human_matches=people)
+
+    @config.command(name="tournaments", description=command_text("command.config.tournaments"))
+    @app_commands.describe(
+        role=command_text("command.config.tournaments.role"),
+        managers_only=command_text("command.config.tournaments.managers_only"),
+    )
+    async def tournaments(
+        self,
+        interaction: discord.Interaction[Any],
+        role: discord.Role | None = None,
+        managers_only: bool | None = None,
+    ) -> None:
+        chosen = 0 if managers_only else (role.id if role is not None else None)
+        await self._update(interaction, tournament_role=chosen)
 
     @app_commands.command(name="sync", description=command_text("command.sync"))
     @app_commands.guild_only()

@@ -167,6 +167,10 @@ def format_stats(name: str, lines: list[StatLine]) -> discord.Embed:
     if not played:
         embed.description = text("stats.empty")
         return embed
+    if played[0].tournaments_played:  # the server's tournaments, of every game
+        embed.description = text(
+            "stats.tournaments", played=played[0].tournaments_played, won=played[0].tournaments_won
+        )
     for line in played:
         parts = [
             text("stats.rating", rating=f"{line.rating:.0f}", experience=line.experience),

@@ -35,6 +35,7 @@ from bot.discord.catalogue import text
 from bot.discord.components import ClaimWinButton, claim_view
 from bot.discord.presenter import close_expired_invitation, publish
 from bot.discord.replies import escape_name, mention_only
+from bot.discord.tournament_presenter import clock_pass
 
 if TYPE_CHECKING:
     from bot.discord.app import TableBot
@@ -106,9 +107,9 @@ class Reminders(commands.Cog, name="Reminders"):
             await asyncio.sleep(interval)
 
     async def run_once(self, now: float | None = None) -> list[tuple[str, int]]:
-        """One pass: expire challenges, send due reminders and claim buttons. Returns what was
-        done, as ("expire", challenge id) and ("remind" | "claim", match id) pairs, for tests and
-        logs."""
+        """One pass: expire challenges, send due reminders and claim buttons, start and report
+        tournaments. Returns what was done, as ("expire", challenge id), ("remind" | "claim",
+        match id) and ("start" | "overdue", tournament id) pairs, for tests and logs."""
         async with self._pass_lock:
             sent: list[tuple[str, int]] = []
             try:
@@ -125,6 +126,10 @@ class Reminders(commands.Cog, name="Reminders"):
                         sent.append(("remind", item.match_id))
                 except Exception:
                     log.exception("could not notify idle match %s", item.match_id)
+            try:  # tournaments: sign-up closing at its time, rounds past their deadline
+                sent += await clock_pass(self.bot, now)
+            except Exception:
+                log.exception("the tournaments' clock pass failed")
             return sent
 
     async def _expire_challenges(self, now: float | None) -> list[tuple[str, int]]:
