@@ -456,18 +456,16 @@ def robot_goes_on(update: MatchUpdate) -> bool:
 
 
 def hold_for_robot(bot: TableBot, update: MatchUpdate, notes: Sequence[str]) -> None:
-    """The robot plays next: ``notes`` wait for the board its turn ends on, and this state is
-    marked shown (the robot answers it)."""
+    """``notes`` wait for the board the robot's turn ends on; the robot answers this state."""
     bot.robot_turns.setdefault(update.match_id, []).extend(notes)
     bot.turn_shown(update.view)
 
 
 @marks_shown(_its_view)
 async def show_robot_step(bot: TableBot, update: MatchUpdate) -> None:
-    """What the robot did (``update``): held while its turn goes on; when it ends (a member
-    decides next, or a game ended), the whole turn (its roll, its move, every forced step of
-    either side, and what the member did before them) is one board, a line per step, shown
-    through the member's latest interaction while its token lives (else the bot token)."""
+    """What the robot did: held while its turn goes on; when it ends, the whole turn (its roll,
+    its move, every forced step of either side, what the member did before) is one board, a
+    line per step, through the member's latest interaction while its token lives."""
     if robot_goes_on(update):
         hold_for_robot(bot, update, wording.notes(update))
         return
