@@ -8,8 +8,16 @@ commands' sync left out: counted from the first challenge), the requests by rout
 requests made to the interaction endpoints (exempt from the bot's global limit of 50 a second).
 
 The target: at most 0.3 per human action in robot matches (tests/discord/test_robot_budget.py
-asserts it). Measured on the shared 2-core machine, 2 matches a game (robot: Nannon to 3,
-checkers, backgammon to 1; people: the same): see the lead's report for the figures.
+asserts it). Measured on the shared 2-core machine (other engineers' work running), robot
+matches at beginner (Nannon to 3, checkers, backgammon to 1), the analysis on:
+
+- before (the robot's roll and move each a board on the bot token, the analysis too; 1 match
+  each): Nannon 0.59, checkers 1.10, backgammon 1.75 per human action;
+- after (the robot's whole turn one board, the human's interaction's follow-up; 1-2 matches
+  each): Nannon 0.10-0.15, checkers 0.08-0.17, backgammon 0.011-0.019: the match's thread and
+  first board only (a short match pays them over fewer actions);
+- matches between people, for comparison: Nannon 0.03-0.04, checkers 0.01-0.06, backgammon
+  0.005-0.007 (a NANNON's 📣 reaction is the only other bot-token request).
 """
 
 from __future__ import annotations
