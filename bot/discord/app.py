@@ -202,6 +202,13 @@ class TableBot(commands.AutoShardedBot):
         # (monotonic) the webhook may edit it), so an edit of it spares the bot token
         # (bot.discord.delivery). In memory only: after a restart the bot token edits it.
         self.board_hooks: dict[int, tuple[discord.Webhook, int, float]] = {}
+        # Per match, the latest member's interaction and until when (``clock``) its token takes
+        # follow-ups: the robot's replies and the match's analysis are shown through it.
+        self.match_interactions: dict[int, tuple[discord.Interaction[Any], float]] = {}
+        self.clock = clock
+        # Per robot match: the lines of the robot's turn still being played (and of what led to
+        # it), shown on one board when it ends (bot.discord.presenter.show_robot_step).
+        self.robot_turns: dict[int, list[str]] = {}
         # Seconds a click's action may take before its answer is deferred (Discord forgets an
         # interaction not answered within 3 s).
         self.response_budget = RESPONSE_BUDGET

@@ -13,18 +13,20 @@ and edits through its webhook. So an action answers through its own interaction 
 - a board posted as a follow-up is remembered with its webhook (``bot.board_hooks``) while the
   webhook lives (15 minutes), so a typed command or a click on an ephemeral menu edits the board
   through that webhook too (:func:`edit_board`);
+- the robot's reply (its whole turn, in one board) and a match's analysis are shown through
+  the latest member's interaction in the match while its token lives (:func:`live_interaction`);
 - the rest uses the bot token: the first board in a new thread, /board, reminders, a board
-  whose webhook has expired. :func:`send_to_match` posts in the match's thread and, when the
-  thread is gone, locked or closed to the bot (404, 403), moves the match to a new thread where
-  the bot may open one, else to the thread's parent channel, and posts there, once: a channel
-  that refuses is not retried in a loop.
+  whose webhook has expired, the robot's reply to a member who waited 15 minutes.
+  :func:`send_to_match` posts in the match's thread and, when the thread is gone, locked or
+  closed to the bot (404, 403), moves the match to a new thread where the bot may open one,
+  else to the thread's parent channel, and posts there, once: a channel that refuses is not
+  retried in a loop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
 import weakref
 from collections.abc import Coroutine
 from dataclasses import dataclass
@@ -45,8 +47,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# An interaction's webhook takes follow-ups and edits for 15 minutes: a board's is used for 14.
+# An interaction's webhook takes follow-ups and edits for 15 minutes: a board's is used for 14,
+# and so is a member's interaction for the robot's reply and the analysis.
 HOOK_LIFETIME = 14 * 60.0
+# Remembered interactions past this many are swept of the expired ones.
+SWEEP_AT = 256
 
 _LOCK = "tablebot.answer"
 _FILLED = "tablebot.filled"
@@ -151,6 +156,32 @@ def can_follow_up(interaction: discord.Interaction[Any] | None, channel_id: int)
     if is_click(interaction):
         return interaction.response.is_done()
     return bool(interaction.extras.get(_FILLED))
+
+
+def remember_interaction(
+    bot: TableBot, match_id: int, interaction: discord.Interaction[Any]
+) -> None:
+    """``interaction`` is the latest member's in the match: what follows it without one of
+    its own (the robot's reply, the analysis) is shown through it while its token lives."""
+    now = bot.clock()
+    remembered = bot.match_interactions
+    if len(remembered) >= SWEEP_AT:
+        for expired in [m for m, (_, until) in remembered.items() if until <= now]:
+            del remembered[expired]
+    remembered[match_id] = (interaction, now + HOOK_LIFETIME)
+
+
+def live_interaction(bot: TableBot, match_id: int) -> discord.Interaction[Any] | None:
+    """The match's latest member's interaction while its token lives, else None (the bot
+    token then)."""
+    found = bot.match_interactions.get(match_id)
+    if found is None:
+        return None
+    interaction, until = found
+    if bot.clock() >= until:
+        del bot.match_interactions[match_id]
+        return None
+    return interaction
 
 
 # --- where a match is played ---------------------------------------------------------------
@@ -301,7 +332,7 @@ def _hook(bot: TableBot, match_id: int, message_id: int) -> discord.Webhook | No
     if found is None:
         return None
     webhook, hooked_id, until = found
-    if hooked_id != message_id or time.monotonic() >= until:
+    if hooked_id != message_id or bot.clock() >= until:
         forget_board(bot, match_id)
         return None
     return webhook
@@ -357,7 +388,7 @@ async def post_board_message(
         except discord.HTTPException as exc:
             log.warning("match %s: the follow-up board failed: %s", view.match_id, exc)
         else:
-            until = time.monotonic() + HOOK_LIFETIME
+            until = bot.clock() + HOOK_LIFETIME
             bot.board_hooks[view.match_id] = (via.followup, sent.id, until)
             return sent
     message = await send_to_match(bot, view, turn.content, **turn.for_send())

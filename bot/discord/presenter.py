@@ -443,12 +443,74 @@ async def publish(
     it can (bot.discord.delivery): when the same player goes on (a roll, then the move) the board
     is edited in place; when the turn passes, or a game ended, the board loses its buttons, the
     result is announced, and the next board is a new message that pings the player on turn.
+    When the robot plays next, its reply is that board (:func:`show_robot_step`).
     A click must not be answered yet; a command's "thinking" answer must be filled in."""
+    if via is not None:
+        delivery.remember_interaction(bot, update.match_id, via)
+    notes = [*bot.robot_turns.pop(update.match_id, []), *wording.notes(update)]
+    if robot_goes_on(update):
+        # The board shows this action in place (its buttons stay while the robot thinks); the
+        # robot's reply repeats it above the robot's turn, in one new board.
+        view = update.view
+        fields = (await turn_message(bot.renderer, view, notes)).for_edit()
+        del fields["content"]  # its ping stays, as on a board whose turn passed
+        await delivery.edit_board(bot, view, view.board_message_id, fields, via)
+        if delivery.is_click(via) and via is not None:
+            await delivery.defer(via)  # a click on another message (a menu)
+        hold_for_robot(bot, update, notes)
+        return
+    await _show(bot, update, notes, via, in_place=goes_on_in_place(update, via))
+
+
+def robot_plays_next(update: MatchUpdate) -> bool:
+    """Whether the robot acts next in its match (after the results of a game that ended)."""
     view = update.view
-    notes = wording.notes(update)
+    return view.robot_seat is not None and view.actor == view.robot_seat and not view.match_over
+
+
+def robot_goes_on(update: MatchUpdate) -> bool:
+    """Whether the robot acts next and nothing ended: its turn is not over."""
+    return robot_plays_next(update) and update.game_result is None
+
+
+def hold_for_robot(bot: TableBot, update: MatchUpdate, notes: Sequence[str]) -> None:
+    """``notes`` wait for the board the robot's turn ends on; the robot answers this state."""
+    bot.robot_turns.setdefault(update.match_id, []).extend(notes)
+    bot.turn_shown(update.view)
+
+
+@marks_shown(_its_view)
+async def show_robot_step(bot: TableBot, update: MatchUpdate) -> None:
+    """What the robot did: held while its turn goes on; when it ends, the whole turn (its roll,
+    its move, every forced step of either side, what the member did before) is one board, a
+    line per step, through the member's latest interaction while its token lives."""
+    if robot_goes_on(update):
+        hold_for_robot(bot, update, wording.notes(update))
+        return
+    notes = [*bot.robot_turns.pop(update.match_id, []), *wording.notes(update)]
+    via = delivery.live_interaction(bot, update.match_id)
+    await _show(bot, update, notes, via, in_place=False)
+
+
+async def show_robot_stuck(bot: TableBot, view: MatchView) -> None:
+    """The robot is stuck: what it did of its turn is shown on a board."""
+    notes = bot.robot_turns.pop(view.match_id, [])
+    if notes:
+        await post_board(bot, view, notes, via=delivery.live_interaction(bot, view.match_id))
+
+
+async def _show(
+    bot: TableBot,
+    update: MatchUpdate,
+    notes: Sequence[str],
+    via: discord.Interaction[Any] | None,
+    *,
+    in_place: bool,
+) -> None:
+    view = update.view
     board_id = view.board_message_id
     turn: delivery.TurnMessage | None = None
-    if goes_on_in_place(update, via):
+    if in_place:
         turn = await turn_message(bot.renderer, view, notes)
         if await delivery.edit_board(bot, view, board_id, turn.for_edit(), via):
             return
@@ -470,6 +532,8 @@ async def publish(
     if update.match_over:
         await bot.service.handle(SetBoardMessage(view.match_id, None))
         delivery.forget_board(bot, view.match_id)
+    elif robot_plays_next(update):
+        hold_for_robot(bot, update, notes)  # the robot's reply shows these with its turn
     else:
         try:
             turn = turn or await turn_message(bot.renderer, view, notes)
@@ -561,6 +625,11 @@ async def start_match(
             view = await bot.service.handle(GetView(view.match_id, view.guild_id))
     if delivery.is_click(via) and via is not None:
         await delivery.defer(via)
+        delivery.remember_interaction(bot, view.match_id, via)
+    if robot_goes_on(update):
+        # The robot plays first: its turn's board shows the start too (one board, not two).
+        hold_for_robot(bot, update, wording.notes(update))
+        return
     try:
         await post_board(bot, view, wording.notes(update), via=via)
     except discord.HTTPException as exc:

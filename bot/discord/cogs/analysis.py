@@ -3,12 +3,13 @@ progress and report.
 
 The service queues and runs analyses (:class:`bot.service.AnalysisQueue`, one at a time; a
 match's end queues one where the server wants it) and tells this cog of each step. In the match's
-thread (or channel) one message says "queued", then "Analysing… game 3 of 9", edited in place,
-and at the end is edited into the report itself: each player's figures over the winning-chance
-chart, and the three worst mistakes, each with its card (the board it was made on, replayed to
-that point, with the move played, the best move and the equity lost), all drawn by the render
-worker, every picture with its alt text. The message's id is kept with the analysis, so after a
-restart the same message is edited on.
+thread (or channel) one message says "queued", then "Analysing… game 3 of 9", edited in place
+(posted and edited through the latest member's interaction in the match while its token lives,
+else with the bot token), and at the end is edited into the report itself: each player's
+figures over the winning-chance chart, and the three worst mistakes, each with its card (the
+board it was made on, replayed to that point, with the move played, the best move and the equity
+lost), all drawn by the render worker, every picture with its alt text. The message's id is
+kept with the analysis, so after a restart the same message is edited on.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -59,6 +60,9 @@ class AnalysisCog(commands.Cog, name="Analysis"):
         # Per match: its message's id as last posted (a step's view may predate the post), and
         # a lock, so the steps of one analysis show in order.
         self._messages: dict[int, int] = {}
+        # Per match: the webhook that posted its message (a member's interaction's) and until
+        # when (the bot's clock) it may edit it.
+        self._hooks: dict[int, tuple[discord.Webhook, float]] = {}
         self._locks: dict[int, asyncio.Lock] = {}
 
     async def cog_load(self) -> None:
@@ -95,6 +99,7 @@ class AnalysisCog(commands.Cog, name="Analysis"):
         if isinstance(event, AnalysisFinished | AnalysisFailed):
             self._locks.pop(match_id, None)
             self._messages.pop(match_id, None)
+            self._hooks.pop(match_id, None)
 
     async def _present(self, event: AnalysisEvent) -> None:
         view = event.analysis
@@ -123,25 +128,63 @@ class AnalysisCog(commands.Cog, name="Analysis"):
         embeds, files = embeds or [], files or []
         message_id = self._messages.get(view.match_id, view.message_id)
         if message_id is not None:
-            message = delivery.target_channel(self.bot, view).get_partial_message(message_id)
-            try:
-                await message.edit(
-                    content=text, embeds=embeds, attachments=files, allowed_mentions=NO_MENTIONS
-                )
+            fields = {"content": text, "embeds": embeds, "attachments": files}
+            if await self._edit(view, message_id, fields):
                 return
-            except discord.HTTPException as exc:
-                log.info("match %s: analysis message gone (%s): posting anew", view.match_id, exc)
             for file in files:
                 file.reset()
         try:
-            sent = await delivery.send_to_match(
-                self.bot, view, text, embeds=embeds, files=files, allowed_mentions=NO_MENTIONS
-            )
+            sent = await self._post(view, text, embeds, files)
         except discord.HTTPException as exc:
             log.warning("match %s: could not show the analysis: %s", view.match_id, exc)
             return
         self._messages[view.match_id] = sent.id
         await self.service.handle(SetAnalysisMessage(view.match_id, sent.id))
+
+    async def _edit(self, view: AnalysisView, message_id: int, fields: dict[str, Any]) -> bool:
+        """Edit the analysis' message through the webhook that posted it while that lives,
+        else with the bot token; False when it is gone."""
+        hooked = self._hooks.get(view.match_id)
+        if hooked is not None and self.bot.clock() < hooked[1]:
+            try:
+                await hooked[0].edit_message(message_id, allowed_mentions=NO_MENTIONS, **fields)
+                return True
+            except discord.HTTPException as exc:
+                log.info("match %s: the analysis' webhook refused: %s", view.match_id, exc)
+            for file in fields["attachments"]:
+                file.reset()
+        self._hooks.pop(view.match_id, None)
+        message = delivery.target_channel(self.bot, view).get_partial_message(message_id)
+        try:
+            await message.edit(allowed_mentions=NO_MENTIONS, **fields)
+        except discord.HTTPException as exc:
+            log.info("match %s: analysis message gone (%s): posting anew", view.match_id, exc)
+            return False
+        return True
+
+    async def _post(
+        self, view: AnalysisView, text: str, embeds: list[discord.Embed], files: list[discord.File]
+    ) -> discord.Message:
+        """Post the analysis' message: a follow-up of the match's latest member's interaction
+        while its token lives, else with the bot token."""
+        via = delivery.live_interaction(self.bot, view.match_id)
+        if via is not None and delivery.can_follow_up(via, _channel_of(view)):
+            try:
+                sent = await via.followup.send(
+                    text, embeds=embeds, files=files, allowed_mentions=NO_MENTIONS, wait=True
+                )
+            except discord.HTTPException as exc:
+                log.info("match %s: the analysis' follow-up failed: %s", view.match_id, exc)
+                for file in files:
+                    file.reset()
+            else:
+                until = self.bot.clock() + delivery.HOOK_LIFETIME
+                self._hooks[view.match_id] = (via.followup, until)
+                return sent
+        self._hooks.pop(view.match_id, None)
+        return await delivery.send_to_match(
+            self.bot, view, text, embeds=embeds, files=files, allowed_mentions=NO_MENTIONS
+        )
 
     async def _report(
         self, view: AnalysisView, analysis: MatchAnalysis

@@ -5,10 +5,12 @@
   match).
 - The robot's turns are played by the bot's :class:`~bot.robot.driver.RobotDriver`
   (``TableBot.robot``), from the service's events, outside this adapter. This cog only shows
-  them: an update the robot made (:class:`~bot.service.MatchUpdated`, ``by_robot``) is
-  published as a human's action is (the board, the ping of the human; nobody's interaction
-  answers it), and :class:`~bot.robot.driver.RobotStuck` is said once in the match's channel
-  (/board makes the robot try again).
+  them: the updates the robot made (:class:`~bot.service.MatchUpdated`, ``by_robot``) are
+  kept until its turn ends (a member decides next, or a game ended), then its whole turn (the
+  roll, the move, every forced step of either side) is one board, a line per step, pinging the
+  human, shown through the human's latest interaction while its token lives
+  (:func:`bot.discord.presenter.publish_robot_turn`); :class:`~bot.robot.driver.RobotStuck` is
+  said once in the match's channel (/board makes the robot try again).
 - /hint: the service says whether and on what (``AskHint``), the robot
   computes it in its worker (:func:`bot.robot.advice.match_hint`), the answer is ephemeral.
 """
@@ -62,21 +64,27 @@ class RobotCog(commands.Cog, name="Robot"):
     # --- showing the robot's turns ----------------------------------------------------------
 
     async def robot_acted(self, event: MatchUpdated) -> None:
-        """Show what the robot did (a member's action is shown by the interaction that asked
-        for it)."""
+        """Show the robot's turn once it ends (a member's action is shown by the interaction
+        that asked for it). A step of a turn not over is marked shown at once: the robot's
+        driver goes on."""
+        update = event.update
         if not event.by_robot:
             return
-        update = event.update
         try:
-            await presenter.publish(self.bot, update)
+            await presenter.show_robot_step(self.bot, update)
         except GameError as exc:  # Discord refused the board: the action stands
             log.warning(
                 "match %s: the robot's move is applied, not shown: %s", update.match_id, exc
             )
 
     async def robot_stuck(self, event: RobotStuck) -> None:
-        """Say (once per position: the driver tells it once) that the robot is stuck."""
+        """Say (once per position: the driver tells it once) that the robot is stuck, after
+        what it did of its turn."""
         view = await self.bot.service.handle(GetView(event.match_id))
+        try:
+            await presenter.show_robot_stuck(self.bot, view)
+        except discord.HTTPException as exc:
+            log.warning("match %s: could not show the robot's turn: %s", event.match_id, exc)
         channel = presenter.target_channel(self.bot, view)
         try:
             said = text("robot.failed", await server_reader(self.bot, view.guild_id))
