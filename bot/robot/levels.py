@@ -15,7 +15,14 @@ from typing import Final
 
 from engines.nannon_solver import Level
 
-__all__ = ["BACKGAMMON_LEVELS", "LEVEL_NAMES", "GnubgSettings", "Level", "parse_level"]
+__all__ = [
+    "BACKGAMMON_LEVELS",
+    "BACKGAMMON_PR_TARGETS",
+    "LEVEL_NAMES",
+    "GnubgSettings",
+    "Level",
+    "parse_level",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +44,19 @@ BACKGAMMON_LEVELS: Final = MappingProxyType(
         Level.MASTER: GnubgSettings(ply=2, noise=0.0),
     }
 )
+
+BACKGAMMON_PR_TARGETS: Final = MappingProxyType(
+    {
+        Level.BEGINNER: 30.0,
+        Level.INTERMEDIATE: 18.0,
+        Level.ADVANCED: 10.0,
+        Level.EXPERT: 5.0,
+        Level.MASTER: 0.0,
+    }
+)
+"""Each level's published PR (gnubg's error rate: equity lost per unforced move times 500,
+judged by its 2-ply), in checker play; benchmarks/robot_levels.py measures them and
+docs/robot.md publishes them."""
 
 LEVEL_NAMES: Final = MappingProxyType({level.name.lower(): level for level in Level})
 """``"beginner"`` .. ``"master"``."""
