@@ -28,15 +28,20 @@ import contextlib
 import io
 import json
 import random
+import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engines.actions import Move, OpeningRoll, Roll
 from engines.base import MatchRules, Phase
+from engines.checkers import Color, Game
+from engines.checkers import Move as CheckersMove
 from engines.exports import mat_export
 from engines.nannon_solver import (
     LOSS_TARGETS,
@@ -92,7 +97,9 @@ def backgammon_game(ply: int, noise: float, rng: random.Random) -> tuple[MatchRu
     return rules, list(match.actions)
 
 
-def analysed_pr(rules: MatchRules, actions: list[Move], ply: int, folder: Path) -> list[dict]:
+def analysed_pr(
+    rules: MatchRules, actions: list[Move], ply: int, folder: Path
+) -> list[dict[str, Any]]:
     """gnubg's figures for both players of one game, through ``tablebot analyse --json``."""
     from bot.robot import analyse_cli
     from engines.base import GameKind
@@ -107,39 +114,123 @@ def analysed_pr(rules: MatchRules, actions: list[Move], ply: int, folder: Path) 
         status = analyse_cli.main([str(path), "--json", "--ply", str(ply)])
     if status:
         raise RuntimeError(f"the analysis failed ({status})")
-    players: list[dict] = json.loads(out.getvalue())["players"]
+    players: list[dict[str, Any]] = json.loads(out.getvalue())["players"]
     return players
 
 
 def backgammon(games: int, levels: list[Level], noises: list[float], ply: int, seed: int) -> None:
+    """Plays and analyses the levels' games in blocks of 20 games each in turn, printing the
+    running figures after each block (a long run can be stopped with the figures so far)."""
     from bot.robot.levels import BACKGAMMON_LEVELS, BACKGAMMON_PR_TARGETS
 
     print(
         f"Backgammon: {games} cubeless money games per level against itself, analysed by "
-        f"gnubg at {ply}-ply (PR = gnubg's error rate over both sides' unforced moves):"
+        f"gnubg at {ply}-ply (PR = gnubg's error rate over both sides' unforced moves; the "
+        "standard error from the spread of the games' PRs):"
     )
+    rngs = [random.Random(seed) for _ in levels]
+    losses = [0.0 for _ in levels]
+    moves = [0 for _ in levels]
+    per_game: list[list[float]] = [[] for _ in levels]
+    started = time.monotonic()
     with tempfile.TemporaryDirectory() as folder:
-        for n, level in enumerate(levels):
-            settings = BACKGAMMON_LEVELS[level]
-            noise = noises[n] if noises else settings.noise
-            rng = random.Random(seed)
-            loss = 0.0
-            moves = 0
-            started = time.monotonic()
-            for _ in range(games):
-                rules, actions = backgammon_game(settings.ply, noise, rng)
-                for player in analysed_pr(rules, actions, ply, Path(folder)):
-                    loss += player["checker_loss"]
-                    moves += player["unforced_moves"]
-            pr = 500 * loss / moves if moves else 0.0
-            target = BACKGAMMON_PR_TARGETS[level]
-            verdict = "ok" if abs(pr - target) <= 3 else "OFF TARGET"
-            print(
-                f"  {level.name.lower():13} {settings.ply}-ply noise {noise:<6} PR {pr:5.1f} over "
-                f"{moves} unforced moves (target {target}, within 3: {verdict}; "
-                f"{time.monotonic() - started:.0f} s)",
-                flush=True,
-            )
+        for block in range(0, games, 20):
+            for n, level in enumerate(levels):
+                settings = BACKGAMMON_LEVELS[level]
+                noise = noises[n] if noises else settings.noise
+                for _ in range(min(20, games - block)):
+                    rules, actions = backgammon_game(settings.ply, noise, rngs[n])
+                    for player in analysed_pr(rules, actions, ply, Path(folder)):
+                        losses[n] += player["checker_loss"]
+                        moves[n] += player["unforced_moves"]
+                        if player["unforced_moves"]:
+                            per_game[n].append(
+                                500 * player["checker_loss"] / player["unforced_moves"]
+                            )
+                pr = 500 * losses[n] / moves[n] if moves[n] else 0.0
+                error = statistics.stdev(per_game[n]) / len(per_game[n]) ** 0.5
+                target = BACKGAMMON_PR_TARGETS[level]
+                verdict = "ok" if abs(pr - target) <= 3 else "OFF TARGET"
+                print(
+                    f"  {level.name.lower():13} {settings.ply}-ply noise {noise:<6} "
+                    f"{min(games, block + 20)} games: PR {pr:5.1f} ± {error:.1f} over {moves[n]} "
+                    f"unforced moves (target {target}, within 3: {verdict}; "
+                    f"{time.monotonic() - started:.0f} s so far)",
+                    flush=True,
+                )
+
+
+CHECKERS_MAX_PLIES = 400  # called a draw (the 40-move rule should end a game first)
+CheckersPlayer = Callable[[Game], CheckersMove]
+
+
+def checkers_player(level: int, seed: int, master_budget: float | None) -> CheckersPlayer:
+    """Level ``level`` (0: a random mover); master at ``master_budget`` seconds if given."""
+    from engines.checkers_search import Level as CheckersLevel
+    from engines.checkers_search import choose_move, search
+
+    rng = random.Random(seed)
+
+    def play(game: Game) -> CheckersMove:
+        board, history = game.board, game.reversible_positions
+        if level == 0:
+            return rng.choice(board.legal_moves())
+        if level == CheckersLevel.MASTER and master_budget is not None:
+            return search(board, history, budget=master_budget).move
+        return choose_move(board, CheckersLevel(level), rng, history=history)
+
+    return play
+
+
+def checkers_game(ballot: int, black: CheckersPlayer, white: CheckersPlayer) -> Color | None:
+    """A game from deck ballot ``ballot``, played out: the winner's colour, None for a draw."""
+    from engines.checkers_openings import THREE_MOVE_DECK
+
+    game = Game()
+    for text in THREE_MOVE_DECK[ballot % len(THREE_MOVE_DECK)].split():
+        game.push_text(text)
+    while True:
+        outcome = game.outcome()
+        if outcome is not None:
+            return outcome.winner
+        if len(game.moves) >= CHECKERS_MAX_PLIES:
+            return None
+        player = black if game.board.turn is Color.BLACK else white
+        game.push(player(game))
+
+
+def checkers(pairs: list[tuple[int, int]], games: int, master_budget: float | None) -> None:
+    from engines.checkers_openings import THREE_MOVE_DECK
+
+    shown = f", master at {master_budget} s a move" if master_budget is not None else ""
+    print(
+        f"Checkers: {games} balloted games a pair (ballots spread over the {len(THREE_MOVE_DECK)}"
+        f"-ballot deck, each with both colours){shown}; the upper level's score (target 65-85%):"
+    )
+    for lower, upper in pairs:
+        wins = draws = losses = 0
+        started = time.monotonic()
+        for index in range(games):
+            ballot = index // 2 * len(THREE_MOVE_DECK) // max(1, games // 2)
+            strong = checkers_player(upper, 1000 * index + upper, master_budget)
+            weak = checkers_player(lower, 1000 * index + lower, master_budget)
+            strong_colour = Color.BLACK if index % 2 == 0 else Color.WHITE
+            if strong_colour is Color.BLACK:
+                winner = checkers_game(ballot, strong, weak)
+            else:
+                winner = checkers_game(ballot, weak, strong)
+            if winner is None:
+                draws += 1
+            elif winner is strong_colour:
+                wins += 1
+            else:
+                losses += 1
+        points = wins + draws / 2
+        print(
+            f"  {upper} against {lower}: +{wins} ={draws} -{losses}, "
+            f"{100 * points / games:.0f}% ({time.monotonic() - started:.0f} s)",
+            flush=True,
+        )
 
 
 def main() -> None:
@@ -151,6 +242,9 @@ def main() -> None:
     parser.add_argument("--levels", default="1,2,3,4", help="backgammon levels (1-4)")
     parser.add_argument("--noise", default="", help="backgammon noise per level, for tuning")
     parser.add_argument("--analysis-ply", type=int, default=2)
+    parser.add_argument("--pairs", default="1-2,2-3,3-4,4-5", help="checkers: lower-upper")
+    parser.add_argument("--checkers-games", type=int, default=100, help="checkers games a pair")
+    parser.add_argument("--master-budget", type=float, default=None)
     args = parser.parse_args()
     sections = set(args.sections.split(","))
     if "nannon" in sections:
@@ -159,6 +253,9 @@ def main() -> None:
         levels = [Level(int(n)) for n in args.levels.split(",")]
         noises = [float(x) for x in args.noise.split(",")] if args.noise else []
         backgammon(args.games, levels, noises, args.analysis_ply, args.seed)
+    if "checkers" in sections:
+        pairs = [(int(a), int(b)) for a, b in (p.split("-") for p in args.pairs.split(","))]
+        checkers(pairs, args.checkers_games, args.master_budget)
 
 
 if __name__ == "__main__":

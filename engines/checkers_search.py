@@ -77,6 +77,7 @@ __all__ = [
     "search",
     "should_offer_draw",
     "should_resign",
+    "slip_move",
 ]
 
 Clock = Callable[[], float]
@@ -1139,11 +1140,13 @@ class LevelSettings:
     """How a level plays. ``depth``: the deepest iteration (None: no limit but the budget);
     ``budget``: seconds of iterative deepening at most; ``noise``: the standard deviation, in
     hundredths of a man, of the Gaussian noise added to every move's score before the level
-    picks the highest (0: the best move by :func:`search`)."""
+    picks the highest (0: the best move by :func:`search`); ``slip``: the chance, each move with
+    a choice, of a human slip instead (:func:`slip_move`)."""
 
     depth: int | None
     budget: float
     noise: float
+    slip: float = 0.0
 
 
 LEVELS: Mapping[Level, LevelSettings] = MappingProxyType(
@@ -1183,16 +1186,41 @@ def choose_move(
         raise NoLegalMoveError(f"No legal move in {board.fen}: the game is over.")
     if len(legal) == 1:
         return legal[0]
+    rng = random.Random() if rng is None else rng
+    if settings.slip > 0 and rng.random() < settings.slip:
+        return slip_move(board, rng)
     if settings.noise <= 0:
         result = search(board, history, depth=settings.depth, budget=settings.budget, clock=clock)
         return result.move
-    rng = random.Random() if rng is None else rng
     ranked = analyse(board, history, depth=settings.depth, budget=settings.budget, clock=clock)
     noisy = [
         (scored.score + (0.0 if is_win_score(scored.score) else rng.gauss(0.0, settings.noise)))
         for scored in ranked
     ]
     return ranked[max(range(len(ranked)), key=noisy.__getitem__)].move
+
+
+def slip_move(board: Board, rng: random.Random) -> Move:
+    """A human slip: the move a player makes who looks at their own move and not at the reply.
+
+    With captures to choose from, the one that takes the fewest pieces (the multi-jump's
+    better branch missed); otherwise the move whose position looks best at a glance (the
+    static evaluation, a little noise for taste), which may leave a man hanging.
+
+    >>> str(slip_move(Board.from_fen("B:W17,18,27:B14"), random.Random(1)))  # not 14x23x32
+    '14x21'
+    >>> board = Board.from_fen("W:W22,31:B11,15")
+    >>> str(slip_move(board, random.Random(1))), str(search(board, depth=6).move)  # 15x22 next
+    ('22-18', '31-27')
+    """
+    legal = board.legal_moves()
+    if not legal:
+        raise NoLegalMoveError(f"No legal move in {board.fen}: the game is over.")
+    if legal[0].captures:
+        fewest = min(move.hits for move in legal)
+        return rng.choice([move for move in legal if move.hits == fewest])
+    glance = [-evaluate(board.apply(move)) + rng.gauss(0.0, 10.0) for move in legal]
+    return legal[max(range(len(legal)), key=glance.__getitem__)]
 
 
 # --- Draws ------------------------------------------------------------------------------------
