@@ -52,7 +52,7 @@ from engines.nannon_solver import (
     self_play_decisions,
 )
 
-SECTIONS = ("nannon", "backgammon", "checkers")
+SECTIONS = ("nannon", "nannon-play", "backgammon", "checkers")
 
 
 def nannon(games: int, seed: int) -> None:
@@ -68,6 +68,27 @@ def nannon(games: int, seed: int) -> None:
         print(
             f"  {level.name.lower():13} T={TEMPERATURES[level]:<6} loss {loss:.4f} "
             f"(target {target}, within 20%: {verdict})"
+        )
+
+
+def nannon_against_master(games: int, seed: int) -> None:
+    """What a level means for a player: its share of cubeless games against master."""
+    from benchmarks.nannon_solver import play
+
+    solver = NannonSolver()
+    rng = random.Random(seed)
+    print(f"Nannon: each level against master, {games} cubeless games (seats alternate):")
+    for level in list(Level)[:-1]:
+        wins = points = 0
+        for game in range(games):
+            seat = game % 2
+            levels = (level, Level.MASTER) if seat == 0 else (Level.MASTER, level)
+            winner, score = play(solver, rng, levels)
+            wins += winner == seat
+            points += score if winner == seat else -score
+        print(
+            f"  {level.name.lower():13} wins {100 * wins / games:.1f}% "
+            f"(± {100 * (0.25 / games) ** 0.5:.1f}), {points / games:+.3f} points a game"
         )
 
 
@@ -238,6 +259,7 @@ def main() -> None:
     parser.add_argument("--sections", default=",".join(SECTIONS))
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--nannon-games", type=int, default=300)
+    parser.add_argument("--nannon-play-games", type=int, default=4000)
     parser.add_argument("--games", type=int, default=100, help="backgammon games per level")
     parser.add_argument("--levels", default="1,2,3,4", help="backgammon levels (1-4)")
     parser.add_argument("--noise", default="", help="backgammon noise per level, for tuning")
@@ -249,6 +271,8 @@ def main() -> None:
     sections = set(args.sections.split(","))
     if "nannon" in sections:
         nannon(args.nannon_games, args.seed)
+    if "nannon-play" in sections:
+        nannon_against_master(args.nannon_play_games, args.seed)
     if "backgammon" in sections:
         levels = [Level(int(n)) for n in args.levels.split(",")]
         noises = [float(x) for x in args.noise.split(",")] if args.noise else []

@@ -1151,16 +1151,19 @@ class LevelSettings:
 
 LEVELS: Mapping[Level, LevelSettings] = MappingProxyType(
     {
-        Level.BEGINNER: LevelSettings(depth=2, budget=0.5, noise=150.0),
-        Level.INTERMEDIATE: LevelSettings(depth=4, budget=0.5, noise=60.0),
-        Level.ADVANCED: LevelSettings(depth=6, budget=1.0, noise=20.0),
-        Level.EXPERT: LevelSettings(depth=10, budget=1.0, noise=0.0),
+        Level.BEGINNER: LevelSettings(depth=2, budget=0.5, noise=50.0, slip=0.2),
+        Level.INTERMEDIATE: LevelSettings(depth=6, budget=1.0, noise=40.0, slip=0.06),
+        Level.ADVANCED: LevelSettings(depth=8, budget=1.0, noise=25.0),
+        Level.EXPERT: LevelSettings(depth=8, budget=1.0, noise=0.0),
         Level.MASTER: LevelSettings(depth=None, budget=2.0, noise=0.0),
     }
 )
-"""Each level's settings. Beginner sees 2 plies (plus captures) and often misjudges a move by
-a man and a half; intermediate 4 plies, noise of 0.6 men; advanced 6 plies, 0.2 men; expert
-plays the best move at 10 plies (or 1 s); master deepens for its full 2 s."""
+"""Each level's settings, a ladder where each level scores about 65-85% against the one below
+(docs/robot.md; benchmarks/robot_levels.py measures it). Beginner sees 2 plies (plus
+captures), misjudges moves by half a man and slips (:func:`slip_move`) on a fifth of its
+moves; intermediate 6 plies, noise of 0.4 men, a slip in 16 moves; advanced 8 plies, noise of
+a quarter man; expert plays the best move at 8 plies (or 1 s); master deepens for its full
+2 s."""
 
 
 def choose_move(
