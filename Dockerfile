@@ -12,10 +12,16 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     TABLEBOT_DB=/data/tablebot.db
 COPY --from=build /wheels /wheels
+COPY docker/entrypoint.sh /usr/local/bin/tablebot-entrypoint
 RUN pip install --no-cache-dir /wheels/*.whl && rm -rf /wheels \
+    && chmod 755 /usr/local/bin/tablebot-entrypoint \
     && useradd --create-home --uid 10001 tablebot \
     && mkdir /data && chown tablebot:tablebot /data
 USER tablebot
 WORKDIR /home/tablebot
 VOLUME ["/data"]
+# The entry keeps the database on /data (it refuses a relative TABLEBOT_DB) and execs the
+# command, so tablebot is process 1 and gets docker stop's SIGTERM: it finishes the action in
+# flight, closes the database and exits 0.
+ENTRYPOINT ["tablebot-entrypoint"]
 CMD ["tablebot"]

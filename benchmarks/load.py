@@ -910,7 +910,7 @@ async def finished_match(
             command = DeclineDraw(view.match_id, guild.id, user)
         else:
             command = RollDice(view.match_id, guild.id, user)
-        update = await svc.act(command)
+        update = await svc.handle(command)
     return update.view.match_id
 
 
@@ -922,7 +922,7 @@ async def analysis_comparison(load: Load, args: argparse.Namespace) -> dict[str,
     from bot.service import AnalysisStatus, RequestAnalysis
 
     bot, queue = load.bot, load.bot.service.analyses
-    assert queue.analyser is not None, "no analyser in this bot"
+    assert queue.runner is not None, "no analysis runner in this bot"
     guild, channel = load.slots[0][0], load.slots[0][1]
     game, length, ply = args.analysis_game, args.analysis_length, args.analysis_ply
     pairs = []

@@ -10,6 +10,13 @@ Prints, through the robot's worker process (bot/robot/worker.py), as the bot wou
   times 500, gnubg's "PR" scale (gnubg measured its presets at about PR 24, 16, 3, 0; this is
   a cheap stand-in: 2-ply is the judge, not rollouts; rolls with one legal play are left out);
 - Nannon decisions: the first at a new match score (a solve), then p50/p99 (target p99 10 ms);
+- checkers master's time per move through the worker with the server's thinking time
+  (``--think-s``, default 2 s: ``robot_think_s``), the resignation and draw-offer checks
+  included (positions from beginner self-play where the mover is behind or the game has
+  settled, so that the checks run): p50, p99 and max, against the target of the setting plus
+  10%. Measured on the shared machine (load average 6 to 9), 20 moves each: 2 s, p50 2025 ms,
+  p99 and max 2087 ms; 1 s, p50 1017 ms, max 1031 ms (before one search served the checks, a
+  move could take three times the setting);
 - the event loop's lag while 20 robot decisions are in flight (target <= 50 ms), measured by
   a task that wakes every 5 ms: p50, p99 and max of its lateness; by default the decisions
   are backgammon master and expert moves and Nannon moves (gnubg's sample positions), and
@@ -54,15 +61,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.discord.app import loop_factory
-from bot.robot import worker
+from bot.robot import jobs
 from bot.robot.levels import BACKGAMMON_LEVELS, Level
+from bot.robot.worker import RobotWorker
+from bot.workers import WorkerPool
+from engines import checkers_search
 from engines.backgammon import Position
+from engines.checkers import Board, Game
+from engines.checkers_search import Level as CheckersLevel
 from engines.gnubg import MatchId
 from engines.nannon import all_positions
 from engines.nannon_solver import Context
 
 
-async def sample(count: int, rng: random.Random) -> list[tuple[str, str]]:
+async def sample(worker: RobotWorker, count: int, rng: random.Random) -> list[tuple[str, str]]:
     """(Position ID, money Match ID with the roll) from games the expert level plays against
     itself with random dice: every stage of a game, each roll with at least two legal plays."""
     found: list[tuple[str, str]] = []
@@ -100,7 +112,7 @@ async def timed(call: Awaitable[Any]) -> tuple[float, Any]:
     return time.perf_counter() - start, result
 
 
-async def backgammon(positions: list[tuple[str, str]]) -> None:
+async def backgammon(worker: RobotWorker, positions: list[tuple[str, str]]) -> None:
     print(f"Backgammon, {len(positions)} positions from expert self-play (money, cube centred):")
     rankings: dict[Level, list[list[tuple[str, str, float]]]] = {}
     for level in Level:
@@ -130,7 +142,7 @@ async def backgammon(positions: list[tuple[str, str]]) -> None:
         print(f"    {level.name.lower():<13} {mean:.4f} per move   ~PR {500 * mean:5.1f}")
 
 
-async def nannon(count: int, rng: random.Random) -> None:
+async def nannon(worker: RobotWorker, count: int, rng: random.Random) -> None:
     positions = [p for p in all_positions() if not p.is_over()]
     context = Context.match(7, 9)
     took, _ = await timed(worker.nannon_rank_moves("012-012", 3, context))
@@ -144,7 +156,53 @@ async def nannon(count: int, rng: random.Random) -> None:
     print(f"  later decisions (every move ranked), {count}: {percentiles(latencies)}")
 
 
-async def lag(positions: list[tuple[str, str]], rng: random.Random) -> None:
+def checkers_positions(
+    count: int, rng: random.Random
+) -> list[tuple[Board, list[Board], list[Board]]]:
+    """(position, history since the last capture or man move, the mover's earlier turns) from
+    beginner self-play, the mover behind or the game settled first."""
+    found: list[tuple[Board, list[Board], list[Board]]] = []
+    while len(found) < count:
+        game = Game()
+        boards = [game.board]
+        while not game.is_over() and len(boards) < 200:
+            game.push(checkers_search.choose_move(game.board, CheckersLevel.BEGINNER, rng))
+            boards.append(game.board)
+            board = game.board
+            behind = board.piece_count(board.turn) < board.piece_count(board.turn.opponent)
+            settled = game.quiet_plies >= checkers_search.DRAW_OFFER_QUIET_PLIES
+            if (behind or settled) and len(board.legal_moves()) > 1 and rng.random() < 0.2:
+                history = list(game.reversible_positions)
+                found.append((board, history, boards[-3::-2][:2][::-1]))
+    return found[:count]
+
+
+async def checkers(worker: RobotWorker, count: int, think_s: int, rng: random.Random) -> None:
+    positions = checkers_positions(count, rng)
+    times = []
+    for board, history, earlier in positions:
+        took, _ = await timed(
+            worker.run(
+                jobs.checkers_move,
+                board.fen,
+                [b.fen for b in history],
+                int(CheckersLevel.MASTER),
+                rng.getrandbits(64),
+                True,
+                [b.fen for b in earlier],
+                think_s,
+            )
+        )
+        times.append(took)
+    limit = 1.1 * think_s
+    over = sum(t > limit for t in times)
+    print(
+        f"Checkers master, robot_think_s {think_s} s, {count} moves with the resignation and "
+        f"draw checks: {percentiles(times)} (target <= {limit * 1000:.0f} ms; {over} over)"
+    )
+
+
+async def lag(worker: RobotWorker, positions: list[tuple[str, str]], rng: random.Random) -> None:
     """The loop's lateness while 20 decisions wait on the worker: backgammon master and expert
     moves and Nannon moves, or without ``positions`` checkers expert moves and Nannon moves."""
     from bot.robot import jobs
@@ -242,7 +300,7 @@ async def driver(matches: int, rounds: int) -> None:
 
     from bot.config import Settings
     from bot.discord.app import TableBot, create_bot
-    from bot.service.commands import MatchCommand
+    from bot.service import MatchUpdated
     from engines.base import Phase
 
     games = [
@@ -264,17 +322,13 @@ async def driver(matches: int, rounds: int) -> None:
             await svc.update_guild_settings(
                 fake.guild.id, robot_pause_ms=0, rate_limit_actions=1000, use_threads=False
             )
-            robot_id = fake.bot_user.id
             acted: dict[int, float] = {}
-            real_act = svc.act
 
-            async def act(command: MatchCommand) -> Any:
-                update = await real_act(command)
-                if command.user_id == robot_id:
-                    acted.setdefault(command.match_id, time.perf_counter())
-                return update
+            def note(event: MatchUpdated) -> None:
+                if event.by_robot:  # the robot's action, committed
+                    acted.setdefault(event.match_id, time.perf_counter())
 
-            svc.act = act  # type: ignore[method-assign]
+            svc.bus.subscribe(MatchUpdated, note)
             humans, ids = [], []
             robot = fake.bot_member(fake.guild)
             for n in range(matches):
@@ -329,11 +383,14 @@ async def driver(matches: int, rounds: int) -> None:
             print(f"  {where_it_went(slow)}")
 
 
-SECTIONS = ("backgammon", "lag", "nannon", "driver")
+SECTIONS = ("backgammon", "lag", "nannon", "checkers", "driver")
 
 
-async def main(count: int, seed: int, matches: int, rounds: int, sections: set[str]) -> None:
+async def main(
+    count: int, seed: int, matches: int, rounds: int, sections: set[str], think_s: int
+) -> None:
     rng = random.Random(seed)
+    worker = RobotWorker(WorkerPool("robot"))
     if sections - {"driver"}:
         start = time.perf_counter()
         await worker.warm_up()
@@ -342,15 +399,17 @@ async def main(count: int, seed: int, matches: int, rounds: int, sections: set[s
     positions: list[tuple[str, str]] = []
     if "backgammon" in sections:
         if await worker.gnubg_available():
-            positions = await sample(count, rng)
-            await backgammon(positions)
+            positions = await sample(worker, count, rng)
+            await backgammon(worker, positions)
         else:
             print("Backgammon: gnubg is not available here")
     if "lag" in sections:
-        await lag(positions, rng)
+        await lag(worker, positions, rng)
     if "nannon" in sections:
-        await nannon(1000, rng)
-    worker.shutdown()
+        await nannon(worker, 1000, rng)
+    if "checkers" in sections:
+        await checkers(worker, 20, think_s, rng)
+    worker.pool.shutdown()
     if matches and "driver" in sections:
         await driver(matches, rounds)
 
@@ -363,6 +422,7 @@ if __name__ == "__main__":
         "--driver", type=int, default=20, metavar="N", help="robot matches through the bot (0: no)"
     )
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--think-s", type=int, default=2, help="checkers master's time a move")
     parser.add_argument("--only-driver", action="store_true", help="the end-to-end section only")
     parser.add_argument("--sections", default=",".join(SECTIONS), help="comma-separated")
     options = parser.parse_args()
@@ -377,5 +437,6 @@ if __name__ == "__main__":
                 options.driver,
                 options.rounds,
                 chosen,
+                options.think_s,
             )
         )

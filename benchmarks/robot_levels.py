@@ -185,19 +185,20 @@ CheckersPlayer = Callable[[Game], CheckersMove]
 
 
 def checkers_player(level: int, seed: int, master_budget: float | None) -> CheckersPlayer:
-    """Level ``level`` (0: a random mover); master at ``master_budget`` seconds if given."""
+    """Level ``level`` as the bot plays it (master with the endgame database; at
+    ``master_budget`` seconds a move if given), or 0: a random mover."""
+    from bot.robot.endgames import brain
     from engines.checkers_search import Level as CheckersLevel
-    from engines.checkers_search import choose_move, search
+    from engines.checkers_search import choose_move
 
     rng = random.Random(seed)
+    thinking = None if level == 0 else brain(CheckersLevel(level), master_budget)
 
     def play(game: Game) -> CheckersMove:
         board, history = game.board, game.reversible_positions
-        if level == 0:
+        if thinking is None:
             return rng.choice(board.legal_moves())
-        if level == CheckersLevel.MASTER and master_budget is not None:
-            return search(board, history, budget=master_budget).move
-        return choose_move(board, CheckersLevel(level), rng, history=history)
+        return choose_move(board, CheckersLevel(level), rng, history=history, brain=thinking)
 
     return play
 

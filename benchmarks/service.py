@@ -90,14 +90,14 @@ async def play(
         started = time.perf_counter()
         if view.phase in (Phase.ROLL, Phase.OPENING_TIE):
             if view.can_double[actor] and rng.random() < 0.1:
-                update = await svc.act(OfferDouble(update.match_id, guild, user))
+                update = await svc.handle(OfferDouble(update.match_id, guild, user))
             else:
-                update = await svc.act(RollDice(update.match_id, guild, user))
+                update = await svc.handle(RollDice(update.match_id, guild, user))
         elif view.phase is Phase.CUBE_OFFERED:
-            update = await svc.act(TakeDouble(update.match_id, guild, user))
+            update = await svc.handle(TakeDouble(update.match_id, guild, user))
         else:
             choice = rng.choice(view.legal_moves)
-            update = await svc.act(PlayMove(update.match_id, guild, user, choice))
+            update = await svc.handle(PlayMove(update.match_id, guild, user, choice))
         out.append(time.perf_counter() - started)
         await asyncio.sleep(rng.random() * think)  # think time: a spread-out load, not a burst
 

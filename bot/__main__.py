@@ -1,10 +1,13 @@
 """`tablebot` / `python -m bot`: load `.env`, check the settings, run the bot.
 
-`tablebot sync` syncs the slash commands globally once and exits.
+`tablebot sync` syncs the slash commands globally once and exits; `tablebot --version`; every
+subcommand answers ``--help`` and does nothing else.
 `tablebot migrate-db --to postgresql://...` copies the SQLite database named by `TABLEBOT_DB`
 into that (empty) PostgreSQL database, checks it, and exits.
 `tablebot hint ...` prints the robot's analysis of a position (bot/robot/cli.py) and needs no
 settings; `tablebot analyse FILE` analyses a match file (bot/robot/analyse_cli.py), likewise.
+Exit status: 2 for a bad setting or argument (here); running, `bot.discord.app.ExitCode`.
+`tablebot play` plays a match against the robot in the terminal (bot/terminal/cli.py).
 """
 
 from __future__ import annotations
@@ -21,20 +24,44 @@ from bot.config import ConfigError, Settings
 log = logging.getLogger(__name__)
 
 USAGE = (
-    "usage: tablebot [sync | migrate-db --to URL | hint ... | analyse FILE]\n"
-    "  (no argument)          run the bot\n"
+    "usage: tablebot [sync | migrate-db --to URL | hint ... | analyse FILE | play ... |\n"
+    "                 --version]\n"
+    "  (no argument)          run the bot (settings from .env; see README.md)\n"
     "  sync                   sync slash commands globally, then exit\n"
     "  migrate-db --to URL    copy the SQLite database (TABLEBOT_DB) into an empty\n"
     "                         PostgreSQL database (postgresql://...), check it, then exit\n"
     "  hint ...               the robot's analysis of a position (tablebot hint --help)\n"
-    "  analyse FILE           analyse a .mat or .pdn match (tablebot analyse --help)"
+    "  analyse FILE           analyse a .mat or .pdn match (tablebot analyse --help)\n"
+    "  play ...               play the robot in the terminal (tablebot play --help)\n"
+    "  --version              print tablebot's version"
 )
+SYNC_USAGE = (
+    "usage: tablebot sync\n"
+    "Sync the slash commands globally (they can take up to an hour to show), then exit.\n"
+    "Needs DISCORD_TOKEN in .env. Run it once, and again after changing a command; with\n"
+    "DEV_GUILD_ID set, the commands also sync to that server at every start, at once."
+)
+HELP = ("-h", "--help")
+
+
+def version() -> str:
+    """The installed tablebot's version (a checkout that is not installed has none)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("tablebot")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if args and args[0] in ("-h", "--help"):
+    if args and args[0] in HELP:
         print(USAGE)
+        return 0
+    if args and args[0] in ("-V", "--version"):
+        print(f"tablebot {version()}")
         return 0
     if args and args[0] == "migrate-db":
         return migrate_db(args[1:])
@@ -46,8 +73,18 @@ def main(argv: list[str] | None = None) -> int:
         from bot.robot.analyse_cli import main as analyse_main
 
         return analyse_main(args[1:])
+    if args and args[0] == "play":
+        from bot.terminal.cli import main as play_main
+
+        return play_main(args[1:])
     if args and args[0] != "sync":
         print(USAGE, file=sys.stderr)
+        return 2
+    if args[1:2] and args[1] in HELP:  # nothing synced, nothing read
+        print(SYNC_USAGE)
+        return 0
+    if args[1:]:
+        print(f"tablebot sync: unexpected argument {args[1]!r}\n{SYNC_USAGE}", file=sys.stderr)
         return 2
     load_dotenv(".env")
     try:

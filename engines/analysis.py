@@ -1,10 +1,13 @@
-"""Post-match analysis as values: every decision a player made, what it cost, what the dice gave,
-and each player's figures (error rates, PR, luck, errors and blunders, a word on gnubg's scale).
+"""Post-match analysis: the report model (every decision a player made, what it cost, what the
+dice gave, and each player's figures: error rates, PR, luck, errors and blunders, a word on
+gnubg's scale), the :class:`GameEvaluator` interface, and :func:`analyse_match`.
 
-The evaluators that fill in :class:`Decision` live elsewhere (Nannon: the exact solver; checkers:
-the search; backgammon: GNU Backgammon in the robot's worker). This module only holds the values
-and sums them up, so the report in Discord and ``tablebot analyse FILE --json`` are the same
-figures from the same code.
+The evaluators behind the interface live where their engine may run: Nannon's exact solver
+(:class:`engines.nannon_analysis.NannonEvaluator`) and checkers' search
+(:class:`engines.checkers_analysis.CheckersEvaluator`) here, GNU Backgammon's in the robot room
+(:class:`bot.robot.gnubg_analysis.GnubgEvaluator`, run in the analysis worker). Which one judges
+a game is its spec's :attr:`~engines.spec.GameSpec.evaluator` (:mod:`bot.robot.analysis`). The
+report in Discord and ``tablebot analyse FILE --json`` are the same figures from the same code.
 
 Units. ``equity_loss`` and ``luck`` are in equity points of a game at cube 1: backgammon, gnubg's
 normalised equity (EMG in match play, as gnubg and XG count error rates); Nannon, the exact
@@ -28,8 +31,14 @@ solver's equity; checkers, the search's score mapped onto an expected result fro
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
+
+from engines import new_match
+from engines.actions import Action
+from engines.base import GameKind, MatchRules
+from engines.spec import spec_of
 
 __all__ = [
     "BLUNDER",
@@ -37,8 +46,12 @@ __all__ = [
     "RATING_SCALE",
     "Decision",
     "DecisionKind",
+    "GameEvaluator",
     "MatchAnalysis",
     "PlayerFigures",
+    "analyse_match",
+    "analysis_details",
+    "count_games",
     "rating_word",
     "summarise",
 ]
@@ -200,3 +213,59 @@ def summarise(
         )
     games = max((d.game for d in decisions), default=0)
     return MatchAnalysis((figures[0], figures[1]), tuple(decisions), games, dict(details or {}))
+
+
+class GameEvaluator(Protocol):
+    """What judges the decisions of one game of a finished match."""
+
+    @property
+    def details(self) -> dict[str, object]:
+        """How it analyses (``{"evaluator": ..., "ply": ...}``), kept with the report."""
+        ...
+
+    def analyse_game(
+        self, rules: MatchRules, actions: Sequence[Action], names: tuple[str, str], game: int
+    ) -> list[Decision]:
+        """Every decision of game ``game`` (from 1) of the match ``actions`` replay, in
+        playing order; a ValueError (or the evaluator's own error) where they don't fit."""
+        ...
+
+
+def count_games(kind: GameKind, rules: MatchRules, actions: Sequence[Action]) -> int:
+    """How many games the actions play into (a game with any action counts)."""
+    match = new_match(kind, rules)
+    games = 0
+    for action in actions:
+        games = max(games, match.game_number)
+        match.apply(action)
+    return games
+
+
+def analysis_details(kind: GameKind, evaluator: GameEvaluator) -> dict[str, object]:
+    """What the report keeps of how a game of ``kind`` was analysed."""
+    return {"game": GameKind(kind).value, **evaluator.details}
+
+
+def analyse_match(
+    evaluator: GameEvaluator,
+    kind: GameKind,
+    rules: MatchRules,
+    actions: Sequence[Action],
+    names: tuple[str, str],
+    progress: Callable[[int, int], None] | None = None,
+) -> MatchAnalysis:
+    """The whole match analysed here, game by game (``progress(game, games)`` before each),
+    and summed up by :func:`summarise`."""
+    kind = GameKind(kind)
+    total = count_games(kind, rules, actions)
+    decisions: list[Decision] = []
+    for game in range(1, total + 1):
+        if progress is not None:
+            progress(game, total)
+        decisions += evaluator.analyse_game(rules, actions, names, game)
+    return summarise(
+        decisions,
+        names,
+        pr_scale=spec_of(kind).analysis_pr,
+        details=analysis_details(kind, evaluator),
+    )

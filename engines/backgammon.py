@@ -209,7 +209,10 @@ that is 14 characters of A-Z, a-z, 0-9, + and /
             s, t = move.src, move.dst
             if board[s] == 0 or (t and board[26 + t] > 1) or move.hit != bool(t and board[26 + t]):
                 raise IllegalMoveError(
-                    f"That move is illegal: {play} does not fit position {self.id}"
+                    f"That move is illegal: {play} does not fit position {self.id}",
+                    code="illegal_play_position",
+                    play=play,
+                    id=self.id,
                 )
             board[s] -= 1
             board[t] += 1
@@ -218,7 +221,12 @@ that is 14 characters of A-Z, a-z, 0-9, + and /
                 board[26] += 1
         after = Position._make(tuple(board[51:25:-1]), tuple(board[:26]))
         if after != play.position:
-            raise IllegalMoveError(f"That move is illegal: {play} does not fit position {self.id}")
+            raise IllegalMoveError(
+                f"That move is illegal: {play} does not fit position {self.id}",
+                code="illegal_play_position",
+                play=play,
+                id=self.id,
+            )
         return after
 
 
@@ -635,7 +643,11 @@ def _read_point(word: str, text: str, position: Position) -> int:
     if not 0 <= value <= 25:
         raise InvalidNotationError(
             f"Cannot read {_show(text)!r}: {value} is not a point "
-            f"(1-24, bar or off; position {position.id})"
+            f"(1-24, bar or off; position {position.id})",
+            code="not_a_point",
+            text=_show(text),
+            value=value,
+            position_id=position.id,
         )
     return value
 
@@ -644,12 +656,19 @@ def parse_paths(text: str, position: Position) -> list[list[int]]:
     """The checker paths a play's text names, one list of points per checker (25 bar, 0 off),
     repeat counts expanded; InvalidNotationError if it is not backgammon notation."""
     if not isinstance(text, str):
-        raise InvalidNotationError(f"A move is text, not {type(text).__name__}")
+        raise InvalidNotationError(
+            f"A move is text, not {type(text).__name__}",
+            code="move_not_text",
+            type_name=type(text).__name__,
+        )
     cleaned = text.strip().lower()
     if not cleaned or len(cleaned) > _MAX_TEXT:
         raise InvalidNotationError(
             f"Cannot read {_show(text)!r} as a backgammon move: write it like 24/18 13/11 "
-            f"(position {position.id})"
+            f"(position {position.id})",
+            code="unreadable_move",
+            text=_show(text),
+            position_id=position.id,
         )
     paths: list[list[int]] = []
     for token in re.split(r"[\s,]+", cleaned):
@@ -657,19 +676,29 @@ def parse_paths(text: str, position: Position) -> list[list[int]]:
         if match is None:
             raise InvalidNotationError(
                 f"Cannot read {_show(text)!r} as a backgammon move: {_show(token)!r} is not like "
-                f"24/18, bar/22, 6/off or 8/5(2) (position {position.id})"
+                f"24/18, bar/22, 6/off or 8/5(2) (position {position.id})",
+                code="unreadable_token",
+                text=_show(text),
+                token=_show(token),
+                position_id=position.id,
             )
         path = [_read_point(match[1], text, position)]
         path += [_read_point(word, text, position) for word in _HOP.findall(match[2])]
         if path[0] == OFF or BAR in path[1:] or OFF in path[1:-1]:
             raise InvalidNotationError(
                 f"Cannot read {_show(text)!r}: a path starts on a point or the bar and may end "
-                f"off the board (position {position.id})"
+                f"off the board (position {position.id})",
+                code="bad_path",
+                text=_show(text),
+                position_id=position.id,
             )
         count = int(match[3] or 1)
         if not 1 <= count <= 4:
             raise InvalidNotationError(
-                f"Cannot read {_show(text)!r}: a repeat count is 1 to 4 (position {position.id})"
+                f"Cannot read {_show(text)!r}: a repeat count is 1 to 4 (position {position.id})",
+                code="bad_repeat",
+                text=_show(text),
+                position_id=position.id,
             )
         paths.extend([path] * count)
     return paths
@@ -745,19 +774,29 @@ def parse_play(text: str, position: Position, dice: Sequence[int]) -> Play:
     if any(path[k] <= path[k + 1] for path in paths for k in range(len(path) - 1)):
         raise IllegalMoveError(
             f"That move is illegal: in {shown} a checker moves backwards; checkers move from "
-            f"higher to lower points (position {position.id})"
+            f"higher to lower points (position {position.id})",
+            code="moves_backwards",
+            shown=shown,
+            position_id=position.id,
         )
     plays = position.legal_plays(d1, d2)
     if not plays:
         raise IllegalMoveError(
             f"That move is illegal: no checker can move with {roll}, the turn passes "
-            f"(position {position.id})"
+            f"(position {position.id})",
+            code="no_checker_can_move",
+            roll=roll,
+            position_id=position.id,
         )
     steps = (d1,) * 4 if d1 == d2 else (d1, d2)
     if len(paths) > len(steps):
         raise IllegalMoveError(
             f"That move is illegal: {shown} moves more checkers than {roll} allows "
-            f"(position {position.id})"
+            f"(position {position.id})",
+            code="too_many_checkers",
+            shown=shown,
+            roll=roll,
+            position_id=position.id,
         )
     reached = _realize(position, paths, steps)
     matches = [play for play in plays if play.position in reached]
@@ -765,16 +804,29 @@ def parse_play(text: str, position: Position, dice: Sequence[int]) -> Play:
         if reached:
             raise IllegalMoveError(
                 f"That move is illegal: {shown} does not play as much of {roll} as the rules "
-                f"require (position {position.id})"
+                f"require (position {position.id})",
+                code="not_enough_played",
+                shown=shown,
+                roll=roll,
+                position_id=position.id,
             )
         raise IllegalMoveError(
-            f"That move is illegal: {shown} is not possible with {roll} (position {position.id})"
+            f"That move is illegal: {shown} is not possible with {roll} (position {position.id})",
+            code="impossible_with_roll",
+            shown=shown,
+            roll=roll,
+            position_id=position.id,
         )
     if len(matches) > 1:
         options = ", ".join(str(play) for play in matches)
         raise AmbiguousMoveError(
             f"That move is ambiguous: {shown} with {roll} could be {options} "
-            f"(position {position.id})"
+            f"(position {position.id})",
+            code="ambiguous_move",
+            shown=shown,
+            roll=roll,
+            options=options,
+            position_id=position.id,
         )
     return matches[0]
 

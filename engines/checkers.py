@@ -154,9 +154,18 @@ class Move:
             if legal and legal[0].captures:
                 raise IllegalMoveError(
                     f"{_shown(text)} is not legal in {board.fen}: a capture is mandatory "
-                    f"({_listing(legal)})."
+                    f"({_listing(legal)}).",
+                    code="capture_mandatory",
+                    text=_shown(text),
+                    fen=board.fen,
+                    listing=_listing(legal),
                 )
-            raise IllegalMoveError(f"{_shown(text)} is not a legal move in {board.fen}.")
+            raise IllegalMoveError(
+                f"{_shown(text)} is not a legal move in {board.fen}.",
+                code="checkers_illegal_move",
+                text=_shown(text),
+                fen=board.fen,
+            )
         jumps = [m for m in legal if m.captures]
         for move in jumps:
             if move.path == path:
@@ -168,13 +177,27 @@ class Move:
             if fits:
                 raise AmbiguousMoveError(
                     f"{_shown(text)} fits {len(fits)} jumps in {board.fen}: "
-                    f"{_listing(fits)}; give the full path."
+                    f"{_listing(fits)}; give the full path.",
+                    code="ambiguous_jump",
+                    text=_shown(text),
+                    count=len(fits),
+                    fen=board.fen,
+                    listing=_listing(fits),
                 )
         if not jumps:
-            raise IllegalMoveError(f"{_shown(text)} is not legal in {board.fen}: no jump here.")
+            raise IllegalMoveError(
+                f"{_shown(text)} is not legal in {board.fen}: no jump here.",
+                code="no_jump_here",
+                text=_shown(text),
+                fen=board.fen,
+            )
         raise IllegalMoveError(
             f"{_shown(text)} is not a legal jump in {board.fen} (a jump must be completed); "
-            f"legal: {_listing(jumps)}."
+            f"legal: {_listing(jumps)}.",
+            code="jump_not_completed",
+            text=_shown(text),
+            fen=board.fen,
+            listing=_listing(jumps),
         )
 
 
@@ -194,18 +217,29 @@ _NOTATION = re.compile(r"[0-9]{1,2}(?:-[0-9]{1,2}|(?:x[0-9]{1,2})+)", re.ASCII)
 def _parse_notation(text: str, board: Board) -> tuple[tuple[int, ...], bool]:
     """The squares named by ``text`` and whether it is a jump; InvalidNotationError if garbled."""
     if not isinstance(text, str):
-        raise InvalidNotationError(f"{text!r} is not a checkers move (in {board.fen}).")
+        raise InvalidNotationError(
+            f"{text!r} is not a checkers move (in {board.fen}).",
+            code="not_a_checkers_move",
+            text=text,
+            fen=board.fen,
+        )
     stripped = text.strip().lower() if len(text) <= 200 else text
     if len(stripped) > 100 or not _NOTATION.fullmatch(stripped):
         raise InvalidNotationError(
             f"{_shown(text)} is not a checkers move in {board.fen}: write 11-15 for a move "
-            "or 22x15x8 for a jump."
+            "or 22x15x8 for a jump.",
+            code="unreadable_checkers_move",
+            text=_shown(text),
+            fen=board.fen,
         )
     is_jump = "x" in stripped
     path = tuple(int(part) for part in re.split("[-x]", stripped))
     if not all(1 <= square <= 32 for square in path):
         raise InvalidNotationError(
-            f"{_shown(text)} names a square outside 1..32 (position {board.fen})."
+            f"{_shown(text)} names a square outside 1..32 (position {board.fen}).",
+            code="square_out_of_range",
+            text=_shown(text),
+            fen=board.fen,
         )
     return path, is_jump
 
@@ -488,41 +522,60 @@ class Board:
         engines.errors.InvalidNotationError: Bad position 'B:W1:B2': a man stands on its ...
         """
         if not isinstance(fen, str):
-            raise InvalidNotationError(f"{fen!r} is not a PDN FEN string.")
+            raise InvalidNotationError(
+                f"{fen!r} is not a PDN FEN string.", code="fen_not_text", fen=fen
+            )
         if len(fen) > 400:
-            raise InvalidNotationError(f"{_shown(fen)} is too long for a PDN FEN.")
+            raise InvalidNotationError(
+                f"{_shown(fen)} is too long for a PDN FEN.", code="fen_too_long", fen=_shown(fen)
+            )
         text = fen.strip()
         if text.endswith("."):
             text = text[:-1]
         parts = text.split(":")
         if len(parts) != 3 or parts[0] not in ("B", "W"):
             raise InvalidNotationError(
-                f"{_shown(fen)} is not a PDN FEN; expected e.g. 'B:W21,22,K30:B1,2,K9'."
+                f"{_shown(fen)} is not a PDN FEN; expected e.g. 'B:W21,22,K30:B1,2,K9'.",
+                code="not_a_fen",
+                fen=_shown(fen),
             )
         pieces: dict[str, tuple[set[int], set[int]]] = {}
         for part in parts[1:]:
             color, body = part[:1], part[1:]
             if color not in ("B", "W") or color in pieces:
                 raise InvalidNotationError(
-                    f"Bad position {_shown(fen)}: need one 'W' and one 'B' section."
+                    f"Bad position {_shown(fen)}: need one 'W' and one 'B' section.",
+                    code="fen_sections",
+                    fen=_shown(fen),
                 )
             men: set[int] = set()
             kings: set[int] = set()
             for token in body.split(",") if body else ():
                 found = _FEN_PIECE.fullmatch(token)
                 if not found:
-                    raise InvalidNotationError(f"Bad position {_shown(fen)}: {_shown(token)}.")
+                    raise InvalidNotationError(
+                        f"Bad position {_shown(fen)}: {_shown(token)}.",
+                        code="fen_bad_token",
+                        fen=_shown(fen),
+                        token=_shown(token),
+                    )
                 first = int(found[2])
                 last = int(found[3]) if found[3] else first
                 if not 1 <= first <= last <= 32:
                     raise InvalidNotationError(
-                        f"Bad position {_shown(fen)}: {_shown(token)} is not within 1..32."
+                        f"Bad position {_shown(fen)}: {_shown(token)} is not within 1..32.",
+                        code="fen_square_out_of_range",
+                        fen=_shown(fen),
+                        token=_shown(token),
                     )
                 target = kings if found[1] else men
                 for square in range(first, last + 1):
                     if square in men or square in kings:
                         raise InvalidNotationError(
-                            f"Bad position {_shown(fen)}: square {square} is listed twice."
+                            f"Bad position {_shown(fen)}: square {square} is listed twice.",
+                            code="fen_square_twice",
+                            fen=_shown(fen),
+                            square=square,
                         )
                     target.add(square)
             pieces[color] = (men, kings)
@@ -535,7 +588,9 @@ class Board:
                 Color(parts[0]),
             )
         except ValueError as exc:
-            raise InvalidNotationError(f"Bad position {_shown(fen)}: {exc}.") from None
+            raise InvalidNotationError(
+                f"Bad position {_shown(fen)}: {exc}.", code="fen_bad", fen=_shown(fen), exc=exc
+            ) from None
 
     def legal_moves(self) -> tuple[Move, ...]:
         """Every legal move, sorted by path. Jumps only, when any jump exists.
@@ -551,7 +606,12 @@ class Board:
     def apply(self, move: Move) -> Board:
         """The board after ``move``; IllegalMoveError if it is not legal here."""
         if move not in self.legal_moves():
-            raise IllegalMoveError(f"{move} is not a legal move in {self.fen}.")
+            raise IllegalMoveError(
+                f"{move} is not a legal move in {self.fen}.",
+                code="checkers_move_illegal",
+                move=move,
+                fen=self.fen,
+            )
         return self._apply(move)
 
     def _apply(self, move: Move) -> Board:
@@ -658,7 +718,12 @@ class Game:
         """Play a legal move; IllegalMoveError if not legal or the game is over."""
         board = self.board
         if self.outcome() is not None:
-            raise IllegalMoveError(f"{move} cannot be played: the game is over ({board.fen}).")
+            raise IllegalMoveError(
+                f"{move} cannot be played: the game is over ({board.fen}).",
+                code="checkers_game_over",
+                move=move,
+                fen=board.fen,
+            )
         new = board.apply(move)
         self._moves.append(move)
         if move.captures or board.moves_a_man(move):
@@ -732,7 +797,11 @@ class CheckersMatch:
     def __init__(self, rules: MatchRules | None = None) -> None:
         rules = MatchRules(length=1) if rules is None else rules
         if rules.length < self.spec.min_length:
-            raise GameError(f"A checkers match is at least 1 game long, not {rules.length}.")
+            raise GameError(
+                f"A checkers match is at least 1 game long, not {rules.length}.",
+                code="checkers_length",
+                length=rules.length,
+            )
         self.kind: GameKind = GameKind.CHECKERS
         self.rules: MatchRules = rules
         self.actions: list[act.Action] = []
@@ -885,22 +954,36 @@ class CheckersMatch:
     def _dispatch(self, action: act.Action) -> ActionResult:
         player = action.player
         if player not in (0, 1):
-            raise NotYourTurnError(f"{type(action).__name__} needs a player seat (0 or 1).")
+            raise NotYourTurnError(
+                f"{type(action).__name__} needs a player seat (0 or 1).",
+                code="needs_seat",
+                type_name=type(action).__name__,
+            )
         if self._over:
-            raise PhaseError("The match is over.")
+            raise PhaseError("The match is over.", code="match_over")
         if isinstance(action, act.ConcedeMatch):
             return self._end_game(action, 1 - player, ResultKind.FORFEIT, concede=True)
         if isinstance(action, act.Resign):
             if action.level not in self.spec.resign_levels:
-                raise GameError("In checkers a resignation simply loses the game (level 1).")
+                raise GameError(
+                    "In checkers a resignation simply loses the game (level 1).",
+                    code="checkers_resign_level",
+                )
             return self._end_game(action, 1 - player, ResultKind.RESIGN)
         if isinstance(action, act.Double | act.Take | act.Drop):
-            raise CubeError(CubeErrorReason.NO_CUBE, "Checkers has no doubling cube.")
+            raise CubeError(
+                CubeErrorReason.NO_CUBE, "Checkers has no doubling cube.", code="checkers_no_cube"
+            )
         if self._draw_offer_by is not None:
             if not isinstance(action, act.AcceptDraw | act.DeclineDraw):
-                raise PhaseError("A draw offer is waiting for an answer: accept or decline it.")
+                raise PhaseError(
+                    "A draw offer is waiting for an answer: accept or decline it.",
+                    code="draw_offer_waiting",
+                )
             if player == self._draw_offer_by:
-                raise NotYourTurnError("Your draw offer is waiting for your opponent's answer.")
+                raise NotYourTurnError(
+                    "Your draw offer is waiting for your opponent's answer.", code="own_draw_offer"
+                )
             if isinstance(action, act.AcceptDraw):
                 return self._end_game(action, None, ResultKind.DRAW)
             self._draw_offer_by = None
@@ -909,11 +992,13 @@ class CheckersMatch:
             self._draw_offer_by = player
             return ActionResult(action)
         if isinstance(action, act.AcceptDraw | act.DeclineDraw):
-            raise PhaseError("There is no draw offer to answer.")
+            raise PhaseError("There is no draw offer to answer.", code="no_draw_offer")
         if isinstance(action, act.Move):
             if player != self.turn:
                 raise NotYourTurnError(
-                    f"It is your opponent's turn ({self.board.turn.name.lower()} to move)."
+                    f"It is your opponent's turn ({self.board.turn.name.lower()} to move).",
+                    code="checkers_not_your_turn",
+                    name=self.board.turn.name.lower(),
                 )
             move = Move.parse(action.move, self.board)
             self.game.push(move)
@@ -924,7 +1009,11 @@ class CheckersMatch:
             if outcome.winner is None:
                 return self._end_game(action, None, ResultKind.DRAW)
             return self._end_game(action, self.seat_of(outcome.winner), ResultKind.SINGLE)
-        raise PhaseError(f"{type(action).__name__} does not apply to checkers.")
+        raise PhaseError(
+            f"{type(action).__name__} does not apply to checkers.",
+            code="not_a_checkers_action",
+            type_name=type(action).__name__,
+        )
 
     def _end_game(
         self, action: act.Action, winner: int | None, kind: ResultKind, concede: bool = False

@@ -25,11 +25,26 @@ from engines.base import MatchRules, Phase
 from engines.checkers import CheckersMatch
 from engines.checkers_search import analyse
 
-__all__ = ["DEPTH", "analyse_checkers_game"]
+__all__ = ["DEPTH", "CheckersEvaluator", "analyse_checkers_game"]
 
 DEPTH = 6
 """The search depth in plies (then captures). Measured: a 98-ply game in 2.6 s, a 200-ply one
 with a long king ending in 10.5 s (depth 8: 11.7 s for the 98 plies, minutes for the 200)."""
+
+
+class CheckersEvaluator:
+    """Checkers' :class:`~engines.analysis.GameEvaluator`: the search at ``depth`` plies."""
+
+    details: dict[str, object]
+
+    def __init__(self, depth: int = DEPTH) -> None:
+        self.depth = depth
+        self.details = {"evaluator": f"alpha-beta search, {depth} plies"}
+
+    def analyse_game(
+        self, rules: MatchRules, actions: Sequence[Action], names: tuple[str, str], game: int
+    ) -> list[Decision]:
+        return analyse_checkers_game(rules, actions, names, game, self.depth)
 
 
 def analyse_checkers_game(

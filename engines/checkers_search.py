@@ -44,9 +44,9 @@ import math
 import random
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from engines.checkers import Board, Color, Move
 from engines.errors import GameError
@@ -61,19 +61,26 @@ __all__ = [
     "RESIGN_MARGIN",
     "RESIGN_TURNS",
     "WIN",
+    "BitMove",
+    "Brain",
     "Clock",
+    "Endgames",
     "Level",
     "LevelSettings",
     "NoLegalMoveError",
     "ScoredMove",
     "SearchResult",
+    "Turn",
     "accept_draw",
     "analyse",
+    "bit_moves",
     "choose_move",
+    "decide",
     "equity",
     "evaluate",
     "hint",
     "is_win_score",
+    "level_settings",
     "search",
     "should_offer_draw",
     "should_resign",
@@ -92,6 +99,16 @@ _FORTY_MOVE_PLIES = 80  # engines.checkers.FORTY_MOVE_PLIES
 
 KING_VALUE = 135
 """A king, in hundredths of a man."""
+
+
+class Endgames(Protocol):
+    """An endgame database the search probes (:class:`engines.checkers_endgame.Tablebase`):
+    for a position of at most ``pieces`` pieces, its outcome for the side to move (1 win, 0
+    draw, -1 loss) and the plies to the end with best play, or None if it isn't there."""
+
+    pieces: int
+
+    def probe(self, bm: int, bk: int, wm: int, wk: int, black: bool) -> tuple[int, int] | None: ...
 
 
 class NoLegalMoveError(GameError):
@@ -155,7 +172,9 @@ _UP_JUMPS = _jump_table((1,))  # Black men
 _DOWN_JUMPS = _jump_table((-1,))  # White men
 _KING_JUMPS = _jump_table((1, -1))
 
-_IMove = tuple[int, int, int]  # (from bit, to bit, captured bits)
+BitMove = tuple[int, int, int]
+"""A move inside the search: (from bit, to bit, captured bits)."""
+_IMove = BitMove
 
 
 # --- Move generation --------------------------------------------------------------------------
@@ -315,7 +334,9 @@ def _down_steps(pieces: int, empty: int, append: Callable[[_IMove], None]) -> No
         append((to << 5, to, 0))
 
 
-def _moves(bm: int, bk: int, wm: int, wk: int, black: bool) -> tuple[list[_IMove], bool]:
+def bit_moves(bm: int, bk: int, wm: int, wk: int, black: bool) -> tuple[list[BitMove], bool]:
+    """The legal moves of the side to move in the search's form, ``(from bit, to bit, captured
+    bits)`` over the bitboards, and whether they are captures (then all are)."""
     return _black_moves(bm, bk, wm, wk) if black else _white_moves(bm, bk, wm, wk)
 
 
@@ -530,8 +551,11 @@ class _Searcher:
         budget: float | None,
         node_limit: int | None,
         use_tt: bool = True,
+        endgames: Endgames | None = None,
     ) -> None:
         self.tt: dict[int, tuple[int, int, int, _IMove | None]] = {}
+        self.endgames = endgames
+        self.endgame_pieces = 0 if endgames is None else endgames.pieces
         self.use_tt = use_tt
         self.killers: list[list[_IMove | None]] = [[None, None] for _ in range(_MAX_PLY + 2)]
         self.history: dict[int, int] = {}
@@ -581,6 +605,10 @@ class _Searcher:
         kings = bk | wk
         if kings and (key in self.seen or quiet >= _FORTY_MOVE_PLIES):
             return 0  # a repetition, or the 40-move rule: a draw
+        if self.endgame_pieces and (bm | bk | wm | wk).bit_count() <= self.endgame_pieces:
+            known = self._endgame(bm, bk, wm, wk, black, ply, quiet)
+            if known is not None:
+                return known
         if depth <= 0:
             if not capture or ply >= _MAX_PLY:
                 value = _evaluate(bm, bk, wm, wk)
@@ -730,6 +758,22 @@ class _Searcher:
                 tt.clear()
             tt[key] = (depth, flag, stored, best_move)
         return best
+
+    def _endgame(
+        self, bm: int, bk: int, wm: int, wk: int, black: bool, ply: int, quiet: int
+    ) -> int | None:
+        """The database's exact score: a draw, or a win or loss at its distance when it comes
+        before the 40-move rule could end the game (else the search goes on without it)."""
+        assert self.endgames is not None
+        found = self.endgames.probe(bm, bk, wm, wk, black)
+        if found is None:
+            return None
+        outcome, distance = found
+        if not outcome:
+            return 0
+        if quiet + distance > _FORTY_MOVE_PLIES:
+            return None
+        return WIN - ply - distance if outcome > 0 else ply + distance - WIN
 
     def _captures(
         self,
@@ -902,7 +946,7 @@ class _Root:
             earlier.pop()
         self.history_keys = [_zobrist(*_masks(b), b.turn is Color.BLACK) for b in earlier]
         self.quiet = len(earlier)
-        self.moves, _ = _moves(*self.masks, self.black)
+        self.moves, _ = bit_moves(*self.masks, self.black)
         if not self.moves:
             raise NoLegalMoveError(f"No legal move in {board.fen}: the game is over.")
         self.public = board.legal_moves()
@@ -1011,7 +1055,7 @@ def _principal_variation(
         if entry is None or entry[3] is None:
             break
         move = entry[3]
-        if move not in _moves(*masks, black)[0]:
+        if move not in bit_moves(*masks, black)[0]:
             break
     return tuple(line)
 
@@ -1025,6 +1069,7 @@ def search(
     node_limit: int | None = None,
     clock: Clock = time.monotonic,
     use_tt: bool = True,
+    endgames: Endgames | None = None,
 ) -> SearchResult:
     """The best move in ``board`` by iterative deepening, to ``depth`` plies (then through
     every capture), or until ``budget`` seconds have passed on ``clock`` or ``node_limit``
@@ -1035,7 +1080,9 @@ def search(
     last): a move back into one of them scores as a draw, and the 40-move rule counts from
     them. The first iteration (depth 1) always completes; a later one cut short by the budget
     still counts a move it completed that beat the previous best. ``use_tt=False`` searches
-    without the transposition table (for tests). NoLegalMoveError when the game is over.
+    without the transposition table (for tests). ``endgames``: a database to probe where few
+    pieces are left (exact wins and losses at their distance, draws). NoLegalMoveError when
+    the game is over.
 
     >>> result = search(Board.from_fen("B:W14,23:B9,K1"), depth=4)
     >>> str(result.move), [str(m) for m in result.pv][:2]
@@ -1043,7 +1090,7 @@ def search(
     """
     _check_limits(depth, budget, node_limit)
     root = _Root(board, history)
-    searcher = _Searcher(root.history_keys, clock, budget, node_limit, use_tt)
+    searcher = _Searcher(root.history_keys, clock, budget, node_limit, use_tt, endgames)
     order = list(root.moves)
     order.sort(key=_capture_size, reverse=True)
     best_score, best_move, reached = 0, order[0], 0
@@ -1079,12 +1126,14 @@ def analyse(
     budget: float | None = None,
     node_limit: int | None = None,
     clock: Clock = time.monotonic,
+    endgames: Endgames | None = None,
 ) -> list[ScoredMove]:
     """Every legal move of ``board`` with its score from the mover's side, best first.
 
     Each move is searched with a full window, so every score is exact at the depth reached
     (not just a bound, as in :func:`search`). Iterative deepening under the same limits as
-    :func:`search`; the scores all come from the last iteration that completed. Moves whose
+    :func:`search` (and its ``endgames``); the scores all come from the last iteration that
+    completed. Moves whose
     jump paths differ but capture the same pieces (a king's loop) get the same score. Ties
     keep the order of :meth:`~engines.checkers.Board.legal_moves`.
 
@@ -1093,7 +1142,7 @@ def analyse(
     """
     _check_limits(depth, budget, node_limit)
     root = _Root(board, history)
-    searcher = _Searcher(root.history_keys, clock, budget, node_limit)
+    searcher = _Searcher(root.history_keys, clock, budget, node_limit, endgames=endgames)
     order = list(root.moves)
     scores: dict[_IMove, int] = {}
     max_depth = _MAX_DEPTH if depth is None else min(depth, _MAX_DEPTH)
@@ -1166,41 +1215,114 @@ a quarter man; expert plays the best move at 8 plies (or 1 s); master deepens fo
 2 s."""
 
 
+def level_settings(level: Level, think_s: float | None = None) -> LevelSettings:
+    """``level``'s settings; ``think_s`` (a server's setting) replaces the budget of the level
+    that deepens until its time is up (master), and no other.
+
+    >>> level_settings(Level.MASTER, 5.0).budget, level_settings(Level.EXPERT, 5.0).budget
+    (5.0, 1.0)
+    """
+    settings = LEVELS[Level(level)]
+    if think_s is not None and settings.depth is None:
+        if not think_s > 0:
+            raise ValueError(f"the thinking time must be positive, not {think_s}")
+        return replace(settings, budget=think_s)
+    return settings
+
+
+@dataclass(frozen=True, slots=True)
+class Brain:
+    """What a robot's search uses besides the level: master's thinking time (None: the level's
+    own budget), the clock it is measured on, and an endgame database to probe (None: none)."""
+
+    think_s: float | None = None
+    clock: Clock = time.monotonic
+    endgames: Endgames | None = None
+
+
+_PLAIN = Brain()
+
+
+def _brain(clock: Clock, brain: Brain | None) -> Brain:
+    return Brain(clock=clock) if brain is None else brain
+
+
+def _limits(level: Level, brain: Brain) -> dict[str, Any]:
+    """The keyword arguments of :func:`search` and :func:`analyse` at ``level``."""
+    settings = level_settings(level, brain.think_s)
+    return {
+        "depth": settings.depth,
+        "budget": settings.budget,
+        "clock": brain.clock,
+        "endgames": brain.endgames,
+    }
+
+
+class _Thought(NamedTuple):
+    """One search at a level: the move it plays and the best score (the robot's view)."""
+
+    move: Move
+    score: int
+
+
+def _think(
+    board: Board,
+    level: Level,
+    rng: random.Random | None,
+    history: Sequence[Board],
+    brain: Brain,
+    *,
+    move_only: bool = False,
+) -> _Thought:
+    """The one search a turn needs: :func:`search` for a level without noise, else
+    :func:`analyse` and the highest score after the noise; on a ``slip`` share of the turns
+    with a choice the move is a :func:`slip_move` instead (``move_only``: a forced move is
+    played without searching, and its score is 0)."""
+    settings = level_settings(level, brain.think_s)
+    limits = _limits(level, brain)
+    legal = board.legal_moves()
+    if not legal:
+        raise NoLegalMoveError(f"No legal move in {board.fen}: the game is over.")
+    if move_only and len(legal) == 1:
+        return _Thought(legal[0], 0)
+    rng = random.Random() if rng is None else rng
+    slipped = len(legal) > 1 and settings.slip > 0 and rng.random() < settings.slip
+    if settings.noise <= 0:
+        result = search(board, history, **limits)
+        thought = _Thought(result.move, result.score)
+    else:
+        ranked = analyse(board, history, **limits)
+        noisy = [
+            scored.score + (0.0 if is_win_score(scored.score) else rng.gauss(0.0, settings.noise))
+            for scored in ranked
+        ]
+        chosen = ranked[max(range(len(ranked)), key=noisy.__getitem__)].move
+        thought = _Thought(chosen, ranked[0].score)
+    # A slip replaces the move, not the search: the checks still read the score it saw.
+    return thought._replace(move=slip_move(board, rng)) if slipped else thought
+
+
 def choose_move(
     board: Board,
     level: Level,
     rng: random.Random | None = None,
     clock: Clock = time.monotonic,
     history: Sequence[Board] = (),
+    brain: Brain | None = None,
 ) -> Move:
     """The move a robot of ``level`` plays in ``board`` (see :data:`LEVELS`).
 
     A level with noise scores every move (:func:`analyse`) and plays the highest after adding
-    ``rng``'s Gaussian noise; one without plays :func:`search`'s best move. A forced move is
-    played at once. NoLegalMoveError when the game is over.
+    ``rng``'s Gaussian noise; one without plays :func:`search`'s best move; a level with slips
+    plays a :func:`slip_move` on that share of its moves. A forced move is played at once.
+    ``brain`` (its clock replaces ``clock``): master's time and the endgame
+    database. NoLegalMoveError when the game is over.
 
     >>> board = Board.from_fen("B:W11,25,27:B15,18,19")
     >>> str(choose_move(board, Level.ADVANCED, random.Random(1)))
     '18-23'
     """
-    settings = LEVELS[Level(level)]
-    legal = board.legal_moves()
-    if not legal:
-        raise NoLegalMoveError(f"No legal move in {board.fen}: the game is over.")
-    if len(legal) == 1:
-        return legal[0]
-    rng = random.Random() if rng is None else rng
-    if settings.slip > 0 and rng.random() < settings.slip:
-        return slip_move(board, rng)
-    if settings.noise <= 0:
-        result = search(board, history, depth=settings.depth, budget=settings.budget, clock=clock)
-        return result.move
-    ranked = analyse(board, history, depth=settings.depth, budget=settings.budget, clock=clock)
-    noisy = [
-        (scored.score + (0.0 if is_win_score(scored.score) else rng.gauss(0.0, settings.noise)))
-        for scored in ranked
-    ]
-    return ranked[max(range(len(ranked)), key=noisy.__getitem__)].move
+    return _think(board, level, rng, history, _brain(clock, brain), move_only=True).move
 
 
 def slip_move(board: Board, rng: random.Random) -> Move:
@@ -1240,10 +1362,9 @@ DRAW_OFFER_QUIET_PLIES = 20
 
 
 def _robot_score(
-    board: Board, robot: Color, history: Sequence[Board], level: Level, clock: Clock
+    board: Board, robot: Color, history: Sequence[Board], level: Level, brain: Brain
 ) -> int:
-    settings = LEVELS[Level(level)]
-    result = search(board, history, depth=settings.depth, budget=settings.budget, clock=clock)
+    result = search(board, history, **_limits(level, brain))
     return result.score if board.turn is robot else -result.score
 
 
@@ -1253,6 +1374,7 @@ def accept_draw(
     history: Sequence[Board] = (),
     level: Level = Level.MASTER,
     clock: Clock = time.monotonic,
+    brain: Brain | None = None,
 ) -> bool:
     """Whether the robot playing ``robot`` accepts a draw offered in ``board``: when its search
     score (at ``level``'s settings, no noise) is at most :data:`DRAW_ACCEPT_MARGIN`. A game
@@ -1265,7 +1387,23 @@ def accept_draw(
     """
     if not board.legal_moves():
         return board.turn is robot
-    return _robot_score(board, robot, history, level, clock) <= DRAW_ACCEPT_MARGIN
+    score = _robot_score(board, robot, history, level, _brain(clock, brain))
+    return score <= DRAW_ACCEPT_MARGIN
+
+
+def _offers_draw_when(board: Board, history: Sequence[Board]) -> tuple[bool, bool]:
+    """(whether a draw offer is considered at all, whether the game is bare kings), before
+    any search."""
+    earlier = len(history) - (1 if history and history[-1] == board else 0)
+    kings_only = not board.black_men and not board.white_men
+    bare = kings_only and len(board.black_kings) == len(board.white_kings) <= 2
+    return earlier >= DRAW_OFFER_QUIET_PLIES or bare, bare
+
+
+def _offers_draw_at(score: int, bare: bool) -> bool:
+    if is_win_score(score):
+        return False
+    return bare or abs(score) <= DRAW_OFFER_MARGIN
 
 
 def should_offer_draw(
@@ -1273,6 +1411,7 @@ def should_offer_draw(
     history: Sequence[Board] = (),
     level: Level = Level.MASTER,
     clock: Clock = time.monotonic,
+    brain: Brain | None = None,
 ) -> bool:
     """Whether the robot, to move in ``board``, offers a draw. It does with kings alone, equal
     in number and at most two a side, unless its search (at ``level``'s settings) finds a
@@ -1288,15 +1427,11 @@ def should_offer_draw(
     """
     if not board.legal_moves():
         return False
-    earlier = len(history) - (1 if history and history[-1] == board else 0)
-    kings_only = not board.black_men and not board.white_men
-    bare = kings_only and len(board.black_kings) == len(board.white_kings) <= 2
-    if earlier < DRAW_OFFER_QUIET_PLIES and not bare:
+    considered, bare = _offers_draw_when(board, history)
+    if not considered:
         return False
-    score = _robot_score(board, board.turn, history, level, clock)
-    if is_win_score(score):
-        return False
-    return bare or abs(score) <= DRAW_OFFER_MARGIN
+    score = _robot_score(board, board.turn, history, level, _brain(clock, brain))
+    return _offers_draw_at(score, bare)
 
 
 RESIGN_MARGIN = 300
@@ -1307,12 +1442,28 @@ its search now."""
 RESIGN_TURNS = 3
 
 
+def _resigns_when(board: Board, earlier: Sequence[Board]) -> tuple[bool, bool]:
+    """(whether resigning is considered at all, whether the evaluations have been hopeless
+    for :data:`RESIGN_TURNS` turns), before any search."""
+    turns = [*earlier[-(RESIGN_TURNS - 1) :], board]
+    streak = len(turns) == RESIGN_TURNS and all(evaluate(b) <= -RESIGN_MARGIN for b in turns)
+    behind = board.piece_count(board.turn) < board.piece_count(board.turn.opponent)
+    return streak or behind, streak
+
+
+def _resigns_at(score: int, streak: bool) -> bool:
+    if is_win_score(score):
+        return score < 0
+    return streak and score <= -RESIGN_MARGIN
+
+
 def should_resign(
     board: Board,
     earlier: Sequence[Board] = (),
     history: Sequence[Board] = (),
     level: Level = Level.MASTER,
     clock: Clock = time.monotonic,
+    brain: Brain | None = None,
 ) -> bool:
     """Whether the robot, to move in ``board``, resigns. ``earlier``: the positions of its
     previous turns in the game, oldest first (the same side to move). It resigns a loss its
@@ -1329,15 +1480,58 @@ def should_resign(
     """
     if not board.legal_moves():
         return False
-    turns = [*earlier[-(RESIGN_TURNS - 1) :], board]
-    streak = len(turns) == RESIGN_TURNS and all(evaluate(b) <= -RESIGN_MARGIN for b in turns)
-    behind = board.piece_count(board.turn) < board.piece_count(board.turn.opponent)
-    if not streak and not behind:
+    considered, streak = _resigns_when(board, earlier)
+    if not considered:
         return False
-    score = _robot_score(board, board.turn, history, level, clock)
-    if is_win_score(score):
-        return score < 0
-    return streak and score <= -RESIGN_MARGIN
+    score = _robot_score(board, board.turn, history, level, _brain(clock, brain))
+    return _resigns_at(score, streak)
+
+
+# --- A whole turn -----------------------------------------------------------------------------
+
+
+class Turn(NamedTuple):
+    """What the robot does on its move (:func:`decide`): resign, offer a draw (it moves after
+    the answer), or play ``move``."""
+
+    move: Move | None
+    offer_draw: bool = False
+    resign: bool = False
+
+
+def decide(
+    board: Board,
+    level: Level,
+    rng: random.Random | None = None,
+    *,
+    history: Sequence[Board] = (),
+    earlier: Sequence[Board] | None = None,
+    offer_draw: bool = True,
+    brain: Brain | None = None,
+) -> Turn:
+    """The robot's turn in ``board`` at ``level``, from one search: whether it resigns
+    (only when ``earlier`` is given: :func:`should_resign`), offers a draw (only when
+    ``offer_draw``: :func:`should_offer_draw`), else its move (:func:`choose_move`). The
+    checks read the score of the search that chooses the move, so a turn takes one level's
+    budget (master: ``brain.think_s``), not three.
+
+    >>> lost = Board.from_fen("W:W30:BK3,K7,K11,K20")  # a man against four kings
+    >>> decide(lost, Level.BEGINNER, earlier=[lost, lost])
+    Turn(move=None, offer_draw=False, resign=True)
+    >>> decide(lost, Level.BEGINNER, earlier=[]).resign  # not hopeless for long enough
+    False
+    """
+    brain = _PLAIN if brain is None else brain
+    resigning, streak = (False, False) if earlier is None else _resigns_when(board, earlier)
+    offering, bare = _offers_draw_when(board, history) if offer_draw else (False, False)
+    if (resigning or offering) and not board.legal_moves():
+        raise NoLegalMoveError(f"No legal move in {board.fen}: the game is over.")
+    thought = _think(board, level, rng, history, brain, move_only=not (resigning or offering))
+    if resigning and _resigns_at(thought.score, streak):
+        return Turn(None, resign=True)
+    if offering and _offers_draw_at(thought.score, bare):
+        return Turn(None, offer_draw=True)
+    return Turn(thought.move)
 
 
 # --- Hints ------------------------------------------------------------------------------------
@@ -1348,6 +1542,7 @@ def hint(
     history: Sequence[Board] = (),
     level: Level = Level.MASTER,
     clock: Clock = time.monotonic,
+    brain: Brain | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     """Every legal move, best first, as the hint JSON: ``{"moves": [{"move": "11-15",
     "position": <FEN after it>, "equity": <float in [-1, 1]>}, ...]}``. Scored by
@@ -1356,8 +1551,7 @@ def hint(
     >>> hint(Board.from_fen("B:W18,27:B14"), level=Level.BEGINNER)
     {'moves': [{'move': '14x23x32', 'position': 'W:W:BK32', 'equity': 1.0}]}
     """
-    settings = LEVELS[Level(level)]
-    ranked = analyse(board, history, depth=settings.depth, budget=settings.budget, clock=clock)
+    ranked = analyse(board, history, **_limits(level, _brain(clock, brain)))
     return {
         "moves": [
             {

@@ -1,21 +1,41 @@
 """Errors raised by the engines, split by cause.
 
-Every error is a :class:`GameError`, itself a :class:`ValueError`, and its message is fit to
-show a player: it names the input and, where there is one, the position ID.
+Every error is a :class:`GameError`, itself a :class:`ValueError`. Its ``code`` says what was
+refused and ``params`` with what (the input, the position ID, the roll): the adapter words it
+from its message catalogue (``engine.<code>``). ``str()`` is an English line for logs and
+tests; it names the input and, where there is one, the position ID.
 
 >>> from engines.errors import CubeError, CubeErrorReason, GameError
->>> err = CubeError(CubeErrorReason.CRAWFORD, "No doubling in the Crawford game.")
->>> isinstance(err, GameError), isinstance(err, ValueError), err.reason.name
-(True, True, 'CRAWFORD')
+>>> err = CubeError(CubeErrorReason.CRAWFORD, "No doubling in the Crawford game.", code="crawford")
+>>> isinstance(err, GameError), isinstance(err, ValueError), err.reason.name, err.code
+(True, True, 'CRAWFORD', 'crawford')
 """
 
 from __future__ import annotations
 
 import enum
+from typing import Any
 
 
 class GameError(ValueError):
-    """Base class: a request the rules refuse. The message is shown to the user as is."""
+    """Base class: a request the rules refuse. ``code`` names the refusal (None for an error
+    raised without one), ``params`` its values, for the words the user reads."""
+
+    def __init__(self, message: str = "", *, code: str | None = None, **params: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = params
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Keyword-only fields survive pickling (errors cross the robot's worker processes).
+        return (_restore, (type(self), self.args, dict(self.__dict__)))
+
+
+def _restore(kind: type[GameError], args: tuple[Any, ...], state: dict[str, Any]) -> GameError:
+    error = kind.__new__(kind)
+    error.args = args
+    error.__dict__.update(state)
+    return error
 
 
 class InvalidNotationError(GameError):
@@ -54,6 +74,8 @@ class CubeErrorReason(enum.Enum):
 class CubeError(GameError):
     """A cube action the rules refuse; :attr:`reason` says why."""
 
-    def __init__(self, reason: CubeErrorReason, message: str) -> None:
-        super().__init__(message)
+    def __init__(
+        self, reason: CubeErrorReason, message: str, *, code: str | None = None, **params: Any
+    ) -> None:
+        super().__init__(message, code=code, **params)
         self.reason = reason

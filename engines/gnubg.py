@@ -80,15 +80,22 @@ it has stray bits after the last point
     if len(text) != POSITION_ID_LENGTH or not _B64.fullmatch(text):
         raise InvalidNotationError(
             f"{_show(str(position_id))} is not a gnubg Position ID: "
-            f"that is {POSITION_ID_LENGTH} characters of A-Z, a-z, 0-9, + and /"
+            f"that is {POSITION_ID_LENGTH} characters of A-Z, a-z, 0-9, + and /",
+            code="position_id_form",
+            position_id=_show(str(position_id)),
+            POSITION_ID_LENGTH=POSITION_ID_LENGTH,
         )
     try:
         raw = base64.b64decode(text + "==", validate=True)
     except binascii.Error as exc:  # pragma: no cover - the pattern above already excludes this
-        raise InvalidNotationError(f"{_show(text)} is not a gnubg Position ID") from exc
+        raise InvalidNotationError(
+            f"{_show(text)} is not a gnubg Position ID", code="not_a_position_id", text=_show(text)
+        ) from exc
     if base64.b64encode(raw).decode("ascii")[:POSITION_ID_LENGTH] != text:
         raise InvalidNotationError(
-            f"{_show(text)} is not a valid gnubg Position ID: its last character is not canonical"
+            f"{_show(text)} is not a valid gnubg Position ID: its last character is not canonical",
+            code="position_id_not_canonical",
+            text=_show(text),
         )
     key = int.from_bytes(raw, "little")
     sides: list[list[int]] = []
@@ -106,25 +113,36 @@ it has stray bits after the last point
         if on_board > CHECKERS:
             raise InvalidNotationError(
                 f"{_show(text)} is not a valid gnubg Position ID: "
-                f"one side has {on_board} checkers, more than {CHECKERS}"
+                f"one side has {on_board} checkers, more than {CHECKERS}",
+                code="position_id_too_many",
+                text=_show(text),
+                on_board=on_board,
+                CHECKERS=CHECKERS,
             )
         side[0] = CHECKERS - on_board
         sides.append(side)
     if key >> bit:
         raise InvalidNotationError(
             f"{_show(text)} is not a valid gnubg Position ID: "
-            "it has stray bits after the last point"
+            "it has stray bits after the last point",
+            code="position_id_stray_bits",
+            text=_show(text),
         )
     theirs, mine = sides
     for point in range(1, 25):
         if mine[point] and theirs[25 - point]:
             raise InvalidNotationError(
                 f"{_show(text)} is not a valid gnubg Position ID: "
-                f"both sides have checkers on point {point}"
+                f"both sides have checkers on point {point}",
+                code="position_id_both_on_point",
+                text=_show(text),
+                point=point,
             )
     if mine[0] == CHECKERS and theirs[0] == CHECKERS:
         raise InvalidNotationError(
-            f"{_show(text)} is not a valid gnubg Position ID: both sides have borne off"
+            f"{_show(text)} is not a valid gnubg Position ID: both sides have borne off",
+            code="position_id_both_off",
+            text=_show(text),
         )
     return tuple(mine), tuple(theirs)
 
@@ -261,7 +279,10 @@ that is 12 characters of A-Z, a-z, 0-9, + and /
         if len(text) != MATCH_ID_LENGTH or not _B64.fullmatch(text):
             raise InvalidNotationError(
                 f"{_show(str(match_id))} is not a gnubg Match ID: "
-                f"that is {MATCH_ID_LENGTH} characters of A-Z, a-z, 0-9, + and /"
+                f"that is {MATCH_ID_LENGTH} characters of A-Z, a-z, 0-9, + and /",
+                code="match_id_form",
+                match_id=_show(str(match_id)),
+                MATCH_ID_LENGTH=MATCH_ID_LENGTH,
             )
         key = int.from_bytes(base64.b64decode(text, validate=True), "little")
         values: dict[str, int] = {}
@@ -271,32 +292,50 @@ that is 12 characters of A-Z, a-z, 0-9, + and /
             bit += width
         if key >> bit:
             raise InvalidNotationError(
-                f"{_show(text)} is not a valid gnubg Match ID: it has stray bits after the scores"
+                f"{_show(text)} is not a valid gnubg Match ID: it has stray bits after the scores",
+                code="match_id_stray_bits",
+                text=_show(text),
             )
         if values["cube_owner"] == 2:
             raise InvalidNotationError(
-                f"{_show(text)} is not a valid gnubg Match ID: cube owner bits 10 mean nothing"
+                f"{_show(text)} is not a valid gnubg Match ID: cube owner bits 10 mean nothing",
+                code="match_id_cube_owner",
+                text=_show(text),
             )
         if values["game_state"] > GameState.DROPPED:
             raise InvalidNotationError(
                 f"{_show(text)} is not a valid gnubg Match ID: "
-                f"game state {values['game_state']} is not 0..4"
+                f"game state {values['game_state']} is not 0..4",
+                code="match_id_game_state",
+                text=_show(text),
+                values_game_state=values["game_state"],
             )
         dice = (values["die1"], values["die2"])
         if not (dice == (0, 0) or (1 <= dice[0] <= 6 and 1 <= dice[1] <= 6)):
             raise InvalidNotationError(
-                f"{_show(text)} is not a valid gnubg Match ID: dice {dice[0]}-{dice[1]}"
+                f"{_show(text)} is not a valid gnubg Match ID: dice {dice[0]}-{dice[1]}",
+                code="match_id_dice",
+                text=_show(text),
+                dice_0=dice[0],
+                dice_1=dice[1],
             )
         length, score = values["match_length"], (values["score0"], values["score1"])
         if length and max(score) > length:
             raise InvalidNotationError(
                 f"{_show(text)} is not a valid gnubg Match ID: "
-                f"score {score[0]}-{score[1]} is past the match length {length}"
+                f"score {score[0]}-{score[1]} is past the match length {length}",
+                code="match_id_score",
+                text=_show(text),
+                score_0=score[0],
+                score_1=score[1],
+                length=length,
             )
         if not length and (values["crawford"] or any(score)):
             raise InvalidNotationError(
                 f"{_show(text)} is not a valid gnubg Match ID: "
-                "a money game has no Crawford game and no score"
+                "a money game has no Crawford game and no score",
+                code="match_id_money",
+                text=_show(text),
             )
         owner = values["cube_owner"]
         return cls(

@@ -128,27 +128,47 @@ def validate_rules(kind: GameKind, rules: MatchRules) -> None:
     engines.errors.CubeError: The Jacoby rule is for money play only, not a 5-point match.
     """
     if not spec_of(kind).has_dice:
-        raise GameError(f"A dice match plays Nannon or backgammon, not {kind}.")
+        raise GameError(
+            f"A dice match plays Nannon or backgammon, not {kind}.",
+            code="dice_match_kind",
+            kind=kind,
+        )
     if type(rules.length) is not int or rules.length < 0:
-        raise GameError(f"A match length is 0 (money) or more points, not {rules.length!r}.")
+        raise GameError(
+            f"A match length is 0 (money) or more points, not {rules.length!r}.",
+            code="match_length",
+            length=rules.length,
+        )
     if rules.length == 0 and not spec_of(kind).money_play:
-        raise GameError("Money play (match length 0) is for backgammon only.")
+        raise GameError(
+            "Money play (match length 0) is for backgammon only.", code="money_not_backgammon"
+        )
     if type(rules.auto_doubles) is not int or rules.auto_doubles < 0:
-        raise GameError(f"Automatic doubles are a count >= 0, not {rules.auto_doubles!r}.")
+        raise GameError(
+            f"Automatic doubles are a count >= 0, not {rules.auto_doubles!r}.",
+            code="auto_doubles_count",
+            auto_doubles=rules.auto_doubles,
+        )
     if rules.length > 0:
         if rules.jacoby:
             raise CubeError(
                 CubeErrorReason.MONEY_ONLY,
                 f"The Jacoby rule is for money play only, not a {rules.length}-point match.",
+                code="jacoby_money_only",
+                length=rules.length,
             )
         if rules.auto_doubles:
             raise CubeError(
                 CubeErrorReason.MONEY_ONLY,
                 f"Automatic doubles are for money play only, not a {rules.length}-point match.",
+                code="auto_doubles_money_only",
+                length=rules.length,
             )
     if not rules.cube and (rules.jacoby or rules.auto_doubles):
         raise CubeError(
-            CubeErrorReason.NO_CUBE, "Jacoby and automatic doubles need the doubling cube."
+            CubeErrorReason.NO_CUBE,
+            "Jacoby and automatic doubles need the doubling cube.",
+            code="cube_only_options",
         )
 
 
@@ -249,12 +269,19 @@ class DiceMatch:
 
     def parse_move(self, text: str) -> Any:
         if self._phase is not Phase.MOVE or self.dice is None:
-            raise PhaseError(f"There is no roll to play now, so {text!r} can't be a move.")
+            raise PhaseError(
+                f"There is no roll to play now, so {text!r} can't be a move.",
+                code="no_roll_to_play",
+                text=text,
+            )
         if is_no_move(text):
             if self.variant.legal_moves(self.position, self.dice):
                 raise IllegalMoveError(
                     f"{NO_MOVE!r} is only for a roll that can't be played: pick a move "
-                    f"{self._where()}"
+                    f"{self._where()}",
+                    code="no_move_not_stuck",
+                    NO_MOVE=NO_MOVE,
+                    **self._where_params(),
                 )
             return NoMove()
         try:
@@ -265,12 +292,19 @@ class DiceMatch:
                 raise
         raise IllegalMoveError(
             f"{text[:40]!r}: no move is legal with this roll; "
-            f"play {NO_MOVE!r} to pass the turn {self._where()}"
+            f"play {NO_MOVE!r} to pass the turn {self._where()}",
+            code="must_pass",
+            text=text[:40],
+            NO_MOVE=NO_MOVE,
+            **self._where_params(),
         )
 
     def _where(self) -> str:
-        dice = "-".join(map(str, self.dice or ()))
-        return f"(position {self.position_id}, roll {dice})"
+        return "(position {position_id}, roll {roll})".format_map(self._where_params())
+
+    def _where_params(self) -> dict[str, str]:
+        """The position and the roll an error names (its code's parameters)."""
+        return {"position_id": self.position_id, "roll": "-".join(map(str, self.dice or ()))}
 
     def format_move(self, move: Any) -> str:
         if isinstance(move, NoMove):
@@ -304,7 +338,12 @@ class DiceMatch:
         """Apply one action, or raise a GameError and change nothing."""
         handler = self._HANDLERS.get(type(action))
         if handler is None:
-            raise PhaseError(f"{action!r} is not an action in a {self.kind} match.")
+            raise PhaseError(
+                f"{action!r} is not an action in a {self.kind} match.",
+                code="not_an_action",
+                action=action,
+                kind=self.kind,
+            )
         saved = dict(self.__dict__)
         try:
             result: ActionResult = handler(self, action)
@@ -319,11 +358,19 @@ class DiceMatch:
 
     def _opening_roll(self, action: OpeningRoll) -> ActionResult:
         if action.player not in (None, *_SEATS):
-            raise NotYourTurnError(f"{action.player!r} is not a seat of this match.")
+            raise NotYourTurnError(
+                f"{action.player!r} is not a seat of this match.",
+                code="not_a_seat",
+                player=action.player,
+            )
         self._refuse_during_offers()
         if self._phase not in (Phase.OPENING, Phase.OPENING_TIE):
             raise PhaseError(
-                f"The opening roll of game {self._game_number} is done; it is {self._phase_hint()}."
+                f"The opening roll of game {self._game_number} is done; "
+                f"it is {self._phase_hint()}.",
+                code="opening_done",
+                game_number=self._game_number,
+                **self._phase_params(),
             )
         d0, d1 = self._checked_dice(action.dice, 2, "opening roll")
         self.opening_dice = (d0, d1)
@@ -355,10 +402,17 @@ class DiceMatch:
         seat = self._seat(action)
         self._refuse_during_offers()
         if self._phase in (Phase.OPENING, Phase.OPENING_TIE):
-            raise PhaseError("This game starts with an opening roll: each player rolls one die.")
+            raise PhaseError(
+                "This game starts with an opening roll: each player rolls one die.",
+                code="opening_roll_first",
+            )
         self._check_turn(seat)
         if self._phase is Phase.MOVE:
-            raise PhaseError(f"You rolled already: pick a move (position {self.position_id}).")
+            raise PhaseError(
+                f"You rolled already: pick a move (position {self.position_id}).",
+                code="already_rolled",
+                position_id=self.position_id,
+            )
         dice = self._checked_dice(action.dice, self.variant.dice_count, "roll")
         self.dice = dice
         self._phase = Phase.MOVE
@@ -384,10 +438,17 @@ class DiceMatch:
         seat = self._seat(action)
         self._refuse_during_offers()
         if self._phase in (Phase.OPENING, Phase.OPENING_TIE):
-            raise PhaseError("This game starts with an opening roll: each player rolls one die.")
+            raise PhaseError(
+                "This game starts with an opening roll: each player rolls one die.",
+                code="opening_roll_first",
+            )
         self._check_turn(seat)
         if self._phase is not Phase.MOVE or self.dice is None:
-            raise PhaseError(f"Roll first, then move (position {self.position_id}).")
+            raise PhaseError(
+                f"Roll first, then move (position {self.position_id}).",
+                code="roll_first",
+                position_id=self.position_id,
+            )
         move = self.parse_move(action.move)
         if isinstance(move, NoMove):
             # The same pass as auto_pass makes; last_move stays the last real move.
@@ -423,41 +484,62 @@ class DiceMatch:
         """Why ``seat`` may not double now, or None when it may."""
         phase = self._phase
         if phase is Phase.MATCH_OVER:
-            return PhaseError("The match is over.")
+            return PhaseError("The match is over.", code="match_over")
         if phase is Phase.CUBE_OFFERED:
-            return CubeError(CubeErrorReason.OFFER_PENDING, "A double is waiting for an answer.")
+            return CubeError(
+                CubeErrorReason.OFFER_PENDING,
+                "A double is waiting for an answer.",
+                code="double_waiting",
+            )
         if phase is Phase.RESIGN_OFFERED:
-            return PhaseError("A resignation is waiting for an answer: accept or decline it.")
+            return PhaseError(
+                "A resignation is waiting for an answer: accept or decline it.",
+                code="resignation_waiting",
+            )
         if not self.rules.cube:
-            return CubeError(CubeErrorReason.NO_CUBE, "This match is played without the cube.")
+            return CubeError(
+                CubeErrorReason.NO_CUBE, "This match is played without the cube.", code="no_cube"
+            )
         if self.crawford_game:
-            return CubeError(CubeErrorReason.CRAWFORD, "Nobody may double in the Crawford game.")
+            return CubeError(
+                CubeErrorReason.CRAWFORD, "Nobody may double in the Crawford game.", code="crawford"
+            )
         if phase is Phase.OPENING:
-            return PhaseError("Doubling comes after the opening roll.")
+            return PhaseError("Doubling comes after the opening roll.", code="double_after_opening")
         if phase is not Phase.OPENING_TIE and seat != self._turn:
             return CubeError(
-                CubeErrorReason.NOT_YOUR_TURN, "Only the player on turn may double, before rolling."
+                CubeErrorReason.NOT_YOUR_TURN,
+                "Only the player on turn may double, before rolling.",
+                code="double_on_turn",
             )
         if phase is Phase.MOVE:
             return CubeError(
                 CubeErrorReason.ALREADY_ROLLED,
                 f"You rolled already: double before rolling (position {self.position_id}).",
+                code="double_before_rolling",
+                position_id=self.position_id,
             )
         if not self.cube.may_double(seat):
             return CubeError(
-                CubeErrorReason.NOT_OWNER, "Your opponent owns the cube: only they may redouble."
+                CubeErrorReason.NOT_OWNER,
+                "Your opponent owns the cube: only they may redouble.",
+                code="opponent_owns_cube",
             )
         return None
 
     def _answer_double(self, seat: int) -> int:
         """Check that ``seat`` may take or pass now; return the doubler's seat."""
         if self._phase is Phase.MATCH_OVER:
-            raise PhaseError("The match is over.")
+            raise PhaseError("The match is over.", code="match_over")
         doubler = self.cube_offered_by
         if self._phase is not Phase.CUBE_OFFERED or doubler is None:
-            raise CubeError(CubeErrorReason.NO_OFFER, "There is no double to answer.")
+            raise CubeError(
+                CubeErrorReason.NO_OFFER, "There is no double to answer.", code="no_double"
+            )
         if seat == doubler:
-            raise NotYourTurnError("Your opponent must take or pass your double.")
+            raise NotYourTurnError(
+                "Your opponent must take or pass your double.", code="own_double"
+            )
         return doubler
 
     def _take(self, action: Take) -> ActionResult:
@@ -479,11 +561,21 @@ class DiceMatch:
         seat = self._seat(action)
         self._refuse_during_offers()
         if self._phase not in _RESIGN_PHASES:
-            raise PhaseError(f"You can't resign now: it is {self._phase_hint()}.")
+            raise PhaseError(
+                f"You can't resign now: it is {self._phase_hint()}.",
+                code="cannot_resign_now",
+                **self._phase_params(),
+            )
         level = action.level
         if level not in self.spec.resign_levels:
             names = ", ".join(lv.name.lower() for lv in self.spec.resign_levels)
-            raise IllegalMoveError(f"In {self.kind} you may resign {names}, not {level!r}.")
+            raise IllegalMoveError(
+                f"In {self.kind} you may resign {names}, not {level!r}.",
+                code="bad_resign_level",
+                kind=self.kind,
+                names=names,
+                level=level,
+            )
         self._resume_phase = self._phase
         self.resign_offer = (seat, ResignLevel(level))
         self._phase = Phase.RESIGN_OFFERED
@@ -494,9 +586,11 @@ class DiceMatch:
             self._refuse_during_offers()
         offer = self.resign_offer
         if self._phase is not Phase.RESIGN_OFFERED or offer is None:
-            raise PhaseError("There is no resignation to answer.")
+            raise PhaseError("There is no resignation to answer.", code="no_resignation")
         if seat == offer[0]:
-            raise NotYourTurnError("Your opponent must accept or decline your resignation.")
+            raise NotYourTurnError(
+                "Your opponent must accept or decline your resignation.", code="own_resignation"
+            )
         return offer
 
     def _accept_resign(self, action: AcceptResign) -> ActionResult:
@@ -517,7 +611,7 @@ class DiceMatch:
         # A match-level action: allowed even while an offer waits (a player may leave anytime).
         seat = self._seat(action)
         if self._phase is Phase.MATCH_OVER:
-            raise PhaseError("The match is over.")
+            raise PhaseError("The match is over.", code="match_over")
         winner = 1 - seat
         length = self.rules.length
         points = length - self._score[winner] if length else self.cube.value
@@ -525,7 +619,9 @@ class DiceMatch:
         return self._end_game(recorded, winner, ResultKind.FORFEIT, points, match_over=True)
 
     def _no_draws(self, action: Action) -> ActionResult:
-        raise PhaseError(f"There are no draw offers in {self.kind}.")
+        raise PhaseError(
+            f"There are no draw offers in {self.kind}.", code="no_draw_offers", kind=self.kind
+        )
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -569,25 +665,39 @@ class DiceMatch:
 
     def _seat(self, action: Action) -> int:
         if action.player not in _SEATS:
-            raise NotYourTurnError(f"{action.player!r} is not a seat of this match.")
+            raise NotYourTurnError(
+                f"{action.player!r} is not a seat of this match.",
+                code="not_a_seat",
+                player=action.player,
+            )
         assert action.player is not None
         return action.player
 
     def _check_turn(self, seat: int) -> None:
         if seat != self._turn:
-            raise NotYourTurnError("It's not your turn: wait for your opponent to play.")
+            raise NotYourTurnError(
+                "It's not your turn: wait for your opponent to play.", code="not_your_turn"
+            )
 
     def _refuse_during_offers(self) -> None:
         if self._phase is Phase.MATCH_OVER:
-            raise PhaseError("The match is over.")
+            raise PhaseError("The match is over.", code="match_over")
         if self._phase is Phase.CUBE_OFFERED:
             # Ruling: an offered double must be answered before anything else happens.
             raise CubeError(
                 CubeErrorReason.OFFER_PENDING,
                 "A double is waiting for an answer: take or pass first.",
+                code="double_waiting_answer",
             )
         if self._phase is Phase.RESIGN_OFFERED:
-            raise PhaseError("A resignation is waiting for an answer: accept or decline it first.")
+            raise PhaseError(
+                "A resignation is waiting for an answer: accept or decline it first.",
+                code="resignation_waiting_first",
+            )
+
+    def _phase_params(self) -> dict[str, str | int]:
+        """The phase an error names (the adapter words it as ``engine.phase.<phase>``)."""
+        return {"phase": self._phase.value, "seat": self._turn}
 
     def _phase_hint(self) -> str:
         return {
@@ -607,7 +717,13 @@ class DiceMatch:
             or len(dice) != count
             or any(type(d) is not int or not 1 <= d <= 6 for d in dice)
         ):
-            raise GameError(f"A {what} is {count} dice from 1 to 6, not {dice!r}.")
+            raise GameError(
+                f"A {what} is {count} dice from 1 to 6, not {dice!r}.",
+                code="bad_dice",
+                what=what,
+                count=count,
+                dice=dice,
+            )
         return tuple(dice)
 
     _HANDLERS: Mapping[type[Action], Any] = {

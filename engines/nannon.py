@@ -49,13 +49,26 @@ _MAX_NOTATION = 40  # longer text is garbage, whatever it says
 def _check_places(places: Any, what: str) -> Places:
     """``places`` as a sorted 3-tuple of places 0..7 with at most one checker per spot."""
     if not isinstance(places, tuple | list) or len(places) != CHECKERS:
-        raise InvalidNotationError(f"{what} must be {CHECKERS} places, not {places!r}")
+        raise InvalidNotationError(
+            f"{what} must be {CHECKERS} places, not {places!r}",
+            code="places_count",
+            what=what,
+            CHECKERS=CHECKERS,
+            places=places,
+        )
     for p in places:
         if type(p) is not int or not HOME <= p <= SAFETY:
-            raise InvalidNotationError(f"{what}: {p!r} is not a place 0..7")
+            raise InvalidNotationError(
+                f"{what}: {p!r} is not a place 0..7", code="not_a_place", what=what, p=p
+            )
     a, b, c = sorted(places)
     if (a == b and HOME < a < SAFETY) or (b == c and HOME < b < SAFETY):
-        raise InvalidNotationError(f"{what}: two checkers on one spot in {places!r}")
+        raise InvalidNotationError(
+            f"{what}: two checkers on one spot in {places!r}",
+            code="two_on_one_spot",
+            what=what,
+            places=places,
+        )
     return (a, b, c)
 
 
@@ -81,7 +94,10 @@ class Position:
         clash = {p for p in mine if p in SPOTS} & {SAFETY - p for p in theirs if p in SPOTS}
         if clash:
             raise InvalidNotationError(
-                f"both colours on spot {min(clash)} in {_format_id(mine, theirs)}"
+                f"both colours on spot {min(clash)} in {_format_id(mine, theirs)}",
+                code="both_colours_on_spot",
+                spot=min(clash),
+                format_id=_format_id(mine, theirs),
             )
         object.__setattr__(self, "mine", mine)
         object.__setattr__(self, "theirs", theirs)
@@ -113,12 +129,18 @@ class Position:
             shown = position_id[:20] if isinstance(position_id, str) else position_id
             raise InvalidNotationError(
                 f"{shown!r} is not a Nannon position ID like '012-012' "
-                "(3 digits 0..7 for the side on roll, a dash, 3 for the opponent)"
+                "(3 digits 0..7 for the side on roll, a dash, 3 for the opponent)",
+                code="not_a_nannon_position_id",
+                shown=shown,
             )
         d = [int(ch) for ch in position_id if ch != "-"]
         mine, theirs = (d[0], d[1], d[2]), (d[3], d[4], d[5])
         if list(mine) != sorted(mine) or list(theirs) != sorted(theirs):
-            raise InvalidNotationError(f"places must be sorted ascending in {position_id!r}")
+            raise InvalidNotationError(
+                f"places must be sorted ascending in {position_id!r}",
+                code="places_not_sorted",
+                position_id=position_id,
+            )
         return cls(mine, theirs)
 
     @property
@@ -268,36 +290,77 @@ can't be hit (position 012-012, roll 3)
         """
         if not isinstance(text, str) or len(text) > _MAX_NOTATION:
             shown = text[:_MAX_NOTATION] + "..." if isinstance(text, str) else text
-            raise InvalidNotationError(f"{shown!r} is not a Nannon move like H/3, 2/5 or 5/S")
+            raise InvalidNotationError(
+                f"{shown!r} is not a Nannon move like H/3, 2/5 or 5/S",
+                code="not_a_nannon_move",
+                shown=shown,
+            )
         match = _MOVE_RE.fullmatch(text)
         if match is None:
-            raise InvalidNotationError(f"{text!r} is not a Nannon move like H/3, 2/5 or 5/S")
+            raise InvalidNotationError(
+                f"{text!r} is not a Nannon move like H/3, 2/5 or 5/S",
+                code="nannon_move_unreadable",
+                text=text,
+            )
         src = _parse_place(match["src"])
         dst = _parse_place(match["dst"])
         where = f"(position {position.id}, roll {roll})"
+        at = {"position_id": position.id, "roll": roll}  # the parameters of ``where``
         if src == SAFETY:
-            raise IllegalMoveError(f"{text!r}: a checker in SAFETY never moves again {where}")
+            raise IllegalMoveError(
+                f"{text!r}: a checker in SAFETY never moves again {where}",
+                code="safety_never_moves",
+                text=text,
+                **at,
+            )
         if src not in position.mine:
             name = "HOME" if src == HOME else f"spot {src}"
-            raise IllegalMoveError(f"{text!r}: you have no checker at {name} {where}")
+            raise IllegalMoveError(
+                f"{text!r}: you have no checker at {name} {where}",
+                code="no_checker_home" if src == HOME else "no_checker_on_spot",
+                text=text,
+                spot=src,
+                **at,
+            )
         target = roll if src == HOME else min(src + roll, SAFETY)
         if dst != target:
             raise IllegalMoveError(
                 f"{text!r} does not move {roll}: a checker on {_place_name(src)} goes to "
-                f"{_place_name(target)} {where}"
+                f"{_place_name(target)} {where}",
+                code="wrong_distance",
+                text=text,
+                place_name=_place_name(src),
+                place_name_target=_place_name(target),
+                **at,
             )
         for move in position.legal_moves(roll):
             if move.src == src:
                 if match["hit"] and not move.hit:
-                    raise IllegalMoveError(f"{text!r}: there is nothing to hit there {where}")
+                    raise IllegalMoveError(
+                        f"{text!r}: there is nothing to hit there {where}",
+                        code="nothing_to_hit",
+                        text=text,
+                        **at,
+                    )
                 return move
         if position.is_over():
-            raise IllegalMoveError(f"{text!r}: the game is over {where}")
-        if dst in position.mine:
-            reason = "your own checker is there"
-        else:
-            reason = "that checker is in a prime and can't be hit"
-        raise IllegalMoveError(f"{text!r}: {_place_name(dst)} is blocked, {reason} {where}")
+            raise IllegalMoveError(
+                f"{text!r}: the game is over {where}",
+                code="nannon_game_over",
+                text=text,
+                **at,
+            )
+        own = dst in position.mine
+        reason = (
+            "your own checker is there" if own else "that checker is in a prime and can't be hit"
+        )
+        raise IllegalMoveError(
+            f"{text!r}: {_place_name(dst)} is blocked, {reason} {where}",
+            code="blocked_by_own" if own else "blocked_by_prime",
+            text=text,
+            place_name=_place_name(dst),
+            **at,
+        )
 
 
 def _parse_place(token: str) -> int:

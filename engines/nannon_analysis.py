@@ -25,7 +25,7 @@ exactly (up to the solver's tolerance); ``tests/engines/test_nannon_analysis.py`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from engines import new_match
 from engines.actions import Action, Double, Drop, Move, OpeningRoll, Roll, Take
@@ -38,10 +38,9 @@ from engines.nannon_solver import (
     CubeState,
     InvalidContextError,
     NannonSolver,
-    TakeDecision,
 )
 
-__all__ = ["CLOSE_CUBE", "analyse_nannon_game", "context_of", "roll_values"]
+__all__ = ["CLOSE_CUBE", "NannonEvaluator", "analyse_nannon_game", "context_of", "roll_values"]
 
 CLOSE_CUBE = 0.16
 """gnubg's ``isCloseCubedecision`` bound: a no double counts only when doubling costs less."""
@@ -95,7 +94,9 @@ def _cube_loss(cube: CubeDecision, doubled: bool) -> tuple[float, bool, float]:
     return best - chosen, not doubled and not close, chosen
 
 
-class _Analyser:
+class _GameReplay:
+    """Replays one game beside the solver, collecting its decisions."""
+
     def __init__(self, rules: MatchRules, solver: NannonSolver, game: int) -> None:
         self.match = new_match(GameKind.NANNON, rules)
         self.solver = solver
@@ -183,7 +184,7 @@ class _Analyser:
         dice = match.opening_dice
         if dice is not None and dice[0] == dice[1]:  # doubled after a tied opening roll
             tie = self.solver.opening_cube_action(context)
-            answer = TakeDecision(tie.take, -tie.double_take, -tie.double_pass)
+            answer = tie.answer
         else:
             position = Position.from_id(match.position_id)
             answer = self.solver.take_decision(position, context)
@@ -285,6 +286,23 @@ class _Analyser:
         match.apply(action)
 
 
+class NannonEvaluator:
+    """Nannon's :class:`~engines.analysis.GameEvaluator`: the exact solver, which ``solver()``
+    gives when a game is analysed (in the bot, the analysis worker's own, so scores solved once
+    are reused; making the evaluator, say for its :attr:`details`, makes no solver)."""
+
+    details: dict[str, object]
+
+    def __init__(self, solver: Callable[[], NannonSolver]) -> None:
+        self.solver = solver
+        self.details = {"evaluator": "exact solver"}
+
+    def analyse_game(
+        self, rules: MatchRules, actions: Sequence[Action], names: tuple[str, str], game: int
+    ) -> list[Decision]:
+        return analyse_nannon_game(rules, actions, names, game, self.solver())
+
+
 def analyse_nannon_game(
     rules: MatchRules,
     actions: Sequence[Action],
@@ -295,13 +313,13 @@ def analyse_nannon_game(
     """Every decision of game ``game`` (from 1) of the Nannon match ``actions`` replay, in
     order. ``names`` are unused here (the summary names the players); ValueError (a GameError
     or the solver's InvalidContextError) where the actions or the score don't fit."""
-    analyser = _Analyser(rules, solver, game)
-    match = analyser.match
+    replay = _GameReplay(rules, solver, game)
+    match = replay.match
     for index, action in enumerate(actions):
         if match.phase is Phase.MATCH_OVER or match.game_number > game:
             break
         if match.game_number < game:
             match.apply(action)
         else:
-            analyser.step(index, action)
-    return analyser.decisions
+            replay.step(index, action)
+    return replay.decisions

@@ -65,6 +65,7 @@ from engines.base import GameKind, GameMatch
 from engines.nannon import Move, Places, Position, all_positions
 
 __all__ = [
+    "EQUITY_TOLERANCE",
     "LOSS_TARGETS",
     "MAX_AWAY",
     "MONEY",
@@ -91,6 +92,10 @@ __all__ = [
 ]
 
 TOLERANCE = 1e-12  # value iteration stops when no value moved more than this in a sweep
+EQUITY_TOLERANCE = 1e-9
+"""Two options closer than this are worth the same. The solved values are long sums, so equal
+options can differ in the last bits (a dead cube's double came out 5e-14 ahead of rolling);
+a decision compares equities with this slack and keeps the quiet option on a tie."""
 _MAX_SWEEPS = 100_000  # a guard: Nannon converges in a few dozen sweeps
 _NO_DOUBLE = float("-inf")
 
@@ -854,6 +859,15 @@ cube=CubeState(value=2, owner=<CubeOwner.THEM: 'them'>))
             return False
         return self.score is None or not self.score.crawford
 
+    @property
+    def cube_dead(self) -> bool:
+        """True in match play when a win at the cube's value already takes the match for the
+        side on roll (double match point, the leader after the Crawford game): its double gains
+        nothing, and the double's taker loses nothing by taking that a pass would not."""
+        if self.score is None or self.cube is None:
+            return False
+        return self.cube.value >= self.score.away_me
+
     def flipped(self) -> Context:
         """The same context seen from the opponent."""
         return Context(
@@ -888,14 +902,41 @@ class CubeAction(enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
+class TakeDecision:
+    """The doubled side's decision, its own equities: take (and own the cube) or pass.
+    ``dead``: the doubler's cube is dead, so a pass gives up the match and a take is never
+    worse."""
+
+    take: bool
+    take_equity: float
+    pass_equity: float
+    dead: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class CubeDecision:
     """The side on roll's cube decision: its equity if it rolls without doubling, if it
-    doubles and is taken, and if it doubles and is passed."""
+    doubles and is taken, and if it doubles and is passed. ``dead``: the cube is dead for the
+    side on roll (:attr:`Context.cube_dead`), and nobody should double it or pass it."""
 
     action: CubeAction
     no_double: float
     double_take: float
     double_pass: float
+    dead: bool = False
+
+    @classmethod
+    def classify(
+        cls, no_double: float, take: float, cash: float, *, dead: bool = False
+    ) -> CubeDecision:
+        """The right action from the three equities: double only when it gains more than
+        :data:`EQUITY_TOLERANCE`, and never a dead cube."""
+        taken = take <= cash + EQUITY_TOLERANCE
+        if not dead and min(take, cash) > no_double + EQUITY_TOLERANCE:
+            action = CubeAction.DOUBLE_TAKE if taken else CubeAction.DOUBLE_PASS
+        else:
+            action = CubeAction.NO_DOUBLE if dead or taken else CubeAction.TOO_GOOD
+        return cls(action, no_double, take, cash, dead)
 
     @property
     def double(self) -> bool:
@@ -904,22 +945,18 @@ class CubeDecision:
 
     @property
     def take(self) -> bool:
-        """True when a double should be taken (taking a tie)."""
-        return self.double_take <= self.double_pass
+        """True when a double should be taken (taking a tie, and always a dead cube)."""
+        return self.dead or self.double_take <= self.double_pass + EQUITY_TOLERANCE
 
     @property
     def equity(self) -> float:
         """The position's equity with the right decisions: :meth:`NannonSolver.equity`."""
         return max(self.no_double, min(self.double_take, self.double_pass))
 
-
-@dataclass(frozen=True, slots=True)
-class TakeDecision:
-    """The doubled side's decision, its own equities: take (and own the cube) or pass."""
-
-    take: bool
-    take_equity: float
-    pass_equity: float
+    @property
+    def answer(self) -> TakeDecision:
+        """The taker's side of this decision."""
+        return TakeDecision(self.take, -self.double_take, -self.double_pass, self.dead)
 
 
 @dataclass(frozen=True, slots=True)
@@ -962,15 +999,6 @@ class _Game:
         if value >= self.dead:
             return self.dmp, self.dmp
         return self.states[(value, owner)]
-
-
-def _cube_decision(no_double: float, take: float, cash: float) -> CubeDecision:
-    """The right action from the three equities: double only when it gains."""
-    if min(take, cash) > no_double:
-        action = CubeAction.DOUBLE_TAKE if take <= cash else CubeAction.DOUBLE_PASS
-    else:
-        action = CubeAction.NO_DOUBLE if take <= cash else CubeAction.TOO_GOOD
-    return CubeDecision(action, no_double, take, cash)
 
 
 _CENTRED, _A_OWNS, _B_OWNS = 0, 1, 2
@@ -1312,7 +1340,7 @@ class NannonSolver:
             cash = float(value)
         else:
             cash = self._won(context.score.away_me, context.score.away_them, False, value)
-        return _cube_decision(no_double, take, cash)
+        return CubeDecision.classify(no_double, take, cash, dead=context.cube_dead)
 
     # -- answers -------------------------------------------------------------------------------
 
@@ -1380,7 +1408,8 @@ class NannonSolver:
             no_double = frame.mine[p]
         no_double *= frame.scale
         take = frame.doubled[p] * frame.doubled_scale
-        return _cube_decision(no_double, take, frame.cash * frame.scale)
+        cash = frame.cash * frame.scale
+        return CubeDecision.classify(no_double, take, cash, dead=context.cube_dead)
 
     def cube_action(self, position: Position, context: Context) -> CubeDecision:
         """The side on roll's cube decision before it rolls.
@@ -1393,8 +1422,7 @@ class NannonSolver:
     def take_decision(self, position: Position, context: Context) -> TakeDecision:
         """The answer to a double. ``position`` and ``context`` are the doubler's, as for
         :meth:`cube_action` (the doubler is on roll); the equities are the taker's."""
-        decision = self._decision(position, context)
-        return TakeDecision(decision.take, -decision.double_take, -decision.double_pass)
+        return self._decision(position, context).answer
 
 
 # -- playing levels ----------------------------------------------------------------------------
@@ -1440,12 +1468,14 @@ def _weights(equities: Sequence[float], temperature: float) -> list[float]:
 
 
 def _pick(equities: Sequence[float], level: Level, rng: random.Random) -> int:
-    """The index of the option a player of ``level`` picks; the first best for master."""
+    """The index of the option a player of ``level`` picks; for master the first one within
+    :data:`EQUITY_TOLERANCE` of the best."""
     if not equities:
         raise InvalidContextError("there is nothing to choose from")
     temperature = TEMPERATURES[Level(level)]
     if temperature <= 0 or len(equities) == 1:
-        return list(equities).index(max(equities))
+        best = max(equities)
+        return next(i for i, e in enumerate(equities) if e >= best - EQUITY_TOLERANCE)
     return rng.choices(range(len(equities)), _weights(equities, temperature))[0]
 
 
@@ -1499,11 +1529,17 @@ def choose_move(ranked: Sequence[RankedMove], level: Level, rng: random.Random) 
 
 
 def choose_cube(decision: CubeDecision, level: Level, rng: random.Random) -> bool:
-    """True when a player of ``level`` doubles, from :meth:`NannonSolver.cube_action`."""
+    """True when a player of ``level`` doubles, from :meth:`NannonSolver.cube_action`; never
+    a dead cube, at any level."""
+    if decision.dead:
+        return False
     doubled = min(decision.double_take, decision.double_pass)
     return _pick([decision.no_double, doubled], level, rng) == 1
 
 
 def choose_take(decision: TakeDecision, level: Level, rng: random.Random) -> bool:
-    """True when a player of ``level`` takes, from :meth:`NannonSolver.take_decision`."""
+    """True when a player of ``level`` takes, from :meth:`NannonSolver.take_decision`; always
+    a dead cube's double, at any level (a pass would give up the match)."""
+    if decision.dead:
+        return True
     return _pick([decision.pass_equity, decision.take_equity], level, rng) == 1

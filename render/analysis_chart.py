@@ -8,11 +8,16 @@ API (pure and thread-safe)::
 The x axis counts *every* decision in playing order (moves, cube and take decisions, forced
 ones too): a cube blunder or a pass moves the chance as much as a move does, and each blunder
 needs its own point to be marked on. Decision ``i`` (from 0) sits at :func:`decision_x`. The y
-axis is 0-100 %: seat 0's line is ``win_chance``, seat 1's is ``1 - win_chance``, in the seats'
-checker colours (ivory, ebony). In match play the chance is the match-winning chance, one value
-across the whole match, so the lines run on through game boundaries; in money play each game
-stands alone and the lines break there. Blunders (unforced, as ``engines.analysis`` counts them)
-get an amber-ringed diamond in the blunderer's colour on the blunderer's line.
+axis is 0-100 %: one line, seat 0's chance (``win_chance``; seat 1's is the rest, so a second
+line would only mirror it), in seat 0's checker colour (ivory). The legend puts that line
+beside seat 0's name and each seat's diamond colour beside its name. In match play the chance
+is the match-winning chance, one value across the whole match, so the line runs on through
+game boundaries; in money play each game stands alone and the line breaks there. Blunders
+(unforced, as ``engines.analysis`` counts them) get an amber-ringed diamond on the line, in the
+blunderer's colour (ivory or ebony). Every game is labelled in full ("Game 2"), on a second row
+where a short game leaves no room on the first.
+
+Every word drawn comes from :class:`ChartWords`, which the caller passes (translated).
 
 The card is an opaque mid-tone sage: the only kind of background on which both a near-white and
 a near-black line reach a WCAG contrast of 3, and it stands apart from Discord's dark and light
@@ -43,6 +48,7 @@ from render.common import (
     draw_text,
     drawable_name,
     fit,
+    fit_size,
     text_width,
 )
 
@@ -56,9 +62,12 @@ __all__ = [
     "MAX_CHART_PNG_BYTES",
     "PLOT",
     "SEPARATOR",
+    "WORDS",
+    "ChartWords",
     "chart_alt_text",
     "chart_image",
     "decision_x",
+    "game_labels",
     "game_runs",
     "win_chance_chart",
     "y_of",
@@ -76,16 +85,33 @@ MIDLINE: RGB = (206, 214, 210)
 SEPARATOR: RGB = (44, 62, 54)  # game boundaries; no other pixel has this colour
 BLUNDER_RING: RGB = HIGHLIGHT
 
-# Layout: title row, legend row, the game-label strip, the plot, the x labels.
-PLOT = (78, 128, 972, 428)  # left, top, right, bottom: y = 100 % at top, 0 % at bottom
-LEGEND_Y = 72  # the middle of the legend row
-_LABEL_STRIP = (PLOT[1] - 26, PLOT[1])
+# Layout: title row, legend row, the game-label strip (two rows), the plot, the x labels.
+PLOT = (78, 132, 972, 428)  # left, top, right, bottom: y = 100 % at top, 0 % at bottom
+LEGEND_Y = 62  # the middle of the legend row
+_LABEL_STRIP = (PLOT[1] - 48, PLOT[1])
+_LABEL_ROWS = 2
 _LINE_WIDTH = 4
 _SS = 3  # supersampling of the lines (4 looks no better and takes twice as long)
 _MARKER = 24  # the blunder marker's size in px
 _TITLE_SIZE = 26
 _TEXT_SIZE = 22
 _SMALL_SIZE = 18
+
+
+@dataclass(frozen=True, slots=True)
+class ChartWords:
+    """Every word the chart draws, so the caller can pass them in the reader's language.
+    ``{number}`` stands for a game's number."""
+
+    title_match: str = "Match-winning chance"
+    title_money: str = "Winning chance"
+    blunder: str = "Blunder"
+    game: str = "Game {number}"
+    axis: str = "Decisions in order (moves and cube actions)"
+    empty: str = "No decisions"
+
+
+WORDS = ChartWords()
 
 
 def decision_x(index: int, count: int) -> float:
@@ -138,19 +164,25 @@ def _seat_chance(d: Decision, seat: int) -> float:
 
 
 @lru_cache(maxsize=4)
-def _marker(fill: RGB) -> Image.Image:
-    """A diamond: ink edge, amber ring, the blunderer's colour inside (RGBA)."""
+def _marker(fill: RGB, right: RGB | None = None) -> Image.Image:
+    """A diamond: ink edge, amber ring, the blunderer's colour inside (RGBA); with ``right``,
+    its right half in that colour (the legend's key: either player's)."""
     s = _MARKER * _SS
     big = Image.new("RGBA", (s, s), (0, 0, 0, 0))
     draw = ImageDraw.Draw(big)
+    h = s / 2
     for inset, colour in ((0, INK), (s * 0.07, BLUNDER_RING), (s * 0.2, INK), (s * 0.25, fill)):
-        h = s / 2
         draw.polygon([(h, inset), (s - 1 - inset, h), (h, s - 1 - inset), (inset, h)], fill=colour)
+    if right is not None:
+        inset = s * 0.25
+        draw.polygon([(h, inset), (s - 1 - inset, h), (h, s - 1 - inset)], fill=right)
     return big.resize((_MARKER, _MARKER), Image.Resampling.LANCZOS)
 
 
-def _paste_marker(canvas: Image.Image, fill: RGB, x: float, y: float) -> None:
-    sprite = _marker(fill)
+def _paste_marker(
+    canvas: Image.Image, fill: RGB, x: float, y: float, right: RGB | None = None
+) -> None:
+    sprite = _marker(fill, right)
     canvas.paste(sprite, (round(x - _MARKER / 2), round(y - _MARKER / 2)), sprite)
 
 
@@ -165,12 +197,13 @@ def _nice_step(count: int) -> int:
     return step
 
 
-def _draw_frame(canvas: Image.Image, count: int, match_play: bool) -> None:
+def _draw_frame(canvas: Image.Image, count: int, match_play: bool, words: ChartWords) -> None:
     """Title, grid, axes and x labels: everything that does not depend on the values."""
     draw = ImageDraw.Draw(canvas)
     left, top, right, bottom = PLOT
-    title = "Match-winning chance" if match_play else "Winning chance"
-    draw_text(canvas, (20, 10), title, _TITLE_SIZE, bold=True)
+    title = words.title_match if match_play else words.title_money
+    size = fit_size(title, _TITLE_SIZE, CHART_WIDTH - 40, smallest=_SMALL_SIZE)
+    draw_text(canvas, (20, 6), fit(title, size, CHART_WIDTH - 40), size, bold=True)
     for pct in (0, 25, 50, 75, 100):
         y = round(y_of(pct / 100))
         if pct not in (0, 50, 100):
@@ -195,51 +228,80 @@ def _draw_frame(canvas: Image.Image, count: int, match_play: bool) -> None:
             draw.line((tick_x, bottom, tick_x, bottom + 6), fill=TEXT, width=1)
             draw_text(canvas, (tick_x, bottom + 9), label, _SMALL_SIZE, anchor="mt")
             last_right = tick_x + half
-    caption = "Decisions in order (moves and cube actions)"
-    draw_text(canvas, ((left + right) / 2, CHART_HEIGHT - 8), caption, _SMALL_SIZE, anchor="md")
+    caption = words.axis
+    size = fit_size(caption, _SMALL_SIZE, right - left, smallest=12)
+    caption = fit(caption, size, right - left)
+    draw_text(canvas, ((left + right) / 2, CHART_HEIGHT - 8), caption, size, anchor="md")
 
 
-def _draw_legend(canvas: Image.Image, names: tuple[str, str]) -> None:
-    """One entry per seat (a swatch of its line and its name), then the blunder key."""
+_KEY_ROOM = 150  # the blunder key's text, at the right of the legend
+
+
+def _draw_legend(canvas: Image.Image, names: tuple[str, str], words: ChartWords) -> None:
+    """Seat 0's entry (a swatch of the line and a diamond in its colour, then its name), seat
+    1's (its diamond and name), then the blunder key (a diamond of both colours). Each has its
+    slot, so a long name moves nothing."""
     draw = ImageDraw.Draw(canvas)
     y = LEGEND_Y
-    key = "Blunder"
-    key_x = CHART_WIDTH - 20 - text_width(key, _TEXT_SIZE)
-    _paste_marker(canvas, IVORY, key_x - 18, y)
-    draw_text(canvas, (key_x, y), key, _TEXT_SIZE, anchor="lm")
-    room = (key_x - 40 - 20) // 2  # each seat's entry: swatch, gap, name
+    key_x = CHART_WIDTH - 20 - _KEY_ROOM
+    _paste_marker(canvas, LINE_COLOURS[0], key_x - 18, y, right=LINE_COLOURS[1])
+    size = fit_size(words.blunder, _TEXT_SIZE, _KEY_ROOM, smallest=_SMALL_SIZE - 4)
+    key = fit(words.blunder, size, _KEY_ROOM)
+    draw_text(canvas, (key_x, y), key, size, anchor="lm")
+    room = (key_x - 40 - 20) // 2  # each seat's entry
     for seat in (0, 1):
         x = 20 + seat * room
-        draw.line((x, y, x + 36, y), fill=LINE_COLOURS[seat], width=_LINE_WIDTH + 2)
-        name = fit(drawable_name(names[seat], seat), _TEXT_SIZE, room - 60)
-        draw_text(canvas, (x + 46, y), name, _TEXT_SIZE, anchor="lm", bold=True)
+        if seat == 0:
+            draw.line((x, y, x + 36, y), fill=LINE_COLOURS[0], width=_LINE_WIDTH + 2)
+        _paste_marker(canvas, LINE_COLOURS[seat], x + 18, y)
+        name = drawable_name(names[seat], seat)
+        size = fit_size(name, _TEXT_SIZE, room - 70, smallest=_SMALL_SIZE)
+        draw_text(canvas, (x + 60, y), fit(name, size, room - 70), size, anchor="lm", bold=True)
 
 
-def _draw_games(canvas: Image.Image, runs: list[GameRun], count: int) -> None:
-    """Separators at game boundaries (through the label strip and the plot) and the labels."""
+def game_labels(
+    runs: list[GameRun], count: int, words: ChartWords = WORDS
+) -> list[tuple[int, float, str]]:
+    """Each game's label as ``(row, x, text)``: in full, starting inside its game, as far left
+    as it clears the labels before it on either row (a short game's label overhangs the next
+    game, whose label then goes on the other row or further right). One that can start inside
+    its game on neither row (many tiny games in a row) is left out rather than shortened."""
+    row_ends = [-math.inf] * _LABEL_ROWS
+    right = PLOT[2]
+    out = []
+    for run in runs:
+        label = words.game.format(number=run.game)
+        width = text_width(label, _SMALL_SIZE)
+        start = min(_boundary_x(run.start, count) + 5, right - width)
+        last = _boundary_x(run.stop, count) - 5  # the label must start before its game ends
+        x, row = min((max(start, end + 8), row) for row, end in enumerate(row_ends))
+        if x <= last and x + width <= right:
+            out.append((row, x, label))
+            row_ends[row] = x + width
+    return out
+
+
+def _draw_games(canvas: Image.Image, runs: list[GameRun], count: int, words: ChartWords) -> None:
+    """Separators at game boundaries (through the label strip and the plot) and the labels,
+    each on a patch of the card so a separator it overhangs doesn't cross it."""
     draw = ImageDraw.Draw(canvas)
     bottom = PLOT[3]
     strip_top, strip_bottom = _LABEL_STRIP
     for run in runs[1:]:
-        x = round(_boundary_x(run.start, count))
-        draw.line((x, strip_top, x, bottom), fill=SEPARATOR, width=2)
-    last_right = -1.0
-    for run in runs:
-        x0 = _boundary_x(run.start, count) + 5
-        x1 = _boundary_x(run.stop, count) - 3
-        for label in (f"Game {run.game}", str(run.game)):
-            width = text_width(label, _SMALL_SIZE)
-            if x0 + width <= x1 and x0 > last_right + 4:
-                mid_y = (strip_top + strip_bottom) / 2
-                draw_text(canvas, (x0, mid_y), label, _SMALL_SIZE, anchor="lm")
-                last_right = x0 + width
-                break
+        at = round(_boundary_x(run.start, count))
+        draw.line((at, strip_top, at, bottom), fill=SEPARATOR, width=2)
+    row_h = (strip_bottom - strip_top) / _LABEL_ROWS
+    for row, x, label in game_labels(runs, count, words):
+        mid_y = strip_top + (row + 0.5) * row_h
+        width = text_width(label, _SMALL_SIZE)
+        draw.rectangle((x - 3, mid_y - row_h / 2 + 2, x + width + 3, mid_y + row_h / 2 - 2), CARD)
+        draw_text(canvas, (x, mid_y), label, _SMALL_SIZE, anchor="lm")
 
 
-def _draw_lines(
+def _draw_line(
     canvas: Image.Image, decisions: Sequence[Decision], runs: list[GameRun], match_play: bool
 ) -> None:
-    """Both seats' lines, supersampled on a mask each and pasted in the seat's colour."""
+    """Seat 0's line, supersampled on a mask and pasted in the seat's colour."""
     count = len(decisions)
     pad = _MARKER
     left, top, right, bottom = PLOT
@@ -247,56 +309,62 @@ def _draw_lines(
     size = ((box[2] - box[0]) * _SS, (box[3] - box[1]) * _SS)
     pieces = [(0, count)] if match_play else [(run.start, run.stop) for run in runs]
     width = _LINE_WIDTH * _SS
-    for seat in (1, 0):
-        mask = Image.new("L", size, 0)
-        draw = ImageDraw.Draw(mask)
-        for start, stop in pieces:
-            points = [
-                (
-                    (decision_x(i, count) - box[0]) * _SS,
-                    (y_of(_seat_chance(decisions[i], seat)) - box[1]) * _SS,
-                )
-                for i in range(start, stop)
-            ]
-            if len(points) > 1:
-                draw.line(points, fill=255, width=width)
-            # Round joints and ends (Pillow's joint="curve" is slower); a lone point is a dot.
-            r = width / 2 if len(points) > 1 else width * 1.5
-            for x, y in points:
-                draw.ellipse((x - r, y - r, x + r, y + r), fill=255)
-        small = mask.reduce(_SS)  # a box filter, the fastest way down
-        canvas.paste(LINE_COLOURS[seat], box, small)
+    mask = Image.new("L", size, 0)
+    draw = ImageDraw.Draw(mask)
+    for start, stop in pieces:
+        points = [
+            (
+                (decision_x(i, count) - box[0]) * _SS,
+                (y_of(_seat_chance(decisions[i], 0)) - box[1]) * _SS,
+            )
+            for i in range(start, stop)
+        ]
+        if len(points) > 1:
+            draw.line(points, fill=255, width=width)
+        # Round joints and ends (Pillow's joint="curve" is slower); a lone point is a dot.
+        r = width / 2 if len(points) > 1 else width * 1.5
+        for x, y in points:
+            draw.ellipse((x - r, y - r, x + r, y + r), fill=255)
+    small = mask.reduce(_SS)  # a box filter, the fastest way down
+    canvas.paste(LINE_COLOURS[0], box, small)
 
 
 def chart_image(
-    decisions: Sequence[Decision], names: tuple[str, str], *, match_play: bool = True
+    decisions: Sequence[Decision],
+    names: tuple[str, str],
+    *,
+    match_play: bool = True,
+    words: ChartWords = WORDS,
 ) -> Image.Image:
     """The chart as an RGB image (what :func:`win_chance_chart` encodes)."""
     canvas = Image.new("RGB", (CHART_WIDTH, CHART_HEIGHT), CARD)
     count = len(decisions)
     runs = game_runs(decisions)
-    _draw_frame(canvas, count, match_play)
-    _draw_legend(canvas, names)
+    _draw_frame(canvas, count, match_play, words)
+    _draw_legend(canvas, names, words)
     if not count:
         left, top, right, bottom = PLOT
-        draw_text(canvas, ((left + right) / 2, (top + bottom) / 2 - 30), "No decisions", 24)
+        draw_text(canvas, ((left + right) / 2, (top + bottom) / 2 - 30), words.empty, 24)
         return canvas
-    _draw_games(canvas, runs, count)
-    _draw_lines(canvas, decisions, runs, match_play)
+    _draw_games(canvas, runs, count, words)
+    _draw_line(canvas, decisions, runs, match_play)
     for i, d in enumerate(decisions):
         if _blunder(d):
-            seat = d.player
-            _paste_marker(
-                canvas, LINE_COLOURS[seat], decision_x(i, count), y_of(_seat_chance(d, seat))
-            )
+            # On the one line, in the blunderer's colour.
+            x, y = decision_x(i, count), y_of(_seat_chance(d, 0))
+            _paste_marker(canvas, LINE_COLOURS[d.player], x, y)
     return canvas
 
 
 def win_chance_chart(
-    decisions: Sequence[Decision], names: tuple[str, str], *, match_play: bool = True
+    decisions: Sequence[Decision],
+    names: tuple[str, str],
+    *,
+    match_play: bool = True,
+    words: ChartWords = WORDS,
 ) -> bytes:
     """The chart as PNG bytes (:data:`CHART_WIDTH` x :data:`CHART_HEIGHT`)."""
-    image = chart_image(decisions, names, match_play=match_play)
+    image = chart_image(decisions, names, match_play=match_play, words=words)
     out = io.BytesIO()
     image.save(out, "PNG", compress_level=1)  # 8 ms; level 6 saves 15 % for 23 ms
     return out.getvalue()

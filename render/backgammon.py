@@ -20,9 +20,10 @@ inner ring) plays at the top, home board top right. Point numbers along the fram
 the player on roll. Stacks show at most five checkers; the fifth carries the count. A checker on
 the bar sits in its owner's half of the bar. The cube sits on the left rail: middle when centred,
 at the owner's edge when owned; an offered cube is drawn large, in amber, on the doubler's half
-of the board. The dice sit on the right half for seat 0 and the left half for seat 1, in the
-roller's colours. The last play shows dashed amber rings where checkers left, amber rings on
-checkers that arrived, an amber cross on checkers it hit, and amber point numbers.
+of the board, and the panel lights the player who must take or pass it. The dice sit on the
+right half for seat 0 and the left half for seat 1, in the roller's colours. The last play shows
+dashed amber rings where checkers left, amber rings on checkers that arrived, an amber cross on
+checkers it hit, and amber point numbers.
 """
 
 from __future__ import annotations
@@ -33,9 +34,10 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from engines.backgammon import BAR, OFF, CheckerMove, Play, Position
+from engines.backgammon import BAR, OFF, CheckerMove, Play, Position, parse_play
 from engines.cube import Cube
 from render.common import (
+    BEST,
     DEFAULT_SCENE,
     FELT,
     FRAME,
@@ -45,6 +47,7 @@ from render.common import (
     INK,
     LABEL,
     PANEL_X,
+    PLAYED,
     POINT_DARK,
     POINT_LIGHT,
     SEAT_STYLES,
@@ -53,11 +56,14 @@ from render.common import (
     Lazy,
     Scene,
     SeatInfo,
+    Stat,
+    answering,
     checker_sprite,
     clean_name,
     cube_label,
     cube_sprite,
     die_sprite,
+    draw_arrow,
     draw_panel,
     draw_text,
     drawable_name,
@@ -67,10 +73,12 @@ from render.common import (
     match_lines,
     match_words,
     palette_from,
+    parsed_or_none,
+    roll_of,
     shade,
 )
 
-__all__ = ["board_image", "board_png", "describe"]
+__all__ = ["board_image", "board_png", "describe", "parse_choice"]
 
 CHECKER = 36
 POINT_W = 38
@@ -90,6 +98,9 @@ DIE = 44
 CUBE = 44
 CUBE_X = LEFT_X // 2 + 1
 ICON = 34
+# Point numbers and stack counts: 9 px high even when a phone shows the board 380 px wide.
+NUMBER_SIZE = 25
+FACE = CHECKER - 10
 
 # A place a checker can be: ("point", p) in seat 0's numbering, ("bar", seat), ("off", seat).
 Where = tuple[str, int]
@@ -172,7 +183,9 @@ def _background(turn: int) -> Image.Image:
     full.paste(canvas, (0, 0))
     draw = ImageDraw.Draw(full)
     for p in range(1, 25):
-        draw_text(full, _label_pos(p), _label(p, turn), 19, fill=LABEL, anchor="mm", bold=True)
+        draw_text(
+            full, _label_pos(p), _label(p, turn), NUMBER_SIZE, fill=LABEL, anchor="mm", bold=True
+        )
     return full
 
 
@@ -200,6 +213,13 @@ class _Sprites:
     ghost: Image.Image
     dice: tuple[tuple[Image.Image, ...], tuple[Image.Image, ...]]
     backgrounds: tuple[Image.Image, Image.Image]
+    faces: tuple[Image.Image, Image.Image]  # a checker's plain face, under a stack's count
+
+
+def _face(seat: int) -> Image.Image:
+    big = Image.new("RGBA", (FACE * 4, FACE * 4), (0, 0, 0, 0))
+    ImageDraw.Draw(big).ellipse((0, 0, FACE * 4 - 1, FACE * 4 - 1), fill=SEAT_STYLES[seat].fill)
+    return big.resize((FACE, FACE), Image.Resampling.LANCZOS)
 
 
 def _build() -> _Sprites:
@@ -219,6 +239,7 @@ def _build() -> _Sprites:
             tuple(die_sprite(v, DIE, ebony) for v in range(1, 7)),
         ),
         backgrounds=(_background(0), _background(1)),
+        faces=(_face(0), _face(1)),
     )
 
 
@@ -289,8 +310,11 @@ def board_image(
     last_move: tuple[int, Play] | None = None,
     cube: Cube | None = None,
     cube_offered_by: int | None = None,
+    choices: tuple[Play | None, Play | None] | None = None,
 ) -> Image.Image:
-    """The board as an RGB image (see the module docstring for the arguments)."""
+    """The board as an RGB image (see the module docstring for the arguments). ``choices``,
+    for a mistake card: the play made and the best play, by the player on roll, drawn as
+    arrows (vermillion and sky blue; None where there is nothing to draw)."""
     sprites = _SPRITES.get()
     canvas = sprites.backgrounds[turn].copy()
     draw = ImageDraw.Draw(canvas)
@@ -300,8 +324,10 @@ def board_image(
     if marks is not None:
         for p in marks.points:
             x, y = _label_pos(p)
-            draw.rounded_rectangle((x - 17, y - 12, x + 17, y + 12), radius=6, fill=HIGHLIGHT)
-            draw_text(canvas, (x, y), _label(p, turn), 19, fill=INK, anchor="mm", bold=True)
+            draw.rounded_rectangle((x - 18, y - 13, x + 18, y + 13), radius=6, fill=HIGHLIGHT)
+            draw_text(
+                canvas, (x, y), _label(p, turn), NUMBER_SIZE, fill=INK, anchor="mm", bold=True
+            )
 
     half = CHECKER // 2
     for where, (seat, count) in _stacks(sides).items():
@@ -327,7 +353,9 @@ def board_image(
         if count > STACK_MAX:
             x, y = _slot(where, STACK_MAX - 1)
             ink = INK if seat == 0 else TEXT
-            draw_text(canvas, (x, y), str(count), 20, fill=ink, anchor="mm", bold=True)
+            # On a plain face (the ebony checker's ring would cross the digits), narrowed.
+            canvas.paste(sprites.faces[seat], (x - FACE // 2, y - FACE // 2), sprites.faces[seat])
+            draw_text(canvas, (x, y), str(count), NUMBER_SIZE, ink, "mm", bold=True, squeeze=0.8)
 
     if marks is not None:
         stacks = _stacks(sides)
@@ -360,22 +388,62 @@ def board_image(
             y = MID
         canvas.paste(sprite, (x - sprite.width // 2, y - sprite.height // 2), sprite)
 
+    if choices is not None:
+        _draw_choices(canvas, sides, turn, choices)
+
     pips = position.pips() if turn == 0 else position.pips()[::-1]
     seats = tuple(
         SeatInfo(
             name=drawable_name(scene.names[seat], seat),
             icon=checker_sprite(ICON, SEAT_STYLES[seat]),
-            lines=(f"Score {format_score(scene.score[seat])}", f"Pips {pips[seat]}")
-            + ((f"Off {sides[seat][OFF]}",) if sides[seat][OFF] else ()),
-            on_turn=seat == turn,
+            lines=(Stat("Score", format_score(scene.score[seat])), Stat("Pips", str(pips[seat])))
+            + ((Stat("Off", str(sides[seat][OFF])),) if sides[seat][OFF] else ()),
+            on_turn=seat == answering(turn, cube_offered_by),
         )
         for seat in (0, 1)
     )
     middle = match_lines(scene)
     if cube is not None and cube_offered_by is not None:
-        middle = (*middle, f"Doubled to {cube.value * 2}")
+        middle = (*middle, Stat("Doubled to", str(cube.value * 2)))
     draw_panel(canvas, PANEL_X, (seats[0], seats[1]), middle, scene.crawford)
     return canvas
+
+
+def _draw_choices(
+    canvas: Image.Image,
+    sides: tuple[tuple[int, ...], tuple[int, ...]],
+    mover: int,
+    choices: tuple[Play | None, Play | None],
+) -> None:
+    """Each checker move of the best play, then of the play made, as an arrow from the top
+    checker it moves to where it lands, bowed towards the board's middle."""
+    stacks = _stacks(sides)
+    played, best = choices
+    for play, colour, bend in ((best, BEST, 0.32), (played, PLAYED, 0.16)):
+        if play is None:
+            continue
+        for m in play.moves:
+            src, dst = _where(mover, m.src), _where(mover, m.dst)
+            owner, count = stacks.get(dst, (mover, 0))
+            start = _slot(src, max(0, stacks.get(src, (mover, 1))[1] - 1))
+            end = _slot(dst, count if owner == mover else 0)
+            middle = ((start[0] + end[0]) / 2, MID)
+            draw_arrow(canvas, start, end, colour, bend=bend, towards=middle)
+
+
+def parse_choice(
+    text: str,
+    dice: Sequence[int],
+    position: Position,
+    turn: int,
+    /,
+    *args: object,
+    **kwargs: object,
+) -> Play | None:
+    """``text`` as a play on the board :func:`board_image` draws for ``position``/``turn``, by
+    the player on roll with ``dice`` (or the board's own); None when it isn't one."""
+    roll = roll_of(dice, kwargs)
+    return parsed_or_none(parse_play, text, position, roll) if len(roll) == 2 else None
 
 
 def _palette() -> Image.Image:
@@ -392,6 +460,16 @@ def _palette() -> Image.Image:
                 Position(mine, theirs), 0, scene, dice=(3, 1), last_move=(1, play), cube=Cube(2, 1)
             ),
             board_image(start, 1, scene, dice=(4, 2), cube=Cube(4, 0), cube_offered_by=1),
+            board_image(
+                start,
+                0,
+                scene,
+                dice=(6, 1),
+                choices=(
+                    Play.parse("13/7 8/7", start, (6, 1)),
+                    Play.parse("24/18 6/5", start, (6, 1)),
+                ),
+            ),
         ]
     )
 

@@ -10,12 +10,14 @@ API (all pure and thread-safe)::
 ``board`` is an :class:`engines.checkers.Board` (it knows whose turn it is); ``black_seat`` is
 the seat playing Black in this game (``match.black_seat``: colours alternate each game).
 ``last_move`` is ``match.last_move``: ``(seat, Move)``. ``draw_offered_by`` is the seat that
-offered a draw, if any. ``scene.score`` is in games (a draw is 0.5 each).
+offered a draw, if any: the panel then lights the other seat, who must accept or decline it
+(``match.actor``). ``scene.score`` is in games (a draw is 0.5 each).
 
 Orientation: seat 0's pieces are always at the bottom, for the whole match (as on the dice
 boards), so the picture turns round between games when the colours swap; the square numbers
-(standard 1..32, small, in each dark square's corner) turn with it. Black is near-black with a
-light inner ring, White is ivory with a dark rim; a king carries a crown. The last move shows a
+(standard 1..32, in each dark square's top-left corner, in narrowed digits tall enough for a
+phone; the pieces sit towards the bottom right) turn with it. Black is near-black with a light
+inner ring, White is ivory with a dark rim; a king carries a crown. The last move shows a
 dashed amber ring on its start square, amber frames and a path line on every square it
 touched, an amber cross on each captured square, and an amber ring on the piece that moved.
 """
@@ -23,25 +25,31 @@ touched, an amber cross on each captured square, and an amber ring on the piece 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageChops, ImageDraw
 
 from engines.checkers import Board, Color, Move
 from render.common import (
+    BEST,
     DEFAULT_SCENE,
     FRAME,
     FRAME_DARK,
     HEIGHT,
     HIGHLIGHT,
     INK,
+    PLAYED,
     SEAT_STYLES,
     WIDTH,
     CheckerStyle,
     Lazy,
     Scene,
     SeatInfo,
+    Stat,
+    answering,
     checker_sprite,
     clean_name,
+    draw_arrow,
     draw_panel,
     draw_text,
     drawable_name,
@@ -51,16 +59,23 @@ from render.common import (
     match_lines,
     match_words,
     palette_from,
+    parsed_or_none,
+    text_width,
 )
 
-__all__ = ["board_image", "board_png", "describe"]
+__all__ = ["board_image", "board_png", "describe", "parse_choice"]
 
 PANEL_X = 560  # a square board leaves the panel more room than on the dice boards
-SQUARE = 56
+SQUARE = 60
 BOARD = 8 * SQUARE
 BOARD_X = (PANEL_X - BOARD) // 2
 BOARD_Y = (HEIGHT - BOARD) // 2
-PIECE = 42  # leaves each dark square's top-left corner free for its number
+PIECE = 40
+# A piece sits off the square's centre, towards the bottom right, so the number in the top-left
+# corner can be big enough to read on a phone (9 px high at 380 px wide) without covering it.
+PIECE_OFFSET = 8
+NUMBER_SIZE = 25
+NUMBER_SQUEEZE = 0.72  # the digits narrowed, to keep the number clear of the piece
 ICON = 34
 LIGHT_SQUARE = (232, 218, 178)
 DARK_SQUARE = (58, 110, 76)
@@ -79,7 +94,8 @@ def _cell(square: int, black_bottom: bool) -> tuple[int, int]:
 
 def _centre(square: int, black_bottom: bool) -> tuple[int, int]:
     row, col = _cell(square, black_bottom)
-    return BOARD_X + col * SQUARE + SQUARE // 2, BOARD_Y + row * SQUARE + SQUARE // 2
+    middle = SQUARE // 2 + PIECE_OFFSET
+    return BOARD_X + col * SQUARE + middle, BOARD_Y + row * SQUARE + middle
 
 
 def _background(black_bottom: bool) -> Image.Image:
@@ -107,9 +123,15 @@ def _number_tile(square: int) -> Image.Image:
     """The square's number on a patch of the square's colour: pasted again over a piece
     that covers the corner, so every number stays readable."""
     label = str(square)
-    tile = Image.new("RGB", (7 + 8 * len(label), 15), DARK_SQUARE)
-    draw_text(tile, (2, 1), label, 13, fill=NUMBER, bold=True)
-    return tile
+    width = round(text_width(label, NUMBER_SIZE) * NUMBER_SQUEEZE) + 5
+    tile = Image.new("RGB", (width, 2 * NUMBER_SIZE), DARK_SQUARE)
+    draw_text(tile, (2, 0), label, NUMBER_SIZE, NUMBER, bold=True, squeeze=NUMBER_SQUEEZE)
+    # Only as big as the digits (and a pixel round them), so the piece stays clear of them.
+    ink = ImageChops.difference(tile, Image.new("RGB", tile.size, DARK_SQUARE)).getbbox()
+    left, top, right, bottom = (
+        (ink[0] - 1, ink[1] - 1, ink[2] + 1, ink[3] + 1) if ink else (0, 0, width, NUMBER_SIZE)
+    )
+    return tile.crop((max(0, left), max(0, top), min(width, right), bottom))
 
 
 def _crown(size: int, colour: tuple[int, int, int], edge: tuple[int, int, int]) -> Image.Image:
@@ -140,7 +162,7 @@ def _piece(style: CheckerStyle, king: bool, highlight: bool) -> Image.Image:
     piece = checker_sprite(PIECE, style, highlight=highlight).copy()
     if king:
         # The crown takes the rim colour: dark on White, light on Black; never the amber.
-        crown = _crown(28, style.rim, style.fill)
+        crown = _crown(26, style.rim, style.fill)
         offset = (PIECE - crown.width) // 2
         piece.alpha_composite(crown, (offset, offset))
     return piece
@@ -179,6 +201,13 @@ def _cross(draw: ImageDraw.ImageDraw, x: int, y: int) -> None:
         draw.line(line, fill=HIGHLIGHT, width=5)
 
 
+def _paste_number(canvas: Image.Image, sprites: _Sprites, square: int, black_bottom: bool) -> None:
+    row, col = _cell(square, black_bottom)
+    canvas.paste(
+        sprites.numbers[square - 1], (BOARD_X + col * SQUARE + 1, BOARD_Y + row * SQUARE + 1)
+    )
+
+
 def _colour_of(seat: int, black_seat: int) -> Color:
     return Color.BLACK if seat == black_seat else Color.WHITE
 
@@ -190,8 +219,11 @@ def board_image(
     *,
     last_move: tuple[int, Move] | None = None,
     draw_offered_by: int | None = None,
+    choices: tuple[Move | None, Move | None] | None = None,
 ) -> Image.Image:
-    """The board as an RGB image (see the module docstring for the arguments)."""
+    """The board as an RGB image (see the module docstring for the arguments). ``choices``,
+    for a mistake card: the move made and the best move, by the side to move, drawn as arrows
+    square by square (vermillion and sky blue; None where there is nothing to draw)."""
     sprites = _SPRITES.get()
     black_bottom = black_seat == 0
     canvas = sprites.backgrounds[black_bottom].copy()
@@ -216,6 +248,8 @@ def board_image(
         canvas.paste(sprites.ghost, (x - half, y - half), sprites.ghost)
         for square in move.captures:
             _cross(draw, *_centre(square, black_bottom))
+        for square in {*move.path, *move.captures}:  # the marks must not hide the numbers
+            _paste_number(canvas, sprites, square, black_bottom)
 
     half = PIECE // 2
     groups = (
@@ -228,38 +262,49 @@ def board_image(
         for square in squares:
             sprite = sprites.pieces[(colour, king, square == moved_to)]
             x, y = _centre(square, black_bottom)
-            canvas.paste(sprite, (x - half, y - half), sprite)
-            canvas.paste(sprites.numbers[square - 1], (x - SQUARE // 2 + 1, y - SQUARE // 2 + 1))
+            canvas.paste(sprite, (x - half, y - half), sprite)  # clear of the number's ink
 
-    turn_colour = board.turn
+    if choices is not None:
+        board_centre = (BOARD_X + BOARD / 2, BOARD_Y + BOARD / 2)
+        for choice, paint, bend in ((choices[1], BEST, 0.3), (choices[0], PLAYED, 0.12)):
+            if choice is None:
+                continue
+            centres = [_centre(square, black_bottom) for square in choice.path]
+            for start, end in pairwise(centres):
+                draw_arrow(canvas, start, end, paint, bend=bend, towards=board_centre)
+
+    turn = black_seat if board.turn is Color.BLACK else 1 - black_seat
+    lit = answering(turn, draw_offered_by)
     seats = []
     for seat in (0, 1):
         colour = _colour_of(seat, black_seat)
         men, kings = _count(board, colour)
-        pieces = _plural(men, "man", "men") + (
-            f", {_plural(kings, 'king', 'kings')}" if kings else ""
-        )
+        pieces = (Stat("Men", str(men)),) + ((Stat("Kings", str(kings)),) if kings else ())
         seats.append(
             SeatInfo(
                 name=drawable_name(scene.names[seat], seat),
                 icon=sprites.icons[colour],
                 lines=(
-                    colour.name.capitalize(),
-                    f"Score {format_score(scene.score[seat])}",
-                    pieces,
+                    Stat(colour.name.capitalize()),
+                    Stat("Score", format_score(scene.score[seat])),
+                    *pieces,
                 ),
-                on_turn=colour is turn_colour,
+                on_turn=seat == lit,
             )
         )
     middle = match_lines(scene)
     if draw_offered_by is not None:
-        middle = (*middle, "Draw offered")
+        middle = (*middle, Stat("Draw offered"))
     draw_panel(canvas, PANEL_X, (seats[0], seats[1]), middle, False)
     return canvas
 
 
-def _plural(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
+def parse_choice(
+    text: str, dice: object, board: Board, /, *args: object, **kwargs: object
+) -> Move | None:
+    """``text`` as a move on ``board`` by the side to move (checkers has no dice); None when it
+    isn't one."""
+    return parsed_or_none(Move.parse, text, board)
 
 
 def _count(board: Board, colour: Color) -> tuple[int, int]:
@@ -277,6 +322,12 @@ def _palette() -> Image.Image:
         [
             board_image(Board.initial(), 0, scene),
             board_image(board, 1, scene, last_move=jump, draw_offered_by=1),
+            board_image(
+                Board.initial(),
+                0,
+                scene,
+                choices=(Move.parse("11-15", Board.initial()), Move.parse("9-13", Board.initial())),
+            ),
         ]
     )
 

@@ -15,7 +15,7 @@ import io
 import math
 import threading
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -54,6 +54,10 @@ EBONY: RGB = (34, 34, 38)
 EBONY_RIM: RGB = (226, 226, 226)
 CUBE_FACE: RGB = (250, 250, 246)
 CRAWFORD: RGB = (200, 40, 60)
+# A mistake card's two moves: what was played (vermillion) and what was best (sky blue), a pair
+# that stays apart for every common kind of colour blindness, each with a black edge.
+PLAYED: RGB = (232, 96, 28)
+BEST: RGB = (80, 176, 240)
 
 SEAT_NAMES_DEFAULT = ("Player 1", "Player 2")
 NAME_MAX_CHARS = 24  # longer names are cut, in pictures and in alt text alike
@@ -209,6 +213,15 @@ def text_width(text: str, size: int) -> int:
         return int(font(size).getlength(text))
 
 
+@lru_cache(maxsize=1024)
+def fit_size(text: str, size: int, max_width: int, *, smallest: int) -> int:
+    """The largest size from ``size`` down to ``smallest`` at which ``text`` is at most
+    ``max_width`` px wide (``smallest`` when none is: then :func:`fit` it)."""
+    while size > smallest and text_width(text, size) > max_width:
+        size -= 1
+    return size
+
+
 @lru_cache(maxsize=4096)
 def fit(text: str, size: int, max_width: int) -> str:
     """``text`` cut with an ellipsis so it is at most ``max_width`` px wide at ``size``."""
@@ -217,6 +230,45 @@ def fit(text: str, size: int, max_width: int) -> str:
     while text and text_width(text + "…", size) > max_width:
         text = text[:-1]
     return text.rstrip() + "…"
+
+
+_BREAK_AFTER = " _-./"  # where a long name prefers to wrap
+
+
+def _split(text: str, size: int, max_width: int, nice: bool) -> tuple[str, str] | None:
+    """``text`` as two lines of at most ``max_width`` px at ``size`` (bold), split after a
+    space, underscore, hyphen or dot (``nice``) or between any two letters; the first line as
+    full as it can be."""
+    for i in range(len(text) - 1, 0, -1):
+        if nice and text[i - 1] not in _BREAK_AFTER:
+            continue
+        first, second = text[:i].rstrip(), text[i:].lstrip()
+        if text_width(first, size) + 2 <= max_width and text_width(second, size) + 2 <= max_width:
+            return first, second
+    return None
+
+
+@lru_cache(maxsize=1024)
+def name_lines(name: str, max_width: int) -> tuple[tuple[str, ...], int]:
+    """A name as the panel draws it (bold): ``(lines, size)``. Whole on one line at the largest
+    size that fits (24 to 22 px), else whole on two lines (22 or 20 px), which holds any name of
+    :data:`NAME_MAX_CHARS` ordinary letters; only a wider one has its second line ellipsized.
+
+    >>> name_lines("Alice", 127)
+    (('Alice',), 24)
+    >>> name_lines("alice_the_great", 127)
+    (('alice_the_', 'great'), 22)
+    """
+    for size in (24, 22):
+        if text_width(name, size) + 2 <= max_width:
+            return (name,), size
+    for nice in (True, False):
+        for size in (22, 20):
+            split = _split(name, size, max_width, nice)
+            if split is not None:
+                return split, size
+    first = fit(name, 20, max_width - 2)[:-1]
+    return (first, fit(name[len(first) :].lstrip(), 20, max_width - 2)), 20
 
 
 @lru_cache(maxsize=4096)
@@ -241,6 +293,15 @@ def _text_mask(text: str, size: int, anchor: str, bold: bool) -> tuple[Image.Ima
     return mask, x0, y0
 
 
+@lru_cache(maxsize=256)
+def _squeezed_mask(
+    text: str, size: int, anchor: str, bold: bool, squeeze: float
+) -> tuple[Image.Image, int, int]:
+    mask, dx, dy = _text_mask(text, size, anchor, bold)
+    width = max(1, round(mask.width * squeeze))
+    return mask.resize((width, mask.height), Image.Resampling.LANCZOS), round(dx * squeeze), dy
+
+
 def draw_text(
     canvas: Image.Image,
     xy: tuple[float, float],
@@ -249,9 +310,14 @@ def draw_text(
     fill: RGB = TEXT,
     anchor: str = "la",
     bold: bool = False,
+    squeeze: float = 1.0,
 ) -> None:
-    """Text at ``xy``; ``bold`` fakes a heavier weight with a same-colour stroke."""
-    mask, dx, dy = _text_mask(text, size, anchor, bold)
+    """Text at ``xy``; ``bold`` fakes a heavier weight with a same-colour stroke; ``squeeze``
+    below 1 narrows it (numbers kept tall for a phone where there is little room across)."""
+    if squeeze == 1.0:
+        mask, dx, dy = _text_mask(text, size, anchor, bold)
+    else:
+        mask, dx, dy = _squeezed_mask(text, size, anchor, bold, squeeze)
     x, y = round(xy[0]) + dx, round(xy[1]) + dy
     canvas.paste(fill, (x, y, x + mask.width, y + mask.height), mask)
 
@@ -351,6 +417,103 @@ def ghost_sprite(diameter: int) -> Image.Image:
     return _shrink(big, (diameter, diameter))
 
 
+Point = tuple[float, float]
+
+
+def _bezier(start: Point, end: Point, bend: float, towards: Point | None) -> list[Point]:
+    """Points along the curve from ``start`` to ``end`` bowed sideways by ``bend`` times its
+    length, to the side of ``towards`` (a straight line when ``bend`` is 0)."""
+    (x0, y0), (x1, y1) = start, end
+    dx, dy = x1 - x0, y1 - y0
+    length = math.hypot(dx, dy) or 1.0
+    nx, ny = -dy / length, dx / length
+    mx, my = (x0 + x1) / 2, (y0 + y1) / 2
+    if towards is not None and (towards[0] - mx) * nx + (towards[1] - my) * ny < 0:
+        nx, ny = -nx, -ny
+    cx, cy = mx + nx * bend * length, my + ny * bend * length
+    steps = 16 if bend else 1
+    return [
+        (
+            (1 - t) ** 2 * x0 + 2 * (1 - t) * t * cx + t * t * x1,
+            (1 - t) ** 2 * y0 + 2 * (1 - t) * t * cy + t * t * y1,
+        )
+        for t in (i / steps for i in range(steps + 1))
+    ]
+
+
+def draw_arrow(
+    canvas: Image.Image,
+    start: Point,
+    end: Point,
+    colour: RGB,
+    *,
+    bend: float = 0.0,
+    towards: Point | None = None,
+    width: int = 7,
+) -> None:
+    """An arrow from ``start`` to ``end`` in ``colour`` with a black edge, drawn supersampled;
+    ``bend`` bows it (a fraction of its length) towards ``towards``, so two arrows between the
+    same places stay apart and a move along a row clears the checkers on it."""
+    ss = 3
+    points = _bezier(start, end, bend, towards)
+    (ax, ay), (bx, by) = points[-2], points[-1]
+    seg = math.hypot(bx - ax, by - ay) or 1.0
+    ux, uy = (bx - ax) / seg, (by - ay) / seg
+    head_len, head_half = width * 2.6, width * 1.6
+    base = (bx - ux * head_len, by - uy * head_len)
+    # The shaft stops inside the head, which then covers its end.
+    shaft = [p for p in points[:-1] if math.hypot(p[0] - bx, p[1] - by) > head_len] + [base]
+    if len(shaft) < 2:
+        shaft = [points[0], base]
+    pad = head_len + width
+    left = max(0, int(min(x for x, _ in points) - pad))
+    top = max(0, int(min(y for _, y in points) - pad))
+    right = min(canvas.width, int(max(x for x, _ in points) + pad) + 1)
+    bottom = min(canvas.height, int(max(y for _, y in points) + pad) + 1)
+    if right <= left or bottom <= top:
+        return
+    size = ((right - left) * ss, (bottom - top) * ss)
+
+    def local(p: Point) -> Point:
+        return (p[0] - left) * ss, (p[1] - top) * ss
+
+    for fill, grow in ((INK, 2.5), (colour, 0.0)):
+        mask = Image.new("L", size, 0)
+        draw = ImageDraw.Draw(mask)
+        w = (width + 2 * grow) * ss
+        line = [local(p) for p in shaft]
+        draw.line(line, fill=255, width=round(w))
+        for x, y in line:
+            draw.ellipse((x - w / 2, y - w / 2, x + w / 2, y + w / 2), fill=255)
+        tip = (bx + ux * grow * 1.5, by + uy * grow * 1.5)
+        back = (base[0] - ux * grow, base[1] - uy * grow)
+        half = head_half + grow
+        head = [
+            tip,
+            (back[0] - uy * half, back[1] + ux * half),
+            (back[0] + uy * half, back[1] - ux * half),
+        ]
+        draw.polygon([local(p) for p in head], fill=255)
+        canvas.paste(fill, (left, top, right, bottom), mask.reduce(ss))
+
+
+def roll_of(dice: Sequence[int], board_kwargs: Mapping[str, object]) -> tuple[int, ...]:
+    """``dice``, or where there are none the ``dice`` a board's keyword arguments show."""
+    if dice:
+        return tuple(dice)
+    shown = board_kwargs.get("dice")
+    return tuple(int(d) for d in shown) if isinstance(shown, tuple | list) else ()
+
+
+def parsed_or_none(parse: Callable[..., T], *args: object) -> T | None:
+    """``parse(*args)``, or None where it raises ValueError (the engines' errors for notation
+    that isn't a legal move on the board)."""
+    try:
+        return parse(*args)
+    except ValueError:
+        return None
+
+
 def shade(color: RGB, factor: float) -> RGB:
     r, g, b = color
     return (
@@ -409,7 +572,11 @@ def cube_sprite(label: str, size: int, *, offered: bool = False) -> Image.Image:
         radius=s // 7 - edge,
         fill=CUBE_FACE,
     )
-    text_size = int((s - 2 * inner) * (0.55 if len(label) < 2 else 0.46))
+    # As large as the face allows: the number must stay readable on a phone.
+    face = s - 2 * inner - 2 * edge
+    text_size = int(face * 0.66)
+    while text_size > 8 and text_width(label, text_size) + 2 * _SS > face * 0.86:
+        text_size -= _SS
     with _TEXT_LOCK:
         draw.text(
             (s / 2, s / 2),
@@ -429,69 +596,181 @@ PANEL_X = 634  # backgammon's board ends here; Nannon and checkers use the same 
 
 
 @dataclass(frozen=True)
+class Stat:
+    """One entry of the panel: a label and its number (``Stat("Score", "2")``); either may be
+    empty. The number is drawn large and bold, so it reads on a phone; the label small beside
+    it, and shrunk (never the number) where a translation runs long."""
+
+    label: str
+    value: str = ""
+    label_size: int = 20  # LABEL_SIZE; a free-standing line with a number in it: NOTE_SIZE
+
+
+# A number's digits are 20 px high at 25 px bold: 9.5 px when a phone shows the board 380 px wide.
+VALUE_SIZE = 25
+LABEL_SIZE = 20
+NOTE_SIZE = 27  # regular text whose digits are as high as VALUE_SIZE's
+_SMALLEST_LABEL = 12
+_GAP = 7  # between a label and its number
+
+PanelRow = Stat | tuple[Stat, ...]  # a row of the panel: one entry, or several side by side
+
+
+@dataclass(frozen=True)
 class SeatInfo:
-    """One seat's block in the panel: who, which pieces, and a few lines of numbers."""
+    """One seat's block in the panel: who, which pieces, and rows of numbers (the first beside
+    the seat's piece)."""
 
     name: str
     icon: Image.Image
-    lines: tuple[str, ...]
+    lines: tuple[PanelRow, ...]
     on_turn: bool
+
+
+def answering(turn: int, offered_by: int | None) -> int:
+    """The seat whose bar is lit: the one on turn, or, when a double (or in checkers a draw) is
+    offered, the one who must answer it."""
+    return turn if offered_by is None else 1 - offered_by
+
+
+_BLOCK_H = 150  # a seat's block in the panel, with its name on one line and three rows
+_NAME_LINE = 26  # a name's second line adds this much
+_ROW = 30  # each row beyond three adds this much
+_MIDDLE_ROW = 30
+
+
+def panel_name_width(x0: int) -> int:
+    """How wide a name may be drawn in a panel starting at ``x0``."""
+    return WIDTH - 7 - (x0 + 6) - 26
+
+
+def _stat_width(stat: Stat, label_size: int) -> int:
+    label = text_width(stat.label, label_size) if stat.label else 0
+    value = text_width(stat.value, VALUE_SIZE) + 2 if stat.value else 0
+    return label + value + (_GAP if label and value else 0)
+
+
+@lru_cache(maxsize=1024)
+def _label_fitted(stat: Stat, room: int) -> tuple[str, int]:
+    """The label and its size, shrunk (then cut) so that it and the number fit in ``room``."""
+    if not stat.label:
+        return "", LABEL_SIZE
+    value_w = _stat_width(Stat("", stat.value), LABEL_SIZE)
+    label_room = max(1, room - value_w - (_GAP if stat.value else 0))
+    size = fit_size(stat.label, stat.label_size, label_room, smallest=_SMALLEST_LABEL)
+    return fit(stat.label, size, label_room), size
+
+
+def _draw_stat(
+    canvas: Image.Image, left: int, right: int, baseline: int, stat: Stat, fill: RGB
+) -> None:
+    """``stat`` in ``left..right``: the label at the left, the number at the right."""
+    label, size = _label_fitted(stat, right - left)
+    if label:
+        draw_text(canvas, (left, baseline), label, size, fill=fill, anchor="ls")
+    if stat.value:
+        draw_text(canvas, (right, baseline), stat.value, VALUE_SIZE, fill, "rs", bold=True)
+
+
+def _draw_centred_stat(
+    canvas: Image.Image, centre: float, room: int, baseline: int, stat: Stat
+) -> None:
+    """``stat`` centred on ``centre``: the label, then the number beside it."""
+    label, size = _label_fitted(stat, room)
+    label_w = text_width(label, size) if label else 0
+    value_w = _stat_width(Stat("", stat.value), LABEL_SIZE)
+    gap = _GAP if label and stat.value else 0
+    left = round(centre - (label_w + gap + value_w) / 2)
+    if label:
+        draw_text(canvas, (left, baseline), label, size, anchor="ls")
+    if stat.value:
+        x = left + label_w + gap
+        draw_text(canvas, (x, baseline), stat.value, VALUE_SIZE, anchor="ls", bold=True)
+
+
+def _rows(lines: tuple[PanelRow, ...]) -> list[tuple[Stat, ...]]:
+    return [line if isinstance(line, tuple) else (line,) for line in lines]
+
+
+def _block_height(info: SeatInfo, names: int) -> int:
+    return _BLOCK_H + (names - 1) * _NAME_LINE + max(0, len(info.lines) - 3) * _ROW
 
 
 def draw_panel(
     canvas: Image.Image,
     x0: int,
     seats: tuple[SeatInfo, SeatInfo],
-    middle: tuple[str, ...],
+    middle: tuple[Stat, ...],
     crawford: bool,
 ) -> None:
     """The side panel: seat 1 at the top, seat 0 at the bottom (as on the board), the match
-    state between. The seat on turn gets a lighter block and an amber bar."""
+    state between. The seat to act (see :func:`answering`) gets a lighter block and an amber bar."""
     draw = ImageDraw.Draw(canvas)
     width = WIDTH - x0
     draw.rectangle((x0, 0, WIDTH - 1, HEIGHT - 1), fill=PANEL)
-    block_h = 150
+    right = WIDTH - 17
+    edges = [0, 0]  # the bottom of seat 1's block, the top of seat 0's
     for seat, info in enumerate(seats):
+        # The name gets the block's full width, on a second line if need be (the block grows);
+        # the seat's piece sits beside the first row of numbers.
+        names, size = name_lines(info.name, panel_name_width(x0))
+        extra = (len(names) - 1) * _NAME_LINE
+        block_h = _block_height(info, len(names))
         top = 8 if seat == 1 else HEIGHT - 8 - block_h
+        edges[seat] = top if seat == 0 else top + block_h
         box = (x0 + 6, top, WIDTH - 7, top + block_h)
         if info.on_turn:
             draw.rounded_rectangle(box, radius=10, fill=PANEL_ON_ROLL)
             draw.rounded_rectangle((box[0], box[1], box[0] + 7, box[3]), radius=3, fill=HIGHLIGHT)
-        # The name gets the block's full width; the seat's piece sits beside the first line.
-        name = fit(info.name, 24, box[2] - box[0] - 26)
-        draw_text(canvas, (x0 + 18, top + 12), name, 24, anchor="la", bold=True)
+        for i, name in enumerate(names):
+            draw_text(canvas, (x0 + 18, top + 12 + i * _NAME_LINE), name, size, bold=True)
         icon = info.icon
-        y = top + 50
-        canvas.paste(icon, (x0 + 18, y), icon)
+        y = top + 50 + extra
+        canvas.paste(icon, (x0 + 16, y), icon)
         colour = TEXT if info.on_turn else TEXT_DIM
-        for i, line in enumerate(info.lines):
-            x = x0 + 26 + icon.width if i == 0 else x0 + 18
-            draw_text(canvas, (x, y + icon.height / 2), line, 22, fill=colour, anchor="lm")
-            y += max(icon.height, 24) + 8 if i == 0 else 30
-    y = HEIGHT // 2 - 14 * len(middle) - (18 if crawford else 0)
-    for line in middle:
-        draw_text(canvas, (x0 + width / 2, y), fit(line, 22, width - 16), 22, anchor="mt")
-        y += 28
+        baseline = y + icon.height // 2 + 9  # the digits centred on the piece
+        for i, row in enumerate(_rows(info.lines)):
+            left = x0 + 22 + icon.width if i == 0 else x0 + 18
+            cell = (right - left) // len(row)
+            for j, stat in enumerate(row):
+                cell_left = left + j * cell
+                cell_right = right if j == len(row) - 1 else cell_left + cell - 2 * _GAP
+                _draw_stat(canvas, cell_left, cell_right, baseline, stat, colour)
+            baseline += icon.height // 2 + 15 if i == 0 else _ROW
+    # The match state, centred in the room between the blocks (rows closer where it is short).
+    badge_h = 40 if crawford else 0
+    room = edges[0] - edges[1] - 8
+    pitch = min(_MIDDLE_ROW, max(22, (room - badge_h) // max(1, len(middle))))
+    y = (edges[0] + edges[1]) // 2 - (pitch * len(middle) + badge_h) // 2
+    for stat in middle:
+        _draw_centred_stat(canvas, x0 + width / 2, width - 16, y + pitch - 7, stat)
+        y += pitch
     if crawford:
         badge = (x0 + 20, y + 4, WIDTH - 20, y + 36)
         draw.rounded_rectangle(badge, radius=8, fill=CRAWFORD)
-        draw_text(
-            canvas, ((badge[0] + badge[2]) / 2, y + 20), "CRAWFORD", 22, anchor="mm", bold=True
-        )
+        room = badge[2] - badge[0] - 12
+        size = fit_size("CRAWFORD", 22, room, smallest=_SMALLEST_LABEL)
+        text = fit("CRAWFORD", size, room)
+        centre = ((badge[0] + badge[2]) / 2, y + 20)
+        draw_text(canvas, centre, text, size, anchor="mm", bold=True)
 
 
 def match_line(match_length: int) -> str:
     return "Money game" if match_length <= 0 else f"Match to {match_length}"
 
 
-def match_lines(scene: Scene) -> tuple[str, ...]:
+def match_stat(match_length: int) -> Stat:
+    return Stat("Money game") if match_length <= 0 else Stat("Match to", str(match_length))
+
+
+def match_lines(scene: Scene) -> tuple[Stat, ...]:
     """The panel's middle: the match length and, when known, the game number."""
-    lines: tuple[str, ...] = (match_line(scene.match_length),)
+    lines: tuple[Stat, ...] = (match_stat(scene.match_length),)
     if scene.game_number > 0:
-        lines = (f"Game {scene.game_number}", *lines)
+        lines = (Stat("Game", str(scene.game_number)), *lines)
     note = clean_text(scene.note)
     if note:
-        lines = (*lines, note)
+        lines = (*lines, Stat(note, label_size=NOTE_SIZE))
     return lines
 
 

@@ -1,7 +1,9 @@
 """A gallery of boards in every interesting state, for people to review.
 
 ``python -m render.gallery OUT_DIR`` writes one PNG per state of each game, and beside each
-the alt text (``.txt``). :func:`boards` returns the same list, for the tests.
+the alt text (``.txt``); in ``OUT_DIR/analysis`` the analysis report's pictures (the chart of a
+match with a short game, a mistake card per game). :func:`boards` and :func:`analysis_pictures`
+return the same lists, for the tests.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from typing import Any
 from engines import backgammon as bg
 from engines import checkers as ck
 from engines import nannon as nn
+from engines.analysis import Decision, DecisionKind
 from engines.cube import Cube
-from render import backgammon, checkers, nannon
+from render import analysis_chart, analysis_report, backgammon, checkers, nannon
 from render.common import Scene
 
 
@@ -206,6 +209,19 @@ def boards() -> list[Board]:
         )
     )
 
+    # A stack of more than five (its count on the fifth) and names long enough to wrap.
+    stacked = bg.Position((0, 0, 0, 0, 0, 9, 3, 0, 3) + (0,) * 17, bg.Position.initial().theirs)
+    out.append(
+        _bg(
+            "long-names",
+            stacked,
+            0,
+            Scene(("maximilian_von_habsburg", "alice_the_great"), (4, 2), 7, game_number=4),
+            dice=(4, 4),
+            cube=Cube(16, 1),
+        )
+    )
+
     # --- Checkers ---
     out.append(_ck("start", ck.Board.initial(), 0, Scene(names, (0, 0), 3, game_number=1)))
     kings = ck.Board.from_fen("W:W22,26,30,18,11,K5:B6,K9,10,15,K27")
@@ -234,17 +250,86 @@ def boards() -> list[Board]:
     return out
 
 
+def _chart_decisions() -> list[Decision]:
+    """A seeded match of 160 decisions in five games, game 3 only six long (a cube pass), with
+    blunders by both players."""
+    rng = random.Random(3)
+    lengths = (50, 40, 6, 34, 30)
+    out, chance, i = [], 0.5, 0
+    for game, length in enumerate(lengths, 1):
+        for _ in range(length):
+            chance = min(0.97, max(0.03, chance + rng.gauss(0, 0.045)))
+            loss = 0.12 if rng.random() < 0.06 else 0.0
+            player = i % 2
+            if loss:
+                chance = min(0.97, max(0.03, chance + (0.08 if player else -0.08)))
+            kind = DecisionKind.MOVE
+            out.append(Decision(game, i, player, kind, "8/4", "13/9", loss, False, None, chance))
+            i += 1
+    return out
+
+
+def analysis_pictures() -> list[Board]:
+    """The analysis report's pictures: the winning-chance chart and a mistake card per game."""
+    names = ("Alice", "Bob")
+    decisions = _chart_decisions()
+    out = [
+        Board(
+            "analysis-chart",
+            partial(analysis_chart.win_chance_chart, decisions, names),
+            partial(analysis_chart.chart_alt_text, decisions, names),
+        )
+    ]
+    scene = Scene(names, (1, 2), 7, game_number=2)
+    start_bg = bg.Position.initial()
+    start_nn = nn.Position.initial()
+    move = DecisionKind.MOVE
+    cards: list[tuple[str, str, tuple[Any, ...], dict[str, Any], Decision]] = [
+        (
+            "backgammon",
+            "analysis-mistake-backgammon",
+            (start_bg, 0, scene),
+            {"dice": (6, 1), "cube": Cube()},
+            Decision(2, 0, 0, move, "24/18 6/5", "13/7 8/7", 0.112, False, None, 0.4, dice=(6, 1)),
+        ),
+        (
+            "nannon",
+            "analysis-mistake-nannon",
+            (start_nn, 1, scene),
+            {"dice": (3,), "cube": Cube()},
+            Decision(2, 0, 1, move, "H/3", "1/4", 0.052, False, None, 0.4, dice=(3,)),
+        ),
+        (
+            "checkers",
+            "analysis-mistake-checkers",
+            (ck.Board.initial(), 0, scene),
+            {},
+            Decision(2, 0, 0, move, "9-13", "11-15", 0.031, False, None, 0.5),
+        ),
+    ]
+    for game, name, args, kwargs, decision in cards:
+        card = partial(analysis_report.mistake_card, game, args, kwargs, decision)
+        out.append(Board(name, partial(_part, card, 0), partial(_part, card, 1)))
+    return out
+
+
+def _part(card: Callable[[], tuple[bytes, str]], index: int) -> Any:
+    return card()[index]
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print("usage: python -m render.gallery OUT_DIR", file=sys.stderr)
         return 2
     out = Path(argv[0])
     out.mkdir(parents=True, exist_ok=True)
-    for board in boards():
-        png = board.png()
-        (out / f"{board.name}.png").write_bytes(png)
-        (out / f"{board.name}.txt").write_text(board.alt() + "\n", encoding="utf-8")
-        print(f"{board.name}.png  {len(png) / 1000:.1f} KB")
+    for folder, pictures in ((out, boards()), (out / "analysis", analysis_pictures())):
+        folder.mkdir(parents=True, exist_ok=True)
+        for board in pictures:
+            png = board.png()
+            (folder / f"{board.name}.png").write_bytes(png)
+            (folder / f"{board.name}.txt").write_text(board.alt() + "\n", encoding="utf-8")
+            print(f"{folder.relative_to(out)}/{board.name}.png  {len(png) / 1000:.1f} KB")
     return 0
 
 

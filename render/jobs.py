@@ -32,19 +32,28 @@ def board(game: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[byt
 
 
 def chart(
-    decisions: Sequence[Decision], names: tuple[str, str], match_play: bool
+    decisions: Sequence[Decision],
+    names: tuple[str, str],
+    match_play: bool,
+    words: analysis_chart.ChartWords = analysis_chart.WORDS,
 ) -> tuple[bytes, str]:
-    """The analysis report's winning-chance chart: PNG and alt text."""
-    png = analysis_chart.win_chance_chart(decisions, names, match_play=match_play)
+    """The analysis report's winning-chance chart (its ``words`` in the reader's language):
+    PNG and alt text."""
+    png = analysis_chart.win_chance_chart(decisions, names, match_play=match_play, words=words)
     return png, analysis_chart.chart_alt_text(decisions, names, match_play=match_play)
 
 
 def mistake(
-    game: str, args: tuple[Any, ...], kwargs: dict[str, Any], decision: Decision
+    game: str,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    decision: Decision,
+    words: analysis_report.CardWords = analysis_report.CARD_WORDS,
 ) -> tuple[bytes, str]:
     """A mistake's card for the analysis report (:func:`render.analysis_report.mistake_card`):
-    the board it was made on, as :func:`board` takes it, with its caption."""
-    return analysis_report.mistake_card(game, args, kwargs, decision)
+    the board it was made on, as :func:`board` takes it, with the move played and the best
+    move drawn on it and its caption (in ``words``)."""
+    return analysis_report.mistake_card(game, args, kwargs, decision, words)
 
 
 def ready() -> bool:

@@ -17,7 +17,8 @@ Fixed layout, whoever is on turn: seat 0 (ivory, plain) has HOME bottom left and
 right and runs left to right along the six spots; seat 1 (black with a light inner ring) has
 HOME top right and SAFETY top left and runs right to left. The spot numbers are those of the
 player on turn. The cube sits in the left column: middle when centred (showing 64), at the
-owner's edge when owned, and in amber beside the doubler when offered.
+owner's edge when owned, and in amber beside the doubler when offered (the panel then
+lights the player who must take or pass).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from PIL import Image, ImageDraw
 from engines.cube import Cube
 from engines.nannon import HOME, SAFETY, Move, Position
 from render.common import (
+    BEST,
     DEFAULT_SCENE,
     FELT,
     FRAME,
@@ -38,6 +40,7 @@ from render.common import (
     INK,
     LABEL,
     PANEL_X,
+    PLAYED,
     POINT_DARK,
     POINT_LIGHT,
     SEAT_STYLES,
@@ -45,11 +48,14 @@ from render.common import (
     Lazy,
     Scene,
     SeatInfo,
+    Stat,
+    answering,
     checker_sprite,
     clean_name,
     cube_label,
     cube_sprite,
     die_sprite,
+    draw_arrow,
     draw_panel,
     draw_text,
     drawable_name,
@@ -59,10 +65,12 @@ from render.common import (
     match_lines,
     match_words,
     palette_from,
+    parsed_or_none,
+    roll_of,
     shade,
 )
 
-__all__ = ["board_image", "board_png", "describe"]
+__all__ = ["board_image", "board_png", "describe", "parse_choice"]
 
 CHECKER = 66
 SPOT = 78
@@ -141,7 +149,7 @@ def _background(turn: int) -> Image.Image:
         # Spot numbers of the player on turn, along that player's track.
         label = str(i + 1 if turn == 0 else 6 - i)
         label_y = SPOT_Y + 64 if turn == 0 else SPOT_Y - 64
-        draw_text(canvas, (cx, label_y), label, 24, fill=LABEL, anchor="mm", bold=True)
+        draw_text(canvas, (cx, label_y), label, 27, fill=LABEL, anchor="mm", bold=True)
     for (seat, place), (x, y) in _TRAYS.items():
         draw.rounded_rectangle((x, y, x + TRAY_W, y + TRAY_H), radius=12, fill=FRAME_DARK)
         draw.rounded_rectangle(
@@ -206,8 +214,11 @@ def board_image(
     last_move: tuple[int, Move] | None = None,
     cube: Cube | None = None,
     cube_offered_by: int | None = None,
+    choices: tuple[Move | None, Move | None] | None = None,
 ) -> Image.Image:
-    """The board as an RGB image (see the module docstring for the arguments)."""
+    """The board as an RGB image (see the module docstring for the arguments). ``choices``,
+    for a mistake card: the move made and the best move, by the player on turn, drawn as
+    arrows (vermillion and sky blue; None where there is nothing to draw)."""
     sprites = _SPRITES.get()
     canvas = sprites.backgrounds[turn].copy()
     by_seat = _seat_places(position, turn)
@@ -253,16 +264,30 @@ def board_image(
     if cube is not None:
         _draw_cube(canvas, cube, cube_offered_by)
 
+    if choices is not None:
+        places = by_seat[turn]
+        # Away from the row of spot numbers, which lies on the mover's side of the spots.
+        away = SPOT_Y + (-160 if turn == 0 else 160)
+        for choice, colour, bend in ((choices[1], BEST, 0.32), (choices[0], PLAYED, 0.16)):
+            if choice is None:
+                continue
+            src_slot = places.count(HOME) - 1 if choice.src == HOME else 0
+            dst_slot = places.count(SAFETY) if choice.dst == SAFETY else 0
+            start = _centre(turn, choice.src, src_slot)
+            end = _centre(turn, choice.dst, dst_slot)
+            towards = ((start[0] + end[0]) / 2, away)
+            draw_arrow(canvas, start, end, colour, bend=bend, towards=towards)
+
     names = tuple(drawable_name(n, seat) for seat, n in enumerate(scene.names))
     seats = tuple(
         SeatInfo(
             name=names[seat],
             icon=_icon(seat),
             lines=(
-                f"Score {format_score(scene.score[seat])}",
-                f"In safety {by_seat[seat].count(SAFETY)}",
+                Stat("Score", format_score(scene.score[seat])),
+                Stat("In safety", str(by_seat[seat].count(SAFETY))),
             ),
-            on_turn=seat == turn,
+            on_turn=seat == answering(turn, cube_offered_by),
         )
         for seat in (0, 1)
     )
@@ -270,15 +295,30 @@ def board_image(
         canvas,
         PANEL_X,
         (seats[0], seats[1]),
-        ("Nannon", *match_lines(scene))
+        (Stat("Nannon"), *match_lines(scene))
         + (
-            (f"Doubled to {cube.value * 2}",)
+            (Stat("Doubled to", str(cube.value * 2)),)
             if cube is not None and cube_offered_by is not None
             else ()
         ),
         scene.crawford,
     )
     return canvas
+
+
+def parse_choice(
+    text: str,
+    dice: Sequence[int],
+    position: Position,
+    turn: int,
+    /,
+    *args: object,
+    **kwargs: object,
+) -> Move | None:
+    """``text`` as a move on the board :func:`board_image` draws for ``position``/``turn``, by
+    the player on turn with ``dice`` (or the board's own); None when it isn't one."""
+    roll = roll_of(dice, kwargs)
+    return parsed_or_none(Move.parse, text, position, roll[0]) if len(roll) == 1 else None
 
 
 def _draw_cube(canvas: Image.Image, cube: Cube, offered_by: int | None) -> None:
@@ -310,6 +350,13 @@ def _palette() -> Image.Image:
             board_image(start, 0, scene, dice=(6,), cube=Cube()),
             board_image(hit, 0, scene, dice=(2,), last_move=(1, Move(1, 3, True)), cube=Cube(2, 1)),
             board_image(start, 1, scene, dice=(4,), cube=Cube(2, 0), cube_offered_by=1),
+            board_image(
+                start,
+                0,
+                scene,
+                dice=(3,),
+                choices=(Move.parse("H/3", start, 3), Move.parse("1/4", start, 3)),
+            ),
         ]
     )
 

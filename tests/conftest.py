@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from contextlib import AsyncExitStack
@@ -26,8 +27,11 @@ import pytest_asyncio
 if TYPE_CHECKING:
     from fakediscord import FakeDiscord
     from support.postgres_server import EmbeddedPostgres
+    from support.render_spy import DrawnTexts
 
+    from bot.robot.worker import RobotWorker
     from bot.storage import Store
+    from bot.workers import WorkerPools
 
 _T = TypeVar("_T")
 
@@ -186,14 +190,50 @@ async def any_store(store_target: str | Path) -> AsyncIterator[Store]:
         await store.close()
 
 
-@pytest.fixture
-def fresh_worker(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The robot's and the analysis' shared workers set aside for the test, and whatever it
-    started stopped."""
-    from bot.robot import worker
-
-    monkeypatch.setattr(worker, "ROBOT", worker.WorkerPool("robot"))
-    monkeypatch.setattr(worker, "ANALYSIS", worker.WorkerPool("analysis", niceness=10))
-    monkeypatch.setattr(worker, "_gnubg", None)
+@pytest.fixture(scope="session", autouse=True)
+def session_render_worker() -> Iterator[None]:
+    """The render worker the session's bots share (tests/support/discord_driver.py), stopped
+    at the session's end (if the session used it)."""
     yield
-    worker.shutdown()
+    driver = sys.modules.get("support.discord_driver")
+    if driver is not None:
+        driver.SESSION_RENDER.stop()
+
+
+@pytest.fixture
+def worker_pools() -> Iterator[WorkerPools]:
+    """Worker pools of the test's own (render, robot, analysis), shut down after it."""
+    from bot.workers import WorkerPools
+
+    pools = WorkerPools.create()
+    yield pools
+    pools.shutdown()
+
+
+@pytest.fixture
+def robot_worker(worker_pools: WorkerPools) -> RobotWorker:
+    """The robot's calls, on the test's own robot worker."""
+    from bot.robot.worker import RobotWorker
+
+    return RobotWorker(worker_pools.robot)
+
+
+@pytest.fixture
+def drawn_texts(monkeypatch: pytest.MonkeyPatch) -> DrawnTexts:
+    """``drawn_texts(module)`` records every text ``module`` draws (through its ``draw_text``) as
+    ``(text, size)``, still drawing it. (Here, not in tests/render/conftest.py: two package-less
+    conftest.py files clash under --doctest-modules.)"""
+    from types import ModuleType
+
+    def spy_on(module: ModuleType) -> list[tuple[str, int]]:
+        drawn: list[tuple[str, int]] = []
+        real = module.draw_text
+
+        def spy(canvas: Any, xy: Any, text: str, size: int, *args: Any, **kwargs: Any) -> None:
+            drawn.append((text, size))
+            real(canvas, xy, text, size, *args, **kwargs)
+
+        monkeypatch.setattr(module, "draw_text", spy)
+        return drawn
+
+    return spy_on

@@ -57,6 +57,42 @@ def test_unknown_subcommand_exits_2(tmp_path: Path) -> None:
     assert run_cli(tmp_path, None, "frobnicate").returncode == 2
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["-h"],
+        ["sync", "--help"],
+        ["sync", "-h"],
+        ["migrate-db", "--help"],
+        ["hint", "--help"],
+        ["analyse", "--help"],
+        ["analyze", "-h"],
+    ],
+)
+def test_every_subcommand_answers_help_and_does_nothing_else(
+    tmp_path: Path, args: list[str]
+) -> None:
+    # Settings that would start: a run would first open TABLEBOT_DB (a missing folder: exit 1,
+    # before any connection), so exit 0 with the usage shows nothing ran.
+    missing = tmp_path / "no-such-folder" / "t.db"
+    result = run_cli(tmp_path, f"DISCORD_TOKEN={GOOD_TOKEN}\nTABLEBOT_DB={missing}\n", *args)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("usage: tablebot") and result.stderr == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".env"]
+
+
+def test_version_and_bad_sync_arguments(tmp_path: Path) -> None:
+    from bot.__main__ import version
+
+    for flag in ("--version", "-V"):
+        result = run_cli(tmp_path, None, flag)
+        assert (result.returncode, result.stdout) == (0, f"tablebot {version()}\n")
+    assert version()[0].isdigit()  # the venv has tablebot installed
+    result = run_cli(tmp_path, None, "sync", "--now")
+    assert result.returncode == 2 and "unexpected argument '--now'" in result.stderr
+
+
 def test_settings_from_env_reads_every_variable() -> None:
     settings = Settings.from_env(
         {
@@ -217,6 +253,67 @@ async def test_a_rejected_token_exits_1_with_advice_and_no_token(
         for piece in (REJECTED_TOKEN, *REJECTED_TOKEN.split(".")):
             assert piece not in caplog.text
     assert any(call.status == 401 for call in fake_discord.calls)
+
+
+def one_line_without_traceback(caplog: pytest.LogCaptureFixture) -> str:
+    """The one ERROR logged (with no traceback, and no other ERROR), and no voice warning."""
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 1, [r.getMessage() for r in errors]
+    assert errors[0].exc_info is None and "\n" not in errors[0].getMessage()
+    assert "voice" not in caplog.text and "Traceback" not in caplog.text
+    return errors[0].getMessage()
+
+
+@pytest.mark.asyncio
+async def test_refused_intents_exit_3_with_one_line(
+    tmp_path: Path, fake_discord: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Discord closes the gateway with 4014 when the application may not use an intent it asks
+    for (a privileged one not switched on): a line of its own, and exit status 3."""
+    from fakediscord import TOKEN
+
+    from bot.discord.app import ExitCode, _main
+
+    fake_discord.allowed_intents = 0  # this application may use none: GUILDS is refused too
+    settings = Settings(token=TOKEN, db_path=tmp_path / "t.db", dev_guild_id=None, log_level="INFO")
+    caplog.set_level(logging.INFO)
+    assert await _main(settings, sync_only=False) == ExitCode.INTENTS == 3
+    assert "refused the gateway intents (close code 4014)" in one_line_without_traceback(caplog)
+    assert fake_discord.identifies == 0 and TOKEN not in caplog.text
+
+
+@pytest.mark.asyncio
+async def test_unreachable_discord_exits_4_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """No route to Discord (here a port nothing listens on): one line, exit status 4, whether
+    running or syncing."""
+    import socket
+
+    from discord.http import Route
+
+    from bot.discord.app import ExitCode, _main
+
+    with socket.socket() as closed:  # a free port, closed again: connections are refused
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    monkeypatch.setattr(Route, "BASE", f"http://127.0.0.1:{port}/api/v10")
+    settings = Settings(
+        token=GOOD_TOKEN, db_path=tmp_path / "t.db", dev_guild_id=None, log_level="INFO"
+    )
+    caplog.set_level(logging.DEBUG)
+    for sync_only in (False, True):
+        caplog.clear()
+        assert await _main(settings, sync_only=sync_only) == ExitCode.UNREACHABLE == 4
+        line = one_line_without_traceback(caplog)
+        assert line.startswith("Can't reach Discord (") and f"127.0.0.1:{port}" in line
+        assert GOOD_TOKEN not in caplog.text
+
+
+def test_the_exit_codes_are_distinct() -> None:
+    from bot.discord.app import ExitCode
+
+    assert [int(code) for code in ExitCode] == [0, 1, 2, 3, 4]
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="uvloop is not installed on Windows")

@@ -1,5 +1,6 @@
 """The layering rules: engines/ <- render/ <- bot/. engines/ and render/ stay pure; in bot/, the
-service imports no database driver and no Discord, and the storage room no service or Discord."""
+service imports no database driver and no Discord, the storage room no service or Discord, and the
+robot (its driver included) no Discord, storage or database driver."""
 
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ FORBIDDEN = {
     "render": {"discord", "aiosqlite", "sqlite3", "bot"},
     "bot/service": {"discord", "bot.discord", *DRIVERS},
     "bot/storage": {"discord", "bot.discord", "bot.service"},
+    # The robot: its driver plays through bot.service (only it: tests/robot/test_robot_rooms.py).
+    "bot/robot": {"discord", "bot.discord", "bot.storage", *DRIVERS},
+    "bot/terminal": {"discord", "bot.discord"},  # the second transport knows nothing of the first
 }
 
 # The storage modules that import no driver: the only ones the service may import.

@@ -13,25 +13,33 @@ scripted dice or a clock builds ``TableBot(settings, service=MatchService(store,
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import enum
 import gc
 import logging
+import signal
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
+import aiohttp
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import rendering
 from bot.config import Settings
+from bot.discord.catalogue import text
+from bot.discord.permissions import invite_url
 from bot.discord.ratelimit import CommandRateLimit, allow_interaction, guild_limits
 from bot.discord.replies import NO_MENTIONS, admit, refuse_closing, report_error
-from bot.robot import worker as robot_worker
-from bot.robot.analyser import worker_analyser
+from bot.rendering import Renderer
+from bot.robot.analysis_runner import WorkerAnalysisRunner
+from bot.robot.driver import RobotDriver
+from bot.robot.worker import RobotWorker
 from bot.service import MatchService, MatchView
 from bot.storage import GuildShards, StoreError, open_store, redact
+from bot.workers import WorkerPools
 
 log = logging.getLogger(__name__)
 
@@ -56,9 +64,22 @@ GUILD_CONTEXT = app_commands.AppCommandContext(guild=True, dm_channel=False, pri
 # is still running after this many seconds is deferred, and its answer edited in through the
 # webhook after (bot.discord.delivery.in_time).
 RESPONSE_BUDGET = 2.0
+# Seconds the robot waits for the state it answers to be shown before it goes on regardless.
+SHOW_WAIT = 10.0
 
-# How long close() waits for the interactions already being handled before it cancels them.
-CLOSE_GRACE_SECONDS = 15.0
+# How long close() waits for the interactions already being handled before it cancels them:
+# short enough that a SIGTERM (docker stop waits 10 s before its SIGKILL) ends in an exit 0.
+CLOSE_GRACE_SECONDS = 6.0
+
+
+class ExitCode(enum.IntEnum):
+    """How `tablebot` ends: each way Discord can refuse to start has its own code."""
+
+    STOPPED = 0  # stopped (SIGTERM, SIGINT) after finishing the work in flight; or synced
+    REFUSED = 1  # Discord refused the token; or the database can't be used
+    SETTINGS = 2  # a missing or malformed setting or argument (bot/__main__.py)
+    INTENTS = 3  # Discord refused the gateway intents (close code 4014)
+    UNREACHABLE = 4  # Discord could not be reached (network, DNS, firewall, an outage)
 
 
 class TableTree(app_commands.CommandTree["TableBot"]):
@@ -83,9 +104,9 @@ class TableTree(app_commands.CommandTree["TableBot"]):
         if isinstance(error, app_commands.CommandInvokeError):
             original = error.original
         elif isinstance(error, app_commands.NoPrivateMessage):
-            original = _Refusal("This command works in a server only.")
+            original = _Refusal(text("refusal.server_only"))
         elif isinstance(error, app_commands.CheckFailure):
-            original = _Refusal(str(error) or "You can't use this command here.")
+            original = _Refusal(str(error) or text("refusal.not_here"))
         await report_error(interaction, original)
 
 
@@ -105,6 +126,9 @@ def freeze_startup_objects() -> None:
 class TableBot(commands.AutoShardedBot):
     """The bot, on the match ``service`` it is given (cogs reach it as ``bot.service``): it
     connects the service's store in ``setup_hook`` and closes the service in :meth:`close`.
+    ``pools``: the worker processes it draws boards in (:attr:`renderer`) and the robot thinks
+    in (:attr:`robot_worker`, the service's analysis runner's too when :func:`create_bot` built it);
+    None: new ones. They are the bot's: :meth:`close` shuts them down, and no others.
     ``sync_only`` loads the commands and nothing else (``tablebot sync``); ``clock`` times the
     rate limit (monotonic seconds); ``client_options`` go to discord.py.
 
@@ -126,10 +150,15 @@ class TableBot(commands.AutoShardedBot):
         settings: Settings,
         *,
         service: MatchService,
+        pools: WorkerPools | None = None,
+        robot_worker: RobotWorker | None = None,
         sync_only: bool = False,
         clock: Callable[[], float] = time.monotonic,
         **client_options: Any,
     ) -> None:
+        # tablebot has no voice: discord.py's warnings that its voice libraries are missing
+        # (PyNaCl, davey), printed at every start, would mean nothing.
+        discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
         intents = discord.Intents.none()
         intents.guilds = True
         intents.guild_reactions = True
@@ -152,6 +181,9 @@ class TableBot(commands.AutoShardedBot):
         self.settings = settings
         self.sync_only = sync_only
         self.service = service
+        self.pools = WorkerPools.create() if pools is None else pools
+        self.renderer = Renderer(self.pools.render)
+        self.robot_worker = RobotWorker(self.pools.robot) if robot_worker is None else robot_worker
         # One budget per member for commands and clicks (bot.discord.ratelimit), timed by
         # ``clock`` (seconds); /config invalidates a server's cached limit when it changes.
         self.rate_limit = CommandRateLimit(guild_limits(service), clock=clock)
@@ -167,14 +199,25 @@ class TableBot(commands.AutoShardedBot):
         self.response_budget = RESPONSE_BUDGET
         self.close_grace = CLOSE_GRACE_SECONDS
         self._closing = False
+        self._closed = asyncio.Event()  # set when close() has finished: a second call waits
         # Set when close() begins (before it waits for the work in flight).
         self.closing_started = asyncio.Event()
         self._in_flight: set[asyncio.Task[Any]] = set()
         # Persistent component class -> the handler its cog answers its clicks with.
         self._click_handlers: dict[type[Any], ClickHandler[Any]] = {}
-        # Told of every board shown (and every match resumed at start-up): the robot cog
-        # plays its turns from here. A listener must not block: it starts work, if any.
-        self.turn_listeners: list[Callable[[MatchView], None]] = []
+        # The latest version of each match shown (a board posted or edited, or resumed), and
+        # who waits for a version to be shown: the robot answers a state once it is shown.
+        self._shown: dict[int, int] = {}
+        self._show_waiters: dict[int, list[tuple[int, asyncio.Future[None]]]] = {}
+        # The robot plays its seat from the service's events, in tasks close() waits for.
+        self.robot = RobotDriver(
+            service,
+            self.robot_worker,
+            spawn=self.spawn_work,
+            shown=self.board_shown,
+            closing=self.closing_started,
+        )
+        self.robot.start()
 
     async def setup_hook(self) -> None:
         await self.service.store.connect()
@@ -182,31 +225,51 @@ class TableBot(commands.AutoShardedBot):
             await self.load_extension(name)
         if self.sync_only:
             return
+        if self.application_id is not None:
+            log.info("invite tablebot to a server: %s", invite_url(self.application_id))
         resumed = await self.service.resume_active(guilds=self.guild_shards)
         log.info("resumed %d active matches", len(resumed))
-        await rendering.warm_up()  # the render worker's start-up, not the first board's
+        await self.renderer.warm_up()  # the render worker's start-up, not the first board's
         if any(view.robot_seat is not None for view in resumed):
             # Robot matches go on: start the robot's worker (gnubg, the Nannon solver) now,
             # in the background. Otherwise it starts with the first robot match.
-            self.spawn_work(robot_worker.warm_up(), name="tablebot-robot-warm-up")
-        for view in resumed:
+            self.spawn_work(self.robot_worker.warm_up(), name="tablebot-robot-warm-up")
+        for view in resumed:  # their boards are on Discord already
             self.turn_shown(view)
         # Analyses left queued or running by the last run go on (in this process's guilds).
         requeued = await self.service.analyses.start(self.guild_shards)
         if requeued:
             log.info("queued %d analyses again", requeued)
-        if self.settings.dev_guild_id is not None and self.owns_shard_zero:
-            await self.sync_dev_guild()
+        if self.owns_shard_zero:
+            if self.settings.dev_guild_id is not None:
+                registered = await self.sync_dev_guild()
+            else:
+                registered = await self.global_commands_exist()
+            if not registered:
+                log.warning(
+                    "no slash commands are registered for this bot, so Discord shows none: run "
+                    "`tablebot sync` once (global commands can take up to an hour to show), or "
+                    "set DEV_GUILD_ID to a server's id to sync them there at every start"
+                )
         freeze_startup_objects()
 
-    async def sync_dev_guild(self) -> None:
+    async def global_commands_exist(self) -> bool:
+        """Whether the application has global commands (True when Discord won't say)."""
+        try:
+            return bool(await self.tree.fetch_commands())
+        except discord.HTTPException as exc:
+            log.debug("could not list the global commands: %s", exc)
+            return True
+
+    async def sync_dev_guild(self) -> bool:
         """DEV_GUILD_ID's commands, synced at start-up. A server sees its own commands and the
         global ones side by side, so once the commands are synced globally (``tablebot sync``,
         /sync) the dev server's own copies are removed, or every command would show twice
-        there; before that, it gets a copy of every command, which shows at once."""
+        there; before that, it gets a copy of every command, which shows at once. Whether
+        commands are registered for it now (its own or global ones)."""
         guild_id = self.settings.dev_guild_id
         if guild_id is None:
-            return
+            return False
         guild = discord.Object(id=guild_id)
         try:
             global_commands = await self.tree.fetch_commands()
@@ -221,7 +284,7 @@ class TableBot(commands.AutoShardedBot):
                 guild_id,
                 exc,
             )
-            return
+            return False
         if global_commands:
             log.info(
                 "%d global commands exist: guild %s uses them (its own copies removed); run "
@@ -231,6 +294,7 @@ class TableBot(commands.AutoShardedBot):
             )
         else:
             log.info("synced %d commands to guild %s", len(synced), guild_id)
+        return bool(global_commands or synced)
 
     async def sync_global(self) -> list[app_commands.AppCommand]:
         """Sync the commands globally (``tablebot sync``, /sync), then drop DEV_GUILD_ID's own
@@ -321,12 +385,35 @@ class TableBot(commands.AutoShardedBot):
         return True
 
     def turn_shown(self, view: MatchView) -> None:
-        """Tell the turn listeners that this state of a match is on the board (or resumed)."""
-        for listener in tuple(self.turn_listeners):
-            try:
-                listener(view)
-            except Exception:
-                log.exception("a turn listener failed on match %s", view.match_id)
+        """This state of a match is on the board (or was, before a restart)."""
+        match_id = view.match_id
+        if view.match_over:
+            self._shown.pop(match_id, None)
+        elif view.version > self._shown.get(match_id, -1):
+            self._shown[match_id] = view.version
+        waiting = self._show_waiters.get(match_id, [])
+        for version, shown in waiting:
+            if version <= view.version and not shown.done():
+                shown.set_result(None)
+
+    async def board_shown(self, match_id: int, version: int) -> None:
+        """Until ``version`` of the match is shown (or :data:`SHOW_WAIT` seconds passed: a
+        board Discord never got must not stop the robot)."""
+        if self._shown.get(match_id, -1) >= version:
+            return
+        shown = asyncio.get_running_loop().create_future()
+        entry = (version, shown)
+        self._show_waiters.setdefault(match_id, []).append(entry)
+        try:
+            await asyncio.wait_for(shown, SHOW_WAIT)
+        except TimeoutError:
+            log.warning("match %s: version %s was not shown; the robot goes on", match_id, version)
+        finally:
+            waiting = self._show_waiters.get(match_id, [])
+            if entry in waiting:
+                waiting.remove(entry)
+            if not waiting:
+                self._show_waiters.pop(match_id, None)
 
     def spawn_work(
         self, work: Coroutine[Any, Any, Any], *, name: str | None = None
@@ -359,8 +446,17 @@ class TableBot(commands.AutoShardedBot):
             await asyncio.wait(late, timeout=1.0)
 
     async def close(self) -> None:
+        if self._closing:  # closing already (a signal, then the end of `async with`): wait
+            await self._closed.wait()
+            return
         self._closing = True
         self.closing_started.set()
+        try:
+            await self._close()
+        finally:
+            self._closed.set()
+
+    async def _close(self) -> None:
         await self._drain()
         try:
             await super().close()
@@ -369,10 +465,11 @@ class TableBot(commands.AutoShardedBot):
             # queue yet, and its close() fails there, having nothing else to close.
             if self.user is not None:
                 raise
+        await self.robot.close()  # its turns were drained above
         # An analysis cut short here stays "running" in the database: the next start runs it.
         await self.service.analyses.stop()
-        # The robot's worker stops with the bot (no robot turn is in flight any more).
-        await asyncio.to_thread(robot_worker.shutdown)
+        # Its workers stop with the bot (no robot turn is in flight any more).
+        await asyncio.to_thread(self.pools.shutdown)
         await self.service.close()
 
 
@@ -394,13 +491,30 @@ def guild_shards_of(settings: Settings) -> GuildShards | None:
     return GuildShards.of(settings.shard_count, settings.shard_ids)
 
 
-def create_bot(settings: Settings, *, sync_only: bool = False, **client_options: Any) -> TableBot:
+def create_bot(
+    settings: Settings,
+    *,
+    sync_only: bool = False,
+    pools: WorkerPools | None = None,
+    **client_options: Any,
+) -> TableBot:
     """A new bot on the database ``settings.db_path`` (a SQLite file or a PostgreSQL URL),
-    opened when the bot starts.
+    opened when the bot starts, with the worker processes ``pools`` (``run`` makes them; None:
+    new ones), which the bot shuts down when it closes.
     ``client_options`` go to the discord.py constructor (``guild_ready_timeout``,
     ``http_trace`` ...); ``sync_only`` loads the commands and nothing else (``tablebot sync``)."""
-    service = MatchService(open_store(settings.db_path), analyser=worker_analyser())
-    return TableBot(settings, service=service, sync_only=sync_only, **client_options)
+    pools = WorkerPools.create() if pools is None else pools
+    robot_worker = RobotWorker(pools.robot)
+    runner = WorkerAnalysisRunner(pools.analysis, robot_worker)
+    service = MatchService(open_store(settings.db_path), analysis_runner=runner)
+    return TableBot(
+        settings,
+        service=service,
+        pools=pools,
+        robot_worker=robot_worker,
+        sync_only=sync_only,
+        **client_options,
+    )
 
 
 async def _check_database(target: str | Path) -> str | None:
@@ -413,7 +527,7 @@ async def _check_database(target: str | Path) -> str | None:
     except (StoreError, OSError, TimeoutError) as exc:
         shown = redact(str(target))
         reason = " ".join(str(exc).replace(str(target), shown).split()) or type(exc).__name__
-        return f"Can't use the database at {shown!r} (TABLEBOT_DB): {reason}"
+        return f"Can't use the database at {shown!r} (TABLEBOT_DB): {reason}"  # not for members
     await store.close()
     return None
 
@@ -422,8 +536,9 @@ async def _main(settings: Settings, sync_only: bool) -> int:
     problem = await _check_database(settings.db_path)
     if problem is not None:
         log.error("%s", problem)
-        return 1
-    bot = create_bot(settings, sync_only=sync_only)
+        return ExitCode.REFUSED
+    # The worker processes are made here and handed in; the bot shuts them down as it closes.
+    bot = create_bot(settings, sync_only=sync_only, pools=WorkerPools.create())
     async with bot:
         try:
             if sync_only:
@@ -432,22 +547,68 @@ async def _main(settings: Settings, sync_only: bool) -> int:
                 log.info(
                     "synced %d global commands; they can take up to an hour to show", len(synced)
                 )
-                return 0
-            await bot.start(settings.token)
+                return ExitCode.STOPPED
+            return await _serve(bot, settings.token)
         except discord.LoginFailure:
             # discord.py's message never contains the token; ours does not either.
             log.error(
                 "Discord refused the bot token (login failed). Put the current token from the "
                 "Developer Portal (Bot -> Reset Token) in .env as DISCORD_TOKEN=..."
             )
-            return 1
+            return ExitCode.REFUSED
         except discord.PrivilegedIntentsRequired:
             log.error(
-                "Discord asked for privileged intents; tablebot needs none. Is this the "
-                "right application?"
+                "Discord refused the gateway intents (close code 4014); tablebot asks for "
+                "guilds and guild reactions only, none privileged. Is DISCORD_TOKEN this "
+                "application's bot token, and is the application allowed to connect?"
             )
-            return 1
-    return 0
+            return ExitCode.INTENTS
+        except (aiohttp.ClientConnectionError, discord.GatewayNotFound) as exc:
+            reason = " ".join(str(exc).split()) or type(exc).__name__
+            log.error(
+                "Can't reach Discord (%s). Check the network, DNS and any firewall or proxy "
+                "(tablebot needs HTTPS and websockets to discord.com), then start it again.",
+                reason,
+            )
+            return ExitCode.UNREACHABLE
+
+
+async def _serve(bot: TableBot, token: str) -> int:
+    """Run the bot until Discord ends it or SIGTERM or SIGINT asks it to stop. Then it takes no
+    new interactions (users are told to try again), finishes the work in flight, closes the
+    gateway, the workers and the store (:meth:`TableBot.close`), and returns 0."""
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+
+    def on_signal(signum: signal.Signals) -> None:
+        if not stop.is_set():
+            log.info("%s: stopping once the actions in flight are done", signum.name)
+        stop.set()
+
+    signals = (signal.SIGTERM, signal.SIGINT)
+    for signum in signals:
+        with contextlib.suppress(NotImplementedError):  # Windows' event loops have none
+            loop.add_signal_handler(signum, on_signal, signum)
+    running = asyncio.create_task(bot.start(token), name="tablebot")
+    stopping = asyncio.create_task(stop.wait(), name="tablebot-stop")
+    try:
+        await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        if not running.done():
+            if not bot.is_ready():
+                # Still starting (logging in, resuming matches, connecting): stop that; close()
+                # still finishes any handler admitted meanwhile.
+                running.cancel()
+            await bot.close()
+            with contextlib.suppress(asyncio.CancelledError):
+                await running
+        if not running.cancelled():
+            running.result()  # Discord's reasons to stop (a refused token ...) are raised here
+        return ExitCode.STOPPED
+    finally:
+        stopping.cancel()
+        for signum in signals:
+            with contextlib.suppress(NotImplementedError):
+                loop.remove_signal_handler(signum)
 
 
 def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
@@ -468,6 +629,6 @@ def run(settings: Settings, *, sync_only: bool = False) -> int:
     try:
         with asyncio.Runner(loop_factory=factory) as runner:
             return runner.run(_main(settings, sync_only))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # before the bot's own handler was installed
         log.info("stopped")
-        return 0
+        return ExitCode.STOPPED

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol, Self, cast
 import discord
 
 from bot.discord import ratelimit
+from bot.discord.catalogue import text
 from bot.discord.replies import admit, escape_name, refuse_closing, reply, report_error
 from engines.base import Phase, ResignLevel
 from engines.match import NO_MOVE
@@ -39,27 +40,45 @@ log = logging.getLogger(__name__)
 
 MAX_SELECT_OPTIONS = 25
 # The menu's label for the "no move" choice of a roll that can't be played (auto_pass off).
-NO_MOVE_LABEL = "No legal move: pass the turn"
+NO_MOVE_LABEL = text("select.no_move")
 ButtonStyle = discord.ButtonStyle
 
 # action -> (label, style). The action names are part of saved custom_ids: never rename them.
 BUTTONS: dict[str, tuple[str, discord.ButtonStyle]] = {
-    "roll": ("Roll", ButtonStyle.success),
-    "double": ("Double", ButtonStyle.primary),
-    "take": ("Take", ButtonStyle.success),
-    "pass": ("Pass", ButtonStyle.danger),
-    "passok": ("Yes, pass", ButtonStyle.danger),
-    "resign": ("Resign", ButtonStyle.secondary),
-    "rs1": ("Resign this game", ButtonStyle.danger),
-    "rs2": ("Resign a gammon", ButtonStyle.danger),
-    "rs3": ("Resign a backgammon", ButtonStyle.danger),
-    "leave": ("Concede the match", ButtonStyle.danger),
-    "resyes": ("Accept resignation", ButtonStyle.success),
-    "resno": ("Decline resignation", ButtonStyle.secondary),
-    "draw": ("Offer draw", ButtonStyle.secondary),
-    "drawyes": ("Accept draw", ButtonStyle.success),
-    "drawno": ("Decline draw", ButtonStyle.secondary),
+    "roll": (text("button.roll"), ButtonStyle.success),
+    "double": (text("button.double"), ButtonStyle.primary),
+    "take": (text("button.take"), ButtonStyle.success),
+    "pass": (text("button.pass"), ButtonStyle.danger),
+    "passok": (text("button.passok"), ButtonStyle.danger),
+    "resign": (text("button.resign"), ButtonStyle.secondary),
+    "rs1": (text("button.rs1"), ButtonStyle.danger),
+    "rs2": (text("button.rs2"), ButtonStyle.danger),
+    "rs3": (text("button.rs3"), ButtonStyle.danger),
+    "leave": (text("button.leave"), ButtonStyle.danger),
+    "resyes": (text("button.resyes"), ButtonStyle.success),
+    "resno": (text("button.resno"), ButtonStyle.secondary),
+    "draw": (text("button.draw"), ButtonStyle.secondary),
+    "drawyes": (text("button.drawyes"), ButtonStyle.success),
+    "drawno": (text("button.drawno"), ButtonStyle.secondary),
 }
+# A board button -> the service command it sends, by name (bot.service.commands) and argument:
+# what a new board's custom_id carries (tb:m:OfferResignation.2:<match>:<version>). Boards
+# posted before carry the button's own name (tb:m:rs2:...): both are read. Pass and Resign
+# open a menu of these.
+SENDS: dict[str, str] = {
+    "roll": "RollDice",
+    "double": "OfferDouble",
+    "take": "TakeDouble",
+    "passok": "PassDouble",
+    **{f"rs{level.value}": f"OfferResignation.{level.value}" for level in ResignLevel},
+    "leave": "LeaveMatch",
+    "resyes": "AcceptResignation",
+    "resno": "DeclineResignation",
+    "draw": "OfferDraw",
+    "drawyes": "AcceptDraw",
+    "drawno": "DeclineDraw",
+}
+SENT_BY = {command: button for button, command in SENDS.items()}
 # Actions only the player the match waits for may take (the service checks again).
 ACTOR_ACTIONS = frozenset(
     {"roll", "double", "take", "pass", "passok", "resyes", "resno", "drawyes", "drawno", "move"}
@@ -111,11 +130,11 @@ async def check_player(
         view = await _host(interaction).service.get_view(match_id, interaction.guild_id)
         seat = view.seat_of(interaction.user.id)
         if seat is None:
-            await reply(interaction, "This is not your match: only its two players can use it.")
+            await reply(interaction, text("refusal.not_in_match"))
             return False
         if needs_turn and view.actor is not None and view.actor != seat:
             other = escape_name(view.players[view.actor].name)
-            await reply(interaction, f"It's not your turn: the match waits for {other}.")
+            await reply(interaction, text("refusal.waits_for", name=other))
             return False
         return True
     except Exception as exc:
@@ -155,13 +174,20 @@ class Persistent:
 class MatchButton(
     Persistent,
     discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
-    template=r"tb:m:(?P<action>[a-z0-9]+):(?P<match_id>[0-9]+):(?P<version>[0-9]+)",
+    template=r"tb:m:(?P<action>[A-Za-z0-9.]+):(?P<match_id>[0-9]+):(?P<version>[0-9]+)",
 ):
+    """A board button: ``action`` is the button (``roll``, ``rs2``; from a custom_id, the
+    command it sends, ``RollDice``, or the button's own name on older boards); ``command``
+    is what it sends (None: it opens a menu)."""
+
     def __init__(self, action: str, match_id: int, version: int) -> None:
+        action = SENT_BY.get(action, action)
         label, style = BUTTONS.get(action, (action, ButtonStyle.secondary))
+        self.command = SENDS.get(action)
+        wire = self.command or action
         super().__init__(
             discord.ui.Button(
-                label=label, style=style, custom_id=f"tb:m:{action}:{match_id}:{version}"
+                label=label, style=style, custom_id=f"tb:m:{wire}:{match_id}:{version}"
             )
         )
         self.action = action
@@ -187,7 +213,7 @@ class MoveSelect(
         passing = tuple(moves) == (NO_MOVE,)
         select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
             custom_id=f"tb:mv:{match_id}:{version}",
-            placeholder="No legal move: confirm the pass" if passing else "Choose your move",
+            placeholder=text("select.confirm_pass" if passing else "select.choose_move"),
             options=options or [discord.SelectOption(label="-", value="-")],
             min_values=1,
             max_values=1,
@@ -209,9 +235,9 @@ class ChallengeButton(
     template=r"tb:c:(?P<action>accept|decline|cancel):(?P<challenge_id>[0-9]+)",
 ):
     STYLES: dict[str, tuple[str, discord.ButtonStyle]] = {  # noqa: RUF012
-        "accept": ("Accept", ButtonStyle.success),
-        "decline": ("Decline", ButtonStyle.secondary),
-        "cancel": ("Cancel", ButtonStyle.danger),
+        "accept": (text("button.accept"), ButtonStyle.success),
+        "decline": (text("button.decline"), ButtonStyle.secondary),
+        "cancel": (text("button.cancel"), ButtonStyle.danger),
     }
 
     def __init__(self, action: str, challenge_id: int) -> None:
@@ -239,7 +265,7 @@ class FinishedButton(
     template=r"tb:x:(?P<action>export|rematch):(?P<match_id>[0-9]+)",
 ):
     def __init__(self, action: str, match_id: int) -> None:
-        label = "Export" if action == "export" else "Rematch"
+        label = text(f"button.{action}")
         style = ButtonStyle.secondary if action == "export" else ButtonStyle.primary
         super().__init__(
             discord.ui.Button(label=label, style=style, custom_id=f"tb:x:{action}:{match_id}")
@@ -268,7 +294,7 @@ class ClaimWinButton(
     def __init__(self, match_id: int, version: int) -> None:
         super().__init__(
             discord.ui.Button(
-                label="Claim win",
+                label=text("button.claim"),
                 style=discord.ButtonStyle.danger,
                 custom_id=f"tb:claim:{match_id}:{version}",
             )
@@ -303,7 +329,7 @@ class PageButton(
     def __init__(self, kind: str, arg: str, page: int, *, label: str = "", disabled: bool = False):
         super().__init__(
             discord.ui.Button(
-                label=label or "Page",
+                label=label or text("button.page"),
                 style=ButtonStyle.secondary,
                 custom_id=f"tb:pg:{kind}:{arg}:{page}",
                 disabled=disabled,
@@ -319,9 +345,13 @@ def pager(kind: str, arg: str, page: int, pages: int) -> discord.ui.View | None:
     if pages <= 1:
         return None
     view = discord.ui.View(timeout=None)
-    view.add_item(PageButton(kind, arg, max(page - 1, 0), label="Previous", disabled=page <= 0))
     view.add_item(
-        PageButton(kind, arg, min(page + 1, pages), label="Next", disabled=page >= pages - 1)
+        PageButton(kind, arg, max(page - 1, 0), label=text("button.previous"), disabled=page <= 0)
+    )
+    view.add_item(
+        PageButton(
+            kind, arg, min(page + 1, pages), label=text("button.next"), disabled=page >= pages - 1
+        )
     )
     return view
 

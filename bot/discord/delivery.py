@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import discord
 
 from bot.discord import permissions, wording
+from bot.discord.catalogue import plural_key, text
 from engines.base import GameKind
 from engines.spec import spec_of
 
@@ -242,18 +243,23 @@ def moving(match_id: int) -> asyncio.Lock:
 
 def length_text(kind: GameKind, length: int) -> str:
     if length == 0:
-        return "money game"
+        return text("length.money")
     unit = spec_of(kind).score_unit
     if unit != "point":  # "3 games"; a match to 3 points is "to 3"
-        return f"{length} {unit}{'s' if length != 1 else ''}"
-    return f"to {length}"
+        return text(plural_key(f"unit.{unit}", length), count=length)
+    return text("length.to", length=length)
 
 
 def match_title(view: MatchView) -> str:
     """ "Nannon · alice vs bob · to 11": the thread name and embed title (plain text)."""
-    names = " vs ".join(p.name[:32] for p in view.players)
-    title = spec_of(view.kind).title
-    return f"{title} · {names} · {length_text(view.kind, view.length)}"[:100]
+    first, second = (p.name[:32] for p in view.players)
+    return text(
+        "match.title",
+        game=wording.game_title(view.kind),
+        first=first,
+        second=second,
+        length=length_text(view.kind, view.length),
+    )[:100]
 
 
 async def new_thread(bot: TableBot, view: MatchView) -> int | None:

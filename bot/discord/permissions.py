@@ -58,3 +58,16 @@ def can_open_thread(perms: discord.Permissions) -> bool:
 
 def is_thread(channel: object) -> bool:
     return isinstance(channel, discord.Thread)
+
+
+# What the invite asks for: all a match needs, in its channel and in a thread of its own, and
+# Add Reactions (the bot's own 📣 under a NANNON announcement). The README's integer.
+INVITE_PERMISSIONS = discord.Permissions(
+    **dict.fromkeys((*MATCH_NEEDS, *THREAD_NEEDS, "add_reactions"), True)
+)
+INVITE_SCOPES = ("bot", "applications.commands")
+
+
+def invite_url(client_id: int) -> str:
+    """The URL that adds the bot, and its commands, to a server, with the permissions it uses."""
+    return discord.utils.oauth_url(client_id, permissions=INVITE_PERMISSIONS, scopes=INVITE_SCOPES)

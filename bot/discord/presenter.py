@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import discord
 
-from bot import rendering
 from bot.discord import components as ui
 from bot.discord import delivery, wording
+from bot.discord.catalogue import ENGLISH, plural_key, text
 from bot.discord.delivery import length_text as length_text
 from bot.discord.delivery import match_title as match_title
 from bot.discord.replies import (
@@ -31,32 +31,26 @@ from bot.discord.replies import (
     mention_only,
 )
 from bot.discord.style import style_of
+from bot.rendering import board_job as board_job
 from engines.base import GameKind, GameResult, MatchRules, Phase, ResultKind
 from engines.cube import Cube
 from engines.spec import spec_of
-from render.common import Scene
 
 if TYPE_CHECKING:
     from bot.discord.app import TableBot
+    from bot.rendering import Renderer
     from bot.service import Challenge, MatchUpdate, MatchView
 
 log = logging.getLogger(__name__)
 
 SHOUT = "\N{CHEERING MEGAPHONE}"
 # An action was applied but Discord refused its board (retries spent): the log has it.
-BOARD_NOT_POSTED = (
-    "Done, but Discord would not take the new board just now. Type /board to post it again."
-)
-RESULT_NOT_POSTED = (
-    "Done, but Discord would not take the result message just now. /history and /board show "
-    "where the match stands."
-)
-FIRST_BOARD_NOT_POSTED = (
-    "The match has started, but Discord would not take its first board just now. Type /board "
-    "to post it."
-)
-# The NANNON announcement's footer: the reaction handler finds the match here after a restart.
-SHOUT_FOOTER = "Match #{match_id} · game {game} · NANNON"
+BOARD_NOT_POSTED = text("error.board_not_posted")
+RESULT_NOT_POSTED = text("error.result_not_posted")
+FIRST_BOARD_NOT_POSTED = text("error.first_board_not_posted")
+# The NANNON announcement's footer: the reaction handler finds the match here after a restart
+# (SHOUT_FOOTER_RE reads the English; a translation keeps "#{match_id}" and "{game}").
+SHOUT_FOOTER = ENGLISH["shout.footer"]
 SHOUT_FOOTER_RE = re.compile(r"Match #(\d+) · game (\d+) · NANNON")
 
 
@@ -72,26 +66,32 @@ def points_text(points: float) -> str:
 
 def score_text(view: MatchView) -> str:
     a, b = (escape_name(p.name) for p in view.players)
-    text = f"{a} {points_text(view.score[0])} to {points_text(view.score[1])} {b}"
+    score = text(
+        "score.line",
+        first=a,
+        first_points=points_text(view.score[0]),
+        second_points=points_text(view.score[1]),
+        second=b,
+    )
     if view.length:
-        text += f" ({length_text(view.kind, view.length)})"
+        score += text("score.length", length=length_text(view.kind, view.length))
     if view.crawford:
-        text += ", Crawford game"
-    return text
+        score += text("score.crawford")
+    return score
 
 
 def dice_text(dice: Sequence[int] | None) -> str:
-    return "-".join(str(d) for d in dice) if dice else "not rolled"
+    return "-".join(str(d) for d in dice) if dice else text("dice.not_rolled")
 
 
 def cube_text(view: MatchView) -> str:
     names = [escape_name(p.name) for p in view.players]
     if view.cube_offered_by is not None:
-        return f"{names[view.cube_offered_by]} doubles to {view.cube_value * 2}"
+        return text("cube.offered", name=names[view.cube_offered_by], value=view.cube_value * 2)
     if view.cube_owner is None:
         shown = spec_of(view.kind).cube_face(Cube(view.cube_value))  # Nannon's shows 64 at 1
-        return f"{shown}, centred"
-    return f"{view.cube_value}, owned by {names[view.cube_owner]}"
+        return text("cube.centred", value=shown)
+    return text("cube.owned", value=view.cube_value, name=names[view.cube_owner])
 
 
 def prompt(view: MatchView) -> str:
@@ -100,30 +100,30 @@ def prompt(view: MatchView) -> str:
     actor = names[view.actor] if view.actor is not None else None
     phase = view.phase
     if phase is Phase.OPENING:
-        return "Roll for the opening."
+        return text("prompt.opening")
     if phase is Phase.OPENING_TIE:
-        return "The opening roll tied: either player may roll again, or double."
+        return text("prompt.opening_tie")
     if phase is Phase.ROLL:
         can = view.actor is not None and view.can_double[view.actor]
-        return f"{actor} to roll" + (" or double." if can else ".")
+        return text("prompt.roll_or_double" if can else "prompt.roll", name=actor)
     if phase is Phase.MOVE:
         if not spec_of(view.kind).has_dice:
-            return f"{actor} ({view.colours[view.turn]}) to move."
+            return text("prompt.move_colour", name=actor, colour=colour_name(view, view.turn))
         if view.must_pass:
-            return f'{actor} rolled {dice_text(view.dice)}: no legal move. Pass with "no move".'
-        return f"{actor} rolled {dice_text(view.dice)}: pick a move."
+            return text("prompt.must_pass", name=actor, dice=dice_text(view.dice))
+        return text("prompt.move", name=actor, dice=dice_text(view.dice))
     if phase is Phase.CUBE_OFFERED and view.cube_offered_by is not None:
         doubler = names[view.cube_offered_by]
-        return f"{doubler} doubles to {view.cube_value * 2}. {actor}: take or pass?"
+        return text("prompt.take_or_pass", doubler=doubler, value=view.cube_value * 2, name=actor)
     if phase is Phase.RESIGN_OFFERED and view.resign_offer is not None:
         seat, level = view.resign_offer
-        what = spec_of(view.kind).resign_level_name(level)
-        return f"{names[seat]} offers to resign ({what}). {actor}: accept or decline?"
+        what = wording.resign_level_text(view.kind, level)
+        return text("prompt.resignation", resigner=names[seat], what=what, name=actor)
     if phase is Phase.DRAW_OFFERED and view.draw_offered_by is not None:
-        return f"{names[view.draw_offered_by]} offers a draw. {actor}: accept or decline?"
+        return text("prompt.draw", offerer=names[view.draw_offered_by], name=actor)
     if phase is Phase.MATCH_OVER:
-        return "The match is over."
-    return f"{actor} to play." if actor else "Your move."
+        return text("prompt.match_over")
+    return text("prompt.play", name=actor) if actor else text("prompt.your_move")
 
 
 def result_text(view: MatchView, result: GameResult) -> str:
@@ -131,27 +131,23 @@ def result_text(view: MatchView, result: GameResult) -> str:
     pts = points_text(result.points)
     unit = spec_of(view.kind).score_unit
     if result.winner is None:
-        return f"Game {result.game_number} is drawn."
+        return text("result.game_drawn", number=result.game_number)
     winner, loser = names[result.winner], names[1 - result.winner]
-    how = {
-        ResultKind.SINGLE: "",
-        ResultKind.GAMMON: " with a gammon",
-        ResultKind.BACKGAMMON: " with a backgammon",
-        ResultKind.NANNON: f" with a NANNON: {loser} has no checker in safety",
-        ResultKind.DROP: f": {loser} passed the double",
-        ResultKind.RESIGN: f": {loser} resigned",
-        ResultKind.DRAW: "",
-        ResultKind.FORFEIT: f": {loser} conceded",
-    }[result.kind]
+    how = text(f"result.how.{result.kind.name.lower()}", loser=loser)
     if (
         result.kind in (ResultKind.GAMMON, ResultKind.BACKGAMMON)
         and view.rules.jacoby
         and result.points == result.cube
     ):
         # Jacoby: a gammon counts single while the cube was never turned.
-        how += " (not counted double: the Jacoby rule, the cube was never turned)"
-    plural = "s" if result.points != 1 else ""
-    return f"Game {result.game_number}: {winner} wins {pts} {unit}{plural}{how}."
+        how += text("result.jacoby")
+    won = text(plural_key(f"unit.{unit}", result.points), count=pts)
+    return text("result.game_won", number=result.game_number, name=winner, won=won, how=how)
+
+
+def colour_name(view: MatchView, seat: int) -> str:
+    """The colour ``seat`` plays, as the turn's prompt says it ("white", "black")."""
+    return text(f"colour.{view.colours[seat]}")
 
 
 def text_file(filename: str, text: str) -> discord.File:
@@ -161,41 +157,11 @@ def text_file(filename: str, text: str) -> discord.File:
 # --- rendering -----------------------------------------------------------------------------
 
 
-def black_seat(view: MatchView) -> int:
-    """The seat playing Black in the current checkers game."""
-    return 0 if view.colours[0] == "black" else 1
-
-
-def board_job(view: MatchView) -> tuple[str, tuple[Any, ...], dict[str, Any]]:
-    """What render/ needs to draw this view's board: the game and the arguments its
-    ``board_png`` and ``describe`` take (plain, picklable values, for the render worker)."""
-    scene = Scene(
-        names=(view.players[0].name, view.players[1].name),
-        score=view.score,
-        match_length=view.length,
-        crawford=view.crawford,
-        game_number=view.game_number,
-    )
-    last = (view.last_move.seat, view.last_move.move) if view.last_move else None
-    args: tuple[Any, ...]
-    kwargs: dict[str, Any] = {"last_move": last}
-    if not spec_of(view.kind).has_dice:
-        # render.checkers takes the seat playing Black (colours alternate each game).
-        args = (view.position, black_seat(view), scene)
-        kwargs["draw_offered_by"] = view.draw_offered_by
-    else:
-        args = (view.position, view.turn, scene)
-        kwargs["dice"] = view.dice
-        kwargs["cube"] = Cube(view.cube_value, view.cube_owner) if view.rules.cube else None
-        kwargs["cube_offered_by"] = view.cube_offered_by
-    return view.kind.value, args, kwargs
-
-
-async def render_board(view: MatchView) -> tuple[discord.File, str] | None:
+async def render_board(renderer: Renderer, view: MatchView) -> tuple[discord.File, str] | None:
     """The board as an attachment (drawn by the render worker, off the event loop and its
     interpreter lock) and its alt text."""
     try:
-        png, alt = await rendering.board(*board_job(view))
+        png, alt = await renderer.board(*board_job(view))
     except Exception:
         # A missing picture must not lose the turn: the embed still says everything.
         log.exception("rendering match %s (version %s) failed", view.match_id, view.version)
@@ -209,7 +175,7 @@ def turn_embed(view: MatchView, notes: Sequence[str] = ()) -> discord.Embed:
     title = match_title(view)
     # A match of one game (checkers) says "game 2" only once a draw has made one necessary.
     if view.length != 1 or spec.score_unit != "game" or view.game_number > 1:
-        title += f" · game {view.game_number}"
+        title += text("turn.game_number", number=view.game_number)
     embed = discord.Embed(
         title=discord.utils.escape_markdown(title)[:256],
         description="\n".join([*map(inert_text, notes), f"**{prompt(view)}**"])[:4000],
@@ -217,25 +183,45 @@ def turn_embed(view: MatchView, notes: Sequence[str] = ()) -> discord.Embed:
     )
     if view.actor is not None and not view.match_over:
         who = view.players[view.actor]
-        embed.add_field(name="Turn", value=f"{escape_name(who.name)} ({view.colours[view.actor]})")
+        embed.add_field(
+            name=text("turn.field.turn"),
+            value=text(
+                "turn.whose", name=escape_name(who.name), colour=colour_name(view, view.actor)
+            ),
+        )
     if spec.has_dice:
-        embed.add_field(name="Dice", value=dice_text(view.dice))
-    embed.add_field(name="Score", value=score_text(view), inline=False)
+        embed.add_field(name=text("turn.field.dice"), value=dice_text(view.dice))
+    embed.add_field(name=text("turn.field.score"), value=score_text(view), inline=False)
     if spec.cube and view.rules.cube:
-        embed.add_field(name="Cube", value=cube_text(view))
+        embed.add_field(name=text("turn.field.cube"), value=cube_text(view))
     if view.pips is not None:
         a, b = view.players
         embed.add_field(
-            name="Pips",
-            value=f"{escape_name(a.name)} {view.pips[0]}, {escape_name(b.name)} {view.pips[1]}",
+            name=text("turn.field.pips"),
+            value=text(
+                "turn.pips",
+                first=escape_name(a.name),
+                first_pips=view.pips[0],
+                second=escape_name(b.name),
+                second_pips=view.pips[1],
+            ),
         )
     if view.last_move is not None:
         mover = escape_name(view.players[view.last_move.seat].name)
-        embed.add_field(name="Last move", value=f"{mover}: {view.last_move.text}")
-    embed.add_field(name=spec.position_id_name, value=f"`{view.position_id}`", inline=False)
+        embed.add_field(
+            name=text("turn.field.last_move"),
+            value=text("turn.last_move", name=mover, move=view.last_move.text),
+        )
+    embed.add_field(
+        name=text(f"turn.field.position.{view.kind.value}"),
+        value=f"`{view.position_id}`",
+        inline=False,
+    )
     if view.gnubg_match_id:
-        embed.add_field(name="Match ID", value=f"`{view.gnubg_match_id}`", inline=False)
-    embed.set_footer(text=f"Match #{view.match_id} · move {view.version}")
+        embed.add_field(
+            name=text("turn.field.match_id"), value=f"`{view.gnubg_match_id}`", inline=False
+        )
+    embed.set_footer(text=text("turn.footer", match_id=view.match_id, version=view.version))
     return embed
 
 
@@ -248,16 +234,16 @@ Result = TypeVar("Result")
 Rest = ParamSpec("Rest")
 
 
-def tells_turn_listeners(
+def marks_shown(
     view_of: Callable[[Shown], MatchView],
 ) -> Callable[
     [Callable[Concatenate[TableBot, Shown, Rest], Awaitable[Result]]],
     Callable[Concatenate[TableBot, Shown, Rest], Awaitable[Result]],
 ]:
     """Once the decorated function has shown a state of a match (a board posted, an update
-    published; even when Discord refused it), the bot's turn listeners hear of it
-    (``TableBot.turn_shown``): the robot cog plays its turns from there. A state may be told
-    more than once (publish posts a board)."""
+    published; even when Discord refused it), the bot marks it shown (``TableBot.turn_shown``):
+    the robot's driver answers a state once it is shown. A state may be marked more than once
+    (publish posts a board)."""
 
     def decorate(
         show: Callable[Concatenate[TableBot, Shown, Rest], Awaitable[Result]],
@@ -286,12 +272,12 @@ async def strip_components(bot: TableBot, view: MatchView, message_id: int | Non
 
 
 async def turn_message(
-    view: MatchView, notes: Sequence[str] = (), *, ping: bool = True
+    renderer: Renderer, view: MatchView, notes: Sequence[str] = (), *, ping: bool = True
 ) -> delivery.TurnMessage:
     """The board message of the current turn: the ping of the player on turn, the embed, the
     board picture and the components."""
     embed = turn_embed(view, notes)
-    rendered = await render_board(view)
+    rendered = await render_board(renderer, view)
     file = None
     if rendered is not None:
         file, _alt = rendered
@@ -301,12 +287,11 @@ async def turn_message(
     if ping and view.actor is not None and not view.match_over and view.actor != view.robot_seat:
         # The human on turn is pinged; the robot (the bot itself) is not.
         player = view.players[view.actor]
-        content = f"<@{player.user_id}>, it's your turn."
+        content = text("turn.ping", user_id=player.user_id)
         allowed = mention_only(player.user_id)
     if view.phase is Phase.MOVE and len(view.legal_moves) > ui.MAX_SELECT_OPTIONS:
-        content += (
-            f"\n{len(view.legal_moves)} legal moves: the menu shows the first "
-            f"{ui.MAX_SELECT_OPTIONS}. Type `/move` for any other."
+        content += "\n" + text(
+            "turn.many_moves", count=len(view.legal_moves), shown=ui.MAX_SELECT_OPTIONS
         )
     return delivery.TurnMessage(content.strip() or None, embed, file, ui.turn_view(view), allowed)
 
@@ -319,7 +304,7 @@ def _its_view(update: MatchUpdate) -> MatchView:
     return update.view
 
 
-@tells_turn_listeners(_the_view)
+@marks_shown(_the_view)
 async def post_board(
     bot: TableBot,
     view: MatchView,
@@ -331,7 +316,7 @@ async def post_board(
     """Post the current turn as a new message (the follow-up of ``via`` where it can), strip
     the previous board, remember this one."""
     previous = view.board_message_id
-    turn = await turn_message(view, notes, ping=ping)
+    turn = await turn_message(bot.renderer, view, notes, ping=ping)
     message = await delivery.post_board_message(bot, view, turn, via)
     await bot.service.set_board_message(view.match_id, message.id)
     if previous is not None and previous != message.id:
@@ -348,31 +333,35 @@ async def post_result(
     lines: list[str] = []
     if result is not None:
         lines.append(result_text(view, result))
-    lines.append(f"Score: {score_text(view)}.")
+    lines.append(text("result.score", score=score_text(view)))
     # A NANNON is shouted: only Nannon's double win is of that kind.
     nannon = result is not None and result.kind is ResultKind.NANNON and result.winner is not None
     content = None
     allowed = NO_MENTIONS
     if nannon and result is not None and result.winner is not None:
         winner = view.players[result.winner]
-        content = f"**NANNON!** <@{winner.user_id}>, react {SHOUT} to this message to shout it!"
+        content = text("shout.invite", user_id=winner.user_id, shout=SHOUT)
         allowed = mention_only(winner.user_id)
     if update.match_over:
         lines.append(match_over_text(update))
     elif view.opening_dice is not None:
         a, b = (escape_name(p.name) for p in view.players)
         d0, d1 = view.opening_dice
-        lines.append(f"Game {view.game_number} opening roll: {a} {d0}, {b} {d1}.")
-    title = "Match over" if update.match_over else "Game over"
+        lines.append(
+            text("result.next_opening", number=view.game_number, first=a, d0=d0, second=b, d1=d1)
+        )
     embed = discord.Embed(
-        title=f"{title} · {discord.utils.escape_markdown(match_title(view))}"[:256],
+        title=text(
+            "result.match_over" if update.match_over else "result.game_over",
+            title=discord.utils.escape_markdown(match_title(view)),
+        )[:256],
         description="\n".join(lines)[:4000],
         colour=style_of(view.kind).colour,
     )
     if nannon and result is not None:
         embed.set_footer(text=SHOUT_FOOTER.format(match_id=view.match_id, game=result.game_number))
     else:
-        embed.set_footer(text=f"Match #{view.match_id}")
+        embed.set_footer(text=text("match.footer", match_id=view.match_id))
     kwargs: dict[str, Any] = {"embed": embed, "allowed_mentions": allowed}
     if update.match_over:
         kwargs["view"] = ui.finished_view(view.match_id)
@@ -391,20 +380,29 @@ def match_over_text(update: MatchUpdate) -> str:
     names = [escape_name(p.name) for p in view.players]
     lines = []
     if update.winner_seat is not None:
-        lines.append(f"**{names[update.winner_seat]} wins the match!**")
+        lines.append(text("result.match_won", name=names[update.winner_seat]))
     else:
-        lines.append("**The match is drawn.**")
+        lines.append(text("result.match_drawn"))
     for change in update.rating_changes:
         sign = "+" if change.delta >= 0 else ""
         lines.append(
-            f"{names[change.seat]}: rating {change.before:.0f} -> {change.after:.0f} "
-            f"({sign}{change.delta:.1f})"
+            text(
+                "result.rating",
+                name=names[change.seat],
+                before=f"{change.before:.0f}",
+                after=f"{change.after:.0f}",
+                delta=f"{sign}{change.delta:.1f}",
+            )
         )
     seed = update.revealed_seed or view.dice_seed
     if seed and view.dice_commitment:
         lines.append(
-            f"Dice seed: `{seed}` (commitment `{view.dice_commitment}`); "
-            f"check it with `/verify match:{view.match_id}`."
+            text(
+                "result.seed",
+                seed=seed,
+                commitment=view.dice_commitment,
+                match_id=view.match_id,
+            )
         )
     return "\n".join(lines)
 
@@ -419,7 +417,7 @@ def goes_on_in_place(update: MatchUpdate, via: discord.Interaction[Any] | None) 
     return view.actor is None or view.seat_of(via.user.id) == view.actor
 
 
-@tells_turn_listeners(_its_view)
+@marks_shown(_its_view)
 async def publish(
     bot: TableBot, update: MatchUpdate, via: discord.Interaction[Any] | None = None
 ) -> None:
@@ -433,7 +431,7 @@ async def publish(
     board_id = view.board_message_id
     turn: delivery.TurnMessage | None = None
     if goes_on_in_place(update, via):
-        turn = await turn_message(view, notes)
+        turn = await turn_message(bot.renderer, view, notes)
         if await delivery.edit_board(bot, view, board_id, turn.for_edit(), via):
             return
         # Not editable (deleted, or its channel refuses it): a new board below.
@@ -456,7 +454,7 @@ async def publish(
         delivery.forget_board(bot, view.match_id)
     else:
         try:
-            turn = turn or await turn_message(view, notes)
+            turn = turn or await turn_message(bot.renderer, view, notes)
             message = await delivery.post_board_message(bot, view, turn, via)
             await bot.service.set_board_message(view.match_id, message.id)
         except discord.HTTPException as exc:
@@ -514,7 +512,9 @@ async def start_match(
     names = [escape_name(p.name) for p in view.players]
     if invitation is not None:
         closed: dict[str, Any] = {
-            "content": f"{names[1]} accepted {names[0]}'s challenge: match #{view.match_id}.",
+            "content": text(
+                "challenge.accepted", name=names[1], challenger=names[0], match_id=view.match_id
+            ),
             "view": None,
             "allowed_mentions": NO_MENTIONS,
         }
@@ -554,38 +554,39 @@ def what_text(game: GameKind, rules: MatchRules) -> str:
     """The game and its options, as an invitation says them: "Backgammon, to 5 (cube,
     Crawford)"."""
     spec = spec_of(game)
-    what = f"{spec.title}, {length_text(game, rules.length)}"
+    what = text("what.game", game=wording.game_title(game), length=length_text(game, rules.length))
     if spec.cube:  # the cube options, said even when the cube is off
-        options = ["cube" if rules.cube else "no cube"]
+        options = [text("what.cube" if rules.cube else "what.no_cube")]
         if rules.cube and rules.length:
-            options.append("Crawford" if rules.crawford else "no Crawford")
+            options.append(text("what.crawford" if rules.crawford else "what.no_crawford"))
         if rules.jacoby:
-            options.append("Jacoby")
+            options.append(text("what.jacoby"))
         if rules.auto_doubles:
-            options.append(f"up to {rules.auto_doubles} automatic doubles")
-        what += f" ({', '.join(options)})"
+            options.append(text("what.auto_doubles", count=rules.auto_doubles))
+        what += text("what.options", options=wording.listed(options))
     return what
 
 
 def invitation(challenge: Challenge) -> tuple[str | None, discord.Embed, discord.AllowedMentions]:
     challenger = escape_name(challenge.challenger.name)
-    spec = spec_of(challenge.game)
     what = what_text(challenge.game, challenge.rules)
     if challenge.opponent is not None:
         opponent = escape_name(challenge.opponent.name)
-        description = f"{challenger} challenges {opponent} to {what}."
-        content: str | None = f"<@{challenge.opponent.user_id}>, you are challenged!"
+        description = text(
+            "challenge.invitation", challenger=challenger, opponent=opponent, what=what
+        )
+        content: str | None = text("challenge.ping", user_id=challenge.opponent.user_id)
         allowed = mention_only(challenge.opponent.user_id)
     else:
-        description = f"{challenger} challenges anyone to {what}. First to accept plays."
+        description = text("challenge.open_invitation", challenger=challenger, what=what)
         content = None
         allowed = NO_MENTIONS
     embed = discord.Embed(
-        title=f"{spec.title} challenge",
+        title=text("challenge.title", game=wording.game_title(challenge.game)),
         description=description,
         colour=style_of(challenge.game).colour,
     )
-    embed.set_footer(text=f"Challenge #{challenge.id}")
+    embed.set_footer(text=text("challenge.footer", challenge_id=challenge.id))
     return content, embed, allowed
 
 
@@ -605,8 +606,8 @@ def expired_text(challenge: Challenge) -> str:
     challenger = escape_name(challenge.challenger.name)
     if challenge.opponent is not None:
         opponent = escape_name(challenge.opponent.name)
-        return f"{challenger}'s challenge to {opponent} expired: it was not answered in time."
-    return f"{challenger}'s challenge expired: nobody accepted it in time."
+        return text("challenge.expired_for", challenger=challenger, opponent=opponent)
+    return text("challenge.expired_open", challenger=challenger)
 
 
 async def close_expired_invitation(bot: TableBot, challenge: Challenge) -> bool:

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.discord.catalogue import plural_key, text
+
 if TYPE_CHECKING:
     from bot.service import MatchService
 
@@ -139,8 +141,7 @@ class CommandRateLimit:
 
 def refusal_text(retry_after: float) -> str:
     seconds = max(1, math.ceil(retry_after))
-    unit = "second" if seconds == 1 else "seconds"
-    return f"Slow down: you're sending commands too fast. Try again in {seconds} {unit}."
+    return text(plural_key("refusal.slow_down", seconds), seconds=seconds)
 
 
 async def allow_interaction(

@@ -13,8 +13,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import discord
+from aiohttp import ClientError
 
-from bot.discord.wording import refusal_text
+from bot.discord.catalogue import text
+from bot.discord.wording import game_name, refusal_text
 from engines.errors import GameError
 
 if TYPE_CHECKING:
@@ -25,8 +27,8 @@ log = logging.getLogger(__name__)
 # The client default: nothing pings unless a message opts one user in with mention_only().
 NO_MENTIONS = discord.AllowedMentions.none()
 
-APOLOGY = "Sorry, something went wrong on my side. It has been logged; please try again."
-RESTARTING = "The bot is restarting: nothing was done. Please try again in a moment."
+APOLOGY = text("error.apology")
+RESTARTING = text("error.restarting")
 EPHEMERAL_LIMIT = 2000
 
 
@@ -76,7 +78,7 @@ def interaction_context(interaction: discord.Interaction[Any]) -> str:
     """A one-line description of an interaction for logs (never any secret)."""
     data: dict[str, Any] = dict(interaction.data or {})
     what = data.get("name") or data.get("custom_id") or interaction.type.name
-    return (
+    return (  # not for members: a log line's
         f"interaction {interaction.id} ({what}) by user {interaction.user.id} "
         f"in guild {interaction.guild_id} channel {interaction.channel_id}"
     )
@@ -106,7 +108,7 @@ async def report_error(interaction: discord.Interaction[Any], error: BaseExcepti
     if isinstance(error, FormattedGameError):
         message = str(error)
     elif isinstance(error, GameError):
-        message = inert_text(refusal_text(error)) or "That is not possible right now."
+        message = inert_text(refusal_text(error)) or text("refusal.fallback")
     else:
         log.error("unexpected error in %s", interaction_context(interaction), exc_info=error)
         message = APOLOGY
@@ -132,18 +134,24 @@ async def refuse_closing(interaction: discord.Interaction[Any]) -> None:
                 await interaction.response.autocomplete([])
             return
         await reply(interaction, RESTARTING)
-    except (discord.HTTPException, discord.ClientException, RuntimeError, OSError):
+    except (discord.HTTPException, discord.ClientException, RuntimeError, OSError, ClientError):
         log.info("could not refuse %s while closing", interaction_context(interaction))
 
 
 def candidates_message(views: Sequence[MatchView], user_id: int) -> str:
-    lines = ["You have more than one match here; use the match's thread, or one of these:"]
+    lines = [text("match.candidates")]
     for view in views[:10]:
         seat = view.seat_of(user_id)
         other = view.players[1 - seat] if seat is not None else view.players[1]
         where = f"<#{view.thread_id}>" if view.thread_id else f"<#{view.channel_id}>"
         lines.append(
-            f"- #{view.match_id} {view.kind.value} vs {escape_name(other.name)} in {where}"
+            text(
+                "match.candidate",
+                match_id=view.match_id,
+                game=game_name(view.kind),
+                name=escape_name(other.name),
+                where=where,
+            )
         )
     return "\n".join(lines)
 
@@ -154,7 +162,7 @@ async def resolve_match(service: MatchService, interaction: discord.Interaction[
     guild_id = interaction.guild_id
     channel_id = interaction.channel_id
     if guild_id is None or channel_id is None:
-        raise GameError("This command works in a server only.")
+        raise FormattedGameError(text("refusal.server_only"))
     in_thread = await service.match_in_thread(channel_id)
     if in_thread is not None and in_thread.guild_id == guild_id:
         return in_thread
@@ -162,7 +170,5 @@ async def resolve_match(service: MatchService, interaction: discord.Interaction[
     if len(views) == 1:
         return views[0]
     if not views:
-        raise GameError(
-            "You have no active match here. Start one with /challenge, or use /games to find yours."
-        )
+        raise FormattedGameError(text("refusal.no_match_here"))
     raise FormattedGameError(candidates_message(views, interaction.user.id))

@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, Any, Literal
 import discord
 
 from bot.discord import permissions, presenter, wording
+from bot.discord.catalogue import text
 from bot.discord.replies import NO_MENTIONS, display_name, escape_name
 from bot.discord.style import style_of
 from bot.robot import player
 from bot.robot.levels import LEVEL_NAMES
-from bot.service import MatchUpdate
+from bot.service import MatchUpdate, RobotMatch, RobotRematch
 from engines.base import GameKind
 from engines.errors import GameError
 from engines.spec import spec_of
@@ -56,13 +57,13 @@ async def announce(
     robot = view.players[view.robot_seat]
     what = presenter.what_text(view.kind, view.rules)
     embed = discord.Embed(
-        title=f"{spec_of(view.kind).title} challenge",
+        title=text("challenge.title", game=wording.game_title(view.kind)),
         description=wording.robot_challenge(
             escape_name(human.name), escape_name(robot.name), view.robot_level, what
         ),
         colour=style_of(view.kind).colour,
     )
-    embed.set_footer(text=f"Match #{view.match_id}")
+    embed.set_footer(text=text("match.footer", match_id=view.match_id))
     message = await respond(embed=embed, allowed_mentions=NO_MENTIONS)
     threads = permissions.can_open_thread(permissions_here)
     await presenter.start_match(bot, update, message, threads=threads)
@@ -79,19 +80,21 @@ async def start_robot_match(
     can't play here)."""
     if interaction.guild_id is None or interaction.channel_id is None:
         raise GameError(wording.SERVER_ONLY)
-    if not await player.available(spec_of(game)):
+    if not await player.available(bot.robot_worker, spec_of(game)):
         raise GameError(wording.robot_unavailable(game))
     me = robot_user(bot)
-    update = await bot.service.robot_match(
-        interaction.guild_id,
-        interaction.channel_id,
-        interaction.user.id,
-        display_name(interaction.user),
-        game,
-        robot_id=me.id,
-        robot_name=me.display_name,
-        level=int(LEVEL_NAMES[level or wording.DEFAULT_LEVEL]),
-        **options,
+    update = await bot.service.handle(
+        RobotMatch(
+            interaction.guild_id,
+            interaction.channel_id,
+            interaction.user.id,
+            display_name(interaction.user),
+            game,
+            robot_id=me.id,
+            robot_name=me.display_name,
+            level=int(LEVEL_NAMES[level or wording.DEFAULT_LEVEL]),
+            **options,
+        )
     )
 
     async def respond(**kwargs: Any) -> discord.Message:
@@ -106,10 +109,10 @@ async def robot_rematch(
 ) -> None:
     """Rematch under a finished robot match: a new one at once, at the same level."""
     view = await bot.service.get_view(match_id, interaction.guild_id or 0)
-    if not await player.available(spec_of(view.kind)):
+    if not await player.available(bot.robot_worker, spec_of(view.kind)):
         raise GameError(wording.robot_unavailable(view.kind))
-    update = await bot.service.robot_rematch(
-        match_id, interaction.guild_id or 0, interaction.user.id
+    update = await bot.service.handle(
+        RobotRematch(match_id, interaction.guild_id or 0, interaction.user.id)
     )
     channel = presenter.target_channel(bot, update.view)
 

@@ -1,5 +1,5 @@
-"""Hints for a player in a match: ``await match_hint(match, seat, kind)``, computed in the robot's
-worker, as :mod:`bot.robot.hints`'s JSON.
+"""Hints for a player in a match: ``await match_hint(worker, match, seat, kind)``, computed in the
+robot's worker (the bot's :class:`~bot.robot.worker.RobotWorker`), as :mod:`bot.robot.hints`'s JSON.
 
 ``kind`` says what the player decides (the service's ``HintKind`` values): ``"moves"`` (every
 legal move of the roll, or the checkers move, best first), ``"cube"`` (the cube action before
@@ -16,42 +16,44 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bot.robot import hints, jobs, worker
+from bot.robot import hints, jobs
 from bot.robot.gnubg_brain import CannotDoubleError
 from bot.robot.levels import Level
 from bot.robot.player import checkers_history, doubled_on_a_tie, nannon_context
+from bot.robot.worker import NOT_AVAILABLE, RobotUnavailableError, RobotWorker
 from engines import spec
 from engines.base import GameMatch, Phase
 from engines.checkers import CheckersMatch
 from engines.gnubg import match_id_of
 from engines.match import DiceMatch
-from engines.nannon_solver import TakeDecision
 
 __all__ = ["HINT_LEVEL", "KINDS", "match_hint"]
 
 HINT_LEVEL = Level.MASTER
 KINDS = ("moves", "cube", "take")
 
-Adviser = Callable[[GameMatch, int, str, Level], Awaitable[dict[str, Any]]]
+Adviser = Callable[[RobotWorker, GameMatch, int, str, Level], Awaitable[dict[str, Any]]]
 
 
 async def match_hint(
-    match: GameMatch, seat: int, kind: str, level: Level = HINT_LEVEL
+    worker: RobotWorker, match: GameMatch, seat: int, kind: str, level: Level = HINT_LEVEL
 ) -> dict[str, Any]:
     """The hint for ``seat`` on ``kind`` (one of :data:`KINDS`) in ``match``, by the robot at
     ``level``. :class:`~bot.robot.worker.RobotUnavailableError` where the game's engine does
     not run (backgammon without gnubg)."""
     if kind not in KINDS:
         raise ValueError(f"a hint is on {', '.join(KINDS)}, not {kind!r}")
-    return await _ADVISERS[match.spec](match, seat, kind, Level(level))
+    return await _ADVISERS[match.spec](worker, match, seat, kind, Level(level))
 
 
-async def _backgammon(match: GameMatch, seat: int, kind: str, level: Level) -> dict[str, Any]:
+async def _backgammon(
+    worker: RobotWorker, match: GameMatch, seat: int, kind: str, level: Level
+) -> dict[str, Any]:
     # gnubg's Match ID says it all: dice (the plays), a double offered (take or pass; the
     # position is the doubler's), or neither (the cube action of the side on roll).
     assert isinstance(match, DiceMatch)
     if not await worker.gnubg_available():
-        raise worker.RobotUnavailableError(worker.NOT_AVAILABLE)
+        raise RobotUnavailableError(NOT_AVAILABLE)
     try:
         return await worker.run(
             hints.backgammon_hint, match.position_id, match_id_of(match), int(level)
@@ -60,7 +62,9 @@ async def _backgammon(match: GameMatch, seat: int, kind: str, level: Level) -> d
         return {kind: None}
 
 
-async def _nannon(match: GameMatch, seat: int, kind: str, level: Level) -> dict[str, Any]:
+async def _nannon(
+    worker: RobotWorker, match: GameMatch, seat: int, kind: str, level: Level
+) -> dict[str, Any]:
     # Exact at every level: the solver's equities.
     context = nannon_context(match, seat)
     position_id = match.position_id
@@ -75,11 +79,13 @@ async def _nannon(match: GameMatch, seat: int, kind: str, level: Level) -> dict[
     doubler = nannon_context(match, 1 - seat)
     if doubled_on_a_tie(match):
         tie = await worker.nannon_opening_cube_action(doubler)
-        return hints.take_json(TakeDecision(tie.take, -tie.double_take, -tie.double_pass))
+        return hints.take_json(tie.answer)
     return hints.take_json(await worker.nannon_take_decision(position_id, doubler))
 
 
-async def _checkers(match: GameMatch, seat: int, kind: str, level: Level) -> dict[str, Any]:
+async def _checkers(
+    worker: RobotWorker, match: GameMatch, seat: int, kind: str, level: Level
+) -> dict[str, Any]:
     assert isinstance(match, CheckersMatch)
     history = checkers_history(match)
     return await worker.run(jobs.checkers_hint, match.board.fen, history, int(level))

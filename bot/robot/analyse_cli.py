@@ -21,6 +21,7 @@ from typing import Any, NoReturn
 from bot.robot import analysis
 from engines.analysis import MatchAnalysis
 from engines.match_files import MatchRecord, read_match_file
+from engines.spec import spec_of
 
 __all__ = ["main", "summary", "to_json"]
 
@@ -93,25 +94,40 @@ def to_json(record: MatchRecord, result: MatchAnalysis) -> dict[str, Any]:
 
 
 def summary(record: MatchRecord, result: MatchAnalysis) -> str:
-    """A few readable lines: each player's figures and the worst mistakes."""
+    """A few readable lines: each player's figures, with their units, and the worst mistakes.
+    Only the figures the game has: no cube error rate without a cube, no luck without dice."""
+    spec = spec_of(record.kind)
     evaluator = result.details.get("evaluator", "")
     length = record.rules.length
+    # Dice games count equity in points (1: a single game at cube 1); checkers, in the search's
+    # score, from -1 (lost) to +1 (won).
+    unit = "points" if spec.has_dice else "score"
+    measure = "equity" if spec.has_dice else "score (-1 lost to +1 won)"
     lines = [
         f"{record.kind.value.capitalize()}, "
         f"{f'{length}-point match' if length else 'money game'}, "
-        f"{result.games} game{'s' * (result.games != 1)}; analysed by {evaluator}"
-    ]
+        f"{result.games} game{'s' * (result.games != 1)}; analysed by {evaluator}",
+        f"Error rates: the {measure} lost per unforced decision, in thousandths"
+        + (" of a point" if spec.has_dice else "")
+        + ("; PR: 500 x the same loss" if spec.analysis_pr else "")
+        + (". Luck: what the dice gave against the average roll, in points." if spec.has_dice
+           else "."),
+    ]  # fmt: skip
     for p in result.players:
-        pr = f", PR {p.pr:.1f}" if p.pr is not None else ""
+        rates = f"error rate {p.error_rate:.1f}"
+        if spec.cube:
+            rates += f" (checker {p.checker_error_rate:.1f}, cube {p.cube_error_rate:.1f})"
+        if p.pr is not None:
+            rates += f", PR {p.pr:.1f}"
+        luck = f", luck {p.luck:+.3f} points" if spec.has_dice else ""
         lines.append(
-            f"{p.name}: error rate {p.error_rate:.1f} (checker {p.checker_error_rate:.1f}, "
-            f"cube {p.cube_error_rate:.1f}){pr}, {p.errors} errors, {p.blunders} blunders "
-            f"in {p.unforced_decisions} decisions, luck {p.luck:+.3f}: {p.rating}"
+            f"{p.name}: {rates}; {p.errors} errors, {p.blunders} blunders "
+            f"in {p.unforced_decisions} decisions{luck}: {p.rating}"
         )
     for n, d in enumerate(result.worst(3), 1):
         lines.append(
             f"  {n}. game {d.game}, {result.players[d.player].name}: played {d.played}, "
-            f"best {d.best} (-{d.equity_loss:.3f}) at {d.position_id}"
+            f"best {d.best} (lost {d.equity_loss:.3f} {unit}) at {d.position_id}"
         )
     return "\n".join(lines)
 

@@ -1,83 +1,59 @@
-"""Post-match analysis, one game at a time: runs in the analysis worker process (the Discord
-side calls :func:`analyse_game` through :mod:`bot.robot.worker`, game by game, so a long
-analysis never holds up a robot move for long and progress can be shown between games), and
-whole in the CLI (:func:`analyse_match`, ``tablebot analyse FILE``). Both give the same
-:class:`~engines.analysis.Decision` values from the same code.
+"""Which evaluator analyses a game, and the jobs the analysis worker runs.
 
-- Backgammon: GNU Backgammon's own analysis at ``ply`` plies
-  (:func:`bot.robot.gnubg_analysis.analyse_backgammon_game`, imported when first needed).
-- Nannon: the exact solver (:func:`engines.nannon_analysis.analyse_nannon_game`), one per
-  worker process (:func:`bot.robot.jobs.solver`), so scores the robot solved are reused.
-- Checkers: the alpha-beta search at a fixed depth
-  (:func:`engines.checkers_analysis.analyse_checkers_game`); ``ply`` is not used.
+A game's spec names its evaluator (:attr:`engines.spec.GameSpec.evaluator`); here each name
+gets its :class:`~engines.analysis.GameEvaluator`:
+
+- ``gnubg``: GNU Backgammon's own analysis at ``ply`` plies
+  (:class:`bot.robot.gnubg_analysis.GnubgEvaluator`, imported when first needed).
+- ``exact solver``: Nannon's exact solver (:class:`engines.nannon_analysis.NannonEvaluator`),
+  one per worker process (:func:`bot.robot.jobs.solver`), so scores the robot solved are reused.
+- ``search``: the checkers search at a fixed depth
+  (:class:`engines.checkers_analysis.CheckersEvaluator`); ``ply`` is not used.
+
+The bot calls :func:`game_decisions` in the analysis worker, game by game
+(:mod:`bot.robot.analysis_runner`), so progress can be shown between games; the CLI
+(``tablebot analyse FILE``) calls :func:`analyse_match` here. Both give the same
+:class:`~engines.analysis.Decision` values from the same code.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from bot.robot import jobs
-from engines import new_match
+from engines import analysis
 from engines.actions import Action
-from engines.analysis import Decision, MatchAnalysis, summarise
+from engines.analysis import Decision, GameEvaluator, MatchAnalysis
 from engines.base import GameKind, MatchRules
-from engines.checkers_analysis import DEPTH, analyse_checkers_game
-from engines.nannon_analysis import analyse_nannon_game
+from engines.checkers_analysis import CheckersEvaluator
+from engines.nannon_analysis import NannonEvaluator
 from engines.spec import Evaluator, spec_of
 
 __all__ = [
-    "ANALYSERS",
-    "Analyser",
-    "analyse_game",
     "analyse_match",
-    "analyser_of",
-    "count_games",
+    "details",
+    "evaluator_for",
+    "game_decisions",
     "needs_gnubg",
 ]
 
-GameAnalyser = Callable[[MatchRules, Sequence[Action], tuple[str, str], int, int], list[Decision]]
+
+def _gnubg(ply: int) -> GameEvaluator:
+    from bot.robot.gnubg_analysis import GnubgEvaluator  # gnubg: only when asked
+
+    return GnubgEvaluator(ply)
 
 
-@dataclass(frozen=True, slots=True)
-class Analyser:
-    """How one game is analysed: the function, and what to call the evaluator in reports."""
-
-    analyse: GameAnalyser
-    evaluator: str
-    uses_ply: bool
-
-
-def _backgammon(
-    rules: MatchRules, actions: Sequence[Action], names: tuple[str, str], game: int, ply: int
-) -> list[Decision]:
-    from bot.robot.gnubg_analysis import analyse_backgammon_game  # gnubg: only when asked
-
-    return analyse_backgammon_game(rules, actions, names, game, ply)
-
-
-def _nannon(
-    rules: MatchRules, actions: Sequence[Action], names: tuple[str, str], game: int, ply: int
-) -> list[Decision]:
-    return analyse_nannon_game(rules, actions, names, game, jobs.solver())
-
-
-def _checkers(
-    rules: MatchRules, actions: Sequence[Action], names: tuple[str, str], game: int, ply: int
-) -> list[Decision]:
-    return analyse_checkers_game(rules, actions, names, game, DEPTH)
-
-
-ANALYSERS: dict[Evaluator, Analyser] = {
-    Evaluator.GNUBG: Analyser(_backgammon, "GNU Backgammon", True),
-    Evaluator.EXACT_SOLVER: Analyser(_nannon, "exact solver", False),
-    Evaluator.SEARCH: Analyser(_checkers, f"alpha-beta search, {DEPTH} plies", False),
+_EVALUATORS: dict[Evaluator, Callable[[int], GameEvaluator]] = {
+    Evaluator.GNUBG: _gnubg,
+    Evaluator.EXACT_SOLVER: lambda ply: NannonEvaluator(jobs.solver),
+    Evaluator.SEARCH: lambda ply: CheckersEvaluator(),
 }
 
 
-def analyser_of(kind: GameKind | str) -> Analyser:
-    """How a game is analysed: its spec's :attr:`~engines.spec.GameSpec.evaluator`."""
-    return ANALYSERS[spec_of(kind).evaluator]
+def evaluator_for(kind: GameKind | str, ply: int) -> GameEvaluator:
+    """The evaluator of a game of ``kind``; ``ply``: gnubg's plies (backgammon only)."""
+    return _EVALUATORS[spec_of(kind).evaluator](ply)
 
 
 def needs_gnubg(kind: GameKind | str) -> bool:
@@ -85,17 +61,12 @@ def needs_gnubg(kind: GameKind | str) -> bool:
     return spec_of(kind).evaluator is Evaluator.GNUBG
 
 
-def count_games(kind: GameKind, rules: MatchRules, actions: Sequence[Action]) -> int:
-    """How many games the actions play into (a game with any action counts)."""
-    match = new_match(kind, rules)
-    games = 0
-    for action in actions:
-        games = max(games, match.game_number)
-        match.apply(action)
-    return games
+def details(kind: GameKind, ply: int) -> dict[str, object]:
+    """How a game of ``kind`` is analysed, for the report and the JSON."""
+    return analysis.analysis_details(kind, evaluator_for(kind, ply))
 
 
-def analyse_game(
+def game_decisions(
     kind: GameKind,
     rules: MatchRules,
     actions: Sequence[Action],
@@ -103,9 +74,8 @@ def analyse_game(
     game: int,
     ply: int,
 ) -> list[Decision]:
-    """Every decision of game ``game`` (from 1), in order. ``ply``: gnubg's plies
-    (backgammon only)."""
-    return analyser_of(kind).analyse(rules, actions, names, game, ply)
+    """Every decision of game ``game`` (from 1), in order, by the game's evaluator."""
+    return evaluator_for(kind, ply).analyse_game(rules, actions, names, game)
 
 
 def analyse_match(
@@ -116,27 +86,6 @@ def analyse_match(
     ply: int,
     progress: Callable[[int, int], None] | None = None,
 ) -> MatchAnalysis:
-    """The whole match analysed here, game by game (``progress(game, games)`` before each),
-    and summed up by :func:`engines.analysis.summarise`."""
-    kind = GameKind(kind)
-    total = count_games(kind, rules, actions)
-    decisions: list[Decision] = []
-    for game in range(1, total + 1):
-        if progress is not None:
-            progress(game, total)
-        decisions += analyse_game(kind, rules, actions, names, game, ply)
-    return summarise(
-        decisions,
-        names,
-        pr_scale=spec_of(kind).analysis_pr,
-        details=details(kind, ply),
-    )
-
-
-def details(kind: GameKind, ply: int) -> dict[str, object]:
-    """How a game of ``kind`` is analysed, for the report and the JSON."""
-    analyser = analyser_of(kind)
-    out: dict[str, object] = {"game": GameKind(kind).value, "evaluator": analyser.evaluator}
-    if analyser.uses_ply:
-        out["ply"] = ply
-    return out
+    """The whole match analysed in this process (:func:`engines.analysis.analyse_match`)."""
+    evaluator = evaluator_for(kind, ply)
+    return analysis.analyse_match(evaluator, kind, rules, actions, names, progress)

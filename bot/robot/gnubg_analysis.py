@@ -45,7 +45,7 @@ from engines.gnubg import MatchId, match_id_of
 from engines.match import NO_MOVE, DiceMatch
 from engines.spec import BACKGAMMON
 
-__all__ = ["AnalysisError", "analyse_backgammon_game"]
+__all__ = ["AnalysisError", "GnubgEvaluator", "analyse_backgammon_game"]
 
 CLOSE_CUBE = 0.16
 """gnubg's ``isCloseCubedecision``: a cube decision counts when doubling costs less than this."""
@@ -403,6 +403,22 @@ def _record_kind(node: dict[str, list[str]]) -> tuple[int, str]:
     player = 0 if "W" in node else 1
     value = (node.get("W") or node.get("B") or [""])[0]
     return player, value
+
+
+class GnubgEvaluator:
+    """Backgammon's :class:`~engines.analysis.GameEvaluator`: gnubg's ``analyse game`` at
+    ``ply`` plies (0 to 4). Run it in the analysis worker (main thread)."""
+
+    details: dict[str, object]
+
+    def __init__(self, ply: int) -> None:
+        self.ply = ply
+        self.details = {"evaluator": "GNU Backgammon", "ply": ply}
+
+    def analyse_game(
+        self, rules: MatchRules, actions: Sequence[Action], names: tuple[str, str], game: int
+    ) -> list[Decision]:
+        return analyse_backgammon_game(rules, actions, names, game, self.ply)
 
 
 def analyse_backgammon_game(

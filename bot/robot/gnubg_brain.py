@@ -38,7 +38,7 @@ from typing import Any
 
 from engines.backgammon import BAR, CHECKERS, OFF, Play, Position
 from engines.gnubg import GameState, MatchId
-from engines.nannon_solver import CubeAction, CubeDecision, TakeDecision
+from engines.nannon_solver import CubeDecision, TakeDecision
 
 __all__ = [
     "BrainError",
@@ -368,15 +368,6 @@ def may_double(match: MatchId) -> bool:
     return not match.crawford and match.cube_value < away
 
 
-def _classify(no_double: float, take: float, cash: float) -> CubeDecision:
-    """The right action from the three equities (as the Nannon solver classifies them)."""
-    if min(take, cash) > no_double:
-        action = CubeAction.DOUBLE_TAKE if take <= cash else CubeAction.DOUBLE_PASS
-    else:
-        action = CubeAction.NO_DOUBLE if take <= cash else CubeAction.TOO_GOOD
-    return CubeDecision(action, no_double, take, cash)
-
-
 def cube_decision(
     position_id: str, match_id: str, ply: int = 0, noise: float = 0.0
 ) -> CubeDecision:
@@ -393,7 +384,7 @@ def cube_decision(
     equities = _cube_equities(text, match)
     if equities is None:
         raise BrainError(f"gnubg gave no cube analysis for {position_id}: {text.strip()[-200:]}")
-    return _classify(*equities)
+    return CubeDecision.classify(*equities)
 
 
 def take_decision(
@@ -402,8 +393,7 @@ def take_decision(
     """The answer to a double. ``position_id`` and ``match_id`` are the doubler's, the doubler
     on roll (a Match ID with the double offered is read the same way); the equities are the
     taker's."""
-    decision = cube_decision(position_id, match_id, ply, noise)
-    return TakeDecision(decision.take, -decision.double_take, -decision.double_pass)
+    return cube_decision(position_id, match_id, ply, noise).answer
 
 
 def position_equity(position_id: str, match_id: str, ply: int = 0, noise: float = 0.0) -> float:

@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.robot import gnubg_brain
-from bot.robot.levels import BACKGAMMON_LEVELS, Level
+from bot.robot import endgames, gnubg_brain
+from bot.robot.levels import BACKGAMMON_LEVELS, GnubgSettings, Level
 from engines import checkers_search
 from engines.backgammon import Position as BgPosition
 from engines.checkers import Board
@@ -29,6 +29,7 @@ from engines.nannon_solver import Context, CubeDecision, NannonSolver, TakeDecis
 
 __all__ = [
     "HintUnavailableError",
+    "backgammon_equity",
     "backgammon_hint",
     "checkers_hint",
     "cube_json",
@@ -81,14 +82,8 @@ def backgammon_hint(position_id: str, match_id: str, level: Level = Level.MASTER
     the plays when the Match ID has dice, the take decision when it offers a double, else the
     cube decision (:class:`gnubg_brain.CannotDoubleError` when the side on roll may not
     double). Runs gnubg in this process: call it in a process's main thread."""
-    BgPosition.from_id(position_id)  # a malformed ID is refused before gnubg is looked for
     match = MatchId.decode(match_id)
-    if not gnubg_brain.available():
-        raise HintUnavailableError(
-            "backgammon hints need GNU Backgammon's gnubg wheel, "
-            "which is not available on this platform"
-        )
-    settings = BACKGAMMON_LEVELS[Level(level)]
+    settings = _gnubg_settings(position_id, level)
     if match.double_offered:
         return take_json(
             gnubg_brain.take_decision(position_id, match_id, settings.ply, settings.noise)
@@ -98,6 +93,27 @@ def backgammon_hint(position_id: str, match_id: str, level: Level = Level.MASTER
             gnubg_brain.rank_plays(position_id, match_id, settings.ply, settings.noise)
         )
     return cube_json(gnubg_brain.cube_decision(position_id, match_id, settings.ply, settings.noise))
+
+
+def backgammon_equity(position_id: str, match_id: str, level: Level = Level.MASTER) -> float:
+    """The equity of the side on roll, cubeful, by GNU Backgammon at ``level``'s preset: before
+    the roll with the right cube decision (what a side that may not double is told), after it
+    the best play's."""
+    MatchId.decode(match_id)
+    settings = _gnubg_settings(position_id, level)
+    equity = gnubg_brain.position_equity(position_id, match_id, settings.ply, settings.noise)
+    return round(equity, DIGITS)
+
+
+def _gnubg_settings(position_id: str, level: Level) -> GnubgSettings:
+    """``level``'s gnubg preset, once the Position ID is known good and gnubg is here."""
+    BgPosition.from_id(position_id)  # a malformed ID is refused before gnubg is looked for
+    if not gnubg_brain.available():
+        raise HintUnavailableError(
+            "backgammon hints need GNU Backgammon's gnubg wheel, "
+            "which is not available on this platform"
+        )
+    return BACKGAMMON_LEVELS[Level(level)]
 
 
 def nannon_hint(
@@ -122,4 +138,5 @@ def checkers_hint(
     capture or man move (FENs), which repetitions and the 40-move rule are judged by."""
     board = Board.from_fen(fen)
     past = [Board.from_fen(text) for text in history]
-    return checkers_search.hint(board, past, checkers_search.Level(int(level)))
+    chosen = checkers_search.Level(int(level))
+    return checkers_search.hint(board, past, chosen, brain=endgames.brain(chosen))

@@ -4,7 +4,9 @@ Backgammon goes to GNU Backgammon (:mod:`bot.robot.gnubg_brain`), Nannon to the 
 (:mod:`engines.nannon_solver`), one solver per worker: a match score is solved the first time it
 is asked (0.2 to 0.6 s, money play 0.17 s) and then answers in microseconds, so the first hint
 at a new score must not run on the event loop. Checkers goes to the alpha-beta search
-(:mod:`engines.checkers_search`), which thinks for up to its level's budget (master: 2 s).
+(:mod:`engines.checkers_search`), which thinks for up to its level's budget (master: the
+server's ``robot_think_s``, 2 s by default) and, at master, probes the endgame database
+(:mod:`bot.robot.endgames`).
 Everything takes and returns plain, picklable values (a checkers position is its FEN, its
 history the FENs since the last capture or man move).
 """
@@ -16,7 +18,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from bot.robot import gnubg_brain
+from bot.robot import endgames, gnubg_brain
 from engines import checkers_search
 from engines.checkers import Board, Color
 from engines.nannon import Position as NannonPosition
@@ -44,9 +46,10 @@ def pid() -> int:
 
 
 def warm() -> bool:
-    """Load what the first decisions need (gnubg's nets, the Nannon solver's money values);
-    whether gnubg is available."""
+    """Load what the first decisions need (gnubg's nets, the Nannon solver's money values, the
+    checkers endgame database); whether gnubg is available."""
     solver().equity(NannonPosition.initial(), Context())
+    endgames.endgames()
     return gnubg_brain.available()
 
 
@@ -134,30 +137,45 @@ def checkers_move(
     seed: int,
     offer_draw: bool,
     earlier: Sequence[str] | None = None,
+    think_s: float | None = None,
 ) -> str | None:
     """The move the robot plays at ``level`` (``rng`` seeded with ``seed``); None when it
     offers a draw instead (only if ``offer_draw``); :data:`RESIGN` when it resigns (only if
     ``earlier``, the positions of its previous turns in the game, is given: see
-    :func:`engines.checkers_search.should_resign`)."""
-    board, past = Board.from_fen(fen), _boards(history)
+    :func:`engines.checkers_search.should_resign`). One search decides all three
+    (:func:`engines.checkers_search.decide`); master's takes ``think_s`` seconds (None: its
+    default)."""
     chosen = checkers_search.Level(level)
-    if earlier is not None and checkers_search.should_resign(board, _boards(earlier), past, chosen):
+    turn = checkers_search.decide(
+        Board.from_fen(fen),
+        chosen,
+        random.Random(seed),
+        history=_boards(history),
+        earlier=None if earlier is None else _boards(earlier),
+        offer_draw=offer_draw,
+        brain=endgames.brain(chosen, think_s),
+    )
+    if turn.resign:
         return RESIGN
-    if offer_draw and checkers_search.should_offer_draw(board, past, chosen):
+    if turn.offer_draw or turn.move is None:
         return None
-    return str(checkers_search.choose_move(board, chosen, random.Random(seed), history=past))
+    return str(turn.move)
 
 
-def checkers_accept_draw(fen: str, history: Sequence[str], robot: str, level: int) -> bool:
+def checkers_accept_draw(
+    fen: str, history: Sequence[str], robot: str, level: int, think_s: float | None = None
+) -> bool:
     """Whether the robot, playing ``robot`` ("black" or "white"), accepts a draw offer."""
     board = Board.from_fen(fen)
     colour = Color[robot.upper()]
+    chosen = checkers_search.Level(level)
     return checkers_search.accept_draw(
-        board, colour, _boards(history), checkers_search.Level(level)
+        board, colour, _boards(history), chosen, brain=endgames.brain(chosen, think_s)
     )
 
 
 def checkers_hint(fen: str, history: Sequence[str], level: int) -> dict[str, Any]:
     """Every legal move, best first, with its equity (the hint JSON)."""
     board = Board.from_fen(fen)
-    return checkers_search.hint(board, _boards(history), checkers_search.Level(level))
+    chosen = checkers_search.Level(level)
+    return checkers_search.hint(board, _boards(history), chosen, brain=endgames.brain(chosen))

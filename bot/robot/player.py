@@ -1,4 +1,5 @@
-"""The robot's next decision in a match: ``await choose_action(match, seat, level, rng)``.
+"""The robot's next decision in a match: ``await choose_action(worker, match, seat, level, rng)``
+(``worker``: the bot's :class:`~bot.robot.worker.RobotWorker`).
 
 The game driver calls it whenever the robot's seat has something to decide and acts on the
 :class:`Decision` through the service's commands (``ROLL`` -> ``RollDice``, ``DOUBLE`` ->
@@ -33,15 +34,29 @@ A forced move (one legal move, or ``no move``) is played without asking anyone.
 
 from __future__ import annotations
 
-import enum
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from bot.robot import gnubg_brain, jobs, worker
+from bot.robot import gnubg_brain, jobs
 from bot.robot.gnubg_brain import CannotDoubleError
 from bot.robot.levels import Level
+from bot.robot.worker import RobotWorker
 from engines import checkers_search, spec
+from engines.actions import (
+    AcceptDraw,
+    AcceptResign,
+    Action,
+    DeclineDraw,
+    DeclineResign,
+    Double,
+    Drop,
+    Move,
+    OfferDraw,
+    Resign,
+    Roll,
+    Take,
+)
 from engines.backgammon import Position
 from engines.base import GameMatch, Phase, ResignLevel
 from engines.checkers import Board, CheckersMatch
@@ -53,14 +68,12 @@ from engines.nannon_solver import (
     CubeDecision,
     CubeState,
     InvalidContextError,
-    TakeDecision,
     choose_cube,
     choose_move,
     choose_take,
 )
 
 __all__ = [
-    "Choice",
     "Decision",
     "available",
     "checkers_history",
@@ -70,52 +83,41 @@ __all__ = [
 ]
 
 
-class Choice(enum.StrEnum):
-    """What the robot does."""
-
-    ROLL = "roll"  # roll the dice (an opening roll, or a turn without doubling)
-    DOUBLE = "double"
-    MOVE = "move"  # play Decision.move
-    TAKE = "take"
-    PASS = "pass"
-    ACCEPT_RESIGNATION = "accept resignation"
-    DECLINE_RESIGNATION = "decline resignation"
-    ACCEPT_DRAW = "accept draw"
-    DECLINE_DRAW = "decline draw"
-    OFFER_DRAW = "offer draw"  # checkers, on the robot's move (it moves after the answer)
-    OFFER_RESIGNATION = "offer resignation"  # at Decision.resign (checkers: the game ends)
-    WAIT = "wait"  # nothing for this seat to decide now
-
-
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """The robot's decision; ``move`` is the move in the game's notation (``24/18 13/11``,
-    ``H/3``, ``11-15``, ``no move``) when ``choice`` is MOVE. ``equity`` is the robot's own
-    estimate of the option it chose, from its side, when it asked an engine (None for forced
-    moves and rolls without a cube decision). ``resign`` is the level of an
-    OFFER_RESIGNATION."""
+    """The robot's decision: ``action`` is the kind of engine action it takes
+    (:mod:`engines.actions`: ``Roll`` for an opening roll or a turn without doubling,
+    ``Double``, ``Move``, ``Take``, ``Drop``, ``AcceptResign``/``DeclineResign``,
+    ``AcceptDraw``/``DeclineDraw``, ``OfferDraw`` in checkers on its move, ``Resign`` at
+    ``resign``), None when the seat has nothing to decide now. ``move`` is the move in the
+    game's notation (``24/18 13/11``, ``H/3``, ``11-15``, ``no move``) for a ``Move``.
+    ``equity`` is the robot's own estimate of the option it chose, from its side, when it asked
+    an engine (None for forced moves and rolls without a cube decision)."""
 
-    choice: Choice
+    action: type[Action] | None
     move: str | None = None
     equity: float | None = None
     resign: ResignLevel | None = None
 
 
-WAIT = Decision(Choice.WAIT)
+WAIT = Decision(None)
 
 
 @dataclass(frozen=True, slots=True)
 class Offers:
-    """What the robot may offer now: a draw (checkers), a resignation."""
+    """What the robot may offer now: a draw (checkers), a resignation; and how long master
+    may think about it (seconds, None: the level's default)."""
 
     draw: bool = True
     resignation: bool = True
+    think_s: float | None = None
 
 
-Player = Callable[[GameMatch, int, Level, random.Random, Offers], Awaitable[Decision]]
+Player = Callable[[RobotWorker, GameMatch, int, Level, random.Random, Offers], Awaitable[Decision]]
 
 
 async def choose_action(
+    worker: RobotWorker,
     match: GameMatch,
     seat: int,
     level: Level,
@@ -123,23 +125,26 @@ async def choose_action(
     *,
     offer_draw: bool = True,
     offer_resignation: bool = True,
+    think_s: float | None = None,
 ) -> Decision:
     """What the robot in ``seat`` does now in ``match`` at ``level``; ``rng`` draws the lower
     levels' choices where the game's engine leaves them to chance (Nannon, checkers). ``WAIT``
     when the seat has nothing to decide (the opponent is to act, or the match is over).
     ``offer_draw`` False: no draw offer now (checkers), only a move; ``offer_resignation``
-    False: no resignation now."""
+    False: no resignation now. ``think_s``: master's thinking time a checkers move (the
+    server's ``robot_think_s``; None: the level's default), resignation and draw checks
+    included."""
     if seat not in (0, 1):
         raise ValueError(f"a seat is 0 or 1, not {seat!r}")
     phase = match.phase
     if phase is Phase.MATCH_OVER:
         return WAIT
     if phase is Phase.OPENING:
-        return Decision(Choice.ROLL)
+        return Decision(Roll)
     if phase is not Phase.OPENING_TIE and match.actor != seat:
         return WAIT
-    offers = Offers(offer_draw, offer_resignation)
-    return await _PLAYERS[match.spec](match, seat, Level(level), rng, offers)
+    offers = Offers(offer_draw, offer_resignation, think_s)
+    return await _PLAYERS[match.spec](worker, match, seat, Level(level), rng, offers)
 
 
 # -- forced moves --------------------------------------------------------------------------------
@@ -149,7 +154,7 @@ def _forced(match: GameMatch) -> Decision | None:
     """The only legal move, if there is just one (``no move`` included)."""
     legal = match.legal_moves()
     if len(legal) == 1:
-        return Decision(Choice.MOVE, legal.notation[0])
+        return Decision(Move, legal.notation[0])
     return None
 
 
@@ -157,7 +162,12 @@ def _forced(match: GameMatch) -> Decision | None:
 
 
 async def _backgammon(
-    match: GameMatch, seat: int, level: Level, rng: random.Random, offers: Offers
+    worker: RobotWorker,
+    match: GameMatch,
+    seat: int,
+    level: Level,
+    rng: random.Random,
+    offers: Offers,
 ) -> Decision:
     assert isinstance(match, DiceMatch)
     phase = match.phase
@@ -168,37 +178,37 @@ async def _backgammon(
             if lost:
                 return _resignation(match, seat, ResignLevel(lost))
         if not match.can_double(seat):
-            return Decision(Choice.ROLL)
+            return Decision(Roll)
         try:
             cube = await worker.cube_decision(position_id, match_id_of(match), level)
         except CannotDoubleError:  # a dead cube: a win at its value already takes the match
-            return Decision(Choice.ROLL)
+            return Decision(Roll)
         if cube.double:
-            return Decision(Choice.DOUBLE, equity=min(cube.double_take, cube.double_pass))
-        return Decision(Choice.ROLL, equity=cube.no_double)
+            return Decision(Double, equity=min(cube.double_take, cube.double_pass))
+        return Decision(Roll, equity=cube.no_double)
     if phase is Phase.MOVE:
         forced = _forced(match)
         if forced is not None:
             return forced
         ranked = await worker.rank_plays(position_id, match_id_of(match), level)
         play, _, equity = ranked[0]
-        return Decision(Choice.MOVE, play, equity)
+        return Decision(Move, play, equity)
     if phase is Phase.CUBE_OFFERED:
         # The doubler is on turn: the position and Match ID are the doubler's.
         try:
             answer = await worker.take_decision(position_id, match_id_of(match), level)
         except CannotDoubleError:  # a dead cube for the doubler: taking costs nothing more
-            return Decision(Choice.TAKE)
+            return Decision(Take)
         if answer.take:
-            return Decision(Choice.TAKE, equity=answer.take_equity)
-        return Decision(Choice.PASS, equity=answer.pass_equity)
+            return Decision(Take, equity=answer.take_equity)
+        return Decision(Drop, equity=answer.pass_equity)
     if phase is Phase.RESIGN_OFFERED:
         accept, value, play_on = await worker.resign_decision(
             position_id, match_id_of(match), level
         )
         if accept:
-            return Decision(Choice.ACCEPT_RESIGNATION, equity=value)
-        return Decision(Choice.DECLINE_RESIGNATION, equity=play_on)
+            return Decision(AcceptResign, equity=value)
+        return Decision(DeclineResign, equity=play_on)
     return WAIT
 
 
@@ -216,29 +226,34 @@ def nannon_context(match: GameMatch, seat: int) -> Context:
         return Context.match(length - int(score[seat]), length - int(score[1 - seat]), CubeState())
 
 
-async def _won_equity(context: Context, points: int) -> float:
+async def _won_equity(worker: RobotWorker, context: Context, points: int) -> float:
     """The equity of winning ``points`` now, for the side of ``context``."""
     return await worker.nannon_won_equity(context, points)
 
 
 async def _nannon(
-    match: GameMatch, seat: int, level: Level, rng: random.Random, offers: Offers
+    worker: RobotWorker,
+    match: GameMatch,
+    seat: int,
+    level: Level,
+    rng: random.Random,
+    offers: Offers,
 ) -> Decision:
     phase = match.phase
     context = nannon_context(match, seat)
     position_id = match.position_id
     if phase is Phase.OPENING_TIE:
         if not match.can_double(seat):
-            return Decision(Choice.ROLL)
+            return Decision(Roll)
         cube = await worker.nannon_opening_cube_action(context)
         return _cube_choice(cube, choose_cube(cube, level, rng))
     if phase is Phase.ROLL:
         if offers.resignation:
-            lost = await _nannon_lost(match, position_id, context)
+            lost = await _nannon_lost(worker, match, position_id, context)
             if lost is not None:
                 return _resignation(match, seat, lost)
         if not match.can_double(seat):
-            return Decision(Choice.ROLL)
+            return Decision(Roll)
         cube = await worker.nannon_cube_action(position_id, context)
         return _cube_choice(cube, choose_cube(cube, level, rng))
     if phase is Phase.MOVE:
@@ -248,20 +263,20 @@ async def _nannon(
         assert match.dice is not None
         ranked = await worker.nannon_rank_moves(position_id, match.dice[0], context)
         chosen = choose_move(ranked, level, rng)
-        return Decision(Choice.MOVE, str(chosen.move), chosen.equity)
+        return Decision(Move, str(chosen.move), chosen.equity)
     if phase is Phase.CUBE_OFFERED:
         doubler = 1 - seat
         doubler_context = nannon_context(match, doubler)
         if doubled_on_a_tie(match):  # judged at the opening roll, not with the doubler on roll
             tie = await worker.nannon_opening_cube_action(doubler_context)
-            answer = TakeDecision(tie.take, -tie.double_take, -tie.double_pass)
+            answer = tie.answer
         else:
             answer = await worker.nannon_take_decision(position_id, doubler_context)
         if choose_take(answer, level, rng):
-            return Decision(Choice.TAKE, equity=answer.take_equity)
-        return Decision(Choice.PASS, equity=answer.pass_equity)
+            return Decision(Take, equity=answer.take_equity)
+        return Decision(Drop, equity=answer.pass_equity)
     if phase is Phase.RESIGN_OFFERED:
-        return await _nannon_resignation(match, seat, context)
+        return await _nannon_resignation(worker, match, seat, context)
     return WAIT
 
 
@@ -274,14 +289,16 @@ def doubled_on_a_tie(match: GameMatch) -> bool:
 
 def _cube_choice(cube: CubeDecision, double: bool) -> Decision:
     if double:
-        return Decision(Choice.DOUBLE, equity=min(cube.double_take, cube.double_pass))
-    return Decision(Choice.ROLL, equity=cube.no_double)
+        return Decision(Double, equity=min(cube.double_take, cube.double_pass))
+    return Decision(Roll, equity=cube.no_double)
 
 
 SURE = jobs.SURE
 
 
-async def _nannon_lost(match: GameMatch, position_id: str, context: Context) -> ResignLevel | None:
+async def _nannon_lost(
+    worker: RobotWorker, match: GameMatch, position_id: str, context: Context
+) -> ResignLevel | None:
     """The level the side on roll is sure to lose at (:func:`bot.robot.jobs.nannon_sure_loss`),
     or None while the game is undecided. The solver is asked only in a race: while a checker
     can still hit or be hit, nobody is sure to lose."""
@@ -322,15 +339,17 @@ def _resignation(match: GameMatch, seat: int, lost: ResignLevel) -> Decision:
     for level in levels:
         stake = _stake(match, level)
         if (stake if need is None else min(stake, need)) >= worth:
-            return Decision(Choice.OFFER_RESIGNATION, resign=level)
-    return Decision(Choice.OFFER_RESIGNATION, resign=lost)
+            return Decision(Resign, resign=level)
+    return Decision(Resign, resign=lost)
 
 
-async def _nannon_resignation(match: GameMatch, seat: int, context: Context) -> Decision:
+async def _nannon_resignation(
+    worker: RobotWorker, match: GameMatch, seat: int, context: Context
+) -> Decision:
     """Accept when the resignation gives at least what playing on is worth."""
     assert match.resign_offer is not None
     _, resign_level = match.resign_offer
-    value = await _won_equity(context, _stake(match, resign_level))
+    value = await _won_equity(worker, context, _stake(match, resign_level))
     on_turn = match.turn
     turn_context = context if on_turn == seat else nannon_context(match, on_turn)
     if match.dice:  # rolled: the best move's equity for the side on turn
@@ -344,24 +363,32 @@ async def _nannon_resignation(match: GameMatch, seat: int, context: Context) -> 
         equity = await worker.nannon_equity(match.position_id, turn_context)
     play_on = equity if on_turn == seat else -equity
     if value >= play_on - SURE:  # a decided game: the same, give or take rounding
-        return Decision(Choice.ACCEPT_RESIGNATION, equity=value)
-    return Decision(Choice.DECLINE_RESIGNATION, equity=play_on)
+        return Decision(AcceptResign, equity=value)
+    return Decision(DeclineResign, equity=play_on)
 
 
 # -- checkers ------------------------------------------------------------------------------------
 
 
 async def _checkers(
-    match: GameMatch, seat: int, level: Level, rng: random.Random, offers: Offers
+    worker: RobotWorker,
+    match: GameMatch,
+    seat: int,
+    level: Level,
+    rng: random.Random,
+    offers: Offers,
 ) -> Decision:
     assert isinstance(match, CheckersMatch)
     fen = match.board.fen
     history = checkers_history(match)
     if match.phase is Phase.DRAW_OFFERED:
         colour = match.color_of(seat).name.lower()
-        if await worker.run(jobs.checkers_accept_draw, fen, history, colour, int(level)):
-            return Decision(Choice.ACCEPT_DRAW)
-        return Decision(Choice.DECLINE_DRAW)
+        accept = await worker.run(
+            jobs.checkers_accept_draw, fen, history, colour, int(level), offers.think_s
+        )
+        if accept:
+            return Decision(AcceptDraw)
+        return Decision(DeclineDraw)
     if match.phase is not Phase.MOVE:
         return WAIT
     forced = _forced(match)
@@ -370,13 +397,13 @@ async def _checkers(
     seed = rng.getrandbits(64)
     earlier = _earlier_turns(match) if offers.resignation and _behind(match.board) else None
     move = await worker.run(
-        jobs.checkers_move, fen, history, int(level), seed, offers.draw, earlier
+        jobs.checkers_move, fen, history, int(level), seed, offers.draw, earlier, offers.think_s
     )
     if move is None:
-        return Decision(Choice.OFFER_DRAW)
+        return Decision(OfferDraw)
     if move == jobs.RESIGN:
-        return Decision(Choice.OFFER_RESIGNATION, resign=ResignLevel.SINGLE)
-    return Decision(Choice.MOVE, move)
+        return Decision(Resign, resign=ResignLevel.SINGLE)
+    return Decision(Move, move)
 
 
 def _behind(board: Board) -> bool:
@@ -407,22 +434,23 @@ def checkers_history(match: CheckersMatch) -> list[str]:
     return [board.fen for board in match.game.reversible_positions]
 
 
-async def _always() -> bool:
+async def _always(worker: RobotWorker) -> bool:
     return True
 
 
 # What the robot needs to play each game here, asked when a match against it starts.
-_AVAILABLE: dict[spec.GameSpec, Callable[[], Awaitable[bool]]] = {
-    spec.BACKGAMMON: lambda: worker.gnubg_available(),  # looked up when asked
+_AVAILABLE: dict[spec.GameSpec, Callable[[RobotWorker], Awaitable[bool]]] = {
+    spec.BACKGAMMON: lambda worker: worker.gnubg_available(),  # looked up when asked
     spec.NANNON: _always,
     spec.CHECKERS: _always,
 }
 
 
-async def available(game: spec.GameSpec) -> bool:
+async def available(worker: RobotWorker, game: spec.GameSpec) -> bool:
     """Whether the robot plays ``game`` on this platform: backgammon needs GNU Backgammon's
-    wheel (:func:`bot.robot.worker.gnubg_available`); Nannon and checkers run anywhere."""
-    return await _AVAILABLE[game]()
+    wheel (:meth:`bot.robot.worker.RobotWorker.gnubg_available`); Nannon and checkers run
+    anywhere."""
+    return await _AVAILABLE[game](worker)
 
 
 _PLAYERS: dict[spec.GameSpec, Player] = {

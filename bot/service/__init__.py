@@ -3,26 +3,15 @@ discord and no database driver, and returns structured results: what happened an
 (:mod:`bot.service.events`), or why it refused (:class:`Refused`, with a :class:`Refusal` code).
 It writes no sentences: the adapter's ``bot.discord.wording`` does.
 
-Match actions go through one entry point, ``MatchService.act(command)``, with one frozen
-command per action (:mod:`bot.service.commands`)."""
+Every operation goes through one entry point, ``MatchService.handle(command)``, with one frozen
+command per operation (:mod:`bot.service.commands`) and one table of handlers
+(:data:`bot.service.service.HANDLERS`); what happened is published on the service's event bus
+(:mod:`bot.service.bus`) after the commit."""
 
-from bot.service.analysis import Analyser, AnalysisQueue, RequestAnalysis
-from bot.service.commands import (
-    AcceptDraw,
-    AcceptResignation,
-    ClaimWin,
-    DeclineDraw,
-    DeclineResignation,
-    LeaveMatch,
-    MatchCommand,
-    OfferDouble,
-    OfferDraw,
-    OfferResignation,
-    PassDouble,
-    PlayMove,
-    RollDice,
-    TakeDouble,
-)
+from bot.service import commands
+from bot.service.analysis import AnalysisQueue, AnalysisRunner, RequestAnalysis
+from bot.service.bus import EventBus
+from bot.service.commands import *  # noqa: F403
 from bot.service.errors import (
     NotFoundError,
     NotYourTurn,
@@ -32,8 +21,7 @@ from bot.service.errors import (
     StaleActionError,
     WrongPhase,
 )
-from bot.service.events import MatchEvent
-from bot.service.handlers import COMMAND_HANDLERS
+from bot.service.events import MatchEvent, MatchUpdated, RobotTurnWaiting, waits_for_robot
 from bot.service.model import (
     AnalysisStatus,
     AnalysisView,
@@ -59,23 +47,19 @@ from bot.service.model import (
     StatLine,
     VerifyReport,
 )
-from bot.service.service import MatchService
+from bot.service.service import HANDLERS, MatchService
 from bot.service.settings import GuildSettings
 
 __all__ = [
-    "COMMAND_HANDLERS",
-    "AcceptDraw",
-    "AcceptResignation",
-    "Analyser",
+    "HANDLERS",
     "AnalysisQueue",
+    "AnalysisRunner",
     "AnalysisStatus",
     "AnalysisView",
     "Challenge",
     "ChallengeStatus",
-    "ClaimWin",
-    "DeclineDraw",
-    "DeclineResignation",
     "DiceFactory",
+    "EventBus",
     "ExportFile",
     "GuildSettings",
     "HintKind",
@@ -84,23 +68,17 @@ __all__ = [
     "IdleMatch",
     "LastMove",
     "LeaderboardRow",
-    "LeaveMatch",
     "MatchAwareDice",
-    "MatchCommand",
     "MatchDice",
     "MatchEvent",
     "MatchService",
     "MatchStatus",
     "MatchUpdate",
+    "MatchUpdated",
     "MatchView",
     "NotFoundError",
     "NotYourTurn",
     "NotYourTurnError",
-    "OfferDouble",
-    "OfferDraw",
-    "OfferResignation",
-    "PassDouble",
-    "PlayMove",
     "Player",
     "RatingChange",
     "Refusal",
@@ -108,10 +86,11 @@ __all__ = [
     "RequestAnalysis",
     "RobotRecord",
     "RobotTurn",
-    "RollDice",
+    "RobotTurnWaiting",
     "StaleActionError",
     "StatLine",
-    "TakeDouble",
     "VerifyReport",
     "WrongPhase",
+    "waits_for_robot",
 ]
+__all__ += commands.__all__  # every command, named once: in its module

@@ -1,6 +1,7 @@
 """The action pipeline: :func:`act` checks a command, applies its action and the automatic steps
 after it (opening rolls, rolls when doubling is impossible, the only legal move), commits them in
-one transaction and answers with a :class:`MatchUpdate`.
+one transaction and answers with a :class:`MatchUpdate`, its events for the bus
+(:func:`bot.service.events.update_events`) and their place in the match's delivery order.
 
 Concurrency: the match's lock serialises one process's actions; ``expected_version`` refuses an
 action meant for an earlier state, and the store's version check catches a second process on the
@@ -15,10 +16,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from bot.service.bus import Outcome
 from bot.service.commands import MatchCommand
 from bot.service.errors import Refusal, refused
-from bot.service.events import MatchEvent, step_events
-from bot.service.handlers import COMMAND_HANDLERS, Turn, die, draw
+from bot.service.events import MatchEvent, step_events, update_events
+from bot.service.handlers import Decide, Turn, die, draw
 from bot.service.model import MatchStatus, MatchUpdate, RatingChange
 from bot.service.ratings import rate_match
 from bot.service.settings import GuildSettings
@@ -48,14 +50,11 @@ class Step:
     events: list[MatchEvent] = field(default_factory=list)
 
 
-async def act(state: ServiceState, command: MatchCommand) -> MatchUpdate:
-    """Apply a player's command (see :mod:`bot.service.commands`): check it, apply its action
-    and the automatic steps after it, commit, answer. With ``expected_version`` (the one the
-    clicked board showed), a command on any other version raises StaleActionError."""
-    handler = COMMAND_HANDLERS.get(type(command))
-    if handler is None:
-        raise TypeError(f"no handler for {type(command).__name__}")
-    decide = handler(command)  # checks the command's own arguments first
+async def act(state: ServiceState, command: MatchCommand, decide: Decide) -> Outcome[MatchUpdate]:
+    """Apply a player's command (see :mod:`bot.service.commands`) with ``decide``, its
+    handler's choice of engine action: apply it and the automatic steps after it, commit,
+    answer. With ``expected_version`` (the one the clicked board showed), a command on any
+    other version raises StaleActionError."""
     settings = await state.guild_settings(command.guild_id)
     match_id = command.match_id
     while True:
@@ -99,7 +98,8 @@ async def act(state: ServiceState, command: MatchCommand) -> MatchUpdate:
             update = make_update(live, steps)
             if live.match.is_over():
                 state.evict(match_id)  # finished matches are read from the database
-            return update
+            slot = state.bus.reserve(match_id)  # published in commit order
+            return Outcome(update, update_events(command, update), slot)
 
 
 def advance(live: LiveMatch, settings: GuildSettings, steps: list[Step]) -> None:

@@ -1,11 +1,11 @@
-"""Post-match analysis: the request (:class:`RequestAnalysis`), the analyser the service is
-given (:class:`Analyser`), and :class:`AnalysisQueue`, which runs one analysis at a time, stores
+"""Post-match analysis: the request (:class:`RequestAnalysis`), the runner the service is given
+(:class:`AnalysisRunner`), and :class:`AnalysisQueue`, which runs one analysis at a time, stores
 its state, progress and result (the ``analyses`` table, so a restart picks up what was queued or
 running) and tells its listeners (:mod:`bot.service.events`' analysis events).
 
-The analyser's work is not the service's: it runs elsewhere (the analysis worker process), one
+The runner's work is not the service's: it runs elsewhere (the analysis worker process), one
 game per call, so robot moves interleave with a long analysis and progress is told between
-games. The service imports no robot; the app passes the analyser in.
+games. The service imports no robot; the app passes the runner in.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Protocol
 
+from bot.service.commands import Command
 from bot.service.errors import Refusal, refused
 from bot.service.events import (
     AnalysisEvent,
@@ -41,21 +42,21 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "DEFAULT_PLY",
-    "Analyser",
     "AnalysisListener",
     "AnalysisQueue",
+    "AnalysisRunner",
     "RequestAnalysis",
     "analysis_from_json",
     "analysis_to_json",
 ]
 
 DEFAULT_PLY = 2
-"""The analyser's depth when none is asked: backgammon, gnubg's plies (2 is gnubg's own default
+"""The analysis' depth when none is asked: backgammon, gnubg's plies (2 is gnubg's own default
 for analysis, about 13 s for a 7-point match); Nannon is exact, checkers at a fixed depth."""
 
 
 @dataclass(frozen=True)
-class RequestAnalysis:
+class RequestAnalysis(Command[AnalysisView]):
     """Analyse a finished match (``user_id`` None: the match's end asked for it)."""
 
     match_id: int
@@ -64,8 +65,8 @@ class RequestAnalysis:
     ply: int = DEFAULT_PLY
 
 
-class Analyser(Protocol):
-    """What the queue needs of an analyser: whether it analyses a game here, how many games a
+class AnalysisRunner(Protocol):
+    """What the queue needs to analyse: whether a game is analysed here, how many games a
     match has, and one game's decisions (run off the event loop: the analysis worker)."""
 
     async def available(self, kind: GameKind) -> bool: ...
@@ -78,7 +79,7 @@ class Analyser(Protocol):
         self, kind: GameKind, rules: MatchRules, actions: Sequence[Action]
     ) -> int: ...
 
-    async def analyse_game(
+    async def game_decisions(
         self,
         kind: GameKind,
         rules: MatchRules,
@@ -108,19 +109,19 @@ def analysis_from_json(text: str) -> MatchAnalysis:
 
 class AnalysisQueue:
     """Analyses, one at a time, in the order asked. ``start(guilds)`` queues again what the
-    database holds as queued or running (a restart) and starts the runner; ``stop()`` stops it
+    database holds as queued or running (a restart) and starts its task; ``stop()`` stops it
     (an analysis cut short stays ``running`` in the database and runs again at the next start).
     Listeners hear every step; one that fails is logged, never stops the analysis."""
 
-    def __init__(self, state: ServiceState, analyser: Analyser | None) -> None:
+    def __init__(self, state: ServiceState, runner: AnalysisRunner | None) -> None:
         self._state = state
-        self.analyser = analyser
+        self.runner = runner
         self.listeners: list[AnalysisListener] = []
         self._waiting: list[int] = []
         self._wake = asyncio.Event()
         self._idle = asyncio.Event()
         self._idle.set()
-        self._runner: asyncio.Task[None] | None = None
+        self._task: asyncio.Task[None] | None = None  # takes the analyses in turn
         self._telling: set[asyncio.Task[None]] = set()
         self.current: int | None = None  # the match being analysed
 
@@ -129,12 +130,12 @@ class AnalysisQueue:
     async def request(self, command: RequestAnalysis) -> AnalysisView:
         """Queue the analysis of a finished match of this guild; refused when the match is
         unknown or still on, when it is queued, running or done already (its params say where
-        its message is), or when this bot has no analyser or can't analyse the game here
+        its message is), or when this bot has no analysis runner or can't analyse the game here
         (backgammon where gnubg doesn't run)."""
         record = await self._record(command.match_id, command.guild_id)
         if record.status is not MatchStatus.FINISHED:
             raise refused(Refusal.MATCH_NOT_FINISHED, match_id=record.id)
-        if self.analyser is None or not await self.analyser.available(record.game):
+        if self.runner is None or not await self.runner.available(record.game):
             raise refused(Refusal.ANALYSIS_UNAVAILABLE, game=record.game.value)
         state = self._state
         if not await state.store.queue_analysis(
@@ -163,7 +164,7 @@ class AnalysisQueue:
         ahead = len(self._waiting) + (self.current is not None)
         view = await self.view(record.id)
         # Told in a task of its own: the caller (a command, a match's last action) doesn't
-        # wait for Discord. It starts before the runner can pick the analysis up.
+        # wait for Discord. It starts before the queue's task can pick the analysis up.
         told = asyncio.get_running_loop().create_task(self._tell(AnalysisQueued(view, ahead)))
         self._telling.add(told)
         told.add_done_callback(self._telling.discard)
@@ -179,7 +180,7 @@ class AnalysisQueue:
         """Queue a match that just ended when the server analyses such matches (robot matches
         by default, matches between people when asked) and the game can be analysed here; None
         otherwise."""
-        if self.analyser is None or not await self.analyser.available(view.kind):
+        if self.runner is None or not await self.runner.available(view.kind):
             return None
         settings = await self._state.guild_settings(view.guild_id)
         wanted = (
@@ -218,23 +219,23 @@ class AnalysisQueue:
         actions = await self._actions(record.id)
         return await asyncio.to_thread(_views_at, record, actions, action_indexes)
 
-    # --- the runner ---------------------------------------------------------------------------
+    # --- the queue's task -----------------------------------------------------------------------
 
     async def start(self, guilds: GuildShards | None = None) -> int:
-        """Queue again the analyses left queued or running (in ``guilds``), start the runner;
+        """Queue again the analyses left queued or running (in ``guilds``), start the task;
         how many were queued again."""
         rows = await self._state.store.pending_analyses(guilds)
         for row in rows:
             self._enqueue(row["match_id"])
-        if self._runner is None:
-            self._runner = asyncio.get_running_loop().create_task(
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(
                 self._run(), name="tablebot-analysis"
             )
         return len(rows)
 
     async def stop(self) -> None:
-        runner, self._runner = self._runner, None
-        tasks = [*self._telling, *([runner] if runner is not None else [])]
+        task, self._task = self._task, None
+        tasks = [*self._telling, *([task] if task is not None else [])]
         for task in tasks:
             task.cancel()
         if tasks:
@@ -267,7 +268,7 @@ class AnalysisQueue:
             except asyncio.CancelledError:
                 raise
             except Exception:
-                log.exception("match %s: the analysis runner failed", match_id)
+                log.exception("match %s: the analysis queue failed", match_id)
             finally:
                 self.current = None
 
@@ -278,27 +279,27 @@ class AnalysisQueue:
         if row is None or row["status"] not in (AnalysisStatus.QUEUED, AnalysisStatus.RUNNING):
             return
         record = await self._record(match_id, None)
-        analyser = self.analyser
-        assert analyser is not None
+        runner = self.runner
+        assert runner is not None
         ply = int(row["ply"])
         try:
             actions = await self._actions(match_id)
             names = (record.players[0].name, record.players[1].name)
-            total = await analyser.count_games(record.game, record.rules, actions)
+            total = await runner.count_games(record.game, record.rules, actions)
             await store.update_analysis(
                 match_id, status="running", games_total=total, games_done=0, started_at=state.now()
             )
             await self._tell(AnalysisProgressed(await self.view(match_id)))
             decisions: list[Decision] = []
             for game in range(1, total + 1):
-                decisions += await analyser.analyse_game(
+                decisions += await runner.game_decisions(
                     record.game, record.rules, actions, names, game, ply
                 )
                 await store.update_analysis(match_id, games_done=game)
                 if game < total:
                     await self._tell(AnalysisProgressed(await self.view(match_id)))
             pr_scale = spec_of(record.game).analysis_pr
-            details = analyser.details(record.game, ply)
+            details = runner.details(record.game, ply)
             analysis = summarise(decisions, names, pr_scale=pr_scale, details=details)
         except asyncio.CancelledError:
             raise

@@ -88,7 +88,7 @@ class Refusal(StrEnum):
     HINTS_OFF = "hints_off"  # hints in matches between people are off in this server
     NO_HINT = "no_hint"  # nothing for this player to decide now
     # Analysis
-    ANALYSIS_UNAVAILABLE = "analysis_unavailable"  # game: no analyser here, or not for this game
+    ANALYSIS_UNAVAILABLE = "analysis_unavailable"  # game: no runner, or not for this game
     MATCH_NOT_FINISHED = "match_not_finished"  # match_id
     ANALYSIS_PENDING = "analysis_pending"  # match_id, status, channel_id, message_id
     ANALYSIS_DONE = "analysis_done"  # match_id, channel_id, message_id (the report)

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from bot.service.model import AnalysisView, MatchEvent
+from bot.service.commands import Command
+from bot.service.model import AnalysisView, MatchEvent, MatchUpdate, MatchView
 from bot.service.views import must_pass
 from engines.actions import (
     AcceptDraw,
@@ -56,6 +57,7 @@ __all__ = [
     "MatchLeft",
     "MatchOver",
     "MatchStarted",
+    "MatchUpdated",
     "MovePlayed",
     "NoLegalMove",
     "OpeningRolled",
@@ -63,9 +65,13 @@ __all__ = [
     "ResignationDeclined",
     "ResignationOffered",
     "Resigned",
+    "RobotTurnWaiting",
     "Stuck",
     "WinClaimed",
+    "robot_follow_up",
     "step_events",
+    "update_events",
+    "waits_for_robot",
 ]
 
 
@@ -237,7 +243,60 @@ class AnalysisFinished(AnalysisEvent):
 
 @dataclass(frozen=True)
 class AnalysisFailed(AnalysisEvent):
-    """The analyser failed; it may be asked again."""
+    """The analysis failed; it may be asked again."""
+
+
+# --- what the bus publishes (bot.service.bus) -----------------------------------------------
+
+
+@dataclass(frozen=True)
+class MatchUpdated:
+    """A command changed a match (an action, or an accepted challenge) and is committed:
+    ``update`` says what happened, to whom (its ``events``), and the match now."""
+
+    command: Command[Any]
+    update: MatchUpdate
+
+    @property
+    def match_id(self) -> int:
+        return self.update.match_id
+
+    @property
+    def by_robot(self) -> bool:
+        """The robot acted (nobody is waiting on an answer to show it)."""
+        view = self.update.view
+        user = getattr(self.command, "user_id", None)
+        return view.robot_seat is not None and view.seat_of(user or 0) == view.robot_seat
+
+
+@dataclass(frozen=True)
+class RobotTurnWaiting:
+    """The match, at ``version``, waits for the robot's seat (or for either seat, at an
+    opening): the robot's driver decides and sends its command. Told after every command that
+    leaves a robot match so, when its board is shown again, and for each match resumed."""
+
+    match_id: int
+    guild_id: int
+    version: int
+
+
+def waits_for_robot(view: MatchView) -> bool:
+    """The match (as seen in ``view``) waits for the robot's seat, or for either seat."""
+    if view.robot_seat is None or view.match_over:
+        return False
+    return view.actor == view.robot_seat or view.phase in (Phase.OPENING, Phase.OPENING_TIE)
+
+
+def robot_follow_up(view: MatchView) -> tuple[RobotTurnWaiting, ...]:
+    """The event that wakes the robot when ``view`` waits for it; nothing otherwise."""
+    if not waits_for_robot(view):
+        return ()
+    return (RobotTurnWaiting(view.match_id, view.guild_id, view.version),)
+
+
+def update_events(command: Command[Any], update: MatchUpdate) -> tuple[object, ...]:
+    """What the bus hears of a committed command that changed a match."""
+    return (MatchUpdated(command, update), *robot_follow_up(update.view))
 
 
 def step_events(

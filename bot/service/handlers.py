@@ -1,9 +1,12 @@
-"""The command table: each :mod:`~bot.service.commands` type maps to its handler.
+"""The match actions' table: each :class:`~bot.service.commands.MatchCommand` type maps to the
+function that decides its engine action (:data:`MATCH_ACTIONS`; the service's one command table,
+:data:`bot.service.dispatch.HANDLERS`, runs them through the action pipeline).
 
 A handler checks the command's own arguments (before the match is looked at) and returns its
 decide function. The pipeline (:mod:`bot.service.actions`) calls that with the match's lock held,
 and it picks the engine action for the acting seat, or refuses
-(:class:`~bot.service.errors.Refused`). Adding a command is one dataclass and one handler here.
+(:class:`~bot.service.errors.Refused`). Adding a match action is one dataclass and one handler
+here.
 """
 
 from __future__ import annotations
@@ -13,14 +16,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bot.service import commands as cmd
 from bot.service.commands import (
+    AcceptDraw,
     AcceptResignation,
     ClaimWin,
+    DeclineDraw,
     DeclineResignation,
     LeaveMatch,
     MatchCommand,
     OfferDouble,
+    OfferDraw,
     OfferResignation,
     PassDouble,
     PlayMove,
@@ -32,25 +37,10 @@ from bot.service.model import MatchAwareDice
 from bot.service.settings import GuildSettings
 from bot.service.state import LiveMatch
 from bot.service.views import legal
-from engines.actions import (
-    AcceptDraw,
-    AcceptResign,
-    Action,
-    ConcedeMatch,
-    DeclineDraw,
-    DeclineResign,
-    Double,
-    Drop,
-    Move,
-    OfferDraw,
-    OpeningRoll,
-    Resign,
-    Roll,
-    Take,
-)
+from engines import actions as engine
 from engines.base import Phase, ResignLevel
 
-__all__ = ["COMMAND_HANDLERS", "Decide", "Handler", "Turn"]
+__all__ = ["MATCH_ACTIONS", "Decide", "Handler", "Turn"]
 
 MAX_MOVE_TEXT = 200
 
@@ -66,7 +56,7 @@ class Turn:
     now: float
 
 
-Decide = Callable[[Turn], Action]
+Decide = Callable[[Turn], engine.Action]
 Handler = Callable[[Any], Decide]
 
 
@@ -108,20 +98,20 @@ def refuse_offers(live: LiveMatch, seat: int) -> None:
 
 
 def roll(command: RollDice) -> Decide:
-    def decide(turn: Turn) -> Action:
+    def decide(turn: Turn) -> engine.Action:
         live, seat = turn.live, turn.seat
         match = live.match
         if not match.spec.has_dice:
             raise refused(Refusal.NO_DICE_IN_CHECKERS)
         phase = match.phase
         if phase in (Phase.OPENING, Phase.OPENING_TIE):
-            return OpeningRoll(seat, (die(live), die(live)))
+            return engine.OpeningRoll(seat, (die(live), die(live)))
         refuse_offers(live, seat)
         if seat != match.turn:
             raise refused(Refusal.NOT_YOUR_TURN, name=live.name(match.turn))
         if phase is Phase.MOVE:
             raise refused(Refusal.ALREADY_ROLLED)
-        return Roll(seat, draw(live))
+        return engine.Roll(seat, draw(live))
 
     return decide
 
@@ -129,7 +119,7 @@ def roll(command: RollDice) -> Decide:
 def play_move(command: PlayMove) -> Decide:
     move = command.move
 
-    def decide(turn: Turn) -> Action:
+    def decide(turn: Turn) -> engine.Action:
         live, seat = turn.live, turn.seat
         match = live.match
         refuse_offers(live, seat)
@@ -146,15 +136,15 @@ def play_move(command: PlayMove) -> Decide:
         if len(text) > MAX_MOVE_TEXT:
             raise refused(Refusal.MOVE_TOO_LONG)
         if match.phase is Phase.MOVE and text in legal(live):
-            return Move(seat, text)  # a move from the list, already in its notation
+            return engine.Move(seat, text)  # a move from the list, already in its notation
         parsed = match.parse_move(text)
-        return Move(seat, match.format_move(parsed))
+        return engine.Move(seat, match.format_move(parsed))
 
     return decide
 
 
 def offer_double(command: OfferDouble) -> Decide:
-    def decide(turn: Turn) -> Action:
+    def decide(turn: Turn) -> engine.Action:
         live, seat = turn.live, turn.seat
         match = live.match
         if not match.spec.cube:
@@ -162,13 +152,13 @@ def offer_double(command: OfferDouble) -> Decide:
         refuse_offers(live, seat)
         if match.phase in (Phase.ROLL, Phase.MOVE) and seat != match.turn:
             raise refused(Refusal.NOT_YOUR_TURN, name=live.name(match.turn))
-        return Double(seat)
+        return engine.Double(seat)
 
     return decide
 
 
-def _answer_double(answer: type[Take] | type[Drop]) -> Decide:
-    def decide(turn: Turn) -> Action:
+def _answer_double(answer: type[engine.Take] | type[engine.Drop]) -> Decide:
+    def decide(turn: Turn) -> engine.Action:
         live, seat = turn.live, turn.seat
         offered_by = live.match.cube_offered_by
         if live.match.phase is Phase.CUBE_OFFERED and offered_by == seat:
@@ -180,12 +170,12 @@ def _answer_double(answer: type[Take] | type[Drop]) -> Decide:
 
 
 def take_double(command: TakeDouble) -> Decide:
-    return _answer_double(Take)
+    return _answer_double(engine.Take)
 
 
 def pass_double(command: PassDouble) -> Decide:
     """Pass (drop) the offered double: the game is lost at the stake before the double."""
-    return _answer_double(Drop)
+    return _answer_double(engine.Drop)
 
 
 def _resign_level(level: ResignLevel | str | int) -> ResignLevel:
@@ -201,41 +191,41 @@ def _resign_level(level: ResignLevel | str | int) -> ResignLevel:
 
 def offer_resignation(command: OfferResignation) -> Decide:
     level = _resign_level(command.level)  # refused before the match is looked at
-    return lambda turn: Resign(turn.seat, level)
+    return lambda turn: engine.Resign(turn.seat, level)
 
 
 def accept_resignation(command: AcceptResignation) -> Decide:
-    return lambda turn: AcceptResign(turn.seat)
+    return lambda turn: engine.AcceptResign(turn.seat)
 
 
 def decline_resignation(command: DeclineResignation) -> Decide:
-    return lambda turn: DeclineResign(turn.seat)
+    return lambda turn: engine.DeclineResign(turn.seat)
 
 
-def offer_draw(command: cmd.OfferDraw) -> Decide:
-    def decide(turn: Turn) -> Action:
+def offer_draw(command: OfferDraw) -> Decide:
+    def decide(turn: Turn) -> engine.Action:
         if turn.live.match.phase is not Phase.MOVE:
             # An offer waiting (the player's own, or one to answer) says so plainly.
             refuse_offers(turn.live, turn.seat)
-        return OfferDraw(turn.seat)
+        return engine.OfferDraw(turn.seat)
 
     return decide
 
 
-def accept_draw(command: cmd.AcceptDraw) -> Decide:
-    return lambda turn: AcceptDraw(turn.seat)
+def accept_draw(command: AcceptDraw) -> Decide:
+    return lambda turn: engine.AcceptDraw(turn.seat)
 
 
-def decline_draw(command: cmd.DeclineDraw) -> Decide:
-    return lambda turn: DeclineDraw(turn.seat)
+def decline_draw(command: DeclineDraw) -> Decide:
+    return lambda turn: engine.DeclineDraw(turn.seat)
 
 
 def leave_match(command: LeaveMatch) -> Decide:
-    return lambda turn: ConcedeMatch(turn.seat, "left")
+    return lambda turn: engine.ConcedeMatch(turn.seat, "left")
 
 
 def claim_win(command: ClaimWin) -> Decide:
-    def decide(turn: Turn) -> Action:
+    def decide(turn: Turn) -> engine.Action:
         live, seat, settings = turn.live, turn.seat, turn.settings
         idle_seat = live.match.actor
         if idle_seat is None:
@@ -252,12 +242,12 @@ def claim_win(command: ClaimWin) -> Decide:
                 minutes=settings.claim_minutes,
                 left=left,
             )
-        return ConcedeMatch(idle_seat, "timeout")
+        return engine.ConcedeMatch(idle_seat, "timeout")
 
     return decide
 
 
-COMMAND_HANDLERS: dict[type[MatchCommand], Handler] = {
+MATCH_ACTIONS: dict[type[MatchCommand], Handler] = {
     RollDice: roll,
     PlayMove: play_move,
     OfferDouble: offer_double,
@@ -266,9 +256,9 @@ COMMAND_HANDLERS: dict[type[MatchCommand], Handler] = {
     OfferResignation: offer_resignation,
     AcceptResignation: accept_resignation,
     DeclineResignation: decline_resignation,
-    cmd.OfferDraw: offer_draw,
-    cmd.AcceptDraw: accept_draw,
-    cmd.DeclineDraw: decline_draw,
+    OfferDraw: offer_draw,
+    AcceptDraw: accept_draw,
+    DeclineDraw: decline_draw,
     LeaveMatch: leave_match,
     ClaimWin: claim_win,
 }

@@ -1,12 +1,20 @@
-"""MatchService: the service's one face. It composes the parts around one shared
-:class:`~bot.service.state.ServiceState` (the store, the dice factory, the clock, the loaded
-matches and the settings cache):
+"""MatchService: the service's one face, and its one entry point, :meth:`MatchService.handle`.
 
-- :mod:`~bot.service.challenges`: challenges, accepting (the match starts), rematches;
-- :mod:`~bot.service.actions`: :meth:`MatchService.act`, the one entry point for match actions,
-  with its command table in :mod:`~bot.service.handlers`;
-- :mod:`~bot.service.queries`: views, leaderboards, history, stats, exports, verification;
-- :mod:`~bot.service.settings`: per-server settings.
+The API another transport uses (the Discord adapter is one)::
+
+    service = MatchService(store)                    # or await MatchService.open(path)
+    service.bus.subscribe(MatchUpdated, show)        # events out (bot.service.bus)
+    update = await service.handle(RollDice(match_id, guild_id, user_id, expected_version=v))
+    view = await service.handle(ShowBoard(match_id, guild_id))   # a read-only command
+
+Every command (:mod:`~bot.service.commands`) has its handler in one table, :data:`HANDLERS`:
+match actions (their engine action decided in :mod:`~bot.service.handlers`, applied by the
+pipeline in :mod:`~bot.service.actions`), challenges (:mod:`~bot.service.challenges`),
+settings, shouts, analysis requests, reads. A handler answers and returns its events; once its
+command is committed, ``handle`` publishes them on :attr:`MatchService.bus` and answers. The
+subscribers, registered at start-up, react: the Discord presenter, the robot's driver
+(:mod:`bot.robot.driver`), the analysis queue (here). The other reads are query methods
+(:mod:`~bot.service.queries`: views, leaderboards, history, stats, exports, verification).
 
 It takes plain ids and strings, applies engine actions under one lock per match plus an
 optimistic ``version`` check, commits every change to the store before answering, and returns
@@ -17,15 +25,32 @@ its code and parameters. It writes no sentences.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from bot.service import actions, challenges, queries
-from bot.service.analysis import Analyser, AnalysisQueue, RequestAnalysis
-from bot.service.commands import MatchCommand
+from bot.service.analysis import AnalysisQueue, AnalysisRunner, RequestAnalysis
+from bot.service.bus import EventBus, Outcome
+from bot.service.commands import (
+    AcceptChallenge,
+    CancelChallenge,
+    Command,
+    DeclineChallenge,
+    MatchCommand,
+    NewChallenge,
+    RecordShout,
+    Rematch,
+    RobotMatch,
+    RobotRematch,
+    ShowBoard,
+    UpdateSettings,
+)
+from bot.service.events import MatchUpdated, robot_follow_up, update_events
+from bot.service.handlers import MATCH_ACTIONS, Decide
 from bot.service.model import (
     AnalysisView,
     Challenge,
@@ -49,14 +74,18 @@ from engines.dice import FairDice
 
 log = logging.getLogger(__name__)
 
-__all__ = ["MatchService"]
+__all__ = ["HANDLERS", "Handler", "MatchService"]
+
+R = TypeVar("R")
 
 
 class MatchService:
-    """Challenges, actions, queries. Create with a :class:`Store`, or ``await MatchService.open``.
+    """Commands through :meth:`handle`, events on :attr:`bus`, queries. Create with a
+    :class:`Store`, or ``await MatchService.open``.
 
     ``dice_factory`` makes a new match's dice (tests inject a fixed seed); ``clock`` returns the
-    current time in seconds; ``analyser`` analyses finished matches (None: /analyse is refused).
+    current time in seconds; ``analysis_runner`` analyses finished matches (None: /analyse is
+    refused).
     """
 
     def __init__(
@@ -65,10 +94,16 @@ class MatchService:
         *,
         dice_factory: DiceFactory = FairDice.new,
         clock: Callable[[], float] = time.time,
-        analyser: Analyser | None = None,
+        analysis_runner: AnalysisRunner | None = None,
     ) -> None:
         self._state = ServiceState(store, dice_factory, clock)
-        self.analyses = AnalysisQueue(self._state, analyser)
+        self.analyses = AnalysisQueue(self._state, analysis_runner)
+        self.bus.subscribe(MatchUpdated, self._queue_analysis)
+
+    async def _queue_analysis(self, event: MatchUpdated) -> None:
+        """A finished match's analysis is queued (where the server asks for it)."""
+        if event.update.match_over:
+            await self.analyses.match_ended(event.update.view)
 
     @classmethod
     async def open(
@@ -77,11 +112,11 @@ class MatchService:
         *,
         dice_factory: DiceFactory = FairDice.new,
         clock: Callable[[], float] = time.time,
-        analyser: Analyser | None = None,
+        analysis_runner: AnalysisRunner | None = None,
     ) -> MatchService:
         """Open (and migrate) the database at ``path`` and return a service on it."""
         store = await connect_store(path)
-        return cls(store, dice_factory=dice_factory, clock=clock, analyser=analyser)
+        return cls(store, dice_factory=dice_factory, clock=clock, analysis_runner=analysis_runner)
 
     async def close(self) -> None:
         await self.analyses.stop()
@@ -97,61 +132,65 @@ class MatchService:
         """The clock the service was given (seconds)."""
         return self._state.clock
 
-    # --- challenges -------------------------------------------------------------------------
+    @property
+    def bus(self) -> EventBus:
+        """Where committed commands' events are published (subscribe at start-up)."""
+        return self._state.bus
 
-    async def challenge(
-        self,
-        guild_id: int,
-        channel_id: int,
-        challenger_id: int,
-        challenger_name: str,
-        game: GameKind | str,
-        *,
-        opponent_id: int | None = None,
-        opponent_name: str | None = None,
-        opponent_is_bot: bool = False,
-        length: int | None = None,
-        cube: bool | None = None,
-        crawford: bool | None = None,
-        jacoby: bool | None = None,
-        auto_doubles: int | None = None,
-    ) -> Challenge:
-        """Record a challenge, named (``opponent_id``) or open to anyone.
+    # --- the one entry point ----------------------------------------------------------------
 
-        Options left None take the server's defaults. Refuses self-challenges, bots, bad lengths
-        (1..25; 0 = money, backgammon only), Jacoby/auto-doubles outside money play, and
-        channels outside the server's challenge channels.
-        """
-        return await challenges.new_challenge(
-            self._state,
-            guild_id,
-            channel_id,
-            challenger_id,
-            challenger_name,
-            game,
-            opponent_id=opponent_id,
-            opponent_name=opponent_name,
-            opponent_is_bot=opponent_is_bot,
-            length=length,
-            cube=cube,
-            crawford=crawford,
-            jacoby=jacoby,
-            auto_doubles=auto_doubles,
-        )
+    async def handle(self, command: Command[R]) -> R:
+        """Do what ``command`` asks (:mod:`bot.service.commands`), through its handler in
+        :data:`HANDLERS`: check it, commit what it changes, publish its events on
+        :attr:`bus` (a subscriber's failure is logged, the command stands), answer. A match
+        action with ``expected_version`` (the one the clicked board showed) on any other
+        version raises StaleActionError."""
+        handler = HANDLERS.get(type(command))
+        if handler is None:
+            raise TypeError(f"no handler for {type(command).__name__}")
+        outcome = await handler(self, command)
+        if outcome.events or outcome.slot is not None:  # a reserved slot is always filled
+            key = getattr(outcome.result, "match_id", None)
+            await self.bus.publish(outcome.events, key=key, slot=outcome.slot)
+        return cast(R, outcome.result)
+
+    # --- conveniences for scripts and tests: each builds its command and handles it ----------
+
+    async def challenge(self, *args: Any, **kwargs: Any) -> Challenge:
+        return await self.handle(NewChallenge(*args, **kwargs))
 
     async def accept(
         self, challenge_id: int, guild_id: int, user_id: int, user_name: str
     ) -> MatchUpdate:
-        """Accept a challenge: create the match (seat 0 = challenger), roll the opening."""
-        return await challenges.accept(self._state, challenge_id, guild_id, user_id, user_name)
+        return await self.handle(AcceptChallenge(challenge_id, guild_id, user_id, user_name))
 
     async def decline(self, challenge_id: int, guild_id: int, user_id: int) -> Challenge:
-        """The named opponent declines (for an open challenge: nobody may decline)."""
-        return await challenges.decline(self._state, challenge_id, guild_id, user_id)
+        return await self.handle(DeclineChallenge(challenge_id, guild_id, user_id))
 
     async def cancel(self, challenge_id: int, guild_id: int, user_id: int) -> Challenge:
-        """The challenger withdraws an open challenge."""
-        return await challenges.cancel(self._state, challenge_id, guild_id, user_id)
+        return await self.handle(CancelChallenge(challenge_id, guild_id, user_id))
+
+    async def rematch(self, match_id: int, guild_id: int, user_id: int) -> Challenge:
+        return await self.handle(Rematch(match_id, guild_id, user_id))
+
+    async def robot_match(self, *args: Any, **kwargs: Any) -> MatchUpdate:
+        return await self.handle(RobotMatch(*args, **kwargs))
+
+    async def robot_rematch(self, match_id: int, guild_id: int, user_id: int) -> MatchUpdate:
+        return await self.handle(RobotRematch(match_id, guild_id, user_id))
+
+    async def update_guild_settings(self, guild_id: int, /, **changes: Any) -> GuildSettings:
+        return await self.handle(UpdateSettings(guild_id, changes))
+
+    async def record_shout(
+        self, match_id: int, guild_id: int, user_id: int, game_number: int | None = None
+    ) -> bool:
+        return await self.handle(RecordShout(match_id, guild_id, user_id, game_number))
+
+    async def request_analysis(self, command: RequestAnalysis) -> AnalysisView:
+        return await self.handle(command)
+
+    # --- challenges (reads and the adapter's bookkeeping) ------------------------------------
 
     async def get_challenge(self, challenge_id: int, guild_id: int) -> Challenge:
         """The challenge as it stands (expired once past its time, even before the sweep)."""
@@ -168,52 +207,7 @@ class MatchService:
         ``channel_id`` and ``message_id``, so the caller can close its invitation)."""
         return await challenges.expire_challenges(self._state, now, guilds)
 
-    async def rematch(self, match_id: int, guild_id: int, user_id: int) -> Challenge:
-        """A named challenge to the same opponent with the same rules, from a finished match."""
-        return await challenges.rematch(self._state, match_id, guild_id, user_id)
-
     # --- the robot --------------------------------------------------------------------------
-
-    async def robot_match(
-        self,
-        guild_id: int,
-        channel_id: int,
-        challenger_id: int,
-        challenger_name: str,
-        game: GameKind | str,
-        *,
-        robot_id: int,
-        robot_name: str,
-        level: int,
-        length: int | None = None,
-        cube: bool | None = None,
-        crawford: bool | None = None,
-        jacoby: bool | None = None,
-        auto_doubles: int | None = None,
-    ) -> MatchUpdate:
-        """Start a match against the robot: ``robot_id`` is the bot's own user (it takes seat
-        1 and plays through :meth:`act` like anyone), ``level`` 1 (beginner) to 5 (master).
-        The challenge is checked as any other and accepted at once."""
-        return await challenges.robot_match(
-            self._state,
-            guild_id,
-            channel_id,
-            challenger_id,
-            challenger_name,
-            game,
-            robot_id=robot_id,
-            robot_name=robot_name,
-            level=level,
-            length=length,
-            cube=cube,
-            crawford=crawford,
-            jacoby=jacoby,
-            auto_doubles=auto_doubles,
-        )
-
-    async def robot_rematch(self, match_id: int, guild_id: int, user_id: int) -> MatchUpdate:
-        """The same match against the robot again, at the same level, from a finished one."""
-        return await challenges.robot_rematch(self._state, match_id, guild_id, user_id)
 
     async def robot_turn(self, match_id: int) -> RobotTurn | None:
         """What the robot has to decide in the match now (a private copy of the match, its
@@ -224,24 +218,6 @@ class MatchService:
         """Allow a hint for the player (always against the robot; between people where the
         server's ``hints_in_human_matches`` is on) and say on what; the robot computes it."""
         return await queries.hint_request(self._state, match_id, guild_id, user_id)
-
-    # --- actions ----------------------------------------------------------------------------
-
-    async def act(self, command: MatchCommand) -> MatchUpdate:
-        """Apply a player's command (:mod:`bot.service.commands`): check it, apply its action and
-        the automatic steps after it, commit, answer. With ``expected_version`` (the one the
-        clicked board showed), a command on any other version raises StaleActionError."""
-        update = await actions.act(self._state, command)
-        if update.match_over:
-            await self.analyses.match_ended(update.view)
-        return update
-
-    # --- post-match analysis ----------------------------------------------------------------
-
-    async def request_analysis(self, command: RequestAnalysis) -> AnalysisView:
-        """Queue a finished match's analysis (:class:`~bot.service.analysis.AnalysisQueue`
-        runs it, one at a time, and tells ``analyses.listeners``)."""
-        return await self.analyses.request(command)
 
     # --- queries ----------------------------------------------------------------------------
 
@@ -303,21 +279,10 @@ class MatchService:
         reminder (not yet sent) or claim time."""
         return await queries.idle_matches(self._state, now, guilds)
 
-    async def record_shout(
-        self, match_id: int, guild_id: int, user_id: int, game_number: int | None = None
-    ) -> bool:
-        """Count a NANNON shout: True only the first time, and only by the winner of a NANNON
-        game (the latest one when ``game_number`` is None); False otherwise."""
-        return await queries.record_shout(self._state, match_id, guild_id, user_id, game_number)
-
     # --- settings and bookkeeping -----------------------------------------------------------
 
     async def guild_settings(self, guild_id: int) -> GuildSettings:
         return await self._state.guild_settings(guild_id)
-
-    async def update_guild_settings(self, guild_id: int, /, **changes: Any) -> GuildSettings:
-        """Validate and store changes (field names of GuildSettings); GameError on bad values."""
-        return await self._state.settings.update(guild_id, changes)
 
     async def mark_reminded(self, match_id: int, version: int) -> bool:
         """Claim the reminder for this version before sending it, so it is sent once: True
@@ -351,4 +316,81 @@ class MatchService:
             except Exception:
                 log.exception("match %d could not be resumed", row["id"])
         log.info("resumed %d active matches", len(views))
+        for view in views:  # the robot plays on where it owes a move
+            if follow_up := robot_follow_up(view):
+                await self.bus.publish(follow_up, key=view.match_id)
         return views
+
+
+# --- the command table: every command's handler -------------------------------------------------
+
+Handler = Callable[[MatchService, Any], Awaitable[Outcome[Any]]]
+
+
+def match_action(decider: Callable[[Any], Decide]) -> Handler:
+    """A match action's handler: its decide function through the action pipeline."""
+
+    async def handle(svc: MatchService, command: MatchCommand) -> Outcome[MatchUpdate]:
+        decide = decider(command)  # checks the command's own arguments first
+        return await actions.act(svc._state, command, decide)
+
+    return handle
+
+
+def answered(work: Callable[[MatchService, Any], Awaitable[Any]]) -> Handler:
+    """The handler of a command whose answer is all there is to it (no event)."""
+
+    async def handle(svc: MatchService, command: Any) -> Outcome[Any]:
+        return Outcome(await work(svc, command))
+
+    return handle
+
+
+def fields_of(command: Any) -> dict[str, Any]:
+    return {f.name: getattr(command, f.name) for f in dataclasses.fields(command)}
+
+
+async def started(svc: MatchService, command: Command[MatchUpdate]) -> Outcome[MatchUpdate]:
+    """Accepting a challenge (or the robot's at once): the match's first update."""
+    state = svc._state
+    update: MatchUpdate
+    match command:
+        case AcceptChallenge(challenge_id, guild_id, user_id, user_name):
+            update = await challenges.accept(state, challenge_id, guild_id, user_id, user_name)
+        case RobotMatch():
+            update = await challenges.robot_match(state, **fields_of(command))
+        case RobotRematch(match_id, guild_id, user_id):
+            update = await challenges.robot_rematch(state, match_id, guild_id, user_id)
+        case _:
+            raise TypeError(f"not a match start: {command!r}")
+    return Outcome(update, update_events(command, update))
+
+
+async def show_board(svc: MatchService, command: ShowBoard) -> Outcome[MatchView]:
+    view = await queries.get_view(svc._state, command.match_id, command.guild_id)
+    return Outcome(view, robot_follow_up(view))
+
+
+HANDLERS: dict[type[Command[Any]], Handler] = {
+    **{kind: match_action(decider) for kind, decider in MATCH_ACTIONS.items()},
+    AcceptChallenge: started,
+    RobotMatch: started,
+    RobotRematch: started,
+    NewChallenge: answered(lambda svc, c: challenges.new_challenge(svc._state, **fields_of(c))),
+    DeclineChallenge: answered(
+        lambda svc, c: challenges.decline(svc._state, c.challenge_id, c.guild_id, c.user_id)
+    ),
+    CancelChallenge: answered(
+        lambda svc, c: challenges.cancel(svc._state, c.challenge_id, c.guild_id, c.user_id)
+    ),
+    Rematch: answered(
+        lambda svc, c: challenges.rematch(svc._state, c.match_id, c.guild_id, c.user_id)
+    ),
+    UpdateSettings: answered(
+        lambda svc, c: svc._state.settings.update(c.guild_id, dict(c.changes))
+    ),
+    RecordShout: answered(lambda svc, c: queries.record_shout(svc._state, **fields_of(c))),
+    RequestAnalysis: answered(lambda svc, c: svc.analyses.request(c)),
+    ShowBoard: show_board,
+}
+"""Every command's handler: ``await handler(service, command)`` is an :class:`Outcome`."""

@@ -42,6 +42,7 @@ class GuildSettings:
     robot_rated: bool = False  # matches against the robot change ratings and leaderboards
     hints_in_human_matches: bool = False  # /hint in matches between people (robot: always)
     robot_pause_ms: int = 1000  # the robot shows its move after this pause (milliseconds)
+    robot_think_s: int = 2  # the master robot thinks up to this long a checkers move (seconds)
     analyse_robot_matches: bool = True  # a robot match is analysed when it ends
     analyse_human_matches: bool = False  # a match between people is analysed when it ends
 
@@ -61,6 +62,7 @@ BOUNDS: dict[str, tuple[int, int]] = {
     "rate_limit_actions": (1, 1000),
     "rate_limit_seconds": (1, 3600),
     "robot_pause_ms": (0, 10_000),
+    "robot_think_s": (1, 30),
 }
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.service.bus import EventBus
 from bot.service.errors import Refusal, refused
 from bot.service.model import DiceFactory, MatchDice, MatchStatus, Player, RatingChange
 from bot.service.settings import GuildSettings, SettingsBook
@@ -138,6 +139,7 @@ class ServiceState:
         self.clock = clock
         self.live: dict[int, LiveMatch] = {}
         self.settings = SettingsBook(store, self.now)
+        self.bus = EventBus()
 
     def now(self) -> float:
         return self.clock()

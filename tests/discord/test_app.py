@@ -7,6 +7,8 @@ the engines allow.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import logging
 from pathlib import Path
 
 import discord
@@ -79,6 +81,43 @@ async def test_wait_idle_returns_once_every_admitted_handler_has_finished(tmp_pa
         assert task.done() and bot.work_in_flight == 0
     finally:
         await bot.close()
+
+
+@pytest.mark.asyncio
+async def test_start_up_logs_the_invite_and_warns_until_commands_are_registered(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """One line with the invite URL (the client id, both scopes, the permissions integer), and
+    while no command is registered for the bot (globally, or in DEV_GUILD_ID), one warning
+    naming `tablebot sync`."""
+    from fakediscord import README_PERMISSIONS, FakeDiscord
+
+    caplog.set_level(logging.INFO, logger="bot.discord.app")
+
+    def lines(needle: str) -> list[str]:
+        return [r.getMessage() for r in caplog.records if needle in r.getMessage()]
+
+    fake = FakeDiscord()
+    async with fake.run(lambda **o: create_bot(settings(tmp_path), **o)):
+        invite = (
+            f"https://discord.com/oauth2/authorize?client_id={fake.application_id}"
+            f"&scope=bot+applications.commands&permissions={README_PERMISSIONS}"
+        )
+        assert lines("invite") == [f"invite tablebot to a server: {invite}"]
+        (warning,) = [r for r in caplog.records if r.levelno == logging.WARNING]
+        assert "no slash commands are registered" in warning.getMessage()
+        assert "`tablebot sync`" in warning.getMessage()
+        bot = fake.bot
+        assert isinstance(bot, app.TableBot)
+        await bot.sync_global()
+        caplog.clear()
+        await fake.restart_bot()  # synced globally now: no warning
+        assert len(lines("invite")) == 1 and lines("no slash commands") == []
+    fake = FakeDiscord()
+    caplog.clear()
+    dev = dataclasses.replace(settings(tmp_path), dev_guild_id=fake.guild.id)
+    async with fake.run(lambda **o: create_bot(dev, **o)):
+        assert fake.command_names() and lines("no slash commands") == []
 
 
 def test_the_rate_limit_is_the_command_trees_own_check(tmp_path: Path) -> None:

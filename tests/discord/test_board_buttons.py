@@ -3,7 +3,9 @@
 menu's **Resign a gammon** and **Resign a backgammon** with the cube at 2; the move menu when a
 roll has more than 25 plays (and when it has fewer); the Turn and Dice fields and the board's alt
 text, equal to ``render``'s ``describe`` of the position; the dice seed revealed when a match ends;
-and **Claim win**, refused to a bystander and then ending the match as a forfeit.
+and **Claim win**, refused to a bystander and then ending the match as a forfeit; a board's
+custom_ids naming the command each button sends, and a board posted before (naming the button)
+still working.
 
 Dice are scripted (``faces``) except where the real dice are the point.
 """
@@ -166,6 +168,50 @@ async def test_checkers_accept_draw_button_twice_draws_the_match(tablebot: FakeD
     for member in (alice, bob):
         stats = await svc.stats(fake.guild.id, member.id, GameKind.CHECKERS)
         assert (stats.played, stats.won, stats.lost, stats.drawn) == (1, 0, 0, 1)
+
+
+async def test_buttons_name_their_command_and_older_boards_still_work(
+    tablebot: FakeDiscord,
+) -> None:
+    fake = tablebot
+    svc = service_of(fake)
+    alice = await fake.add_member("alice")
+    bob = await fake.add_member("bob")
+    mid, thread, board = await start(fake, alice, bob, game="checkers")
+    view = await svc.get_view(mid)
+    ids = {b["label"]: b["custom_id"] for b in board.buttons}
+    assert ids == {
+        "Offer draw": f"tb:m:OfferDraw:{mid}:{view.version}",
+        "Resign": f"tb:m:resign:{mid}:{view.version}",  # a menu, not a command
+    }
+    # A board posted by an older tablebot names the button (tb:m:draw:...): it still works.
+    [button] = [b for b in board.buttons if b["label"] == "Offer draw"]
+    button["custom_id"] = f"tb:m:draw:{mid}:{view.version}"
+    await fake.click(board, f"tb:m:draw:{mid}:{view.version}", by=alice)
+    board = await next_board(fake, thread, mid, board)
+    view = await svc.get_view(mid)
+    assert (view.phase, view.draw_offered_by) == (Phase.DRAW_OFFERED, 0)
+    assert {b["custom_id"] for b in board.buttons} == {
+        f"tb:m:AcceptDraw:{mid}:{view.version}",
+        f"tb:m:DeclineDraw:{mid}:{view.version}",
+        f"tb:m:resign:{mid}:{view.version}",
+    }
+    [decline] = [b for b in board.buttons if b["label"] == "Decline draw"]
+    decline["custom_id"] = f"tb:m:drawno:{mid}:{view.version}"
+    it = await fake.click(board, f"tb:m:drawno:{mid}:{view.version}", by=bob)
+    assert (await it.response()).type == 7
+    await fake.wait_bot_idle()
+    view = await svc.get_view(mid)
+    assert view.phase is Phase.MOVE and view.draw_offered_by is None
+    # The resign menu's buttons carry the level: tb:m:OfferResignation.1, then LeaveMatch.
+    board = await next_board(fake, thread, mid, board)
+    it = await fake.click(board, label="Resign", by=bob)
+    menu = (await it.response()).message
+    assert menu is not None
+    assert [b["custom_id"].split(":")[2] for b in menu.buttons] == [
+        "OfferResignation.1",
+        "LeaveMatch",
+    ]
 
 
 # --- 2. Resign a gammon / a backgammon ------------------------------------------------------

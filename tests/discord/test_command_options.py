@@ -85,7 +85,7 @@ async def finished(fake: FakeDiscord, winner: Member, loser: Member, game: str, 
         opponent_name=loser.name, length=length,
     )  # fmt: skip
     view = (await svc.accept(challenge.id, fake.guild.id, loser.id, loser.name)).view
-    update = await svc.act(LeaveMatch(view.match_id, fake.guild.id, loser.id))
+    update = await svc.handle(LeaveMatch(view.match_id, fake.guild.id, loser.id))
     assert update.match_over and update.view.players[update.winner_seat or 0].user_id == winner.id
     return view.match_id
 

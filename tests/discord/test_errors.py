@@ -215,7 +215,7 @@ async def test_unexpected_error_gets_an_apology_and_is_logged_with_context(
     async def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("the disk is on fire")
 
-    monkeypatch.setattr(svc, "act", broken)
+    monkeypatch.setattr(svc, "handle", broken)
     caplog.clear()
     caplog.set_level(logging.INFO)
 
@@ -233,7 +233,7 @@ async def test_unexpected_error_gets_an_apology_and_is_logged_with_context(
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert len(errors) == 2, [r.getMessage() for r in errors]
     for record, (what, interaction) in zip(
-        errors, (("(roll)", it), (f"(tb:m:roll:{MATCH}:", click)), strict=True
+        errors, (("(roll)", it), (f"(tb:m:RollDice:{MATCH}:", click)), strict=True
     ):
         message = record.getMessage()
         assert record.name == "bot.discord.replies"

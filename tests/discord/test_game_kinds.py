@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from bot.discord import presenter, wording
+from bot.discord.catalogue import text
 from bot.discord.cogs import info
 from bot.discord.style import STYLES, style_of
 from bot.service import events as ev
@@ -75,7 +76,7 @@ def test_every_game_has_a_style_and_a_spec() -> None:
     assert len({style.colour.value for style in STYLES.values()}) == len(STYLES)
     for kind in GameKind:
         assert style_of(kind.value) is STYLES[kind]
-        assert style_of(kind).rules.startswith("**")
+        assert text(style_of(kind).rules).startswith("**")
 
 
 # --- the words the traits choose, pinned per game -------------------------------------------

@@ -26,11 +26,11 @@ async def step(svc: MatchService, view: MatchView) -> MatchView:
     seat = view.actor if view.actor is not None else view.turn
     user = view.players[seat].user_id
     if view.phase in (Phase.OPENING, Phase.OPENING_TIE, Phase.ROLL):
-        return (await svc.act(RollDice(mid, gid, user))).view
+        return (await svc.handle(RollDice(mid, gid, user))).view
     if view.phase is Phase.MOVE:
-        return (await svc.act(PlayMove(mid, gid, user, view.legal_moves[0]))).view
+        return (await svc.handle(PlayMove(mid, gid, user, view.legal_moves[0]))).view
     if view.phase is Phase.CUBE_OFFERED:
-        return (await svc.act(TakeDouble(mid, gid, user))).view
+        return (await svc.handle(TakeDouble(mid, gid, user))).view
     raise AssertionError(view.phase)
 
 

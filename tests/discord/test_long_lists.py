@@ -46,7 +46,7 @@ async def active_match(fake: FakeDiscord, a: Member, b: Member) -> int:
 async def finished(fake: FakeDiscord, a: Member, b: Member) -> int:
     """A match ``b`` concedes at once."""
     match_id = await active_match(fake, a, b)
-    await service_of(fake).act(LeaveMatch(match_id, fake.guild.id, b.id))
+    await service_of(fake).handle(LeaveMatch(match_id, fake.guild.id, b.id))
     return match_id
 
 

@@ -1,4 +1,4 @@
-"""Post-match analysis through the fake Discord (the real bot, the real analyser in the
+"""Post-match analysis through the fake Discord (the real bot, the real analysis runner on the
 analysis worker): /analyse's refusals; a robot match analysed by itself when it ends, its
 progress edited in place into the report; the report of a match asked for with /analyse in each
 game (backgammon where gnubg runs), with the chart and the mistakes' cards and their alt texts;
@@ -14,13 +14,13 @@ import pytest
 from discord.utils import escape_markdown
 from fakediscord import Channel, FakeDiscord, Member, Message
 from support.discord_driver import embed_text, reply_to, service_of
-from support.robot_driver import challenge_robot, play_to_the_end, robot_ready, settle
+from support.robot_driver import bot_of, challenge_robot, play_to_the_end, robot_ready, settle
 
 from bot.discord import wording
-from bot.robot import worker
 from bot.service import AnalysisStatus, LeaveMatch, MatchView
 from bot.service.analysis import DEFAULT_PLY
 from engines.nannon_solver import Context, CubeState, NannonSolver
+from render.common import BEST, PLAYED
 
 pytestmark = pytest.mark.asyncio
 
@@ -97,12 +97,12 @@ async def test_analyse_refuses_backgammon_where_gnubg_does_not_run(
         opponent_name="bob", length=1,
     )  # fmt: skip
     match_id = (await service.accept(challenge.id, guild, bob.id, "bob")).view.match_id
-    assert (await service.act(LeaveMatch(match_id, guild, alice.id))).match_over
+    assert (await service.handle(LeaveMatch(match_id, guild, alice.id))).match_over
 
     async def no_gnubg() -> bool:
         return False
 
-    monkeypatch.setattr(worker, "gnubg_available", no_gnubg)
+    monkeypatch.setattr(bot_of(fake).robot_worker, "gnubg_available", no_gnubg)
     reply = await answer(fake, "analyse", bob, match=match_id)
     assert reply.ephemeral
     assert reply.content == "Analysis of Backgammon matches is not available on this bot."
@@ -221,6 +221,14 @@ async def test_a_planted_blunder_is_the_first_mistake_shown(tablebot: FakeDiscor
         f"Played {played}; best {best}. Equity lost: {worst.equity_loss:.3f}"
     )
     assert report.attachments[1].description.endswith(f"losing {worst.equity_loss:.3f}.")
+    # The card's board is the one the blunder was made on: both moves are read and drawn.
+    card = report.attachments[1].image().convert("RGB")
+    drawn = card.crop((0, 0, card.width, 500)).getcolors(card.width * 500) or []
+    for colour in (PLAYED, BEST):
+        near = sum(
+            n for n, c in drawn if sum(abs(a - b) for a, b in zip(c, colour, strict=True)) <= 30
+        )
+        assert near > 100, colour
 
 
 async def test_a_restart_runs_a_queued_analysis_again(tablebot: FakeDiscord) -> None:

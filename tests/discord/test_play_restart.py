@@ -15,6 +15,7 @@ from support.discord_driver import footer, handlers_done, next_board, reply_to, 
 
 from bot.discord import presenter
 from bot.discord.app import TableBot
+from bot.rendering import Renderer
 from bot.service import MatchView
 from engines.base import Phase
 
@@ -113,10 +114,10 @@ class Hold:
         self.release = asyncio.Event()
         original = presenter.render_board
 
-        async def held(view: MatchView) -> Any:
+        async def held(renderer: Renderer, view: MatchView) -> Any:
             self.entered.set()
             await self.release.wait()
-            return await original(view)
+            return await original(renderer, view)
 
         monkeypatch.setattr(presenter, "render_board", held)
 

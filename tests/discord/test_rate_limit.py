@@ -100,7 +100,7 @@ async def test_clicks_and_commands_share_one_budget(
     assert (before.phase, before.actor) == (Phase.ROLL, 1)
     events = await table.events()
     posts = len([m for m in fake.messages(table.thread) if not m.ephemeral])
-    spy = ServiceSpy(monkeypatch, service_of(fake), ["get_view", "act"])
+    spy = ServiceSpy(monkeypatch, service_of(fake), ["get_view", "handle"])
 
     # Commands spend what a click needs: bob runs three, then his Roll is refused.
     for _ in range(3):
@@ -177,7 +177,7 @@ async def test_menu_choices_are_limited_and_autocomplete_is_not_counted(
     # Over the limit, choosing the move from the menu is refused and changes nothing.
     events = await table.events()
     posts = len([m for m in fake.messages(table.thread) if not m.ephemeral])
-    spy = ServiceSpy(monkeypatch, service_of(fake), ["get_view", "act"])
+    spy = ServiceSpy(monkeypatch, service_of(fake), ["get_view", "handle"])
     text = await refused_click(fake, await fake.select(board, [rolled.legal_moves[0]], by=bob))
     assert is_slow_down(text), text
     assert spy.calls == []
@@ -200,7 +200,7 @@ async def test_accept_over_the_limit_starts_no_match(
     invitation = (await it.response()).message
     assert invitation is not None and invitation.buttons
     assert (await rules(fake, bob)).embeds  # bob's only action
-    spy = ServiceSpy(monkeypatch, service_of(fake), ["accept"])
+    spy = ServiceSpy(monkeypatch, service_of(fake), ["handle"])
     text = await refused_click(fake, await fake.click(invitation, label="Accept", by=bob))
     assert is_slow_down(text), text
     assert spy.calls == []

@@ -14,16 +14,16 @@ import pytest
 from fakediscord import FakeDiscord, Member, Message
 from support.discord_driver import embed_text, reply_to, results, say, service_of
 from support.robot_driver import (
+    bot_of,
     challenge_robot,
     human_acts,
     play_to_the_end,
-    robot_cog,
+    robot_of,
     robot_ready,
     settle,
 )
 
 from bot.discord import wording
-from bot.robot import worker
 from bot.robot.player import nannon_context
 from bot.service import MatchView, Refusal
 from engines.base import Phase
@@ -91,7 +91,7 @@ async def test_hint_is_for_your_own_decision(tablebot: FakeDiscord) -> None:
         fake.poke()
         await asyncio.Event().wait()
 
-    robot_cog(fake).sleep = hold
+    robot_of(fake).sleep = hold
     match_id, thread, _ = await challenge_robot(fake, alice, "checkers", level="beginner")
     view = await service_of(fake).get_view(match_id)
     assert view.actor == 0  # Black moves first
@@ -184,7 +184,7 @@ async def test_the_default_level_the_pause_and_the_rematch(tablebot: FakeDiscord
     async def paused(seconds: float) -> None:
         pauses.append(seconds)
 
-    robot_cog(fake).sleep = paused
+    robot_of(fake).sleep = paused
     match_id, thread, _ = await challenge_robot(fake, alice, "nannon", points=1)
     svc = service_of(fake)
     assert (await svc.get_view(match_id)).robot_level == 2  # intermediate
@@ -210,7 +210,7 @@ async def test_backgammon_against_the_robot_where_gnubg_does_not_run(
     async def no_gnubg() -> bool:
         return False
 
-    monkeypatch.setattr(worker, "gnubg_available", no_gnubg)
+    monkeypatch.setattr(bot_of(fake).robot_worker, "gnubg_available", no_gnubg)
     robot = fake.bot_member(fake.guild)
     it = await fake.slash("challenge", {"game": "backgammon", "opponent": robot}, by=alice)
     response = (await it.response()).message

@@ -29,20 +29,23 @@ from support.discord_driver import (
     service_of,
 )
 from support.robot_driver import (
+    bot_of,
     challenge_robot,
     die_first_time,
     human_acts,
     play_to_the_end,
-    robot_cog,
+    robot_of,
     robot_ready,
     settle,
 )
 
 from bot.discord import wording
-from bot.discord.cogs.robot import robot_may_act
-from bot.robot import jobs, worker
+from bot.robot import jobs
 from bot.robot.levels import Level
-from bot.robot.player import Choice, Decision
+from bot.robot.player import Decision
+from bot.robot.worker import RobotCrashedError
+from bot.service import waits_for_robot
+from engines.actions import AcceptResign, Action, DeclineResign, Drop, Move, Resign, Roll, Take
 from engines.base import GameMatch, Phase
 
 pytestmark = pytest.mark.asyncio
@@ -52,18 +55,18 @@ needs_gnubg = pytest.mark.skipif(
 )
 
 
-def robot_choices(fake: FakeDiscord) -> list[Choice]:
+def robot_choices(fake: FakeDiscord) -> list[type[Action] | None]:
     """Record what the robot decides (the real brain decides)."""
-    cog = robot_cog(fake)
-    real = cog.decide
-    made: list[Choice] = []
+    driver = robot_of(fake)
+    real = driver.decide
+    made: list[type[Action] | None] = []
 
     async def recording(*args: Any, **kwargs: Any) -> Decision:
         decision = await real(*args, **kwargs)
-        made.append(decision.choice)
+        made.append(decision.action)
         return decision
 
-    cog.decide = recording
+    driver.decide = recording
     return made
 
 
@@ -85,7 +88,7 @@ async def test_a_nannon_match_against_the_master_robot(
     assert (view.robot_seat, view.robot_level, view.thread_id) == (1, 5, thread.id)
     last = await play_to_the_end(fake, thread, match_id, alice)
     assert last.match_over and max(last.score) >= 3
-    assert Choice.MOVE in made or Choice.ROLL in made
+    assert Move in made or Roll in made
     # Every board that waited for the human pinged her; none pinged the robot.
     for board in boards(fake, thread, match_id):
         assert f"<@{fake.bot_user.id}>" not in board.content
@@ -123,27 +126,27 @@ async def test_a_backgammon_match_against_the_robot_with_the_cube(
     match_id, thread, _ = await challenge_robot(fake, alice, "backgammon", points=3, level="expert")
     svc = service_of(fake)
     view = await svc.get_view(match_id)
-    assert made[0] is Choice.MOVE  # its opening 6-1
+    assert made[0] is Move  # its opening 6-1
     # The human doubles at her first chance: the robot takes or passes.
     assert (view.phase, view.actor, view.can_double[0]) == (Phase.ROLL, 0, True)
     it = await human_acts(fake, thread, view, alice, double=True)
     await it.response()
     await settle(fake)
-    assert made[1] in (Choice.TAKE, Choice.PASS)
+    assert made[1] in (Take, Drop)
     last = await play_to_the_end(fake, thread, match_id, alice)
     assert last.winner_seat == 1  # sixes win
-    assert made.count(Choice.MOVE) > 3
+    assert made.count(Move) > 3
 
 
 async def test_a_checkers_match_against_the_beginner_robot(tablebot: FakeDiscord) -> None:
     fake = tablebot
     await robot_ready(fake)
     alice = await fake.add_member("alice")
-    robot_cog(fake).rng = random.Random(5)
+    robot_of(fake).rng = random.Random(5)
     made = robot_choices(fake)
     match_id, thread, _ = await challenge_robot(fake, alice, "checkers", level="beginner")
     last = await play_to_the_end(fake, thread, match_id, alice)
-    assert last.match_over and made.count(Choice.MOVE) > 5
+    assert last.match_over and made.count(Move) > 5
     view = await service_of(fake).get_view(match_id)
     assert view.robot_level == int(Level.BEGINNER)
 
@@ -174,7 +177,7 @@ async def test_a_restart_while_the_robot_pauses(
         fake.poke()
         await asyncio.Event().wait()  # never over: the restart drops the turn
 
-    robot_cog(fake).sleep = hold
+    robot_of(fake).sleep = hold
     svc = service_of(fake)
     robot = fake.bot_member(fake.guild)
     it = await fake.slash("challenge", {"game": game, "opponent": robot, **options}, by=alice)
@@ -202,7 +205,7 @@ async def test_a_restart_while_the_robot_pauses(
             await it.response()
             previous = got
     before = await svc.get_view(match_id)
-    assert pauses == [1.5] and robot_may_act(before)
+    assert pauses == [1.5] and waits_for_robot(before)
     await svc.update_guild_settings(fake.guild.id, robot_pause_ms=0)
     await fake.restart_bot()  # the held turn is dropped, with nothing applied
     await fake.wait_for_commands()
@@ -218,9 +221,10 @@ async def test_the_worker_killed_during_the_robots_turn(
     fake = tablebot
     await robot_ready(fake)
     alice = await fake.add_member("alice")
-    cog = robot_cog(fake)
-    real = cog.decide
+    driver = robot_of(fake)
+    real = driver.decide
     marker = tmp_path / "died"
+    worker = bot_of(fake).robot_worker
     first_pid = await worker.run(jobs.pid)
 
     async def killed_first(*args: Any, **kwargs: Any) -> Decision:
@@ -233,7 +237,7 @@ async def test_the_worker_killed_during_the_robots_turn(
         assert pid != first_pid
         return decision
 
-    cog.decide = killed_first
+    driver.decide = killed_first
     match_id, thread, _ = await challenge_robot(fake, alice, "nannon", points=3, level="master")
     last = await play_to_the_end(fake, thread, match_id, alice)
     assert marker.exists() and last.match_over
@@ -243,7 +247,7 @@ async def test_the_worker_killed_during_the_robots_turn(
 @pytest.mark.parametrize(
     "error",
     [
-        worker.RobotCrashedError("the robot worker died twice running test"),
+        RobotCrashedError("the robot worker died twice running test"),
         RuntimeError("gnubg answered something unreadable"),
     ],
     ids=["crashed", "unexpected"],
@@ -254,8 +258,8 @@ async def test_a_failing_engine_says_so_and_board_retries(
     fake = tablebot
     await robot_ready(fake)
     alice = await fake.add_member("alice")
-    cog = robot_cog(fake)
-    real = cog.decide
+    driver = robot_of(fake)
+    real = driver.decide
     failing = True
 
     async def crashes(*args: Any, **kwargs: Any) -> Decision:
@@ -263,7 +267,7 @@ async def test_a_failing_engine_says_so_and_board_retries(
             raise error
         return await real(*args, **kwargs)
 
-    cog.decide = crashes
+    driver.decide = crashes
     match_id, thread, _ = await challenge_robot(fake, alice, "checkers", level="beginner")
     svc = service_of(fake)
     view = await svc.get_view(match_id)
@@ -285,8 +289,8 @@ async def test_a_turn_gone_stale_is_thought_again(tablebot: FakeDiscord) -> None
     fake = tablebot
     await robot_ready(fake)
     alice = await fake.add_member("alice")
-    cog = robot_cog(fake)
-    real = cog.decide
+    driver = robot_of(fake)
+    real = driver.decide
     thinking, go_on = asyncio.Event(), asyncio.Event()
     asked: list[Phase] = []
 
@@ -298,7 +302,7 @@ async def test_a_turn_gone_stale_is_thought_again(tablebot: FakeDiscord) -> None
             await go_on.wait()
         return await real(match, *args, **kwargs)
 
-    cog.decide = slow
+    driver.decide = slow
     match_id, thread, _ = await challenge_robot(fake, alice, "checkers", level="beginner")
     svc = service_of(fake)
     view = await svc.get_view(match_id)
@@ -323,6 +327,28 @@ async def test_a_turn_gone_stale_is_thought_again(tablebot: FakeDiscord) -> None
     assert robot_actions[:2] in (["accept_draw", "move"], ["decline_draw", "move"])
 
 
+async def test_the_robot_thinks_for_the_servers_time(tablebot: FakeDiscord) -> None:
+    fake = tablebot
+    await robot_ready(fake, robot_think_s=7)
+    alice = await fake.add_member("alice")
+    driver = robot_of(fake)
+    real = driver.decide
+    asked: list[Any] = []
+
+    async def recording(*args: Any, **kwargs: Any) -> Decision:
+        asked.append(kwargs.get("think_s"))
+        return await real(*args, **kwargs)
+
+    driver.decide = recording
+    match_id, thread, _ = await challenge_robot(fake, alice, "checkers", level="beginner")
+    view = await service_of(fake).get_view(match_id)
+    it = await human_acts(fake, thread, view, alice)  # Black (the human) moves first
+    await it.response()
+    await fake.wait_until(lambda: bool(asked), what="the robot thinking")
+    await settle(fake)
+    assert set(asked) == {7}  # /config robot think_s reaches the robot's brain
+
+
 async def test_the_robot_answers_a_resignation(tablebot: FakeDiscord) -> None:
     fake = tablebot
     await robot_ready(fake)
@@ -338,10 +364,10 @@ async def test_the_robot_answers_a_resignation(tablebot: FakeDiscord) -> None:
     await it.response()
     await settle(fake)
     answer = made[before]  # (then, its own turns in the game or the next one)
-    assert answer in (Choice.ACCEPT_RESIGNATION, Choice.DECLINE_RESIGNATION)
+    assert answer in (AcceptResign, DeclineResign)
     view = await service_of(fake).get_view(match_id)
     assert view.phase is not Phase.RESIGN_OFFERED
-    if answer is Choice.ACCEPT_RESIGNATION:
+    if answer is AcceptResign:
         assert view.games and view.games[0].winner == 1
 
 
@@ -376,7 +402,7 @@ async def test_the_robot_resigns_a_decided_game(tablebot: FakeDiscord, dice: Dic
 
     last = await play_to_the_end(fake, thread, match_id, alice, on_turn=note)
     assert last.match_over and last.winner_seat == 0
-    assert made.count(Choice.OFFER_RESIGNATION) == 1 and len(offers) == 1
+    assert made.count(Resign) == 1 and len(offers) == 1
     assert f"<@{alice.id}>" in offers[0]  # the human is asked to answer it
     events = await svc.store.events(match_id)
     kinds = [(e.kind, e.actor == fake.bot_user.id) for e in events]
@@ -406,4 +432,4 @@ async def test_a_declined_resignation_is_not_offered_again_at_once(
     await it.response()
     last = await play_to_the_end(fake, thread, match_id, alice)
     assert last.match_over and last.winner_seat == 0
-    assert made.count(Choice.OFFER_RESIGNATION) == 1  # the game ended before it could again
+    assert made.count(Resign) == 1  # the game ended before it could again

@@ -271,7 +271,7 @@ async def test_a_reminder_is_sent_once_and_a_challenge_expires_once(
     second.bot.settings = replace(second.bot.settings, shard_ids=None)
     assert second.bot.guild_shards is None
     zero_match, zero_thread = matches[zero.id]
-    await first.service.act(one_step(await first.service.get_view(zero_match)))
+    await first.service.handle(one_step(await first.service.get_view(zero_match)))
     view = await first.service.get_view(zero_match)
     due = view.last_action_at + 61 * 60
     expiry = max(c.expires_at for c, _ in challenges.values())

@@ -25,16 +25,19 @@ from engines.checkers_openings import (
 from engines.checkers_search import (
     LEVELS,
     WIN,
+    Brain,
     Level,
     NoLegalMoveError,
     ScoredMove,
     accept_draw,
     analyse,
     choose_move,
+    decide,
     equity,
     evaluate,
     hint,
     is_win_score,
+    level_settings,
     search,
     should_offer_draw,
     slip_move,
@@ -57,7 +60,7 @@ class FakeClock:
 
 def search_moves(board: Board) -> list[tuple[int, int, int]]:
     masks = cs._masks(board)
-    moves, capture = cs._moves(*masks, board.turn is Color.BLACK)
+    moves, capture = cs.bit_moves(*masks, board.turn is Color.BLACK)
     assert capture == bool(moves and moves[0][2])
     return moves
 
@@ -429,6 +432,61 @@ def test_the_levels_run_on_the_injected_clock() -> None:
     clock = FakeClock(0.05)
     choose_move(Board.initial(), Level.MASTER, random.Random(1), clock)
     assert clock.reads[-1] - clock.reads[0] == pytest.approx(LEVELS[Level.MASTER].budget, abs=0.1)
+
+
+def test_master_thinks_for_the_servers_time() -> None:
+    assert level_settings(Level.MASTER, 5).budget == 5
+    assert level_settings(Level.EXPERT, 5) == LEVELS[Level.EXPERT]  # only master's time is set
+    assert level_settings(Level.MASTER) == LEVELS[Level.MASTER]
+    with pytest.raises(ValueError, match="positive"):
+        level_settings(Level.MASTER, 0)
+    clock = FakeClock(0.01)
+    choose_move(Board.initial(), Level.MASTER, random.Random(1), brain=Brain(5, clock))
+    assert clock.reads[-1] - clock.reads[0] == pytest.approx(5.0, abs=0.03)
+
+
+def settled_and_behind() -> tuple[Board, list[Board]]:
+    """White to move, three kings against two, 24 quiet plies played: both the resignation
+    and the draw-offer checks look at this turn."""
+    board = Board.from_fen("W:WK26,K30:BK3,K7,K11")
+    shuffles = ["W:WK26,K31:BK3,K7,K11", "B:WK26,K31:BK3,K7,K11", "B:WK26,K30:BK3,K7,K11"]
+    earlier = [Board.from_fen(fen) for fen in shuffles] * 8
+    return board, [*earlier, board]
+
+
+@pytest.mark.parametrize("think_s", [1, 2])
+def test_a_turn_with_its_checks_keeps_to_masters_time(think_s: int) -> None:
+    # Before, the resignation check, the draw check and the move each searched for the full
+    # time (up to three times the setting); now one search serves all three.
+    board, history = settled_and_behind()
+    clock = FakeClock(0.01)
+    turn = decide(
+        board,
+        Level.MASTER,
+        random.Random(1),
+        history=history,
+        earlier=[board, board],
+        brain=Brain(think_s, clock),
+    )
+    assert turn.move in board.legal_moves() and not turn.resign and not turn.offer_draw
+    spent = clock.reads[-1] - clock.reads[0]
+    assert think_s <= spent <= 1.1 * think_s
+
+
+def test_one_search_decides_like_the_separate_checks() -> None:
+    lost = Board.from_fen("W:W30:BK3,K7,K11,K20")  # a man against four kings, for a while
+    assert decide(lost, Level.INTERMEDIATE, earlier=[lost, lost]).resign
+    assert cs.should_resign(lost, [lost, lost], [], Level.INTERMEDIATE)
+    bare = Board.from_fen("B:WK30:BK3")
+    assert decide(bare, Level.BEGINNER).offer_draw
+    assert not decide(bare, Level.BEGINNER, offer_draw=False).offer_draw
+    board = opening_board(30)
+    for seed in range(3):
+        moved = decide(
+            board, Level.INTERMEDIATE, random.Random(seed), brain=Brain(None, FakeClock())
+        )
+        chosen = choose_move(board, Level.INTERMEDIATE, random.Random(seed), FakeClock())
+        assert moved == cs.Turn(chosen)
 
 
 def test_noise_varies_the_weak_levels_and_not_the_strong() -> None:

@@ -11,10 +11,10 @@ import pytest
 
 from engines import new_match
 from engines.actions import Action, Double, Drop, Move, OpeningRoll, Roll, Take
-from engines.analysis import Decision, DecisionKind, summarise
-from engines.base import GameMatch, MatchRules, Phase
+from engines.analysis import Decision, DecisionKind, analyse_match, count_games, summarise
+from engines.base import GameKind, GameMatch, MatchRules, Phase
 from engines.nannon import Position
-from engines.nannon_analysis import analyse_nannon_game, context_of
+from engines.nannon_analysis import NannonEvaluator, analyse_nannon_game, context_of
 from engines.nannon_solver import NannonSolver
 
 
@@ -185,3 +185,24 @@ def test_other_games_and_a_roll_that_cannot_be_played(solver: NannonSolver) -> N
     assert later and all(d.game == 2 for d in later)
     passes = [d for d in _decisions(solver, match) if d.played == "no move"]
     assert all(d.forced and d.equity_loss == 0 and d.luck is not None for d in passes)
+
+
+def test_the_evaluator_is_the_solver_behind_the_analysis_interface(solver: NannonSolver) -> None:
+    match, planted = _play(solver, 5, 2, mistake=0.05)
+    names = ("A", "B")
+    evaluator = NannonEvaluator(lambda: solver)
+    assert evaluator.details == {"evaluator": "exact solver"}
+    seen: list[tuple[int, int]] = []
+    result = analyse_match(
+        evaluator,
+        GameKind.NANNON,
+        match.rules,
+        match.actions,
+        names,
+        lambda game, total: seen.append((game, total)),
+    )
+    games = count_games(GameKind.NANNON, match.rules, match.actions)
+    assert games == match.game_number and seen == [(g, games) for g in range(1, games + 1)]
+    assert list(result.decisions) == _decisions(solver, match)
+    assert result.details == {"game": "nannon", "evaluator": "exact solver"}
+    assert planted is not None and result.worst(1)[0].action_index == planted

@@ -17,6 +17,7 @@ from engines.base import MatchRules, Phase
 from engines.match import DiceMatch
 from engines.nannon import VARIANT, Position, all_positions
 from engines.nannon_solver import (
+    EQUITY_TOLERANCE,
     LOSS_TARGETS,
     MONEY,
     MONEY_CUBELESS,
@@ -413,7 +414,9 @@ def test_cube_decisions_are_consistent(solver: NannonSolver, context: Context) -
         decision = solver.cube_action(pos, context)
         take = solver.take_decision(pos, context)
         assert decision.equity == pytest.approx(solver.equity(pos, context), abs=1e-12)
-        assert take.take == decision.take == (take.take_equity >= take.pass_equity)
+        # Equities compare with a tolerance: options within it are a tie (take, don't double).
+        taken = take.take_equity >= take.pass_equity - EQUITY_TOLERANCE
+        assert take.take == decision.take == taken
         assert take.pass_equity == -decision.double_pass
         if context.score is None:
             # After a pass the taker has lost the cube's value.
@@ -421,10 +424,12 @@ def test_cube_decisions_are_consistent(solver: NannonSolver, context: Context) -
         if decision.action is CubeAction.DOUBLE_PASS:
             assert decision.equity == decision.double_pass
         elif decision.action is CubeAction.DOUBLE_TAKE:
-            assert decision.no_double < decision.double_take <= decision.double_pass
+            assert decision.no_double + EQUITY_TOLERANCE < decision.double_take
+            assert decision.double_take <= decision.double_pass + EQUITY_TOLERANCE
         else:
-            assert decision.no_double >= min(decision.double_take, decision.double_pass)
-            assert decision.equity == decision.no_double
+            doubled = min(decision.double_take, decision.double_pass)
+            assert decision.no_double >= doubled - EQUITY_TOLERANCE
+            assert decision.equity == pytest.approx(decision.no_double, abs=EQUITY_TOLERANCE)
 
 
 def test_one_roll_from_winning_with_the_cube(solver: NannonSolver) -> None:
@@ -694,6 +699,52 @@ def test_cube_levels(solver: NannonSolver) -> None:
     assert choose_take(take, Level.MASTER, rng) is True
     doubles = sum(choose_cube(decision, Level.BEGINNER, rng) for _ in range(400))
     assert 0 < doubles < 400  # a beginner sometimes gets it wrong
+
+
+DEAD_CUBES = [
+    Context.match(1, 1),  # double match point
+    Context.match(1, 4),  # the leader after the Crawford game
+    Context.match(2, 3, CubeState(2, CubeOwner.ME)),  # a win at 2 takes the match
+]
+
+
+@pytest.mark.parametrize("context", DEAD_CUBES, ids=str)
+def test_no_level_doubles_or_passes_a_dead_cube(solver: NannonSolver, context: Context) -> None:
+    # Every position: doubling gains nothing, and a pass would give up the match.
+    assert context.cube_dead and context.may_double
+    rng = random.Random(11)
+    for position in ALL:
+        decision = solver.cube_action(position, context)
+        assert decision.dead and decision.action is CubeAction.NO_DOUBLE, position
+        answer = solver.take_decision(position, context)
+        assert answer.dead and answer.take, position
+        for level in Level:
+            assert not choose_cube(decision, level, rng), (position, level)
+            assert choose_take(answer, level, rng), (position, level)
+    opening = solver.opening_cube_action(context)
+    assert opening.dead and not opening.double and opening.answer.take
+    assert not any(choose_cube(opening, level, rng) for level in Level)
+
+
+def test_double_match_point_equities_tie_and_master_keeps_the_quiet_option(
+    solver: NannonSolver,
+) -> None:
+    # At DMP a take changes nothing: rolling and doubling are worth the same, give or take the
+    # last bits. The comparison has a tolerance, so even without the dead-cube rule master rolls.
+    context = Context.match(1, 1)
+    rng = random.Random(3)
+    for position in ALL:
+        decision = solver.cube_action(position, context)
+        assert decision.double_take == pytest.approx(decision.no_double, abs=1e-12)
+        alive = dataclasses.replace(decision, dead=False)
+        assert not choose_cube(alive, Level.MASTER, rng), position
+
+
+def test_a_live_cube_is_not_dead(solver: NannonSolver) -> None:
+    assert not MONEY.cube_dead and not Context.match(2, 2).cube_dead
+    assert not Context.match(4, 1).cube_dead  # the trailer post-Crawford: its double is live
+    decision = solver.cube_action(Position.from_id("003-001"), Context.match(3, 3))
+    assert not decision.dead and decision.double
 
 
 # -- the opening tie and whole matches ---------------------------------------------------------

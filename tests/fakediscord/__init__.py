@@ -149,6 +149,8 @@ Faults
     await fake.drop_gateway(code=4009, resumable=False)  # session over: RESUME refused, IDENTIFY
     await fake.invalidate_session()  # INVALID_SESSION (d=false): the bot IDENTIFYs anew
     fake.identifies, fake.session.resumes, fake.gateway_connections  # what the bot did
+    fake.allowed_intents = 0    # the next IDENTIFY asks for more: closed with 4014, as Discord
+                                # closes it for a privileged intent not enabled in the portal
     await fake.restart_bot()    # close the bot, build a new one from the factory, log in again
 
 Shards (several bot processes)

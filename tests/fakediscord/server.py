@@ -310,6 +310,10 @@ class FakeServer:
         # How many shards GET /gateway/bot advises and every IDENTIFY must use. Guild g's
         # events go to the session of shard (g >> 22) % shard_count; the rest to shard 0's.
         self.shard_count = shard_count
+        # The gateway intents the application may use (None: every one). Discord closes the
+        # gateway with 4014 "Disallowed intent(s)" on an IDENTIFY asking for any other, as for
+        # a privileged intent not switched on in the Developer Portal.
+        self.allowed_intents: int | None = None
         # None keeps every call, gateway frame and interaction for the test to inspect. A
         # number keeps about that many of each (the newest): a long load run would otherwise
         # grow the heap, and with it every full garbage collection, in the bot's process.
@@ -1540,6 +1544,10 @@ class FakeServer:
     ) -> GatewaySession | None:
         if d.get("token") != TOKEN:
             await ws.close(code=4004, message=b"Authentication failed.")
+            return None
+        allowed = self.allowed_intents
+        if allowed is not None and int(d.get("intents", 0)) & ~allowed:
+            await ws.close(code=4014, message=b"Disallowed intent(s).")
             return None
         shard_id, shard_count = d.get("shard") or (0, 1)
         if shard_count != self.shard_count or not 0 <= shard_id < shard_count:

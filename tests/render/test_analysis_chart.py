@@ -1,6 +1,8 @@
-"""The analysis chart: a small PNG of the expected size, both seats' lines in their colours,
-blunder markers where the blunders were, one separator per game boundary, colours readable on
-Discord's themes, and alt text that names the players and counts the blunders."""
+"""The analysis chart: a small PNG of the expected size, one line (seat 0's chance, in its
+colour; seat 1's would only mirror it), blunder markers on it in the blunderer's colour, a
+legend saying whose line and whose colour, one separator per game boundary and every game
+labelled in full, colours readable on Discord's themes, words passed in by the caller, and alt
+text that names the players and counts the blunders."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import random
 
 import pytest
 from PIL import Image
+from support.render_spy import DrawnTexts
 
 import render.analysis_chart
 from engines.analysis import Decision, DecisionKind
@@ -23,12 +26,15 @@ from render.analysis_chart import (
     MAX_CHART_PNG_BYTES,
     PLOT,
     SEPARATOR,
+    ChartWords,
     chart_alt_text,
     decision_x,
+    game_labels,
+    game_runs,
     win_chance_chart,
     y_of,
 )
-from render.common import EBONY, IVORY, RGB, clean_name
+from render.common import EBONY, IVORY, RGB, clean_name, text_width
 
 NAMES = ("Alice", "Bob")
 DISCORD_THEMES = {
@@ -98,6 +104,11 @@ def contrast(a: RGB, b: RGB) -> float:
     return (high + 0.05) / (low + 0.05)
 
 
+def plot_colours(image: Image.Image) -> set[object]:
+    colours = image.crop(PLOT).getcolors(maxcolors=PLOT[2] * PLOT[3]) or []
+    return {colour for _, colour in colours}
+
+
 def near(image: Image.Image, xy: tuple[int, int], colour: RGB, tolerance: int = 40) -> bool:
     """Whether the pixel at ``xy`` is within ``tolerance`` (summed over R, G, B) of ``colour``."""
     pixel = image.getpixel(xy)
@@ -144,14 +155,15 @@ def test_same_input_gives_the_same_bytes() -> None:
 # --- the lines ---------------------------------------------------------------------------------
 
 
-def test_each_seat_line_is_drawn_in_its_colour_where_its_chance_is() -> None:
+def test_one_line_seat_0s_chance_in_its_colour_and_no_mirror_line() -> None:
     image = image_of(win_chance_chart(flat(60, 0.8), NAMES))
     assert LINE_COLOURS == (IVORY, EBONY)
     for i in (0, 30, 59):
         x = round(decision_x(i, 60))
         assert image.getpixel((x, round(y_of(0.8)))) == IVORY  # seat 0: p
-        assert image.getpixel((x, round(y_of(0.2)))) == EBONY  # seat 1: 1 - p
+        assert image.getpixel((x, round(y_of(0.2)))) == CARD  # no line for seat 1's 1 - p
         assert image.getpixel((x, round(y_of(0.6)))) == CARD
+    assert EBONY not in plot_colours(image)
 
 
 @pytest.mark.parametrize("chance", [0.0, 1.0])
@@ -159,16 +171,16 @@ def test_a_chance_of_exactly_0_or_1_is_drawn_on_the_plot_edge(chance: float) -> 
     image = image_of(win_chance_chart(flat(10, chance), NAMES))
     x = round(decision_x(5, 10))
     assert image.getpixel((x, round(y_of(chance)))) == IVORY
-    assert image.getpixel((x, round(y_of(1 - chance)))) == EBONY
+    assert image.getpixel((x, round(y_of(1 - chance)))) != EBONY  # no mirror line
     assert y_of(1.0) == PLOT[1] and y_of(0.0) == PLOT[3]
 
 
-def test_one_decision_is_a_visible_dot_for_each_seat() -> None:
+def test_one_decision_is_a_visible_dot() -> None:
     image = image_of(win_chance_chart([decision(0, 0.7)], NAMES))
     x = round(decision_x(0, 1))
     for dx in (-3, 0, 3):
         assert image.getpixel((x + dx, round(y_of(0.7)))) == IVORY
-        assert image.getpixel((x + dx, round(y_of(0.3)))) == EBONY
+        assert image.getpixel((x + dx, round(y_of(0.3)))) == CARD  # no mirrored dot
 
 
 def test_lines_run_through_game_boundaries_in_match_play_only() -> None:
@@ -178,7 +190,7 @@ def test_lines_run_through_game_boundaries_in_match_play_only() -> None:
     column = range(round(y_of(0.85)), round(y_of(0.15)))
     match = image_of(win_chance_chart(decisions, NAMES, match_play=True))
     money = image_of(win_chance_chart(decisions, NAMES, match_play=False))
-    assert {match.getpixel((x, y)) for y in column} >= set(LINE_COLOURS)
+    assert LINE_COLOURS[0] in {match.getpixel((x, y)) for y in column}
     assert not {money.getpixel((x, y)) for y in column} & set(LINE_COLOURS)
 
 
@@ -197,7 +209,7 @@ def marker_columns(image: Image.Image) -> list[int]:
 
 
 @pytest.mark.parametrize("blunderer", [0, 1])
-def test_a_blunder_is_marked_on_the_blunderers_line_at_its_decision(blunderer: int) -> None:
+def test_a_blunder_is_marked_on_the_line_in_the_blunderers_colour(blunderer: int) -> None:
     decisions = flat(100, 0.7)
     decisions[37] = decision(37, 0.7, player=blunderer, loss=0.15)
     image = image_of(win_chance_chart(decisions, NAMES))
@@ -205,7 +217,7 @@ def test_a_blunder_is_marked_on_the_blunderers_line_at_its_decision(blunderer: i
     assert xs, "no marker drawn"
     assert abs((min(xs) + max(xs)) / 2 - decision_x(37, 100)) <= 1.5
     assert max(xs) - min(xs) < 30  # one marker
-    y = round(y_of(0.7 if blunderer == 0 else 0.3))
+    y = round(y_of(0.7))  # on the one line, whoever blundered
     x = round(decision_x(37, 100))
     # The diamond's middle is the blunderer's colour, its ring amber.
     assert near(image, (x, y), LINE_COLOURS[blunderer], 20)
@@ -320,3 +332,62 @@ def test_alt_text_keeps_real_names_cleaned() -> None:
     assert "日本語の名前" in alt
     assert clean_name(names[1], 1) in alt and "\u202e" not in alt
     assert len(alt) <= 1024
+
+
+# --- the legend, the game labels, the words ----------------------------------------------------
+
+
+def test_the_legend_says_whose_line_and_whose_diamond_colour() -> None:
+    """Seat 0's entry carries the line's swatch and an ivory diamond, seat 1's an ebony one;
+    the blunder key's diamond is both colours."""
+    image = image_of(win_chance_chart(flat(20, 0.6), NAMES))
+    row = [image.getpixel((x, LEGEND_Y)) for x in range(CHART_WIDTH)]
+    assert row[22] == IVORY  # the line's swatch, at the start of seat 0's entry
+    first_ebony = row.index(EBONY)
+    assert 300 < first_ebony < 600  # seat 1's entry, past seat 0's
+    key = range(CHART_WIDTH - 200, CHART_WIDTH)
+    assert any(near(image, (x, LEGEND_Y), IVORY, 20) for x in key)
+    assert any(near(image, (x, LEGEND_Y), EBONY, 20) for x in key)
+
+
+def test_a_short_game_keeps_its_full_label(drawn_texts: DrawnTexts) -> None:
+    """Game 2 of 4 decisions and game 3 of 2 among long games: "Game 2", never "2"."""
+    games = [1] * 60 + [2] * 4 + [3] * 2 + [4] * 54
+    decisions = [decision(i, 0.6, game=g) for i, g in enumerate(games)]
+    drawn = drawn_texts(render.analysis_chart)
+    win_chance_chart(decisions, NAMES)
+    texts = [text for text, _ in drawn]
+    for game in (1, 2, 3, 4):
+        assert f"Game {game}" in texts
+    assert "2" not in texts and "3" not in texts  # (the x axis has 1, 20, 40 ...)
+    labels = game_labels(game_runs(decisions), len(decisions))
+    assert [text for _, _, text in labels] == ["Game 1", "Game 2", "Game 3", "Game 4"]
+    assert len({row for row, _, _ in labels}) == 2  # the short games' labels share no row
+    for (_, x, _), run in zip(labels, game_runs(decisions), strict=True):
+        # Each starts inside its own game.
+        assert decision_x(run.start, 120) - 5 <= x < decision_x(run.stop - 1, 120) + 5
+
+
+def test_fifteen_games_all_labelled_in_full() -> None:
+    decisions = random_match(500, 15)
+    labels = game_labels(game_runs(decisions), len(decisions))
+    assert [text for _, _, text in labels] == [f"Game {n}" for n in range(1, 16)]
+
+
+def test_words_are_the_callers_and_long_ones_are_not_clipped(drawn_texts: DrawnTexts) -> None:
+    words = ChartWords(
+        title_match="Wahrscheinlichkeit, das ganze Match zu gewinnen, nach jeder Entscheidung",
+        blunder="Grober Patzer des Spielers",
+        game="Partie {number}",
+        axis="Entscheidungen der Reihe nach (Züge und Aktionen mit dem Verdopplungswürfel)",
+    )
+    drawn = drawn_texts(render.analysis_chart)
+    win_chance_chart(random_match(300, 5), NAMES, words=words)
+    texts = dict(drawn)
+    assert "Partie 1" in texts and "Game 1" not in texts
+    title = next(t for t, _ in drawn if t.startswith("Wahrscheinlichkeit"))
+    assert text_width(title, texts[title]) <= CHART_WIDTH - 40
+    key = next(t for t, _ in drawn if t.startswith("Grober"))
+    assert text_width(key, texts[key]) <= 150  # its slot at the legend's right
+    axis = next(t for t, _ in drawn if t.startswith("Entscheidungen"))
+    assert text_width(axis, texts[axis]) <= PLOT[2] - PLOT[0]

@@ -1,14 +1,18 @@
-"""Mistake cards: the board exactly as the bot draws it, a caption band below with the move
-played, the best move and the cost (amber for a blunder), and alt text that says the same."""
+"""Mistake cards: the board as the bot draws it, with the move played and the best move drawn
+on it (and not the opponent's previous move), a caption band below naming the player, with the
+move played, the best move and the cost (amber for a blunder), in the caller's words, and alt
+text that says the same."""
 
 from __future__ import annotations
 
 import doctest
+import importlib
 import io
 from typing import Any
 
 import pytest
 from PIL import Image
+from support.render_spy import DrawnTexts
 
 import render.analysis_report
 from engines import backgammon as bg
@@ -16,9 +20,9 @@ from engines import checkers as ck
 from engines import nannon as nn
 from engines.analysis import Decision, DecisionKind
 from engines.cube import Cube
-from render import jobs
-from render.analysis_report import CAPTION_HEIGHT, mistake_card
-from render.common import HEIGHT, HIGHLIGHT, MAX_PNG_BYTES, WIDTH, Scene
+from render import backgammon, jobs
+from render.analysis_report import CAPTION_HEIGHT, CardWords, mistake_card
+from render.common import BEST, HEIGHT, HIGHLIGHT, MAX_PNG_BYTES, PLAYED, WIDTH, Scene, text_width
 
 SCENE = Scene(("Alice", "Bob"), (1, 2), 7, game_number=2)
 BOARDS: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
@@ -61,7 +65,12 @@ def test_card_is_the_bots_board_with_a_caption_band(game: str) -> None:
     assert len(png) < MAX_PNG_BYTES
     board_png, board_alt = jobs.board(game, args, kwargs)
     board = image_of(board_png)
-    assert card.crop((0, 0, WIDTH, HEIGHT)).tobytes() == board.tobytes()
+    # A decision with no move to draw (a cube action): the card's board is the bot's exactly.
+    cube = image_of(mistake_card(game, args, kwargs, mistake(0.123, "pass", "take"))[0])
+    assert cube.crop((0, 0, WIDTH, HEIGHT)).tobytes() == board.tobytes()
+    # With a move's arrows on the board, the panel is still the bot's.
+    panel = (importlib.import_module(f"render.{game}").PANEL_X, 0, WIDTH, HEIGHT)
+    assert card.crop(panel).tobytes() == board.crop(panel).tobytes()
     assert alt.startswith(board_alt)
     assert "played 13/7 8/7" in alt and "best 24/18 13/11" in alt and "0.123" in alt
 
@@ -86,3 +95,108 @@ def test_long_or_hostile_notation_stays_in_the_band() -> None:
     assert "\u202e" not in alt
     # The cost is still drawn, at the right.
     assert amber_pixels(card.crop((WIDTH - 120, HEIGHT + 1, WIDTH, HEIGHT + CAPTION_HEIGHT))) > 0
+
+
+# --- the moves on the board, the player named ---------------------------------------------------
+
+
+def colour_pixels(image: Image.Image, colour: tuple[int, int, int], tolerance: int = 30) -> int:
+    total = 0
+    for count, found in image.getcolors(maxcolors=image.width * image.height) or []:
+        assert isinstance(found, tuple)
+        if sum(abs(a - b) for a, b in zip(found, colour, strict=True)) <= tolerance:
+            total += count
+    return total
+
+
+def two_moves(game: str) -> tuple[str, str]:
+    """Two legal moves on the game's board in BOARDS: (played, best)."""
+    args, kwargs = BOARDS[game]
+    if game == "checkers":
+        moves = [str(m) for m in args[0].legal_moves()]
+    elif game == "nannon":
+        moves = [str(m) for m in args[0].legal_moves(*kwargs["dice"])]
+    else:
+        moves = [str(p) for p in args[0].legal_plays(*kwargs["dice"])]
+    return moves[0], moves[-1]
+
+
+@pytest.mark.parametrize("game", BOARDS)
+def test_the_played_and_best_moves_are_drawn_as_arrows_in_two_colours(game: str) -> None:
+    args, kwargs = BOARDS[game]
+    played, best = two_moves(game)
+    both = image_of(mistake_card(game, args, kwargs, mistake(0.1, played, best))[0])
+    board = both.crop((0, 0, WIDTH, HEIGHT))
+    plain = image_of(jobs.board(game, args, kwargs)[0])
+    assert colour_pixels(plain, PLAYED) == 0 and colour_pixels(plain, BEST) == 0
+    assert colour_pixels(board, PLAYED) > 100
+    assert colour_pixels(board, BEST) > 100
+    # Each line of the caption starts with its move's arrow.
+    band = both.crop((0, HEIGHT + 1, 60, HEIGHT + CAPTION_HEIGHT))
+    assert colour_pixels(band, PLAYED) > 20 and colour_pixels(band, BEST) > 20
+    # Only the move played (the best is unreadable here): no sky blue.
+    alone = image_of(mistake_card(game, args, kwargs, mistake(0.1, played, "?!"))[0])
+    assert colour_pixels(alone, PLAYED) > 100 and colour_pixels(alone, BEST) == 0
+
+
+def test_the_arrows_go_where_the_moves_go() -> None:
+    """Backgammon 6-1 from the start: best 13/7 8/7 (sky blue) and played 24/18 13/12 ...
+    each arrow starts at its checker and ends where it lands."""
+    args, kwargs = BOARDS["backgammon"]
+    card = image_of(
+        mistake_card("backgammon", args, kwargs, mistake(0.2, "24/18 6/5", "13/7 8/7"))[0]
+    )
+
+    def colour_near(where: tuple[str, int], k: int, colour: tuple[int, int, int]) -> bool:
+        x, y = backgammon._slot(where, k)
+        return colour_pixels(card.crop((x - 20, y - 20, x + 20, y + 20)), colour) > 0
+
+    assert colour_near(("point", 24), 1, PLAYED) and colour_near(("point", 18), 0, PLAYED)
+    assert colour_near(("point", 13), 4, BEST) and colour_near(("point", 7), 0, BEST)
+    assert not colour_near(("point", 13), 4, PLAYED)
+
+
+@pytest.mark.parametrize("game", BOARDS)
+def test_the_opponents_previous_move_is_not_marked_on_the_card(game: str) -> None:
+    args, kwargs = BOARDS[game]
+    position = args[0]
+    if game == "checkers":
+        previous: Any = position.legal_moves()[0]
+    elif game == "nannon":
+        previous = position.legal_moves(2)[0]
+    else:
+        previous = position.legal_plays(2, 1)[0]
+    marked = {**kwargs, "last_move": (1, previous)}
+    decision = mistake(0.1, *two_moves(game))
+    assert mistake_card(game, args, marked, decision) == mistake_card(game, args, kwargs, decision)
+    assert jobs.board(game, args, marked)[0] != jobs.board(game, args, kwargs)[0]
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_the_caption_names_the_player(seat: int, drawn_texts: DrawnTexts) -> None:
+    drawn = drawn_texts(render.analysis_report)
+    args, kwargs = BOARDS["backgammon"]
+    decision = Decision(
+        2, 10, seat, DecisionKind.MOVE, "24/18 6/5", "13/7 8/7", 0.1, False, None, 0.4
+    )
+    _, alt = mistake_card("backgammon", args, kwargs, decision)
+    name = SCENE.names[seat]
+    assert f"{name} played 24/18 6/5" in dict(drawn)
+    assert f"Mistake: {name} played 24/18 6/5, best 13/7 8/7" in alt
+
+
+def test_the_caption_is_in_the_callers_words_and_a_long_line_shrinks_rather_than_cut(
+    drawn_texts: DrawnTexts,
+) -> None:
+    drawn = drawn_texts(render.analysis_report)
+    words = CardWords(
+        played="{player} hat {move} gespielt (der größte Fehler)", best="besser: {move}"
+    )
+    args = (bg.Position.initial(), 0, Scene(("maximilian_von_habsburg", "Bob"), (1, 2), 7))
+    kwargs = BOARDS["backgammon"][1]
+    _, alt = mistake_card("backgammon", args, kwargs, mistake(0.1, "24/18 6/5", "13/7 8/7"), words)
+    line = "maximilian_von_habsburg hat 24/18 6/5 gespielt (der größte Fehler)"
+    assert line in alt and "besser: 13/7 8/7" in alt
+    sizes = dict(drawn)
+    assert line in sizes and sizes[line] < 24  # whole, smaller
+    assert text_width(line, sizes[line]) + 42 <= WIDTH - 16 - 24 - 16 - text_width("-0.100", 24)

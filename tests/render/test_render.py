@@ -20,7 +20,7 @@ from engines import backgammon as bg
 from engines import checkers as ck
 from engines import nannon as nn
 from engines.cube import Cube
-from render import backgammon, checkers, gallery, nannon
+from render import analysis_chart, analysis_report, backgammon, checkers, gallery, nannon
 from render.common import HEIGHT, MAX_PNG_BYTES, PANEL_X, WIDTH, Scene
 
 NAMES = Scene(("Alice", "Bob"), (1, 2), 7)
@@ -71,6 +71,29 @@ def test_gallery_main_writes_every_board(tmp_path: object) -> None:
     assert names == {b.name for b in gallery.boards()}
     assert {p.stem for p in out.glob("*.txt")} == names
     assert gallery.main([]) == 2
+
+
+@pytest.mark.parametrize("picture", gallery.analysis_pictures(), ids=lambda b: b.name)
+def test_gallery_analysis_pictures_are_small_pngs(picture: gallery.Board) -> None:
+    data = picture.png()
+    image = open_png(data)
+    if picture.name == "analysis-chart":
+        assert image.size == (analysis_chart.CHART_WIDTH, analysis_chart.CHART_HEIGHT)
+    else:
+        assert image.size == (WIDTH, HEIGHT + analysis_report.CAPTION_HEIGHT)
+        assert "Mistake: " in picture.alt()
+    assert len(data) < analysis_chart.MAX_CHART_PNG_BYTES
+    assert picture.alt().strip()
+
+
+def test_gallery_main_writes_the_analysis_pictures_beside(tmp_path: object) -> None:
+    from pathlib import Path
+
+    out = Path(str(tmp_path)) / "gallery"
+    assert gallery.main([str(out)]) == 0
+    names = {p.stem for p in (out / "analysis").glob("*.png")}
+    assert names == {b.name for b in gallery.analysis_pictures()}
+    assert {p.stem for p in (out / "analysis").glob("*.txt")} == names
 
 
 # --- distinct positions, distinct images -------------------------------------------------------
@@ -377,3 +400,28 @@ def test_random_backgammon_positions_render(seed: int, d1: int, d2: int) -> None
         cube=Cube(4, seed % 2),
     )
     assert open_png(data).size == (WIDTH, HEIGHT) and len(data) < MAX_PNG_BYTES
+
+
+# --- whose turn the panel shows ---------------------------------------------------------------
+
+
+def lit_bar(image: Image.Image, panel_x: int = PANEL_X) -> set[int]:
+    """The seats whose panel block carries the amber turn bar (seat 1's block is at the top)."""
+    rgb = image.convert("RGB")
+    return {
+        seat
+        for seat, y in ((1, 24), (0, HEIGHT - 24))
+        if rgb.getpixel((panel_x + 9, y)) == render.common.HIGHLIGHT
+    }
+
+
+@pytest.mark.parametrize("doubler", [0, 1])
+def test_an_offered_double_lights_the_player_who_must_take_or_pass(doubler: int) -> None:
+    start = bg.Position.initial()
+    offered = backgammon.board_image(start, doubler, NAMES, cube=Cube(), cube_offered_by=doubler)
+    assert lit_bar(offered) == {1 - doubler}
+    assert lit_bar(backgammon.board_image(start, doubler, NAMES, cube=Cube())) == {doubler}
+    position = nn.Position.initial()
+    offered = nannon.board_image(position, doubler, NAMES, cube=Cube(), cube_offered_by=doubler)
+    assert lit_bar(offered) == {1 - doubler}
+    assert lit_bar(nannon.board_image(position, doubler, NAMES, cube=Cube())) == {doubler}

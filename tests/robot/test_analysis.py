@@ -10,9 +10,13 @@ from pathlib import Path
 import pytest
 
 from bot.__main__ import main as tablebot
-from bot.robot import analysis, worker
+from bot.robot import analysis, jobs
+from bot.robot.analysis_runner import WorkerAnalysisRunner
+from bot.robot.worker import RobotWorker
+from bot.workers import WorkerPools
 from engines import new_match
 from engines.actions import Move, OpeningRoll, Roll
+from engines.analysis import count_games
 from engines.base import GameKind, GameMatch, MatchRules, Phase
 from engines.exports import export_match
 from engines.nannon import Position
@@ -50,7 +54,7 @@ def _checkers_actions() -> list[Move]:
 
 def test_count_games_and_analyse_match_with_progress() -> None:
     match = _nannon_match(3)
-    games = analysis.count_games(GameKind.NANNON, match.rules, match.actions)
+    games = count_games(GameKind.NANNON, match.rules, match.actions)
     assert games == match.game_number >= 2
     seen: list[tuple[int, int]] = []
     result = analysis.analyse_match(
@@ -68,7 +72,7 @@ def test_count_games_and_analyse_match_with_progress() -> None:
     per_game = [
         d
         for g in range(1, games + 1)
-        for d in analysis.analyse_game(
+        for d in analysis.game_decisions(
             GameKind.NANNON, match.rules, match.actions, ("Ann", "Bob"), g, 0
         )
     ]
@@ -76,12 +80,16 @@ def test_count_games_and_analyse_match_with_progress() -> None:
 
 
 @pytest.mark.asyncio
-async def test_a_game_analysed_in_the_worker_is_the_same(fresh_worker: None) -> None:
+async def test_a_game_analysed_in_the_worker_is_the_same(
+    worker_pools: WorkerPools, robot_worker: RobotWorker
+) -> None:
+    runner = WorkerAnalysisRunner(worker_pools.analysis, robot_worker)
     match = _nannon_match(4)
-    here = analysis.analyse_game(GameKind.NANNON, match.rules, match.actions, ("A", "B"), 1, 0)
-    there = await worker.analyse_game(GameKind.NANNON, match.rules, match.actions, ("A", "B"), 1, 0)
+    args = (GameKind.NANNON, match.rules, match.actions, ("A", "B"), 1, 0)
+    here = analysis.game_decisions(*args)
+    there = await runner.game_decisions(*args)
     assert there == here
-    checkers = await worker.analyse_game(
+    checkers = await runner.game_decisions(
         GameKind.CHECKERS, MatchRules(length=1), _checkers_actions(), ("A", "B"), 1, 0
     )
     assert checkers[-1].is_blunder
@@ -151,3 +159,24 @@ def test_cli_bad_files_are_one_line_and_status_2(
     assert err.count("\n") == 1 and message in err and "Traceback" not in err
     code, _, err = _run(capsys, str(tmp_path / "missing.mat"))
     assert code == 2 and "missing.mat" in err
+
+
+def test_details_say_how_each_game_is_analysed_and_solve_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The bot asks for the details on its event loop: no solver is made there for them."""
+    monkeypatch.setattr(jobs, "_solver", None)
+    assert analysis.details(GameKind.NANNON, 2) == {"game": "nannon", "evaluator": "exact solver"}
+    assert jobs._solver is None
+    assert analysis.details(GameKind.CHECKERS, 2) == {
+        "game": "checkers",
+        "evaluator": "alpha-beta search, 6 plies",
+    }
+    assert analysis.details(GameKind.BACKGAMMON, 3) == {
+        "game": "backgammon",
+        "evaluator": "GNU Backgammon",
+        "ply": 3,
+    }
+    assert [analysis.needs_gnubg(kind) for kind in GameKind] == [
+        kind is GameKind.BACKGAMMON for kind in GameKind
+    ]

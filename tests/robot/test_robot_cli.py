@@ -4,8 +4,10 @@ table, and exit status 2 with a message for a bad question."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -150,13 +152,104 @@ def test_nannon_without_a_roll_gives_the_cube_action(capfd: pytest.CaptureFixtur
     assert _cube_shape(result)["action"] == "no double, take"
 
 
-def test_the_table_is_readable(capfd: pytest.CaptureFixture[str]) -> None:
-    assert cli.main(["--game", "nannon", "--position", "012-012", "--roll", "3"]) == 0
+def table_of(capfd: pytest.CaptureFixture[str], *args: str) -> list[str]:
+    """The lines ``tablebot hint ARGS`` prints (it must succeed)."""
+    assert cli.main(list(args)) == 0
     out, _ = capfd.readouterr()
-    assert out.splitlines() == ["   1. H/3  +0.468236  012-123", "   2. 1/4  -0.403674  012-024"]
+    return out.splitlines()
+
+
+def test_the_table_is_readable(capfd: pytest.CaptureFixture[str]) -> None:
+    """A heading naming the game, the side and the unit; a header row; equities to 3 decimals
+    and each one's difference from the best; Nannon's positions after the move from the mover's
+    side (the JSON has them from the opponent's, as the solver does)."""
+    assert table_of(capfd, "--game", "nannon", "--position", "012-012", "--roll", "3") == [
+        "Nannon 012-012 (money play), roll 3; equity for the side on roll in points (cubeful); "
+        "positions after the move, the mover's checkers first",
+        " #  move  equity    diff  position after",
+        "1.  H/3   +0.468          123-012",
+        "2.  1/4   -0.404  -0.872  024-012",
+    ]
     assert cli.main(["--game", "nannon", "--position", "012-012"]) == 0
     out, _ = capfd.readouterr()
     assert out.splitlines()[-1] == "Proper cube action: no double, take"
+    match = ["--game", "nannon", "--position", "012-012", "--length", "5", "--score", "2-3"]
+    assert table_of(capfd, *match) == [
+        "Nannon 012-012 (5-point match, 2-3), before the roll; equity for the side on roll "
+        "as 2 x match-winning chance - 1 (cubeful)",
+        "cube action   equity    diff",
+        "No double     -0.154  -0.010",
+        "Double, take  -0.144",
+        "Double, pass  +0.000  +0.144",
+        "Proper cube action: double, take",
+    ]
+
+
+def test_a_side_that_may_not_double_is_told_to_roll_with_the_equity(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    theirs = ["--game", "nannon", "--position", "012-012", "--cube", "2", "--owner", "them"]
+    assert cli.main(theirs) == 0
+    out, err = capfd.readouterr()
+    equity = NannonSolver().equity(
+        NannonPosition.from_id("012-012"), Context.money(CubeState(2, CubeOwner.THEM))
+    )
+    assert out.splitlines()[1:] == [
+        "Roll: you can't double (the cube is your opponent's).",
+        f"Equity: {equity:+.3f}",
+    ]
+    assert err == ""
+    crawford = ["--game", "nannon", "--position", "012-012", "--length", "5", "--score", "4-2",
+                "--crawford"]  # fmt: skip
+    assert cli.main(crawford) == 0
+    out, _ = capfd.readouterr()
+    assert "Roll: you can't double (this is the Crawford game)." in out
+    # With --json it is a question without an answer there: exit 2, one plain line.
+    assert cli.main([*theirs, "--json"]) == 2
+    out, err = capfd.readouterr()
+    assert out == "" and err.strip() == (
+        "tablebot hint: the side on roll may not double here: the cube is your opponent's"
+    )
+
+
+def test_checkers_hints_are_scores_for_the_side_to_move(capfd: pytest.CaptureFixture[str]) -> None:
+    fen = "W:W11,25,27:B15,18,19"
+    assert cli.main(["--game", "checkers", "--fen", fen, "--level", "beginner"]) == 0
+    out, _ = capfd.readouterr()
+    lines = out.splitlines()
+    assert lines[0].startswith("Checkers, White to move; score for White: ")
+    assert lines[1].split() == ["#", "move", "score", "diff", "position", "after"]
+    assert len(lines) == 2 + len(Board.from_fen(fen).legal_moves())
+
+
+@needs_gnubg
+def test_backgammon_takes_the_dice_on_their_own(capfd: pytest.CaptureFixture[str]) -> None:
+    """--dice 31 is the Match ID's dice: the same plays, the same equities."""
+    money = MatchId.decode("cAkAAAAAAAAA")
+    in_the_id = ["--match-id", dataclasses.replace(money, dice=(3, 1)).encode()]
+    given = ["--match-id", "cAkAAAAAAAAA", "--dice", "31"]
+    results = []
+    for args in (in_the_id, given, [*given[:3], "1-3"]):
+        status, result, _ = hint(capfd, "--game", "backgammon", "--position-id", START, *args,
+                                 "--level", "expert")  # fmt: skip
+        assert status == 0
+        results.append(result)
+    assert results[0] == results[1] == results[2]
+    assert cli.main(["--game", "backgammon", "--position-id", START, *given]) == 0
+    out, _ = capfd.readouterr()
+    lines = out.splitlines()
+    assert lines[0].startswith("Backgammon (money play), 31 to play; equity for the side on roll")
+    assert lines[1].split() == ["#", "move", "equity", "diff", "position", "after"]
+    assert lines[2].split()[1:3] == ["8/5", "6/5"] and len(lines) == 2 + 16
+
+
+@needs_gnubg
+def test_backgammon_that_may_not_double_is_told_to_roll(capfd: pytest.CaptureFixture[str]) -> None:
+    theirs = MatchId(cube_value=2, cube_owner=1).encode()
+    assert cli.main(["--game", "backgammon", "--position-id", START, "--match-id", theirs]) == 0
+    out, _ = capfd.readouterr()
+    assert "Roll: you can't double (the cube is your opponent's)." in out
+    assert re.search(r"^Equity: [+-]\d\.\d{3}$", out, re.MULTILINE)
 
 
 @pytest.mark.parametrize(
@@ -172,6 +265,20 @@ def test_the_table_is_readable(capfd: pytest.CaptureFixture[str]) -> None:
         (["--game", "backgammon", "--position-id", START], "needs --match-id"),
         (["--game", "nannon", "--position", "012-012", "--level", "grandmaster"], "not a level"),
         (["--game", "go"], "invalid choice"),
+        (
+            [
+                "--game",
+                "backgammon",
+                "--position-id",
+                START,
+                "--match-id",
+                "cAkAAAAAAAAA",
+                "--dice",
+                "71",
+            ],
+            "--dice is two dice",
+        ),
+        (["--game", "nannon", "--position", "012-012", "--dice", "31"], "--dice is for backgammon"),
     ],
 )
 def test_bad_questions_exit_2_with_a_message(

@@ -1,6 +1,8 @@
 """Where the robot may reach: bot/robot imports no Discord, no service, no storage and no database
-driver; only bot/robot/gnubg_brain.py imports gnubg, inside a function, so the bot's own process
-never loads it (it runs in the robot's worker)."""
+driver, except its driver (bot/robot/driver.py), which plays through the service and so imports
+bot.service (still no Discord, no storage, no driver); only bot/robot/gnubg_brain.py imports
+gnubg, inside a function, so the bot's own process never loads it (it runs in the robot's
+worker)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 ROBOT = ROOT / "bot" / "robot"
 BANNED = ("discord", "bot.discord", "bot.service", "bot.storage", "aiosqlite", "sqlite3", "asyncpg")
+# The driver sends the robot's decisions as the service's commands.
+DRIVER = ROBOT / "driver.py"
+DRIVER_MAY = ("bot.service",)
 
 
 def _imports(path: Path) -> list[tuple[ast.stmt, str]]:
@@ -26,14 +31,28 @@ def _imports(path: Path) -> list[tuple[ast.stmt, str]]:
     return found
 
 
+def _banned(name: str, banned: tuple[str, ...]) -> bool:
+    return any(name == b or name.startswith(f"{b}.") for b in banned)
+
+
 def test_the_robot_imports_no_transport_service_or_storage() -> None:
     bad = [
         f"{path.relative_to(ROOT)}:{node.lineno} {name}"
         for path in sorted(ROBOT.rglob("*.py"))
         for node, name in _imports(path)
-        if any(name == b or name.startswith(f"{b}.") for b in BANNED)
+        if _banned(name, BANNED) and not (path == DRIVER and _banned(name, DRIVER_MAY))
     ]
     assert bad == []
+
+
+def test_only_the_driver_imports_the_service() -> None:
+    where = [
+        path.name
+        for path in sorted(ROBOT.rglob("*.py"))
+        for _, name in _imports(path)
+        if _banned(name, DRIVER_MAY)
+    ]
+    assert set(where) == {"driver.py"}
 
 
 def test_only_the_brain_imports_gnubg_and_only_when_called() -> None:

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from bot import rendering
-from bot.robot import gnubg_brain, jobs, worker
+from bot.robot import gnubg_brain, jobs
 from bot.robot.levels import Level
+from bot.robot.worker import NOT_AVAILABLE, RobotCrashedError, RobotUnavailableError, RobotWorker
+from bot.workers import WorkerPools
 from engines.gnubg import MatchId
 from engines.nannon import Position as NannonPosition
 from engines.nannon_solver import Context, NannonSolver
@@ -39,55 +40,57 @@ def _always_die() -> None:
 
 
 @pytest.mark.asyncio
-async def test_answers_come_from_a_worker_process_of_its_own(fresh_worker: None) -> None:
-    pid = await worker.run(jobs.pid)
+async def test_answers_come_from_a_worker_process_of_its_own(
+    worker_pools: WorkerPools, robot_worker: RobotWorker
+) -> None:
+    pid = await robot_worker.run(jobs.pid)
     assert pid != os.getpid()
-    assert rendering._pool is None or pid not in rendering._pool._processes
+    assert pid != await worker_pools.render.run(jobs.pid)  # not the render worker
     context = Context.match(3, 5)
-    ranked = await worker.nannon_rank_moves("012-012", 3, context)
+    ranked = await robot_worker.nannon_rank_moves("012-012", 3, context)
     assert ranked == NannonSolver().rank_moves(NannonPosition.initial(), 3, context)
-    assert await worker.run(jobs.pid) == pid  # one worker, kept
+    assert await robot_worker.run(jobs.pid) == pid  # one worker, kept
 
 
 @needs_gnubg
 @pytest.mark.asyncio
-async def test_gnubg_answers_in_the_worker_as_in_this_process(fresh_worker: None) -> None:
-    assert await worker.gnubg_available()
+async def test_gnubg_answers_in_the_worker_as_in_this_process(robot_worker: RobotWorker) -> None:
+    assert await robot_worker.gnubg_available()
     match_id = MatchId(dice=(6, 4), match_length=5, score=(1, 3)).encode()
-    ranked = await worker.rank_plays(START, match_id, Level.EXPERT)
+    ranked = await robot_worker.rank_plays(START, match_id, Level.EXPERT)
     assert ranked == gnubg_brain.rank_plays(START, match_id, 0, 0.0)
-    cube = await worker.cube_decision(START, MatchId().encode(), Level.EXPERT)
+    cube = await robot_worker.cube_decision(START, MatchId().encode(), Level.EXPERT)
     assert cube == gnubg_brain.cube_decision(START, MatchId().encode(), 0, 0.0)
 
 
 @pytest.mark.asyncio
-async def test_a_worker_killed_between_calls_is_replaced(fresh_worker: None) -> None:
-    first = await worker.run(jobs.pid)
+async def test_a_worker_killed_between_calls_is_replaced(robot_worker: RobotWorker) -> None:
+    first = await robot_worker.run(jobs.pid)
     os.kill(first, signal.SIGKILL)
-    second = await worker.run(jobs.pid)
+    second = await robot_worker.run(jobs.pid)
     assert second not in (first, os.getpid())
-    ranked = await worker.nannon_rank_moves("012-012", 6, Context())
+    ranked = await robot_worker.nannon_rank_moves("012-012", 6, Context())
     assert ranked == NannonSolver().rank_moves(NannonPosition.initial(), 6, Context())
 
 
 @pytest.mark.asyncio
 async def test_a_worker_killed_during_a_call_is_replaced_and_the_call_answered(
-    fresh_worker: None, tmp_path: Path
+    robot_worker: RobotWorker, tmp_path: Path
 ) -> None:
-    first = await worker.run(jobs.pid)
+    first = await robot_worker.run(jobs.pid)
     marker = tmp_path / "died"
-    answered_by = await worker.run(_die_first_time, str(marker))
+    answered_by = await robot_worker.run(_die_first_time, str(marker))
     assert marker.exists() and answered_by not in (first, os.getpid())
-    assert await worker.run(jobs.pid) == answered_by
+    assert await robot_worker.run(jobs.pid) == answered_by
 
 
 @pytest.mark.asyncio
 async def test_calls_in_flight_when_the_worker_dies_are_all_answered(
-    fresh_worker: None, tmp_path: Path
+    robot_worker: RobotWorker, tmp_path: Path
 ) -> None:
     marker = tmp_path / "died"
-    calls = [worker.nannon_rank_moves("012-012", roll, Context()) for roll in range(1, 7)]
-    results = await asyncio.gather(worker.run(_die_first_time, str(marker)), *calls)
+    calls = [robot_worker.nannon_rank_moves("012-012", roll, Context()) for roll in range(1, 7)]
+    results = await asyncio.gather(robot_worker.run(_die_first_time, str(marker)), *calls)
     assert marker.exists()
     assert [len(ranked) for ranked in results[1:]] == [
         len(NannonSolver().rank_moves(NannonPosition.initial(), roll, Context()))
@@ -96,25 +99,25 @@ async def test_calls_in_flight_when_the_worker_dies_are_all_answered(
 
 
 @pytest.mark.asyncio
-async def test_a_call_that_kills_every_worker_fails_cleanly(fresh_worker: None) -> None:
-    with pytest.raises(worker.RobotCrashedError, match="died twice"):
-        await worker.run(_always_die)
-    assert await worker.run(jobs.pid) != os.getpid()  # and the next call gets a new worker
+async def test_a_call_that_kills_every_worker_fails_cleanly(robot_worker: RobotWorker) -> None:
+    with pytest.raises(RobotCrashedError, match="died twice"):
+        await robot_worker.run(_always_die)
+    assert await robot_worker.run(jobs.pid) != os.getpid()  # and the next call gets a new worker
 
 
 @pytest.mark.asyncio
 async def test_without_gnubg_backgammon_is_not_available(
-    fresh_worker: None, monkeypatch: pytest.MonkeyPatch
+    robot_worker: RobotWorker, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real = importlib.util.find_spec
     monkeypatch.setattr(
         importlib.util, "find_spec", lambda name, *a: None if name == "gnubg" else real(name, *a)
     )
-    assert not await worker.gnubg_available()
-    with pytest.raises(worker.RobotUnavailableError, match=worker.NOT_AVAILABLE):
-        await worker.rank_plays(START, MatchId(dice=(3, 1)).encode())
-    assert not worker.ROBOT.started  # nothing was started to find that out
+    assert not await robot_worker.gnubg_available()
+    with pytest.raises(RobotUnavailableError, match=NOT_AVAILABLE):
+        await robot_worker.rank_plays(START, MatchId(dice=(3, 1)).encode())
+    assert not robot_worker.pool.started  # nothing was started to find that out
     # Nannon needs no gnubg.
-    assert await worker.nannon_equity("012-012", Context()) == pytest.approx(
+    assert await robot_worker.nannon_equity("012-012", Context()) == pytest.approx(
         NannonSolver().equity(NannonPosition.initial(), Context())
     )

@@ -1,9 +1,9 @@
-"""Post-match analysis in the service, on both stores, with an analyser the test steps through:
-a request is queued and runs game by game, its progress stored and told between games; analyses
-run one at a time in the order asked; a restart queues again what was queued or running; the
-refusals (unknown or unfinished match, already queued or done, no analyser); a failure may be
-asked again; a match's end queues its analysis where the server says so; /stats averages the
-analysed matches."""
+"""Post-match analysis in the service, on both stores, with an analysis runner the test steps
+through: a request is queued and runs game by game, its progress stored and told between games;
+analyses run one at a time in the order asked; a restart queues again what was queued or
+running; the refusals (unknown or unfinished match, already queued or done, no analysis runner);
+a failure may be asked again; a match's end queues its analysis where the server says so; /stats
+averages the analysed matches."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ GUILD, CHANNEL, ALICE, BOB, ROBOT = 1, 10, 100, 200, 999
 GAMES = 3
 
 
-class SteppedAnalyser:
+class SteppedRunner:
     """``GAMES`` games a match; each game's decisions: one per seat, seat 0 losing
     ``loss0[match]`` (0.05 unless set). With ``hold``, each game waits for a :meth:`step`."""
 
@@ -72,7 +72,7 @@ class SteppedAnalyser:
     ) -> int:
         return GAMES
 
-    async def analyse_game(
+    async def game_decisions(
         self,
         kind: GameKind,
         rules: MatchRules,
@@ -88,7 +88,7 @@ class SteppedAnalyser:
             if self.hold:
                 await self._permits.acquire()
             if game == self.fail_game:
-                raise RuntimeError("the analyser broke")
+                raise RuntimeError("the runner broke")
             return [
                 Decision(game, 1, 0, DecisionKind.MOVE, "a", "b", self.loss0, False, None, 0.5),
                 Decision(game, 2, 1, DecisionKind.MOVE, "c", "c", 0.0, False, None, 0.5),
@@ -105,21 +105,19 @@ class Clock:
 
 
 @pytest.fixture
-def analyser() -> SteppedAnalyser:
-    return SteppedAnalyser(hold=True)
+def runner() -> SteppedRunner:
+    return SteppedRunner(hold=True)
 
 
-async def open_service(target: str | Path, analyser: SteppedAnalyser | None) -> MatchService:
+async def open_service(target: str | Path, runner: SteppedRunner | None) -> MatchService:
     return await MatchService.open(
-        target, dice_factory=lambda: FairDice(bytes(32)), clock=Clock(), analyser=analyser
+        target, dice_factory=lambda: FairDice(bytes(32)), clock=Clock(), analysis_runner=runner
     )
 
 
 @pytest_asyncio.fixture
-async def service(
-    store_target: str | Path, analyser: SteppedAnalyser
-) -> AsyncIterator[MatchService]:
-    svc = await open_service(store_target, analyser)
+async def service(store_target: str | Path, runner: SteppedRunner) -> AsyncIterator[MatchService]:
+    svc = await open_service(store_target, runner)
     await svc.analyses.start()
     yield svc
     await svc.close()
@@ -147,7 +145,7 @@ async def finished_match(svc: MatchService, *, robot: bool = False) -> int:
         )
         update = await svc.accept(challenge.id, GUILD, BOB, "bob")
     match_id = update.view.match_id
-    assert (await svc.act(LeaveMatch(match_id, GUILD, ALICE))).match_over
+    assert (await svc.handle(LeaveMatch(match_id, GUILD, ALICE))).match_over
     return match_id
 
 
@@ -158,7 +156,7 @@ async def refusal(svc: MatchService, command: RequestAnalysis) -> Refusal:
 
 
 async def test_an_analysis_runs_game_by_game_and_stores_its_report(
-    service: MatchService, analyser: SteppedAnalyser
+    service: MatchService, runner: SteppedRunner
 ) -> None:
     events = heard(service)
     match_id = await finished_match(service)
@@ -170,10 +168,10 @@ async def test_an_analysis_runs_game_by_game_and_stores_its_report(
         None,
     )
     for game in range(1, GAMES + 1):
-        assert (await analyser.started.get())[1] == game
+        assert (await runner.started.get())[1] == game
         now = await service.analyses.view(match_id)
         assert (now.status, now.games_done, now.games_total) == ("running", game - 1, GAMES)
-        analyser.step()
+        runner.step()
     await service.analyses.wait_idle()
     done = await service.analyses.view(match_id, GUILD)
     assert done.status is AnalysisStatus.DONE and done.games_done == GAMES
@@ -198,7 +196,7 @@ async def test_an_analysis_runs_game_by_game_and_stores_its_report(
 
 
 async def test_refusals(
-    service: MatchService, analyser: SteppedAnalyser, store_target: str | Path
+    service: MatchService, runner: SteppedRunner, store_target: str | Path
 ) -> None:
     assert await refusal(service, RequestAnalysis(4242, GUILD, ALICE)) is Refusal.NO_SUCH_MATCH
     challenge = await service.challenge(
@@ -217,13 +215,13 @@ async def test_refusals(
     assert await refusal(service, RequestAnalysis(match_id, GUILD, BOB)) is (
         Refusal.ANALYSIS_PENDING
     )
-    # A game this analyser can't do here (backgammon without gnubg) is refused up front.
-    analyser.unavailable.add(GameKind.NANNON)
+    # A game this runner can't do here (backgammon without gnubg) is refused up front.
+    runner.unavailable.add(GameKind.NANNON)
     other = await finished_match(service)
     assert await refusal(service, RequestAnalysis(other, GUILD, ALICE)) is (
         Refusal.ANALYSIS_UNAVAILABLE
     )
-    analyser.unavailable.clear()
+    runner.unavailable.clear()
     # A bot without the analysis engines refuses every request for a finished match.
     bare = await open_service(store_target, None)
     try:
@@ -237,44 +235,44 @@ async def test_refusals(
 
 
 async def test_one_analysis_at_a_time_in_the_order_asked(
-    service: MatchService, analyser: SteppedAnalyser
+    service: MatchService, runner: SteppedRunner
 ) -> None:
     events = heard(service)
     first, second, third = [await finished_match(service) for _ in range(3)]
     for match_id in (first, second, third):
         await service.request_analysis(RequestAnalysis(match_id, GUILD, ALICE))
-    await analyser.started.get()
+    await runner.started.get()
     assert service.analyses.current == first
     assert [service.analyses.position(m) for m in (first, second, third)] == [0, 1, 2]
     assert (await service.analyses.view(second)).status is AnalysisStatus.QUEUED
     order = []
     for _ in range(3 * GAMES):
-        analyser.step()
+        runner.step()
         order.append(service.analyses.current)
         if len(order) < 3 * GAMES:
-            await analyser.started.get()
+            await runner.started.get()
     await service.analyses.wait_idle()
     assert order == [first] * GAMES + [second] * GAMES + [third] * GAMES
-    assert analyser.most_at_once == 1
+    assert runner.most_at_once == 1
     assert [e.ahead for e in events if isinstance(e, AnalysisQueued)] == [0, 1, 2]
     for match_id in (first, second, third):
         assert (await service.analyses.view(match_id)).status is AnalysisStatus.DONE
 
 
 async def test_a_restart_queues_again_what_was_queued_or_running(
-    store_target: str | Path, analyser: SteppedAnalyser
+    store_target: str | Path, runner: SteppedRunner
 ) -> None:
-    svc = await open_service(store_target, analyser)
+    svc = await open_service(store_target, runner)
     await svc.analyses.start()
     running, queued = await finished_match(svc), await finished_match(svc)
     await svc.request_analysis(RequestAnalysis(running, GUILD, ALICE))
     await svc.request_analysis(RequestAnalysis(queued, GUILD, ALICE))
-    await analyser.started.get()
-    analyser.step()  # game 1 of the first is done: game 2 is under way when the bot stops
-    await analyser.started.get()
+    await runner.started.get()
+    runner.step()  # game 1 of the first is done: game 2 is under way when the bot stops
+    await runner.started.get()
     await svc.close()
     # The database says where it stopped.
-    svc = await open_service(store_target, SteppedAnalyser())
+    svc = await open_service(store_target, SteppedRunner())
     try:
         stopped = await svc.analyses.view(running)
         assert (stopped.status, stopped.games_done) == (AnalysisStatus.RUNNING, 1)
@@ -289,18 +287,18 @@ async def test_a_restart_queues_again_what_was_queued_or_running(
 
 
 async def test_a_failed_analysis_is_told_and_may_be_asked_again(
-    service: MatchService, analyser: SteppedAnalyser
+    service: MatchService, runner: SteppedRunner
 ) -> None:
     events = heard(service)
-    analyser.hold = False
-    analyser.fail_game = 2
+    runner.hold = False
+    runner.fail_game = 2
     match_id = await finished_match(service)
     await service.request_analysis(RequestAnalysis(match_id, GUILD, ALICE))
     await service.analyses.wait_idle()
     failed = await service.analyses.view(match_id)
-    assert failed.status is AnalysisStatus.FAILED and "the analyser broke" in (failed.error or "")
+    assert failed.status is AnalysisStatus.FAILED and "the runner broke" in (failed.error or "")
     assert isinstance(events[-1], AnalysisFailed)
-    analyser.fail_game = None
+    runner.fail_game = None
     again = await service.request_analysis(RequestAnalysis(match_id, GUILD, BOB))
     assert again.status is AnalysisStatus.QUEUED and again.requester_id == BOB
     await service.analyses.wait_idle()
@@ -308,9 +306,9 @@ async def test_a_failed_analysis_is_told_and_may_be_asked_again(
 
 
 async def test_a_match_end_queues_its_analysis_as_the_server_says(
-    service: MatchService, analyser: SteppedAnalyser
+    service: MatchService, runner: SteppedRunner
 ) -> None:
-    analyser.hold = False
+    runner.hold = False
     robot = await finished_match(service, robot=True)  # robot matches: on by default
     view = await service.analyses.view(robot)
     assert view.requester_id is None and view.status is not AnalysisStatus.FAILED
@@ -323,11 +321,11 @@ async def test_a_match_end_queues_its_analysis_as_the_server_says(
     robot = await finished_match(service, robot=True)
     with pytest.raises(Refused):
         await service.analyses.view(robot)
-    analyser.unavailable.add(GameKind.NANNON)  # a game not analysed here: nothing queued
+    runner.unavailable.add(GameKind.NANNON)  # a game not analysed here: nothing queued
     people = await finished_match(service)
     with pytest.raises(Refused):
         await service.analyses.view(people)
-    analyser.unavailable.clear()
+    runner.unavailable.clear()
     people = await finished_match(service)
     assert (await service.analyses.view(people)).requester_id is None
     await service.analyses.wait_idle()
@@ -335,12 +333,12 @@ async def test_a_match_end_queues_its_analysis_as_the_server_says(
 
 
 async def test_stats_average_the_analysed_matches(
-    service: MatchService, analyser: SteppedAnalyser
+    service: MatchService, runner: SteppedRunner
 ) -> None:
-    analyser.hold = False
+    runner.hold = False
     assert (await service.stats(GUILD, ALICE, "nannon")).analysed == 0
     for loss in (0.02, 0.06):
-        analyser.loss0 = loss
+        runner.loss0 = loss
         match_id = await finished_match(service)
         await service.request_analysis(RequestAnalysis(match_id, GUILD, ALICE))
         await service.analyses.wait_idle()
@@ -364,10 +362,10 @@ async def test_the_boards_of_mistakes_are_the_match_replayed_to_them(
         view = update.view
         user = view.players[0 if view.actor is None else view.actor].user_id
         if view.phase is Phase.MOVE:
-            update = await service.act(PlayMove(match_id, GUILD, user, view.legal_moves[0]))
+            update = await service.handle(PlayMove(match_id, GUILD, user, view.legal_moves[0]))
         else:
-            update = await service.act(RollDice(match_id, GUILD, user))
-    await service.act(LeaveMatch(match_id, GUILD, ALICE))
+            update = await service.handle(RollDice(match_id, GUILD, user))
+    await service.handle(LeaveMatch(match_id, GUILD, ALICE))
     actions = [action_from_dict(e.payload) for e in await service.store.events(match_id)]
     indexes = [7, 2, len(actions), 7, 0]
     views = await service.analyses.views_at(match_id, GUILD, indexes)

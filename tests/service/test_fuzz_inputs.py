@@ -37,6 +37,7 @@ from bot.service import (
     OfferResignation,
     PassDouble,
     PlayMove,
+    Refusal,
     RollDice,
     TakeDouble,
 )
@@ -130,7 +131,7 @@ async def match_at_move(svc: MatchService, game: str) -> MatchView:
         if view.phase is Phase.MOVE:
             return view
         actor = view.actor if view.actor is not None else view.turn
-        view = (await svc.act(RollDice(view.match_id, G1, view.players[actor].user_id))).view
+        view = (await svc.handle(RollDice(view.match_id, G1, view.players[actor].user_id))).view
     raise AssertionError("no move phase")
 
 
@@ -213,7 +214,7 @@ async def test_move_text_is_refused_clearly_or_plays_the_right_move(
     assert engine.position_id == view.position_id
     before = await match_state(svc, view.match_id)
     try:
-        update = await svc.act(PlayMove(view.match_id, G1, actor, text))
+        update = await svc.handle(PlayMove(view.match_id, G1, actor, text))
     except Exception as exc:
         assert_clear_refusal(exc)
         assert meant is None, f"the legal move {meant!r}, written {text!r}, was refused: {exc}"
@@ -334,10 +335,10 @@ async def test_unknown_match_and_challenge_ids_are_refused(
         lambda: svc.get_view(match_id, guild),
         lambda: svc.export(match_id, guild),
         lambda: svc.verify_match(match_id, guild),
-        lambda: svc.act(RollDice(match_id, guild, user)),
-        lambda: svc.act(PlayMove(match_id, guild, user, "H/3")),
-        lambda: svc.act(ClaimWin(match_id, guild, user)),
-        lambda: svc.act(LeaveMatch(match_id, guild, user)),
+        lambda: svc.handle(RollDice(match_id, guild, user)),
+        lambda: svc.handle(PlayMove(match_id, guild, user, "H/3")),
+        lambda: svc.handle(ClaimWin(match_id, guild, user)),
+        lambda: svc.handle(LeaveMatch(match_id, guild, user)),
         lambda: svc.legal_moves(match_id, guild, user, "1"),
         lambda: svc.rematch(match_id, guild, user),
     ]
@@ -387,13 +388,13 @@ async def test_ids_beyond_64_bits_are_refused_as_not_found(
         ClaimWin,
     ):
         with pytest.raises(NotFoundError):
-            await svc.act(command(match_id, G1, user))
+            await svc.handle(command(match_id, G1, user))
     with pytest.raises(NotFoundError):
         await svc.accept(match_id, G1, user, "u")
     with pytest.raises(NotFoundError):
-        await svc.act(PlayMove(match_id, G1, user, "1/off"))
+        await svc.handle(PlayMove(match_id, G1, user, "1/off"))
     with pytest.raises(NotFoundError):
-        await svc.act(OfferResignation(match_id, G1, user))
+        await svc.handle(OfferResignation(match_id, G1, user))
     assert await svc.active_matches(G1, match_id) == []
     assert await svc.match_in_thread(match_id) is None
 
@@ -408,5 +409,6 @@ async def test_a_setting_named_like_a_parameter_is_refused_as_unknown(
     with pytest.raises(GameError) as refusal:
         await svc.update_guild_settings(G1, **{name: None})
     assert_clear_refusal(refusal.value)
+    assert refusal.value.refusal is Refusal.UNKNOWN_SETTING  # type: ignore[attr-defined]
     assert name in refusal_text(refusal.value)
     assert await svc.guild_settings(G1) == before

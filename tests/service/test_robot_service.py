@@ -23,6 +23,7 @@ from bot.service import (
     NotFoundError,
     OfferDouble,
     PlayMove,
+    Refusal,
     RobotRecord,
     RollDice,
     TakeDouble,
@@ -86,7 +87,7 @@ async def play_out(svc: MatchService, update: MatchUpdate) -> MatchUpdate:
             command = TakeDouble(view.match_id, GUILD, user)
         else:
             command = RollDice(view.match_id, GUILD, user)
-        update = await svc.act(command)
+        update = await svc.handle(command)
     return update
 
 
@@ -99,16 +100,20 @@ async def test_the_robot_takes_seat_1_at_its_level(service: MatchService) -> Non
     again = await service.get_view(view.match_id)
     assert (again.robot_seat, again.robot_level) == (1, 2)
     for bad in (0, 6, "3", True):
-        with refused(GameError, match="beginner, intermediate, advanced, expert, master"):
+        with refused(
+            GameError,
+            Refusal.BAD_ROBOT_LEVEL,
+            match="beginner, intermediate, advanced, expert, master",
+        ):
             await robot_match(service, level=bad)  # type: ignore[arg-type]
-    with refused(GameError, match="yourself"):
+    with refused(GameError, Refusal.SELF_CHALLENGE, match="yourself"):
         await service.robot_match(
             GUILD, CHANNEL, ALICE, "a", "nannon", robot_id=ALICE, robot_name="a", level=1
         )
-    with refused(GameError, match="Money play"):
+    with refused(GameError, Refusal.MONEY_NOT_BACKGAMMON, match="Money play"):
         await robot_match(service, "nannon", length=0)
     await service.update_guild_settings(GUILD, challenge_channels=[55])
-    with refused(GameError, match="only in <#55>"):
+    with refused(GameError, Refusal.CHANNEL_NOT_ALLOWED, match="only in <#55>"):
         await robot_match(service)
 
 
@@ -120,7 +125,7 @@ async def test_robot_turn_says_when_the_robot_decides_on_a_private_copy(
     # Checkers: game 1's Black (seat 0, the human) moves first.
     assert update.view.actor == 0
     assert await service.robot_turn(match_id) is None
-    update = await service.act(PlayMove(match_id, GUILD, ALICE, update.view.legal_moves[0]))
+    update = await service.handle(PlayMove(match_id, GUILD, ALICE, update.view.legal_moves[0]))
     turn = await service.robot_turn(match_id)
     assert turn is not None
     assert (turn.seat, turn.user_id, turn.level, turn.version) == (1, ROBOT, 1, update.version)
@@ -132,13 +137,13 @@ async def test_robot_turn_says_when_the_robot_decides_on_a_private_copy(
     turn.match.apply(Move(1, move))
     assert (await service.get_view(match_id)).version == update.version
     # The robot acts as any player, by the version it thought about.
-    update = await service.act(
+    update = await service.handle(
         PlayMove(match_id, GUILD, ROBOT, move, expected_version=turn.version)
     )
     assert update.view.actor == 0 and await service.robot_turn(match_id) is None
-    await service.act(LeaveMatch(match_id, GUILD, ALICE))
+    await service.handle(LeaveMatch(match_id, GUILD, ALICE))
     assert await service.robot_turn(match_id) is None  # over
-    with refused(NotFoundError):
+    with refused(NotFoundError, Refusal.NO_SUCH_MATCH):
         await service.robot_turn(12345)
 
 
@@ -155,7 +160,7 @@ async def test_robot_matches_leave_ratings_alone_and_count_against_the_level(
     human_won = update.winner_seat == 0
     # A second one, conceded by the human.
     second = await robot_match(service, "nannon", level=3, length=1)
-    await service.act(LeaveMatch(second.view.match_id, GUILD, ALICE))
+    await service.handle(LeaveMatch(second.view.match_id, GUILD, ALICE))
     line = await service.stats(GUILD, ALICE, "nannon")
     assert line.played == 0 and line.rating == 1500
     [record] = line.vs_robot
@@ -176,7 +181,7 @@ async def test_rated_robot_matches_change_ratings_when_the_server_says_so(
 ) -> None:
     await service.update_guild_settings(GUILD, robot_rated=True)
     update = await robot_match(service, "checkers", level=5)
-    update = await service.act(LeaveMatch(update.view.match_id, GUILD, ALICE))
+    update = await service.handle(LeaveMatch(update.view.match_id, GUILD, ALICE))
     assert [(c.user_id, c.delta) for c in update.rating_changes] == [(ALICE, -16), (ROBOT, 16)]
     alice = await service.stats(GUILD, ALICE, "checkers")
     assert (alice.played, alice.lost, alice.rating) == (1, 1, 1484)
@@ -194,7 +199,7 @@ async def test_the_robot_is_never_reminded_and_never_claims(
     clock.now += 3600  # the human (seat 0) is idle: reminded, but the robot won't claim
     [idle] = await service.idle_matches()
     assert (idle.idle.user_id, idle.reminder_due, idle.claimable) == (ALICE, True, False)
-    await service.act(PlayMove(match_id, GUILD, ALICE, update.view.legal_moves[0]))
+    await service.handle(PlayMove(match_id, GUILD, ALICE, update.view.legal_moves[0]))
     clock.now += 3600  # now the robot is idle (it stopped playing): no reminder, a claim
     [idle] = await service.idle_matches()
     assert (idle.idle.user_id, idle.reminder_due, idle.claimable) == (ROBOT, False, True)
@@ -203,10 +208,10 @@ async def test_the_robot_is_never_reminded_and_never_claims(
 async def test_a_robot_rematch_starts_at_once_at_the_same_level(service: MatchService) -> None:
     update = await robot_match(service, "backgammon", level=2, length=3, cube=False)
     match_id = update.view.match_id
-    with refused(GameError, match="still on"):
+    with refused(GameError, Refusal.MATCH_STILL_ON, match="still on"):
         await service.robot_rematch(match_id, GUILD, ALICE)
-    await service.act(LeaveMatch(match_id, GUILD, ALICE))
-    with refused(NotYourTurnError, match="not playing"):
+    await service.handle(LeaveMatch(match_id, GUILD, ALICE))
+    with refused(NotYourTurnError, Refusal.NOT_A_PLAYER, match="not playing"):
         await service.robot_rematch(match_id, GUILD, ROBOT)
     again = await service.robot_rematch(match_id, GUILD, ALICE)
     view = again.view
@@ -227,9 +232,9 @@ async def test_hints_are_for_the_players_own_decisions(service: MatchService) ->
             assert view.actor is not None
             user = view.players[view.actor].user_id
             if view.phase is Phase.MOVE:
-                update = await service.act(PlayMove(match_id, GUILD, user, view.legal_moves[0]))
+                update = await service.handle(PlayMove(match_id, GUILD, user, view.legal_moves[0]))
             else:
-                update = await service.act(RollDice(match_id, GUILD, user))
+                update = await service.handle(RollDice(match_id, GUILD, user))
         return update
 
     await until_human(Phase.MOVE)
@@ -237,20 +242,20 @@ async def test_hints_are_for_the_players_own_decisions(service: MatchService) ->
     assert (request.kind, request.seat, request.robot_match) == (HintKind.MOVES, 0, True)
     assert request.version == update.version and request.match.phase is Phase.MOVE
     assert request.match.dice == update.view.dice
-    with refused(NotYourTurnError, match="not playing"):
+    with refused(NotYourTurnError, Refusal.NOT_A_PLAYER, match="not playing"):
         await service.hint_request(match_id, GUILD, BOB)
-    update = await service.act(PlayMove(match_id, GUILD, ALICE, update.view.legal_moves[0]))
-    with refused(PhaseError, match="Nothing for you to decide"):
+    update = await service.handle(PlayMove(match_id, GUILD, ALICE, update.view.legal_moves[0]))
+    with refused(PhaseError, Refusal.NO_HINT, match="Nothing for you to decide"):
         await service.hint_request(match_id, GUILD, ALICE)  # the robot's turn
     await until_human(Phase.ROLL)  # before the human's roll, with the cube centred
     assert (await service.hint_request(match_id, GUILD, ALICE)).kind is HintKind.CUBE
     await until_human(Phase.MOVE)
-    update = await service.act(PlayMove(match_id, GUILD, ALICE, update.view.legal_moves[0]))
+    update = await service.handle(PlayMove(match_id, GUILD, ALICE, update.view.legal_moves[0]))
     assert (update.view.actor, update.view.phase) == (1, Phase.ROLL)  # the robot may double
-    await service.act(OfferDouble(match_id, GUILD, ROBOT))  # the robot doubles
+    await service.handle(OfferDouble(match_id, GUILD, ROBOT))  # the robot doubles
     assert (await service.hint_request(match_id, GUILD, ALICE)).kind is HintKind.TAKE
-    await service.act(LeaveMatch(match_id, GUILD, ALICE))
-    with refused(PhaseError, match="is over"):
+    await service.handle(LeaveMatch(match_id, GUILD, ALICE))
+    with refused(PhaseError, Refusal.MATCH_OVER, match="is over"):
         await service.hint_request(match_id, GUILD, ALICE)
 
 
@@ -260,7 +265,7 @@ async def test_hints_between_people_need_the_servers_setting(service: MatchServi
     )
     update = await service.accept(challenge.id, GUILD, BOB, "bob")
     match_id = update.view.match_id
-    with refused(GameError, match="/config robot"):
+    with refused(GameError, Refusal.HINTS_OFF, match="/config robot"):
         await service.hint_request(match_id, GUILD, ALICE)
     await service.update_guild_settings(GUILD, hints_in_human_matches=True)
     request = await service.hint_request(match_id, GUILD, ALICE)
@@ -277,5 +282,12 @@ async def test_robot_settings_and_their_bounds(service: MatchService) -> None:
     )
     settings = await service.update_guild_settings(GUILD, robot_pause_ms="0", robot_rated="on")
     assert (settings.robot_pause_ms, settings.robot_rated) == (0, True)
-    with refused(GameError, match="10000"):
+    with refused(GameError, Refusal.SETTING_OUT_OF_RANGE, match="10000"):
         await service.update_guild_settings(GUILD, robot_pause_ms=10_001)
+    # Master's thinking time a checkers move, in seconds: 2 by default, 1 to 30.
+    assert settings.robot_think_s == 2
+    settings = await service.update_guild_settings(GUILD, robot_think_s="5")
+    assert settings.robot_think_s == 5
+    for wrong in (0, 31):
+        with refused(GameError, Refusal.SETTING_OUT_OF_RANGE, match="30"):
+            await service.update_guild_settings(GUILD, robot_think_s=wrong)

@@ -34,6 +34,7 @@ from bot.service import (
     OfferResignation,
     PassDouble,
     PlayMove,
+    Refusal,
     RollDice,
     StaleActionError,
     TakeDouble,
@@ -98,18 +99,18 @@ async def step(svc: MatchService, view: MatchView) -> MatchView:
     """One natural action by whoever the match waits for (roll, first legal move, take)."""
     gid, mid = view.guild_id, view.match_id
     if view.phase in (Phase.OPENING, Phase.OPENING_TIE):
-        return (await svc.act(RollDice(mid, gid, uid(view, 0)))).view
+        return (await svc.handle(RollDice(mid, gid, uid(view, 0)))).view
     actor = uid(view, view.actor if view.actor is not None else view.turn)
     if view.phase is Phase.ROLL:
-        return (await svc.act(RollDice(mid, gid, actor))).view
+        return (await svc.handle(RollDice(mid, gid, actor))).view
     if view.phase is Phase.MOVE:
-        return (await svc.act(PlayMove(mid, gid, actor, view.legal_moves[0]))).view
+        return (await svc.handle(PlayMove(mid, gid, actor, view.legal_moves[0]))).view
     if view.phase is Phase.CUBE_OFFERED:
-        return (await svc.act(TakeDouble(mid, gid, actor))).view
+        return (await svc.handle(TakeDouble(mid, gid, actor))).view
     if view.phase is Phase.RESIGN_OFFERED:
-        return (await svc.act(AcceptResignation(mid, gid, actor))).view
+        return (await svc.handle(AcceptResignation(mid, gid, actor))).view
     if view.phase is Phase.DRAW_OFFERED:
-        return (await svc.act(AcceptDraw(mid, gid, actor))).view
+        return (await svc.handle(AcceptDraw(mid, gid, actor))).view
     raise AssertionError(f"no step from {view.phase}")
 
 
@@ -160,7 +161,7 @@ async def scene_move(svc: MatchService) -> Scene:
 async def scene_doubled(svc: MatchService) -> Scene:
     view = await until(svc, await start(svc), Phase.ROLL, can_double=True)
     doubler = uid(view, view.turn)
-    view = (await svc.act(OfferDouble(view.match_id, G1, doubler))).view
+    view = (await svc.handle(OfferDouble(view.match_id, G1, doubler))).view
     assert view.phase is Phase.CUBE_OFFERED
     return Scene(view.match_id, uid(view, 1 - view.turn), doubler)
 
@@ -168,7 +169,7 @@ async def scene_doubled(svc: MatchService) -> Scene:
 async def scene_resigned(svc: MatchService) -> Scene:
     view = await until(svc, await start(svc), Phase.ROLL)
     resigner = uid(view, view.turn)
-    view = (await svc.act(OfferResignation(view.match_id, G1, resigner))).view
+    view = (await svc.handle(OfferResignation(view.match_id, G1, resigner))).view
     assert view.phase is Phase.RESIGN_OFFERED
     return Scene(view.match_id, uid(view, 1 - view.turn), resigner)
 
@@ -181,7 +182,7 @@ async def scene_checkers(svc: MatchService) -> Scene:
 async def scene_draw_offered(svc: MatchService) -> Scene:
     view = await start(svc, "checkers", length=1)
     offerer = uid(view, view.turn)
-    view = (await svc.act(OfferDraw(view.match_id, G1, offerer))).view
+    view = (await svc.handle(OfferDraw(view.match_id, G1, offerer))).view
     assert view.phase is Phase.DRAW_OFFERED
     return Scene(view.match_id, uid(view, 1 - view.turn), offerer)
 
@@ -203,27 +204,27 @@ async def scene_challenge(svc: MatchService) -> Scene:
 
 async def scene_finished(svc: MatchService) -> Scene:
     view = await start(svc)
-    await svc.act(LeaveMatch(view.match_id, G1, ALICE))
+    await svc.handle(LeaveMatch(view.match_id, G1, ALICE))
     return Scene(view.match_id, ALICE, BOB)
 
 
 async def do_move(svc: MatchService, mid: int, gid: int, user: int) -> Any:
     view = await svc.get_view(mid)
-    return await svc.act(PlayMove(mid, gid, user, view.legal_moves[0]))
+    return await svc.handle(PlayMove(mid, gid, user, view.legal_moves[0]))
 
 
 ACTIONS: dict[str, tuple[Setup, Action]] = {
-    "roll": (scene_roll, lambda s, m, g, u: s.act(RollDice(m, g, u))),
+    "roll": (scene_roll, lambda s, m, g, u: s.handle(RollDice(m, g, u))),
     "move": (scene_move, do_move),
-    "double": (scene_roll, lambda s, m, g, u: s.act(OfferDouble(m, g, u))),
-    "take": (scene_doubled, lambda s, m, g, u: s.act(TakeDouble(m, g, u))),
-    "pass": (scene_doubled, lambda s, m, g, u: s.act(PassDouble(m, g, u))),
-    "resign": (scene_roll, lambda s, m, g, u: s.act(OfferResignation(m, g, u))),
-    "resign-accept": (scene_resigned, lambda s, m, g, u: s.act(AcceptResignation(m, g, u))),
-    "leave": (scene_move, lambda s, m, g, u: s.act(LeaveMatch(m, g, u))),
-    "draw": (scene_checkers, lambda s, m, g, u: s.act(OfferDraw(m, g, u))),
-    "draw-accept": (scene_draw_offered, lambda s, m, g, u: s.act(AcceptDraw(m, g, u))),
-    "claim": (scene_idle, lambda s, m, g, u: s.act(ClaimWin(m, g, u))),
+    "double": (scene_roll, lambda s, m, g, u: s.handle(OfferDouble(m, g, u))),
+    "take": (scene_doubled, lambda s, m, g, u: s.handle(TakeDouble(m, g, u))),
+    "pass": (scene_doubled, lambda s, m, g, u: s.handle(PassDouble(m, g, u))),
+    "resign": (scene_roll, lambda s, m, g, u: s.handle(OfferResignation(m, g, u))),
+    "resign-accept": (scene_resigned, lambda s, m, g, u: s.handle(AcceptResignation(m, g, u))),
+    "leave": (scene_move, lambda s, m, g, u: s.handle(LeaveMatch(m, g, u))),
+    "draw": (scene_checkers, lambda s, m, g, u: s.handle(OfferDraw(m, g, u))),
+    "draw-accept": (scene_draw_offered, lambda s, m, g, u: s.handle(AcceptDraw(m, g, u))),
+    "claim": (scene_idle, lambda s, m, g, u: s.handle(ClaimWin(m, g, u))),
     "export": (scene_finished, lambda s, m, g, u: s.export(m, g)),
     "verify": (scene_finished, lambda s, m, g, u: s.verify_match(m, g)),
     "rematch": (scene_finished, lambda s, m, g, u: s.rematch(m, g, u)),
@@ -233,10 +234,14 @@ ACTIONS: dict[str, tuple[Setup, Action]] = {
 }
 
 OK = "allowed"
-NOT_HERE_MATCH = (NotFoundError, r"There is no match #\d+ in this server")
-NOT_HERE_CHALLENGE = (NotFoundError, r"There is no challenge #\d+ in this server")
-NOT_PLAYING = (NotYourTurnError, r"You are not playing in match #\d+")
-THEIR_TURN = (NotYourTurnError, r"It's (alice|bob)'s turn")
+NOT_HERE_MATCH = (NotFoundError, Refusal.NO_SUCH_MATCH, r"There is no match #\d+ in this server")
+NOT_HERE_CHALLENGE = (
+    NotFoundError,
+    Refusal.NO_SUCH_CHALLENGE,
+    r"There is no challenge #\d+ in this server",
+)
+NOT_PLAYING = (NotYourTurnError, Refusal.NOT_A_PLAYER, r"You are not playing in match #\d+")
+THEIR_TURN = (NotYourTurnError, Refusal.NOT_YOUR_TURN, r"It's (alice|bob)'s turn")
 
 # role -> (user, guild) is resolved per scene: "owner" and "other" are the scene's two players.
 ROLES = ("owner", "other", "third", "outsider", "owner-elsewhere")
@@ -247,31 +252,47 @@ MATRIX: dict[str, dict[str, Any]] = {
     "double": {"owner": OK, "other": THEIR_TURN, "third": NOT_PLAYING},
     "take": {
         "owner": OK,
-        "other": (NotYourTurnError, r"Only (alice|bob) can take or pass your double"),
+        "other": (
+            NotYourTurnError,
+            Refusal.OWN_DOUBLE,
+            r"Only (alice|bob) can take or pass your double",
+        ),
         "third": NOT_PLAYING,
     },
     "pass": {
         "owner": OK,
-        "other": (NotYourTurnError, r"Only (alice|bob) can take or pass your double"),
+        "other": (
+            NotYourTurnError,
+            Refusal.OWN_DOUBLE,
+            r"Only (alice|bob) can take or pass your double",
+        ),
         "third": NOT_PLAYING,
     },
     # Resigning or leaving only ever costs the one who does it: allowed on either turn.
     "resign": {"owner": OK, "other": OK, "third": NOT_PLAYING},
     "resign-accept": {
         "owner": OK,
-        "other": (NotYourTurnError, r"opponent must accept or decline your resignation"),
+        "other": (
+            NotYourTurnError,
+            "own_resignation",
+            r"opponent must accept or decline your resignation",
+        ),
         "third": NOT_PLAYING,
     },
     "leave": {"owner": OK, "other": OK, "third": NOT_PLAYING},
     "draw": {"owner": OK, "other": OK, "third": NOT_PLAYING},
     "draw-accept": {
         "owner": OK,
-        "other": (NotYourTurnError, r"draw offer is waiting for your opponent"),
+        "other": (NotYourTurnError, "own_draw_offer", r"draw offer is waiting for your opponent"),
         "third": NOT_PLAYING,
     },
     "claim": {
         "owner": OK,
-        "other": (NotYourTurnError, r"The match is waiting for you: you can't claim it"),
+        "other": (
+            NotYourTurnError,
+            Refusal.CLAIM_OWN_WAIT,
+            r"The match is waiting for you: you can't claim it",
+        ),
         "third": NOT_PLAYING,
     },
     # A finished match is public in its own server, to anyone there.
@@ -280,18 +301,34 @@ MATRIX: dict[str, dict[str, Any]] = {
     "rematch": {"owner": OK, "other": OK, "third": NOT_PLAYING},
     "cancel": {
         "owner": OK,
-        "other": (NotYourTurnError, r"Only alice can cancel this challenge"),
-        "third": (NotYourTurnError, r"Only alice can cancel this challenge"),
+        "other": (
+            NotYourTurnError,
+            Refusal.ONLY_CHALLENGER_CANCELS,
+            r"Only alice can cancel this challenge",
+        ),
+        "third": (
+            NotYourTurnError,
+            Refusal.ONLY_CHALLENGER_CANCELS,
+            r"Only alice can cancel this challenge",
+        ),
     },
     "decline": {
-        "owner": (NotYourTurnError, r"Only bob can decline this challenge"),
+        "owner": (
+            NotYourTurnError,
+            Refusal.ONLY_OPPONENT_DECLINES,
+            r"Only bob can decline this challenge",
+        ),
         "other": OK,
-        "third": (NotYourTurnError, r"Only bob can decline this challenge"),
+        "third": (
+            NotYourTurnError,
+            Refusal.ONLY_OPPONENT_DECLINES,
+            r"Only bob can decline this challenge",
+        ),
     },
     "accept": {
-        "owner": (GameError, r"You can't play against yourself"),
+        "owner": (GameError, Refusal.OWN_CHALLENGE, r"You can't play against yourself"),
         "other": OK,
-        "third": (NotYourTurnError, r"This challenge is for bob"),
+        "third": (NotYourTurnError, Refusal.CHALLENGE_FOR_OTHER, r"This challenge is for bob"),
     },
 }
 for _action, _cells in MATRIX.items():
@@ -324,8 +361,8 @@ async def test_authorization_matrix(svc: MatchService, action: str, role: str) -
         if action not in ("export", "verify"):
             assert await db_state(svc) != before, "an allowed action changed nothing"
         return
-    error, message = expected
-    with refused(error, match=message):
+    error, code, message = expected
+    with refused(error, code, match=message):
         await act(svc, scene.target, guild, user)
     assert await db_state(svc) == before, "a refusal changed the database"
 
@@ -342,8 +379,10 @@ async def test_claim_before_the_claim_time_is_refused(svc: MatchService) -> None
     view = await until(svc, await start(svc), Phase.ROLL)
     waiting = uid(view, 1 - view.turn)
     before = await db_state(svc)
-    with refused(GameError, match=r"idle for 1440 minutes: \d+ more to go"):
-        await svc.act(ClaimWin(view.match_id, G1, waiting))
+    with refused(
+        GameError, Refusal.CLAIM_TOO_EARLY, match=r"idle for 1440 minutes: \d+ more to go"
+    ):
+        await svc.handle(ClaimWin(view.match_id, G1, waiting))
     assert await db_state(svc) == before
 
 
@@ -354,8 +393,8 @@ async def test_stale_version_is_refused_for_every_player_action(svc: MatchServic
     stale = view.version - 1
     before = await db_state(svc)
     for command in (RollDice, OfferDouble, OfferResignation, LeaveMatch, ClaimWin):
-        with refused(StaleActionError, match="out of date"):
-            await svc.act(command(view.match_id, G1, actor, expected_version=stale))
+        with refused(StaleActionError, Refusal.STALE_BOARD, match="out of date"):
+            await svc.handle(command(view.match_id, G1, actor, expected_version=stale))
     assert await db_state(svc) == before
 
 
@@ -364,8 +403,8 @@ async def test_a_finished_match_refuses_every_action(svc: MatchService) -> None:
     scene = await scene_finished(svc)
     before = await db_state(svc)
     for command in (RollDice, OfferDouble, TakeDouble, PassDouble, OfferResignation, ClaimWin):
-        with refused(GameError, match="is over"):
-            await svc.act(command(scene.target, G1, ALICE))
+        with refused(GameError, Refusal.MATCH_OVER, match="is over"):
+            await svc.handle(command(scene.target, G1, ALICE))
     assert await db_state(svc) == before
 
 
@@ -673,13 +712,13 @@ async def test_ten_simultaneous_identical_clicks_apply_exactly_once(
     actor = uid(view, view.turn)
     if phase is Phase.ROLL:
         clicks = [
-            svc.act(RollDice(view.match_id, G1, actor, expected_version=view.version))
+            svc.handle(RollDice(view.match_id, G1, actor, expected_version=view.version))
             for _ in range(10)
         ]
     else:
         move = view.legal_moves[0]
         clicks = [
-            svc.act(PlayMove(view.match_id, G1, actor, move, expected_version=view.version))
+            svc.handle(PlayMove(view.match_id, G1, actor, move, expected_version=view.version))
             for _ in range(10)
         ]
     events_before = await svc.store.event_count(view.match_id)

@@ -90,20 +90,28 @@ def user_on(update: MatchUpdate, seat: int | None = None) -> int:
 
 @pytest.mark.asyncio
 async def test_challenge_refusals(service: MatchService) -> None:
-    async def refuses(match: str, **kw: object) -> None:
-        with refused(GameError, match=match):
+    async def refuses(code: Refusal, match: str, **kw: object) -> None:
+        with refused(GameError, code, match=match):
             await service.challenge(GUILD, CHANNEL, ALICE, "alice", kw.pop("game", "nannon"), **kw)  # type: ignore[arg-type]
 
-    await refuses("yourself", opponent_id=ALICE, opponent_name="alice")
-    await refuses("Bots can't play", opponent_id=5, opponent_name="robot", opponent_is_bot=True)
-    await refuses("1 to 25", length=26)
-    await refuses("backgammon only", game="checkers", length=0)
-    await refuses("Money play .* backgammon only", length=0)
-    await refuses("money games only", game="backgammon", length=5, jacoby=True)
-    await refuses("no game called", game="chess")
-    await refuses("no doubling cube", game="checkers", cube=True)
+    await refuses(Refusal.SELF_CHALLENGE, "yourself", opponent_id=ALICE, opponent_name="alice")
+    await refuses(
+        Refusal.BOT_OPPONENT,
+        "Bots can't play",
+        opponent_id=5,
+        opponent_name="robot",
+        opponent_is_bot=True,
+    )
+    await refuses(Refusal.LENGTH_OUT_OF_RANGE, "1 to 25", length=26)
+    await refuses(Refusal.MONEY_NOT_BACKGAMMON, "backgammon only", game="checkers", length=0)
+    await refuses(Refusal.MONEY_NOT_BACKGAMMON, "Money play .* backgammon only", length=0)
+    await refuses(
+        Refusal.MONEY_ONLY_OPTIONS, "money games only", game="backgammon", length=5, jacoby=True
+    )
+    await refuses(Refusal.UNKNOWN_GAME, "no game called", game="chess")
+    await refuses(Refusal.CHECKERS_CUBE_OPTIONS, "no doubling cube", game="checkers", cube=True)
     await service.update_guild_settings(GUILD, challenge_channels=[55])
-    await refuses("only in <#55>")
+    await refuses(Refusal.CHANNEL_NOT_ALLOWED, "only in <#55>")
 
 
 @pytest.mark.asyncio
@@ -123,24 +131,24 @@ async def test_accept_decline_cancel_refusals(service: MatchService) -> None:
     named = await service.challenge(
         GUILD, CHANNEL, ALICE, "alice", "nannon", opponent_id=BOB, opponent_name="bob"
     )
-    with refused(GameError, match="against yourself"):
+    with refused(GameError, Refusal.OWN_CHALLENGE, match="against yourself"):
         await service.accept(named.id, GUILD, ALICE, "alice")
-    with refused(NotYourTurnError, match="for bob"):
+    with refused(NotYourTurnError, Refusal.CHALLENGE_FOR_OTHER, match="for bob"):
         await service.accept(named.id, GUILD, CAROL, "carol")
     with pytest.raises(NotFoundError):
         await service.accept(named.id, OTHER_GUILD, BOB, "bob")
-    with refused(NotYourTurnError, match="Only bob"):
+    with refused(NotYourTurnError, Refusal.ONLY_OPPONENT_DECLINES, match="Only bob"):
         await service.decline(named.id, GUILD, CAROL)
-    with refused(NotYourTurnError, match="Only alice"):
+    with refused(NotYourTurnError, Refusal.ONLY_CHALLENGER_CANCELS, match="Only alice"):
         await service.cancel(named.id, GUILD, BOB)
     assert (await service.decline(named.id, GUILD, BOB)).status == "declined"
-    with refused(GameError, match="declined"):
+    with refused(GameError, Refusal.CHALLENGE_CLOSED, match="declined"):
         await service.accept(named.id, GUILD, BOB, "bob")
 
     open_challenge = await service.challenge(GUILD, CHANNEL, ALICE, "alice", "nannon")
     update = await service.accept(open_challenge.id, GUILD, CAROL, "carol")
     assert update.view.players[1].user_id == CAROL
-    with refused(StaleActionError, match="already accepted"):
+    with refused(StaleActionError, Refusal.CHALLENGE_ACCEPTED, match="already accepted"):
         await service.accept(open_challenge.id, GUILD, BOB, "bob")
 
 
@@ -168,7 +176,9 @@ async def test_challenges_expire(store_target: str | Path) -> None:
                 lambda: svc.cancel(named.id, GUILD, ALICE),
                 lambda: svc.cancel(anyone.id, GUILD, ALICE),
             ):
-                with refused(GameError, match=r"^This challenge expired") as caught:
+                with refused(
+                    GameError, Refusal.CHALLENGE_EXPIRED, match=r"^This challenge expired"
+                ) as caught:
                     await attempt()
                 # A plain refusal (not a stale action): said so, nothing else to do.
                 assert type(caught.value) is Refused
@@ -208,34 +218,36 @@ async def test_authorization_refusals(service: MatchService) -> None:
     view = update.view
     assert view.phase is Phase.MOVE  # the opening winner plays the opening dice
     mover, waiter = user_on(update), user_on(update, 1 - view.actor)  # type: ignore[operator]
-    with refused(NotYourTurnError, match="not playing"):
-        await service.act(RollDice(match_id, GUILD, CAROL))
+    with refused(NotYourTurnError, Refusal.NOT_A_PLAYER, match="not playing"):
+        await service.handle(RollDice(match_id, GUILD, CAROL))
     with pytest.raises(NotFoundError):
-        await service.act(RollDice(match_id, OTHER_GUILD, mover))
-    with refused(PhaseError, match="You rolled already: pick a move"):
-        await service.act(RollDice(match_id, GUILD, mover))
+        await service.handle(RollDice(match_id, OTHER_GUILD, mover))
+    with refused(PhaseError, Refusal.ALREADY_ROLLED, match="You rolled already: pick a move"):
+        await service.handle(RollDice(match_id, GUILD, mover))
     name = view.players[view.actor].name  # type: ignore[index]
-    with refused(NotYourTurnError, match=f"It's {name}'s turn"):
-        await service.act(PlayMove(match_id, GUILD, waiter, view.legal_moves[0]))
+    with refused(NotYourTurnError, Refusal.NOT_YOUR_TURN, match=f"It's {name}'s turn"):
+        await service.handle(PlayMove(match_id, GUILD, waiter, view.legal_moves[0]))
     with pytest.raises(IllegalMoveError):
-        await service.act(PlayMove(match_id, GUILD, mover, "24/1"))
+        await service.handle(PlayMove(match_id, GUILD, mover, "24/1"))
     with pytest.raises(CubeError):
-        await service.act(OfferDouble(match_id, GUILD, mover))
-    update = await service.act(PlayMove(match_id, GUILD, mover, view.legal_moves[0]))
+        await service.handle(OfferDouble(match_id, GUILD, mover))
+    update = await service.handle(PlayMove(match_id, GUILD, mover, view.legal_moves[0]))
     assert update.view.phase is Phase.ROLL and user_on(update) == waiter
-    with refused(PhaseError, match="Roll first"):
-        await service.act(PlayMove(match_id, GUILD, waiter, "13/7"))
-    update = await service.act(OfferDouble(match_id, GUILD, waiter))
-    with refused(NotYourTurnError, match=r"Only .* can take or pass your double"):
-        await service.act(TakeDouble(match_id, GUILD, waiter))
-    with refused(CubeError, match="take or pass first"):
-        await service.act(RollDice(match_id, GUILD, mover))
-    update = await service.act(TakeDouble(match_id, GUILD, mover))
+    with refused(PhaseError, Refusal.ROLL_FIRST, match="Roll first"):
+        await service.handle(PlayMove(match_id, GUILD, waiter, "13/7"))
+    update = await service.handle(OfferDouble(match_id, GUILD, waiter))
+    with refused(
+        NotYourTurnError, Refusal.OWN_DOUBLE, match=r"Only .* can take or pass your double"
+    ):
+        await service.handle(TakeDouble(match_id, GUILD, waiter))
+    with refused(CubeError, Refusal.DOUBLED, match="take or pass first"):
+        await service.handle(RollDice(match_id, GUILD, mover))
+    update = await service.handle(TakeDouble(match_id, GUILD, mover))
     assert update.view.cube_value == 2 and update.view.cube_owner == 1 - update.view.turn
-    with refused(StaleActionError, match="out of date"):
-        await service.act(RollDice(match_id, GUILD, waiter, expected_version=update.version - 1))
-    with refused(PhaseError, match="no draw offers"):
-        await service.act(OfferDraw(match_id, GUILD, waiter))
+    with refused(StaleActionError, Refusal.STALE_BOARD, match="out of date"):
+        await service.handle(RollDice(match_id, GUILD, waiter, expected_version=update.version - 1))
+    with refused(PhaseError, "no_draw_offers", match="no draw offers"):
+        await service.handle(OfferDraw(match_id, GUILD, waiter))
     events_before = await service.store.event_count(match_id)
     assert (await service.get_view(match_id, GUILD)).version == update.version
     assert await service.store.event_count(match_id) == events_before  # refusals write nothing
@@ -244,18 +256,18 @@ async def test_authorization_refusals(service: MatchService) -> None:
 @pytest.mark.asyncio
 async def test_leave_and_resign(service: MatchService) -> None:
     update = await start(service, "nannon", length=3)
-    with refused(GameError, match="Resign single, gammon or backgammon"):
-        await service.act(OfferResignation(update.match_id, GUILD, ALICE, "everything"))
-    update = await service.act(OfferResignation(update.match_id, GUILD, ALICE, "single"))
+    with refused(GameError, Refusal.BAD_RESIGN_LEVEL, match="Resign single, gammon or backgammon"):
+        await service.handle(OfferResignation(update.match_id, GUILD, ALICE, "everything"))
+    update = await service.handle(OfferResignation(update.match_id, GUILD, ALICE, "single"))
     assert update.view.phase is Phase.RESIGN_OFFERED
     with pytest.raises(NotYourTurnError):
-        await service.act(AcceptResignation(update.match_id, GUILD, ALICE))
-    update = await service.act(AcceptResignation(update.match_id, GUILD, BOB))
+        await service.handle(AcceptResignation(update.match_id, GUILD, ALICE))
+    update = await service.handle(AcceptResignation(update.match_id, GUILD, BOB))
     assert update.game_result is not None and update.view.score == (0, 1)
-    update = await service.act(LeaveMatch(update.match_id, GUILD, BOB))
+    update = await service.handle(LeaveMatch(update.match_id, GUILD, BOB))
     assert update.match_over and update.winner_seat == 0 and update.view.score[0] == 3
-    with refused(PhaseError, match="over"):
-        await service.act(RollDice(update.match_id, GUILD, ALICE))
+    with refused(PhaseError, Refusal.MATCH_OVER, match="over"):
+        await service.handle(RollDice(update.match_id, GUILD, ALICE))
     history = await service.history(GUILD, ALICE)
     assert history[0].result == "won" and history[0].opponent.user_id == BOB
 
@@ -270,7 +282,7 @@ async def test_ten_simultaneous_clicks_apply_once(service: MatchService) -> None
     before = await service.store.event_count(update.match_id)
     results = await asyncio.gather(
         *(
-            service.act(
+            service.handle(
                 PlayMove(update.match_id, GUILD, mover, move, expected_version=update.version)
             )
             for _ in range(10)
@@ -284,7 +296,7 @@ async def test_ten_simultaneous_clicks_apply_once(service: MatchService) -> None
     # Without a version the repeats are refused by the rules instead.
     roller = user_on(applied[0])
     rolls = await asyncio.gather(
-        *(service.act(RollDice(update.match_id, GUILD, roller)) for _ in range(5)),
+        *(service.handle(RollDice(update.match_id, GUILD, roller)) for _ in range(5)),
         return_exceptions=True,
     )
     assert sum(isinstance(r, MatchUpdate) for r in rolls) == 1
@@ -298,15 +310,15 @@ async def play_randomly(svc: MatchService, update: MatchUpdate, rng: random.Rand
         user = view.players[actor].user_id
         if view.phase in (Phase.ROLL, Phase.OPENING_TIE):
             if view.can_double[actor] and rng.random() < 0.2:
-                update = await svc.act(OfferDouble(update.match_id, GUILD, user))
+                update = await svc.handle(OfferDouble(update.match_id, GUILD, user))
             else:
-                update = await svc.act(RollDice(update.match_id, GUILD, user))
+                update = await svc.handle(RollDice(update.match_id, GUILD, user))
         elif view.phase is Phase.CUBE_OFFERED:
             answer = TakeDouble if rng.random() < 0.7 else PassDouble
-            update = await svc.act(answer(update.match_id, GUILD, user))
+            update = await svc.handle(answer(update.match_id, GUILD, user))
         else:
             choice = rng.choice(view.legal_moves)
-            update = await svc.act(PlayMove(update.match_id, GUILD, user, choice))
+            update = await svc.handle(PlayMove(update.match_id, GUILD, user, choice))
 
 
 @pytest.mark.asyncio
@@ -359,31 +371,31 @@ async def play_with_offers(svc: MatchService, update: MatchUpdate, rng: random.R
         offers_open = view.phase in (Phase.OPENING_TIE, Phase.ROLL, Phase.MOVE)
         r = rng.random()
         if r < 0.003:
-            update = await svc.act(LeaveMatch(match_id, GUILD, either))
+            update = await svc.handle(LeaveMatch(match_id, GUILD, either))
         elif view.phase is Phase.RESIGN_OFFERED:
             answer = AcceptResignation if rng.random() < 0.4 else DeclineResignation
-            update = await svc.act(answer(match_id, GUILD, user))
+            update = await svc.handle(answer(match_id, GUILD, user))
         elif view.phase is Phase.DRAW_OFFERED:
             answer = AcceptDraw if rng.random() < 0.3 else DeclineDraw
-            update = await svc.act(answer(match_id, GUILD, user))
+            update = await svc.handle(answer(match_id, GUILD, user))
         elif view.phase is Phase.CUBE_OFFERED:
             answer = TakeDouble if rng.random() < 0.7 else PassDouble
-            update = await svc.act(answer(match_id, GUILD, user))
+            update = await svc.handle(answer(match_id, GUILD, user))
             continue
         elif offers_open and r < 0.03:
             if checkers and rng.random() < 0.7:
-                update = await svc.act(OfferDraw(match_id, GUILD, either))
+                update = await svc.handle(OfferDraw(match_id, GUILD, either))
             else:
                 level = rng.choice(RESIGN_LEVELS[view.kind])
-                update = await svc.act(OfferResignation(match_id, GUILD, either, level))
+                update = await svc.handle(OfferResignation(match_id, GUILD, either, level))
         elif view.phase in (Phase.ROLL, Phase.OPENING_TIE):
             if view.can_double[seat] and rng.random() < 0.1:
-                update = await svc.act(OfferDouble(match_id, GUILD, user))
+                update = await svc.handle(OfferDouble(match_id, GUILD, user))
             else:
-                update = await svc.act(RollDice(match_id, GUILD, user))
+                update = await svc.handle(RollDice(match_id, GUILD, user))
             continue
         else:
-            update = await svc.act(PlayMove(match_id, GUILD, user, rng.choice(view.legal_moves)))
+            update = await svc.handle(PlayMove(match_id, GUILD, user, rng.choice(view.legal_moves)))
             continue
         await assert_log_replays(svc, match_id)
 
@@ -443,14 +455,14 @@ async def test_listed_moves_are_never_stale_and_any_spelling_records_the_same(
                 view = a.view
                 user = view.players[view.actor if view.actor is not None else 0].user_id
                 if view.phase is not Phase.MOVE:
-                    a = await listed.act(RollDice(a.match_id, GUILD, user))
-                    b = await other.act(RollDice(b.match_id, GUILD, user))
+                    a = await listed.handle(RollDice(a.match_id, GUILD, user))
+                    b = await other.handle(RollDice(b.match_id, GUILD, user))
                     continue
                 i = rng.randrange(len(texts))
-                a = await listed.act(PlayMove(a.match_id, GUILD, user, texts[i]))
+                a = await listed.handle(PlayMove(a.match_id, GUILD, user, texts[i]))
                 step += 1
                 spelled = fresh.legal_moves()[i] if step % 2 else texts[i].replace(" ", "  ")
-                b = await other.act(PlayMove(b.match_id, GUILD, user, spelled))
+                b = await other.handle(PlayMove(b.match_id, GUILD, user, spelled))
             assert b.match_over and b.view.score == a.view.score
             events_a = await listed.store.events(a.match_id)
             events_b = await other.store.events(b.match_id)
@@ -470,7 +482,7 @@ async def test_close_and_reopen_mid_match_continues(store_target: str | Path) ->
     path = store_target
     svc = await MatchService.open(path)
     update = await start(svc, "backgammon", length=1)
-    update = await svc.act(
+    update = await svc.handle(
         PlayMove(update.match_id, GUILD, user_on(update), update.view.legal_moves[0])
     )
     before = update.view
@@ -487,7 +499,7 @@ async def test_close_and_reopen_mid_match_continues(store_target: str | Path) ->
         assert resumed.dice_commitment == before.dice_commitment and resumed.dice_seed is None
         # A button from the board posted before the restart still works.
         roller = resumed.players[resumed.actor].user_id  # type: ignore[index]
-        update = await svc.act(
+        update = await svc.handle(
             RollDice(update.match_id, GUILD, roller, expected_version=before.version)
         )
         await play_randomly(svc, update, random.Random(3))
@@ -504,7 +516,7 @@ async def test_verify_catches_dice_not_from_the_seed(store_target: str | Path) -
         update = await start(svc, "nannon", length=1)
         assert "alice 6, bob 1" in notes(update)[1]
         assert (await svc.verify_match(update.match_id, GUILD)).ok is None  # still secret
-        update = await svc.act(LeaveMatch(update.match_id, GUILD, BOB))
+        update = await svc.handle(LeaveMatch(update.match_id, GUILD, BOB))
         report = await svc.verify_match(update.match_id, GUILD)
         assert report.dice[:2] == (6, 1) and report.ok is False
     finally:
@@ -537,13 +549,15 @@ async def test_the_seed_commitment_is_shown_at_accept_and_matches_the_seed_revea
             view = update.view
             user = ALICE if view.actor is None else user_on(update)  # an opening tie: either
             if view.phase is Phase.MOVE:
-                update = await svc.act(PlayMove(first.match_id, GUILD, user, view.legal_moves[0]))
+                update = await svc.handle(
+                    PlayMove(first.match_id, GUILD, user, view.legal_moves[0])
+                )
             else:
-                update = await svc.act(RollDice(first.match_id, GUILD, user))
+                update = await svc.handle(RollDice(first.match_id, GUILD, user))
             assert update.revealed_seed is None and update.view.dice_seed is None
             assert update.view.dice_commitment == shown
         assert (await svc.get_view(first.match_id, GUILD)).dice_seed is None
-        end = await svc.act(LeaveMatch(first.match_id, GUILD, ALICE))
+        end = await svc.handle(LeaveMatch(first.match_id, GUILD, ALICE))
         assert end.match_over and end.revealed_seed is not None
         assert hashlib.sha256(bytes.fromhex(end.revealed_seed)).hexdigest() == shown
         assert end.view.dice_seed == end.revealed_seed and end.view.dice_commitment == shown
@@ -594,12 +608,12 @@ async def test_match_aware_dice_are_shown_the_state_each_die_is_rolled_for(
         # match in the phase being rolled for, on the turn it is rolled for.
         while update.view.phase is not Phase.ROLL:
             view = update.view
-            update = await svc.act(PlayMove(1, GUILD, user_on(update), view.legal_moves[0]))
+            update = await svc.handle(PlayMove(1, GUILD, user_on(update), view.legal_moves[0]))
         turn, rolled = update.view.turn, len(dice.seen)
-        update = await svc.act(RollDice(1, GUILD, user_on(update)))
+        update = await svc.handle(RollDice(1, GUILD, user_on(update)))
         assert dice.seen[rolled:] == [(Phase.ROLL, turn)]
         assert dice.matches[-1] is match
-        update = await svc.act(LeaveMatch(1, GUILD, BOB))
+        update = await svc.handle(LeaveMatch(1, GUILD, BOB))
         assert update.match_over
         # Steered dice are not the committed ones.
         assert (await svc.verify_match(1, GUILD)).ok is False
@@ -623,14 +637,14 @@ async def test_idle_reminder_and_claim(store_target: str | Path) -> None:
         assert (due.idle.user_id, due.reminder_due, due.claimable) == (idle, True, False)
         await svc.mark_reminded(due.match_id, due.version)
         assert await svc.idle_matches() == []
-        with refused(GameError, match="more to go"):
-            await svc.act(ClaimWin(update.match_id, GUILD, waiting))
+        with refused(GameError, Refusal.CLAIM_TOO_EARLY, match="more to go"):
+            await svc.handle(ClaimWin(update.match_id, GUILD, waiting))
         clock.now += 24 * 60 * 60
         [due] = await svc.idle_matches()
         assert due.claimable and not due.reminder_due
-        with refused(NotYourTurnError, match="waiting for you"):
-            await svc.act(ClaimWin(update.match_id, GUILD, idle))
-        update = await svc.act(ClaimWin(update.match_id, GUILD, waiting))
+        with refused(NotYourTurnError, Refusal.CLAIM_OWN_WAIT, match="waiting for you"):
+            await svc.handle(ClaimWin(update.match_id, GUILD, idle))
+        update = await svc.handle(ClaimWin(update.match_id, GUILD, waiting))
         assert update.match_over and update.view.players[update.winner_seat].user_id == waiting  # type: ignore[index]
         assert await svc.idle_matches() == []
     finally:
@@ -639,16 +653,16 @@ async def test_idle_reminder_and_claim(store_target: str | Path) -> None:
 
 @pytest.mark.asyncio
 async def test_settings_validation(service: MatchService) -> None:
-    for changes, message in [
-        ({"nannon_length": 0}, "between 1 and 25"),
-        ({"backgammon_length": "x"}, "whole number"),
-        ({"auto_roll": "maybe"}, "on or off"),
-        ({"auto_pass": "sometimes"}, "auto_pass is on or off"),
-        ({"colour": "red"}, "no setting"),
-        ({"claim_minutes": 5}, "at least the reminder"),
-        ({"challenge_channels": ["#general"]}, "channel ids"),
+    for changes, code, message in [
+        ({"nannon_length": 0}, Refusal.SETTING_OUT_OF_RANGE, "between 1 and 25"),
+        ({"backgammon_length": "x"}, Refusal.SETTING_NOT_A_NUMBER, "whole number"),
+        ({"auto_roll": "maybe"}, Refusal.SETTING_NOT_ON_OFF, "on or off"),
+        ({"auto_pass": "sometimes"}, Refusal.SETTING_NOT_ON_OFF, "auto_pass is on or off"),
+        ({"colour": "red"}, Refusal.UNKNOWN_SETTING, "no setting"),
+        ({"claim_minutes": 5}, Refusal.CLAIM_BEFORE_REMINDER, "at least the reminder"),
+        ({"challenge_channels": ["#general"]}, Refusal.NOT_A_CHANNEL, "channel ids"),
     ]:
-        with refused(GameError, match=message):
+        with refused(GameError, code, match=message):
             await service.update_guild_settings(GUILD, **changes)
     updated = await service.update_guild_settings(GUILD, auto_roll=False, reminder_minutes=5)
     assert not updated.auto_roll and updated.reminder_minutes == 5
@@ -662,11 +676,11 @@ async def test_settings_validation(service: MatchService) -> None:
 async def test_auto_roll_off_waits_for_the_roll(service: MatchService) -> None:
     await service.update_guild_settings(GUILD, auto_roll=False, auto_move=False)
     update = await start(service, "nannon", length=1, cube=False)
-    update = await service.act(
+    update = await service.handle(
         PlayMove(update.match_id, GUILD, user_on(update), update.view.legal_moves[0])
     )
     assert update.view.phase is Phase.ROLL  # no cube, but auto-roll is off
-    update = await service.act(RollDice(update.match_id, GUILD, user_on(update)))
+    update = await service.handle(RollDice(update.match_id, GUILD, user_on(update)))
     assert update.view.phase in (Phase.MOVE, Phase.ROLL)
 
 
@@ -697,7 +711,7 @@ async def test_the_only_legal_move_is_played_automatically_and_reported(
             0,
             "2/3",
         )
-        update = await svc.act(
+        update = await svc.handle(
             RollDice(match_id, GUILD, BOB)
         )  # the user's roll, then the forced move
         assert notes(update) == (
@@ -731,7 +745,7 @@ async def test_auto_move_off_leaves_the_only_legal_move_to_the_player(
         assert notes(update)[1:] == ("Opening roll: alice 2, bob 1: alice moves first with a 1.",)
         view = update.view
         assert (view.phase, view.actor, view.legal_moves) == (Phase.MOVE, 0, ("2/3",))
-        update = await svc.act(PlayMove(update.match_id, GUILD, ALICE, "2/3"))
+        update = await svc.handle(PlayMove(update.match_id, GUILD, ALICE, "2/3"))
         assert notes(update) == ("alice plays 2/3.",)  # the player's own move: no "automatic"
         events = await svc.store.events(update.match_id)
         assert [(e.actor, e.kind) for e in events] == [(None, "opening_roll"), (ALICE, "move")]
@@ -758,12 +772,12 @@ async def test_results_are_events_and_refusals_are_codes_with_no_sentences(
             MovePlayed(0, "2/3", auto=True),
         )
         with pytest.raises(NotYourTurnError) as caught:
-            await svc.act(RollDice(update.match_id, GUILD, ALICE))
+            await svc.handle(RollDice(update.match_id, GUILD, ALICE))
         error = caught.value
         assert isinstance(error, Refused) and error.refusal is Refusal.NOT_YOUR_TURN
         assert error.params == {"name": "bob"}
         assert str(error) == "not_your_turn (name='bob')"  # for logs, not for users
-        update = await svc.act(RollDice(update.match_id, GUILD, BOB))
+        update = await svc.handle(RollDice(update.match_id, GUILD, BOB))
         assert update.events == (DiceRolled(1, (1,)), MovePlayed(1, "2/3", auto=True))
 
         await svc.update_guild_settings(GUILD, challenge_channels=[55, 56])
@@ -773,7 +787,7 @@ async def test_results_are_events_and_refusals_are_codes_with_no_sentences(
         assert caught.value.params == {"channels": (55, 56)}
         assert "<#" not in str(caught.value)  # no Discord markup from the service
         with pytest.raises(NotFoundError) as caught:
-            await svc.act(LeaveMatch(99, GUILD, ALICE))
+            await svc.handle(LeaveMatch(99, GUILD, ALICE))
         assert (caught.value.refusal, caught.value.params) == (
             Refusal.NO_SUCH_MATCH,
             {"match_id": 99},
@@ -796,7 +810,7 @@ async def test_auto_pass_off_waits_for_the_player_to_play_no_move(store_target: 
         update = await start(svc, "nannon", length=1, cube=False)
         match_id = update.match_id
         assert update.view.rules.auto_pass is False
-        update = await svc.act(PlayMove(match_id, GUILD, BOB, "H/3"))
+        update = await svc.handle(PlayMove(match_id, GUILD, BOB, "H/3"))
         view = update.view
         # Auto-roll rolled the 4; auto-move does not play the lone "no move" for alice.
         assert (view.phase, view.actor, view.dice, view.legal_moves) == (
@@ -809,10 +823,10 @@ async def test_auto_pass_off_waits_for_the_player_to_play_no_move(store_target: 
         assert 'alice rolls 4: no legal move, play "no move" to pass the turn.' in notes(update)
         assert await svc.legal_moves(match_id, GUILD, ALICE, "No") == ["no move"]
         with pytest.raises(NotYourTurnError):
-            await svc.act(PlayMove(match_id, GUILD, BOB, "no move"))
-        with refused(IllegalMoveError, match="no move"):
-            await svc.act(PlayMove(match_id, GUILD, ALICE, "H/4"))
-        update = await svc.act(
+            await svc.handle(PlayMove(match_id, GUILD, BOB, "no move"))
+        with refused(IllegalMoveError, "must_pass", match="no move"):
+            await svc.handle(PlayMove(match_id, GUILD, ALICE, "H/4"))
+        update = await svc.handle(
             PlayMove(match_id, GUILD, ALICE, "No Move", expected_version=view.version)
         )
         assert notes(update)[0] == "alice has no legal move: the turn passes to bob."
@@ -838,7 +852,7 @@ async def test_auto_pass_on_passes_a_roll_with_no_legal_move_at_once(
     try:
         update = await start(svc, "nannon", length=1, cube=False)
         assert update.view.rules.auto_pass is True
-        update = await svc.act(PlayMove(update.match_id, GUILD, BOB, "H/3"))
+        update = await svc.handle(PlayMove(update.match_id, GUILD, BOB, "H/3"))
         assert "alice rolls 4: no legal move, the turn passes to bob." in notes(update)
         assert update.view.turn == 1 and not update.view.must_pass
         assert "no move" not in update.view.legal_moves
@@ -875,7 +889,7 @@ async def test_queries_and_guild_isolation(service: MatchService) -> None:
         await service.legal_moves(update.match_id, OTHER_GUILD, mover, "")
     with pytest.raises(NotFoundError):
         await service.export(update.match_id, OTHER_GUILD)
-    await service.act(LeaveMatch(update.match_id, GUILD, ALICE))
+    await service.handle(LeaveMatch(update.match_id, GUILD, ALICE))
     assert [r.user_id for r in await service.leaderboard(GUILD, "backgammon")] == [BOB, ALICE]
     assert await service.leaderboard(OTHER_GUILD, "backgammon") == []
     assert await service.history(OTHER_GUILD, ALICE) == []
@@ -888,7 +902,7 @@ async def test_verify_counts_every_die_drawn(service: MatchService) -> None:
     even though every die shown follows from the seed."""
     update = await start(service, "backgammon", length=3)
     mid = update.match_id
-    await service.act(LeaveMatch(mid, GUILD, BOB))
+    await service.handle(LeaveMatch(mid, GUILD, BOB))
     report = await service.verify_match(mid, GUILD)
     assert report.ok is True and report.drawn == len(report.dice) >= 2
     await sql_write(  # tampering, as someone with the database could

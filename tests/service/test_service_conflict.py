@@ -35,10 +35,10 @@ async def test_a_version_conflict_is_a_polite_refusal_and_the_match_reloads(
         stale = await second.get_view(mid)  # the second service loads the same state
         assert stale.version == view.version
 
-        after = await first.act(PlayMove(mid, GUILD, mover, view.legal_moves[0]))
+        after = await first.handle(PlayMove(mid, GUILD, mover, view.legal_moves[0]))
         events = await first.store.event_count(mid)
         with pytest.raises(GameError) as refused:
-            await second.act(PlayMove(mid, GUILD, mover, stale.legal_moves[-1]))
+            await second.handle(PlayMove(mid, GUILD, mover, stale.legal_moves[-1]))
         assert type(refused.value) is StaleActionError
         assert refused.value.refusal is Refusal.MATCH_CHANGED  # type: ignore[attr-defined]
         assert refusal_text(refused.value) == (
@@ -54,7 +54,7 @@ async def test_a_version_conflict_is_a_polite_refusal_and_the_match_reloads(
             after.view.actor,
         )
         assert fresh.phase is Phase.ROLL and fresh.actor == 1 - view.actor
-        done = await second.act(RollDice(mid, GUILD, fresh.players[fresh.actor].user_id))
+        done = await second.handle(RollDice(mid, GUILD, fresh.players[fresh.actor].user_id))
         assert done.view.phase is Phase.MOVE and done.view.version > fresh.version
 
         rows = await second.store.events(mid)

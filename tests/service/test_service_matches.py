@@ -56,15 +56,15 @@ async def drive(
         user = view.players[actor].user_id
         if view.phase in (Phase.ROLL, Phase.OPENING_TIE):
             if view.can_double[actor] and rng.random() < p_double:
-                update = await service.act(OfferDouble(match_id, GUILD, user))
+                update = await service.handle(OfferDouble(match_id, GUILD, user))
             else:
-                update = await service.act(RollDice(match_id, GUILD, user))
+                update = await service.handle(RollDice(match_id, GUILD, user))
         elif view.phase is Phase.CUBE_OFFERED:
             answer = TakeDouble if rng.random() < p_take else PassDouble
-            update = await service.act(answer(match_id, GUILD, user))
+            update = await service.handle(answer(match_id, GUILD, user))
         else:
             assert view.phase is Phase.MOVE
-            update = await service.act(
+            update = await service.handle(
                 PlayMove(match_id, GUILD, user, rng.choice(view.legal_moves))
             )
         if seen is not None:
@@ -229,7 +229,7 @@ async def test_crawford_match_with_cube_action_rates_by_fibs_with_experience(ope
         GUILD, CHANNEL, ALICE, "alice", "backgammon", opponent_id=CAROL, length=1
     )
     warmup = await service.accept(challenge.id, GUILD, CAROL, "carol")
-    warmup = await service.act(LeaveMatch(warmup.match_id, GUILD, CAROL))
+    warmup = await service.handle(LeaveMatch(warmup.match_id, GUILD, CAROL))
     assert warmup.match_over and warmup.winner_seat == 0
     # FIBS by hand, n = 1, equal ratings, K = 5: 4 * 1 * 1/2 * 5 = 10.
     assert (await service.stats(GUILD, ALICE, "backgammon")).rating == pytest.approx(1510)
@@ -397,13 +397,14 @@ async def test_an_accepted_resignation_counts_at_its_level(open_service) -> None
         (BOB, ALICE, "backgammon", 3),
         (ALICE, BOB, "single", 1),
     ):
-        await service.act(OfferResignation(update.match_id, GUILD, resigner, level))
-        update = await service.act(AcceptResignation(update.match_id, GUILD, accepter))
+        await service.handle(OfferResignation(update.match_id, GUILD, resigner, level))
+        update = await service.handle(AcceptResignation(update.match_id, GUILD, accepter))
         assert update.game_result is not None
         assert (update.game_result.kind, update.game_result.points) == (ResultKind.RESIGN, points)
-    declined = await service.act(OfferResignation(update.match_id, GUILD, BOB, "backgammon"))
-    update = await service.act(DeclineResignation(declined.match_id, GUILD, ALICE))
-    update = await service.act(LeaveMatch(update.match_id, GUILD, BOB))  # a forfeit counts nothing
+    declined = await service.handle(OfferResignation(update.match_id, GUILD, BOB, "backgammon"))
+    update = await service.handle(DeclineResignation(declined.match_id, GUILD, ALICE))
+    # a forfeit counts nothing
+    update = await service.handle(LeaveMatch(update.match_id, GUILD, BOB))
     assert update.match_over and update.view.score == (7, 3)
     alice = await service.stats(GUILD, ALICE, "backgammon")
     bob = await service.stats(GUILD, BOB, "backgammon")
@@ -414,11 +415,11 @@ async def test_an_accepted_resignation_counts_at_its_level(open_service) -> None
     await assert_replays(service, update.match_id)
 
     update = await start(service, "nannon", length=3)
-    await service.act(OfferResignation(update.match_id, GUILD, ALICE, "gammon"))  # a NANNON
-    update = await service.act(AcceptResignation(update.match_id, GUILD, BOB))
+    await service.handle(OfferResignation(update.match_id, GUILD, ALICE, "gammon"))  # a NANNON
+    update = await service.handle(AcceptResignation(update.match_id, GUILD, BOB))
     assert update.view.score == (0, 2)
-    await service.act(OfferResignation(update.match_id, GUILD, BOB, "single"))
-    update = await service.act(AcceptResignation(update.match_id, GUILD, ALICE))
+    await service.handle(OfferResignation(update.match_id, GUILD, BOB, "single"))
+    update = await service.handle(AcceptResignation(update.match_id, GUILD, ALICE))
     assert update.view.score == (1, 2)
     alice = await service.stats(GUILD, ALICE, "nannon")
     bob = await service.stats(GUILD, BOB, "nannon")

@@ -75,18 +75,18 @@ async def main(path, seed):
         try:
             if view.phase in (Phase.OPENING, Phase.OPENING_TIE, Phase.ROLL):
                 if view.phase is Phase.ROLL and view.can_double[seat] and rng.random() < 0.15:
-                    update = await svc.act(OfferDouble(mid, GUILD, user))
+                    update = await svc.handle(OfferDouble(mid, GUILD, user))
                 else:
-                    update = await svc.act(RollDice(mid, GUILD, user))
+                    update = await svc.handle(RollDice(mid, GUILD, user))
             elif view.phase is Phase.MOVE:
-                update = await svc.act(PlayMove(mid, GUILD, user, rng.choice(view.legal_moves)))
+                update = await svc.handle(PlayMove(mid, GUILD, user, rng.choice(view.legal_moves)))
             elif view.phase is Phase.CUBE_OFFERED:
                 answer = TakeDouble if rng.random() < 0.7 else PassDouble
-                update = await svc.act(answer(mid, GUILD, user))
+                update = await svc.handle(answer(mid, GUILD, user))
             elif view.phase is Phase.DRAW_OFFERED:
-                update = await svc.act(DeclineDraw(mid, GUILD, user))
+                update = await svc.handle(DeclineDraw(mid, GUILD, user))
             elif view.phase is Phase.RESIGN_OFFERED:
-                update = await svc.act(AcceptResignation(mid, GUILD, user))
+                update = await svc.handle(AcceptResignation(mid, GUILD, user))
             else:
                 raise AssertionError(view.phase)
         except GameError as exc:

@@ -37,10 +37,10 @@ async def played(svc: MatchService, matches: int) -> list[Accepted]:
             user = view.players[actor].user_id
             first = await svc._state.store.event_count(match_id)
             if view.phase in (Phase.ROLL, Phase.OPENING_TIE):
-                update, kind = await svc.act(RollDice(match_id, GUILD, user)), "Roll"
+                update, kind = await svc.handle(RollDice(match_id, GUILD, user)), "Roll"
             else:
                 move = rng.choice(view.legal_moves)
-                update, kind = await svc.act(PlayMove(match_id, GUILD, user, move)), "/move"
+                update, kind = await svc.handle(PlayMove(match_id, GUILD, user, move)), "/move"
             end = await svc._state.store.event_count(match_id)
             accepted.append(Accepted(match_id, first, end, kind))
     return accepted

@@ -63,18 +63,18 @@ async def play(svc, rng, view):
         try:
             if view.phase in (Phase.OPENING, Phase.OPENING_TIE, Phase.ROLL):
                 if view.phase is Phase.ROLL and view.can_double[seat] and rng.random() < 0.15:
-                    update = await svc.act(OfferDouble(mid, guild, user))
+                    update = await svc.handle(OfferDouble(mid, guild, user))
                 else:
-                    update = await svc.act(RollDice(mid, guild, user))
+                    update = await svc.handle(RollDice(mid, guild, user))
             elif view.phase is Phase.MOVE:
-                update = await svc.act(PlayMove(mid, guild, user, rng.choice(view.legal_moves)))
+                update = await svc.handle(PlayMove(mid, guild, user, rng.choice(view.legal_moves)))
             elif view.phase is Phase.CUBE_OFFERED:
                 answer = TakeDouble if rng.random() < 0.7 else PassDouble
-                update = await svc.act(answer(mid, guild, user))
+                update = await svc.handle(answer(mid, guild, user))
             elif view.phase is Phase.DRAW_OFFERED:
-                update = await svc.act(DeclineDraw(mid, guild, user))
+                update = await svc.handle(DeclineDraw(mid, guild, user))
             elif view.phase is Phase.RESIGN_OFFERED:
-                update = await svc.act(AcceptResignation(mid, guild, user))
+                update = await svc.handle(AcceptResignation(mid, guild, user))
             else:
                 raise AssertionError(view.phase)
         except GameError as exc:

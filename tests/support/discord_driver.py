@@ -12,6 +12,10 @@ tests reuse ``tablebot_factory`` with their own options.
 A bot with scripted dice (or a chosen clock) is built as ``create_bot`` builds one, with the
 service made here: ``TableBot(settings, service=MatchService(store, dice_factory=...))``
 (:func:`build_bot`).
+
+Each bot gets worker pools of its own (:func:`bot_pools`), as ``run`` hands ``create_bot``
+its pools, except the render worker: the session's bots share one (:data:`SESSION_RENDER`), as
+tests start hundreds of bots and a render worker takes 0.3 to 0.5 s to start.
 """
 
 from __future__ import annotations
@@ -29,9 +33,11 @@ from fakediscord import TOKEN, Channel, FakeDiscord, InteractionHandle, Member, 
 
 from bot.config import Settings
 from bot.discord.app import TableBot, create_bot
-from bot.robot.analyser import worker_analyser
+from bot.robot.analysis_runner import WorkerAnalysisRunner
+from bot.robot.worker import RobotWorker
 from bot.service import DiceFactory, MatchService
 from bot.storage import open_store
+from bot.workers import ANALYSIS_NICENESS, WorkerPool, WorkerPools
 from engines.base import GameMatch
 from engines.dice import SEED_BYTES, FairDice
 
@@ -93,6 +99,30 @@ class Clock:
         self.offset += seconds
 
 
+class SessionRenderPool(WorkerPool):
+    """The render pool the session's bots share: a bot's close leaves it running (its
+    :meth:`shutdown` does nothing); :meth:`stop` ends it at the session's end."""
+
+    def shutdown(self, *, kill: bool = False) -> None:
+        pass
+
+    def stop(self) -> None:
+        super().shutdown()
+
+
+SESSION_RENDER = SessionRenderPool("render")
+
+
+def bot_pools() -> WorkerPools:
+    """A bot's worker pools: a robot and an analysis worker of its own, the session's render
+    worker."""
+    return WorkerPools(
+        render=SESSION_RENDER,
+        robot=WorkerPool("robot"),
+        analysis=WorkerPool("analysis", niceness=ANALYSIS_NICENESS),
+    )
+
+
 def build_bot(
     settings: Settings,
     *,
@@ -100,15 +130,19 @@ def build_bot(
     clock: Clock | None = None,
     **client_options: Any,
 ) -> TableBot:
-    """The bot ``create_bot(settings, **client_options)`` builds (the same analyser), with the
-    service's dice and the clock of both the service and the bot chosen by the test."""
+    """The bot ``create_bot(settings, pools=bot_pools(), **client_options)`` builds (the same
+    workers, the same analysis runner), with the service's dice and the clock of both the
+    service and the bot chosen by the test."""
     store = open_store(settings.db_path)
-    analyser = worker_analyser()
+    pools = bot_pools()
+    robot = RobotWorker(pools.robot)
+    runner = WorkerAnalysisRunner(pools.analysis, robot)
+    workers: dict[str, Any] = {"pools": pools, "robot_worker": robot}
     if clock is None:
-        service = MatchService(store, dice_factory=dice_factory, analyser=analyser)
-        return TableBot(settings, service=service, **client_options)
-    service = MatchService(store, dice_factory=dice_factory, clock=clock, analyser=analyser)
-    return TableBot(settings, service=service, clock=clock, **client_options)
+        service = MatchService(store, dice_factory=dice_factory, analysis_runner=runner)
+        return TableBot(settings, service=service, **workers, **client_options)
+    service = MatchService(store, dice_factory=dice_factory, clock=clock, analysis_runner=runner)
+    return TableBot(settings, service=service, clock=clock, **workers, **client_options)
 
 
 def tablebot_factory(
@@ -127,7 +161,7 @@ def tablebot_factory(
 
     def factory(**client_options: Any) -> TableBot:
         if not bot_options:
-            return create_bot(settings, **client_options)
+            return create_bot(settings, pools=bot_pools(), **client_options)
         return build_bot(settings, **bot_options, **client_options)
 
     return factory

@@ -1,10 +1,10 @@
 """Playing against the robot through the fake Discord: challenge tablebot itself, then play the
 human's side of whatever the latest board waits for, until the match is over.
 
-The robot plays in tasks of the bot's own (``TableBot.spawn_work``), which ``bot.wait_idle()``
-waits for as it waits for the handlers: after each human action the driver waits for the
-bot's work and its REST requests, then reads the match from the service. Nothing sleeps; the
-robot's pause is 0 (a server setting) unless a test holds it.
+The robot's driver plays in tasks of the bot's own (``TableBot.spawn_work``), which
+``bot.wait_idle()`` waits for as it waits for the handlers: after each human action this
+waits for the bot's work and its REST requests, then reads the match from the service.
+Nothing sleeps; the robot's pause is 0 (a server setting) unless a test holds it.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ import os
 import signal
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from fakediscord import Channel, FakeDiscord, InteractionHandle, Member, Message
 
 from bot.discord.app import TableBot
-from bot.discord.cogs.robot import RobotCog
+from bot.robot.driver import RobotDriver
 from bot.service import MatchView
 from engines.base import Phase
 from support.discord_driver import boards, footer, service_of
@@ -33,12 +33,9 @@ def bot_of(fake: FakeDiscord) -> TableBot:
     return bot
 
 
-def robot_cog(fake: FakeDiscord) -> RobotCog:
-    """The running bot's robot cog (an extension's module is loaded afresh by each bot, so
-    its class is not this module's RobotCog: checked by name)."""
-    cog = bot_of(fake).get_cog("Robot")
-    assert cog is not None and type(cog).__name__ == "RobotCog"
-    return cast(RobotCog, cog)
+def robot_of(fake: FakeDiscord) -> RobotDriver:
+    """The running bot's robot driver (``decide``, ``sleep`` and ``rng`` may be replaced)."""
+    return bot_of(fake).robot
 
 
 async def robot_ready(fake: FakeDiscord, **settings: Any) -> None:

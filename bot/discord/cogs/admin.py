@@ -12,14 +12,16 @@ numbers from the settings here: a change invalidates the bot's cached limit for 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.discord import wording
+from bot.discord.catalogue import choices, command_text, text
 from bot.discord.replies import NO_MENTIONS
+from bot.service import UpdateSettings
 from engines.errors import GameError
 
 if TYPE_CHECKING:
@@ -28,11 +30,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-NOT_MANAGER = "Only members with the Manage Server permission can change tablebot's settings."
-NOT_OWNER = "Only the bot's owner can sync commands globally."
+NOT_MANAGER = text("refusal.not_manager")
+NOT_OWNER = text("refusal.not_owner")
 # UI bounds only (Discord enforces them in the client); the service decides what is valid.
 Minutes = app_commands.Range[int, 1, 30 * 24 * 60]
 Length = app_commands.Range[int, 0, 64]
+ChannelsAction = Literal["add", "remove", "only", "anywhere"]
 
 
 def is_manager(interaction: discord.Interaction[Any]) -> bool:
@@ -44,31 +47,50 @@ def is_manager(interaction: discord.Interaction[Any]) -> bool:
 
 
 def _onoff(value: bool) -> str:
-    return "on" if value else "off"
+    return text("settings.on" if value else "settings.off")
 
 
 def describe_settings(settings: GuildSettings) -> str:
     channels = (
-        ", ".join(f"<#{cid}>" for cid in settings.challenge_channels)
+        wording.listed([f"<#{cid}>" for cid in settings.challenge_channels])
         if settings.challenge_channels
-        else "any channel"
+        else text("settings.any_channel")
     )
     return "\n".join(
         [
-            "**tablebot settings for this server**",
-            f"- Default lengths: Nannon {settings.nannon_length}, backgammon "
-            f"{settings.backgammon_length}, checkers {settings.checkers_length} game(s)",
-            f"- Cube {_onoff(settings.cube)}, Crawford {_onoff(settings.crawford)}, "
-            f"Jacoby {_onoff(settings.jacoby)}, automatic doubles {settings.auto_doubles}",
-            f"- Auto-roll {_onoff(settings.auto_roll)}, auto-move {_onoff(settings.auto_move)}, "
-            f"auto-pass {_onoff(settings.auto_pass)} (applies to new matches)",
-            f"- Reminder after {settings.reminder_minutes} min, claim after "
-            f"{settings.claim_minutes} min, challenges expire after "
-            f"{settings.challenge_minutes} min",
-            f"- Threads for matches: {_onoff(settings.use_threads)}",
-            f"- Challenges allowed in: {channels}",
-            f"- Rate limit: {settings.rate_limit_actions} commands or clicks per "
-            f"{settings.rate_limit_seconds} s per member",
+            text("settings.title"),
+            text(
+                "settings.lengths",
+                nannon=settings.nannon_length,
+                backgammon=settings.backgammon_length,
+                checkers=settings.checkers_length,
+            ),
+            text(
+                "settings.cube",
+                cube=_onoff(settings.cube),
+                crawford=_onoff(settings.crawford),
+                jacoby=_onoff(settings.jacoby),
+                auto_doubles=settings.auto_doubles,
+            ),
+            text(
+                "settings.automation",
+                auto_roll=_onoff(settings.auto_roll),
+                auto_move=_onoff(settings.auto_move),
+                auto_pass=_onoff(settings.auto_pass),
+            ),
+            text(
+                "settings.times",
+                reminder=settings.reminder_minutes,
+                claim=settings.claim_minutes,
+                challenge=settings.challenge_minutes,
+            ),
+            text("settings.threads", threads=_onoff(settings.use_threads)),
+            text("settings.channels", channels=channels),
+            text(
+                "settings.rate_limit",
+                actions=settings.rate_limit_actions,
+                seconds=settings.rate_limit_seconds,
+            ),
             wording.robot_settings_line(
                 settings.robot_rated, settings.hints_in_human_matches, settings.robot_pause_ms
             ),
@@ -84,7 +106,7 @@ class AdminCog(commands.Cog, name="Admin"):
 
     config = app_commands.Group(
         name="config",
-        description="tablebot settings for this server (Manage Server only).",
+        description=command_text("command.config"),
         guild_only=True,
         allowed_contexts=app_commands.AppCommandContext(guild=True),
         default_permissions=discord.Permissions(manage_guild=True),
@@ -104,7 +126,7 @@ class AdminCog(commands.Cog, name="Admin"):
         assert interaction.guild_id is not None
         wanted = {key: value for key, value in changes.items() if value is not None}
         if wanted:
-            settings = await self.service.update_guild_settings(interaction.guild_id, **wanted)
+            settings = await self.service.handle(UpdateSettings(interaction.guild_id, wanted))
             log.info(
                 "guild %s settings changed by %s: %s",
                 interaction.guild_id,
@@ -112,21 +134,21 @@ class AdminCog(commands.Cog, name="Admin"):
                 sorted(wanted),
             )
             self.bot.rate_limit.invalidate(interaction.guild_id)
-            text = "Saved.\n" + describe_settings(settings)
+            said = text("settings.saved", settings=describe_settings(settings))
         else:
             settings = await self.service.guild_settings(interaction.guild_id)
-            text = describe_settings(settings)
-        await interaction.response.send_message(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
+            said = describe_settings(settings)
+        await interaction.response.send_message(said, ephemeral=True, allowed_mentions=NO_MENTIONS)
 
-    @config.command(name="show", description="Show this server's settings.")
+    @config.command(name="show", description=command_text("command.config.show"))
     async def show(self, interaction: discord.Interaction[Any]) -> None:
         await self._update(interaction)
 
-    @config.command(name="lengths", description="Default match lengths.")
+    @config.command(name="lengths", description=command_text("command.config.lengths"))
     @app_commands.describe(
-        nannon="Points in a Nannon match",
-        backgammon="Points in a backgammon match (0 = money game)",
-        checkers="Games in a checkers match",
+        nannon=command_text("command.config.lengths.nannon"),
+        backgammon=command_text("command.config.lengths.backgammon"),
+        checkers=command_text("command.config.lengths.checkers"),
     )
     async def lengths(
         self,
@@ -142,12 +164,12 @@ class AdminCog(commands.Cog, name="Admin"):
             checkers_length=checkers,
         )
 
-    @config.command(name="cube", description="Default cube options for new matches.")
+    @config.command(name="cube", description=command_text("command.config.cube"))
     @app_commands.describe(
-        cube="Use the doubling cube",
-        crawford="Crawford rule in match play",
-        jacoby="Jacoby rule (money games)",
-        auto_doubles="Automatic doubles on tied openings (money games; 0 = off)",
+        cube=command_text("command.config.cube.cube"),
+        crawford=command_text("command.config.cube.crawford"),
+        jacoby=command_text("command.config.cube.jacoby"),
+        auto_doubles=command_text("command.config.cube.auto_doubles"),
     )
     async def cube(
         self,
@@ -161,11 +183,11 @@ class AdminCog(commands.Cog, name="Admin"):
             interaction, cube=cube, crawford=crawford, jacoby=jacoby, auto_doubles=auto_doubles
         )
 
-    @config.command(name="automation", description="Roll, move and pass automatically when forced.")
+    @config.command(name="automation", description=command_text("command.config.automation"))
     @app_commands.describe(
-        auto_roll="Roll for the player when doubling is impossible",
-        auto_move="Play the only legal move",
-        auto_pass="Pass a roll with no legal move at once (off: the player confirms; new matches)",
+        auto_roll=command_text("command.config.automation.auto_roll"),
+        auto_move=command_text("command.config.automation.auto_move"),
+        auto_pass=command_text("command.config.automation.auto_pass"),
     )
     async def automation(
         self,
@@ -178,11 +200,11 @@ class AdminCog(commands.Cog, name="Admin"):
             interaction, auto_roll=auto_roll, auto_move=auto_move, auto_pass=auto_pass
         )
 
-    @config.command(name="times", description="Reminder, claim and challenge times in minutes.")
+    @config.command(name="times", description=command_text("command.config.times"))
     @app_commands.describe(
-        reminder="Ping an idle player after this many minutes",
-        claim="Let the opponent claim the win after this many minutes",
-        challenge="Open challenges expire after this many minutes",
+        reminder=command_text("command.config.times.reminder"),
+        claim=command_text("command.config.times.claim"),
+        challenge=command_text("command.config.times.challenge"),
     )
     async def times(
         self,
@@ -198,19 +220,21 @@ class AdminCog(commands.Cog, name="Admin"):
             challenge_minutes=challenge,
         )
 
-    @config.command(name="threads", description="Move each accepted match to its own thread.")
+    @config.command(name="threads", description=command_text("command.config.threads"))
+    @app_commands.describe(enabled=command_text("command.config.threads.enabled"))
     async def threads(self, interaction: discord.Interaction[Any], enabled: bool) -> None:
         await self._update(interaction, use_threads=enabled)
 
-    @config.command(name="channels", description="Where challenges may be posted.")
+    @config.command(name="channels", description=command_text("command.config.channels"))
     @app_commands.describe(
-        action="add/remove a channel, only this channel, or anywhere",
-        channel="The channel (for add, remove and only)",
+        action=command_text("command.config.channels.action"),
+        channel=command_text("command.config.channels.channel"),
     )
+    @app_commands.choices(action=choices("channels", get_args(ChannelsAction)))
     async def channels(
         self,
         interaction: discord.Interaction[Any],
-        action: Literal["add", "remove", "only", "anywhere"],
+        action: str,
         channel: discord.TextChannel | None = None,
     ) -> None:
         if not is_manager(interaction):
@@ -220,21 +244,22 @@ class AdminCog(commands.Cog, name="Admin"):
             await self._update(interaction, challenge_channels=())
             return
         if channel is None:
-            raise GameError(f"Say which channel to {action}.")
+            raise GameError(text("refusal.which_channel", action=action))
         current = (await self.service.guild_settings(interaction.guild_id)).challenge_channels
         if action == "add":
             wanted = (*[c for c in current if c != channel.id], channel.id)
         elif action == "remove":
             if channel.id not in current:
-                raise GameError(f"{channel.mention} is not in the list of challenge channels.")
+                raise GameError(text("refusal.channel_not_listed", channel=channel.mention))
             wanted = tuple(c for c in current if c != channel.id)
         else:
             wanted = (channel.id,)
         await self._update(interaction, challenge_channels=wanted)
 
-    @config.command(name="ratelimit", description="How many commands and clicks a member may send.")
+    @config.command(name="ratelimit", description=command_text("command.config.ratelimit"))
     @app_commands.describe(
-        actions="Commands and clicks allowed ...", seconds="... per this many seconds"
+        actions=command_text("command.config.ratelimit.actions"),
+        seconds=command_text("command.config.ratelimit.seconds"),
     )
     async def ratelimit_(
         self,
@@ -244,11 +269,12 @@ class AdminCog(commands.Cog, name="Admin"):
     ) -> None:
         await self._update(interaction, rate_limit_actions=actions, rate_limit_seconds=seconds)
 
-    @config.command(name="robot", description="Matches against tablebot, and /hint.")
+    @config.command(name="robot", description=command_text("command.config.robot"))
     @app_commands.describe(
-        rated="Robot matches change ratings and leaderboards (default off)",
-        hints="Allow /hint in matches between people too (default off)",
-        pause_ms="The robot shows its move after this pause, in ms (default 1000)",
+        rated=command_text("command.config.robot.rated"),
+        hints=command_text("command.config.robot.hints"),
+        pause_ms=command_text("command.config.robot.pause_ms"),
+        think_s=command_text("command.config.robot.think_s"),
     )
     async def robot(
         self,
@@ -256,18 +282,20 @@ class AdminCog(commands.Cog, name="Admin"):
         rated: bool | None = None,
         hints: bool | None = None,
         pause_ms: app_commands.Range[int, 0, 10_000] | None = None,
+        think_s: app_commands.Range[int, 1, 30] | None = None,
     ) -> None:
         await self._update(
             interaction,
             robot_rated=rated,
             hints_in_human_matches=hints,
             robot_pause_ms=pause_ms,
+            robot_think_s=think_s,
         )
 
-    @config.command(name="analysis", description="Analyse matches when they end.")
+    @config.command(name="analysis", description=command_text("command.config.analysis"))
     @app_commands.describe(
-        robot="Analyse matches against tablebot when they end (default on)",
-        people="Analyse matches between people when they end (default off)",
+        robot=command_text("command.config.analysis.robot"),
+        people=command_text("command.config.analysis.people"),
     )
     async def analysis(
         self,
@@ -277,7 +305,7 @@ class AdminCog(commands.Cog, name="Admin"):
     ) -> None:
         await self._update(interaction, analyse_robot_matches=robot, analyse_human_matches=people)
 
-    @app_commands.command(name="sync", description="Owner only: sync slash commands globally.")
+    @app_commands.command(name="sync", description=command_text("command.sync"))
     @app_commands.guild_only()
     @app_commands.default_permissions(administrator=True)
     async def sync(self, interaction: discord.Interaction[Any]) -> None:
@@ -287,7 +315,7 @@ class AdminCog(commands.Cog, name="Admin"):
         synced = await self.bot.sync_global()
         log.info("global sync by the owner: %d commands", len(synced))
         await interaction.followup.send(
-            f"Synced {len(synced)} commands globally (they may take up to an hour to appear).",
+            text("sync.done", count=len(synced)),
             ephemeral=True,
         )
 

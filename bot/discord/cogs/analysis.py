@@ -22,8 +22,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import rendering
 from bot.discord import delivery, presenter, wording
+from bot.discord.catalogue import command_text, text
 from bot.discord.replies import NO_MENTIONS, escape_name, inert_text
 from bot.discord.style import style_of
 from bot.service import AnalysisView, MatchView, RequestAnalysis
@@ -61,11 +61,11 @@ class AnalysisCog(commands.Cog, name="Analysis"):
         if self.on_analysis in listeners:
             listeners.remove(self.on_analysis)
 
-    @app_commands.command(name="analyse", description="How did we play? Analyse a finished match")
-    @app_commands.describe(match="The match's number (#)")
+    @app_commands.command(name="analyse", description=command_text("command.analyse"))
+    @app_commands.describe(match=command_text("command.analyse.match"))
     @app_commands.guild_only()
     async def analyse(self, interaction: discord.Interaction[TableBot], match: int) -> None:
-        view = await self.service.request_analysis(
+        view = await self.service.handle(
             RequestAnalysis(match, interaction.guild_id or 0, interaction.user.id)
         )
         ahead = self.service.analyses.position(view.match_id)
@@ -148,14 +148,14 @@ class AnalysisCog(commands.Cog, name="Analysis"):
             summary.add_field(
                 name=escape_name(view.players[seat].name),
                 # Our own words and numbers (the name is the field's): its markdown stays.
-                value=wording.analysis_player_text(view.kind, figures, style.error_unit),
+                value=wording.analysis_player_text(view.kind, figures, text(style.error_unit)),
                 inline=True,
             )
         embeds = [summary]
         files: list[discord.File] = []
         names = (view.players[0].name, view.players[1].name)
         try:
-            png, alt = await rendering.chart(analysis.decisions, names, view.length > 0)
+            png, alt = await self.bot.renderer.chart(analysis.decisions, names, view.length > 0)
         except Exception:
             log.exception("match %s: the analysis chart failed", view.match_id)
         else:
@@ -196,7 +196,7 @@ class AnalysisCog(commands.Cog, name="Analysis"):
         if board is None:
             return embed, None
         try:
-            png, alt = await rendering.mistake(*presenter.board_job(board), decision)
+            png, alt = await self.bot.renderer.mistake(*presenter.board_job(board), decision)
         except Exception:
             log.exception("match %s: the card of mistake %d failed", view.match_id, rank)
             return embed, None

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import io
 import logging
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.discord import wording
+from bot.discord.catalogue import choices, command_text, text
 from bot.discord.components import PageButton, pager
 from bot.discord.replies import NO_MENTIONS, escape_name
 from bot.discord.style import style_of
@@ -34,9 +35,8 @@ EMBED_COLOUR = discord.Colour(0x2E7D32)
 MatchId = app_commands.Range[int, 1, 2**53 - 1]
 # The /stats words for a game's result counters (engines.spec: GameSpec.result_counters).
 COUNTER_WORDS = {
-    ResultKind.GAMMON: "gammons",
-    ResultKind.BACKGAMMON: "backgammons",
-    ResultKind.NANNON: "NANNONs",
+    kind: text(f"stats.counter.{kind.name.lower()}")
+    for kind in (ResultKind.GAMMON, ResultKind.BACKGAMMON, ResultKind.NANNON)
 }
 
 
@@ -47,11 +47,21 @@ def _num(value: float) -> str:
 
 def match_link(view: MatchView) -> str:
     """A jump link to the board message, or the match's thread, or its channel."""
-    base = f"https://discord.com/channels/{view.guild_id}"
+    base = f"https://discord.com/channels/{view.guild_id}"  # not for members: a link
     where = view.thread_id or view.channel_id
     if view.board_message_id is not None:
         return f"{base}/{where}/{view.board_message_id}"
     return f"{base}/{where}"
+
+
+def _length(length: int) -> str:
+    """A listed match's length: "money" or "to 5"."""
+    return text("list.money") if length == 0 else text("length.to", length=length)
+
+
+def _result(result: str) -> str:
+    """A match's result for its player: the service says "won", "lost", "drawn" or "active"."""
+    return text(f"history.result.{result}")
 
 
 def _record(played_won: int, lost: int, drawn: int) -> str:
@@ -97,24 +107,33 @@ def format_leaderboard(
     game: GameKind, rows: list[LeaderboardRow], points: int | None, page: int = 0
 ) -> tuple[discord.Embed, discord.ui.View | None]:
     """A page of the leaderboard and its Previous and Next (None when it fits one page)."""
-    title = f"{spec_of(game).title} leaderboard"
+    title = text("leaderboard.title", game=wording.game_title(game))
     if points is not None:
-        title += " · money games" if points == 0 else f" · matches to {points}"
+        title += (
+            text("leaderboard.money")
+            if points == 0
+            else text("leaderboard.matches_to", points=points)
+        )
     embed = discord.Embed(title=title, colour=EMBED_COLOUR)
     if not rows:
-        embed.description = "Nobody has finished a match here yet."
+        embed.description = text("leaderboard.empty")
         return embed, None
     lines = []
     for row in rows:
         lines.append(
-            f"**{row.rank}.** {escape_name(row.name)} · {row.rating:.0f} · "
-            f"{_record(row.won, row.lost, row.drawn)} · "
-            f"{_num(row.points_won)}-{_num(row.points_lost)} pts"
+            text(
+                "leaderboard.row",
+                rank=row.rank,
+                name=escape_name(row.name),
+                rating=f"{row.rating:.0f}",
+                record=_record(row.won, row.lost, row.drawn),
+                points=f"{_num(row.points_won)}-{_num(row.points_lost)}",
+            )
         )
     pages = paginate(lines, DESCRIPTION_ROOM)
     page, shown = page_of(pages, page)
     embed.description = "\n".join(shown)
-    footer = "rank · name · rating · W-L · points won-lost"
+    footer = text("leaderboard.footer")
     if len(pages) > 1:
         footer += f" · {wording.page_of(page, len(pages))}"
     embed.set_footer(text=footer)
@@ -127,28 +146,36 @@ def counters_text(line: StatLine) -> str:
     shouted 2"; empty for a game without (checkers)."""
     parts = []
     for kind, counter in spec_of(line.game).result_counters:
-        text = f"{COUNTER_WORDS[kind]} {getattr(line, f'{counter}_for')}-"
-        text += str(getattr(line, f"{counter}_against"))
+        counted = text(
+            "stats.counter",
+            counter=COUNTER_WORDS[kind],
+            won=getattr(line, f"{counter}_for"),
+            lost=getattr(line, f"{counter}_against"),
+        )
         if kind is ResultKind.NANNON:  # the result players shout (presenter.post_result)
-            text += f", shouted {line.nannons_shouted}"
-        parts.append(text)
-    text = ", ".join(parts)
-    return text[:1].upper() + text[1:]
+            counted += text("stats.shouted", count=line.nannons_shouted)
+        parts.append(counted)
+    joined = wording.listed(parts)
+    return joined[:1].upper() + joined[1:]
 
 
 def format_stats(name: str, lines: list[StatLine]) -> discord.Embed:
-    embed = discord.Embed(title=f"Stats of {escape_name(name)}", colour=EMBED_COLOUR)
+    embed = discord.Embed(title=text("stats.title", name=escape_name(name)), colour=EMBED_COLOUR)
     played = [
         line for line in lines if line.played or line.experience or line.vs_robot or line.analysed
     ]
     if not played:
-        embed.description = "No finished matches here yet."
+        embed.description = text("stats.empty")
         return embed
     for line in played:
         parts = [
-            f"Rating {line.rating:.0f} ({line.experience} exp)",
-            f"Matches {line.played}: {_record(line.won, line.lost, line.drawn)}",
-            f"Points {_num(line.points_won)}-{_num(line.points_lost)}",
+            text("stats.rating", rating=f"{line.rating:.0f}", experience=line.experience),
+            text(
+                "stats.matches",
+                played=line.played,
+                record=_record(line.won, line.lost, line.drawn),
+            ),
+            text("stats.points", points=f"{_num(line.points_won)}-{_num(line.points_lost)}"),
         ]
         if line.vs_robot:
             parts.append(wording.robot_record_text(line.vs_robot))
@@ -156,12 +183,12 @@ def format_stats(name: str, lines: list[StatLine]) -> discord.Embed:
         if counters:
             parts.append(counters)
         if line.streak:
-            word = "wins" if line.streak > 0 else "losses"
-            parts.append(f"Streak: {abs(line.streak)} {word}")
+            streak = "stats.streak.wins" if line.streak > 0 else "stats.streak.losses"
+            parts.append(text(streak, count=abs(line.streak)))
         analysed = wording.analysis_stats_text(line.analysed, line.error_rate, line.pr)
         if analysed:
             parts.append(analysed)
-        embed.add_field(name=spec_of(line.game).title, value="\n".join(parts), inline=False)
+        embed.add_field(name=wording.game_title(line.game), value="\n".join(parts), inline=False)
     return embed
 
 
@@ -169,7 +196,7 @@ def format_history(
     name: str, entries: list[HistoryEntry], user_id: int = 0, page: int = 0
 ) -> tuple[discord.Embed, discord.ui.View | None]:
     """A page of ``user_id``'s matches (named ``name``) and its Previous and Next."""
-    return history_page(f"Recent matches of {escape_name(name)}", entries, user_id, page)
+    return history_page(text("history.title", name=escape_name(name)), entries, user_id, page)
 
 
 def history_page(
@@ -177,19 +204,27 @@ def history_page(
 ) -> tuple[discord.Embed, discord.ui.View | None]:
     embed = discord.Embed(title=title, colour=EMBED_COLOUR)
     if not entries:
-        embed.description = "No matches here yet."
+        embed.description = text("history.empty")
         return embed, None
     lines = []
     for entry in entries:
-        length = "money" if entry.length == 0 else f"to {entry.length}"
+        length = _length(entry.length)
         change = ""
         if entry.rating_change is not None:
             change = f" ({entry.rating_change:+.1f})"
         when = int(entry.finished_at or entry.created_at)
         lines.append(
-            f"`#{entry.match_id}` {spec_of(entry.game).title} {length} vs "
-            f"{escape_name(entry.opponent.name)}: **{entry.result}** "
-            f"{_num(entry.score[0])}-{_num(entry.score[1])}{change} <t:{when}:R>"
+            text(
+                "history.row",
+                match_id=entry.match_id,
+                game=wording.game_title(entry.game),
+                length=length,
+                name=escape_name(entry.opponent.name),
+                result=_result(entry.result),
+                score=f"{_num(entry.score[0])}-{_num(entry.score[1])}",
+                change=change,
+                when=when,
+            )
         )
     pages = paginate(lines, DESCRIPTION_ROOM)
     page, shown = page_of(pages, page)
@@ -204,29 +239,37 @@ def format_games(
 ) -> tuple[str, discord.ui.View | None]:
     """A page of the user's active matches, with links, and its Previous and Next."""
     if not views:
-        return "You have no active matches here. Start one with /challenge.", None
+        return text("games.empty"), None
     lines = []
     for view in views:
         seat = view.seat_of(user_id)
         other = view.players[1 - seat] if seat is not None else view.players[1]
-        length = "money" if view.length == 0 else f"to {view.length}"
+        length = _length(view.length)
         mine = seat is not None and view.actor in (seat, None)
-        turn = " · **your turn**" if mine else ""
+        turn = text("games.your_turn") if mine else ""
         score = (
             f"{_num(view.score[seat])}-{_num(view.score[1 - seat])}"
             if seat is not None
             else f"{_num(view.score[0])}-{_num(view.score[1])}"
         )
         lines.append(
-            f"- `#{view.match_id}` {spec_of(view.kind).title} {length} vs "
-            f"{escape_name(other.name)}, {score}{turn}: {match_link(view)}"
+            text(
+                "games.row",
+                match_id=view.match_id,
+                game=wording.game_title(view.kind),
+                length=length,
+                name=escape_name(other.name),
+                score=score,
+                turn=turn,
+                link=match_link(view),
+            )
         )
     pages = paginate(lines, CONTENT_ROOM)
     page, shown = page_of(pages, page)
-    text = "\n".join(["Your active matches:", *shown])
+    listing = "\n".join([text("games.title"), *shown])
     if len(pages) > 1:
-        text += f"\n{wording.page_of(page, len(pages))}"
-    return text, pager("games", str(user_id), page, len(pages))
+        listing += f"\n{wording.page_of(page, len(pages))}"
+    return listing, pager("games", str(user_id), page, len(pages))
 
 
 class InfoCog(commands.Cog, name="Info"):
@@ -251,16 +294,16 @@ class InfoCog(commands.Cog, name="Info"):
         assert guild_id is not None
         if item.kind == "games":
             views = await self.service.active_matches(guild_id, interaction.user.id)
-            text, pages = format_games(views, interaction.user.id, item.page)
+            listing, pages = format_games(views, interaction.user.id, item.page)
             await interaction.response.edit_message(
-                content=text, view=pages, allowed_mentions=NO_MENTIONS
+                content=listing, view=pages, allowed_mentions=NO_MENTIONS
             )
             return
         if item.kind == "history":
             user_id = int(item.arg)
             entries = await self.service.history(guild_id, user_id, LIST_DEPTH)
             shown = interaction.message.embeds if interaction.message is not None else []
-            title = (shown[0].title if shown else None) or "Recent matches"
+            title = (shown[0].title if shown else None) or text("history.default_title")
             embed, pages = history_page(title, entries, user_id, item.page)
         else:
             game, length = item.arg.split(".", 1)
@@ -288,36 +331,41 @@ class InfoCog(commands.Cog, name="Info"):
         for entry in entries:
             if not str(entry.match_id).startswith(typed):
                 continue
-            label = (
-                f"#{entry.match_id} {spec_of(entry.game).title} vs {entry.opponent.name} "
-                f"({entry.result})"
+            label = text(
+                "history.choice",
+                match_id=entry.match_id,
+                game=wording.game_title(entry.game),
+                name=entry.opponent.name,
+                result=_result(entry.result),
             )
             choices.append(app_commands.Choice(name=label[:100], value=entry.match_id))
         return choices[:25]
 
-    @app_commands.command(name="games", description="Your active matches here, with links.")
+    @app_commands.command(name="games", description=command_text("command.games"))
     @app_commands.guild_only()
     async def games(self, interaction: discord.Interaction[Any]) -> None:
         assert interaction.guild_id is not None
         views = await self.service.active_matches(interaction.guild_id, interaction.user.id)
-        text, pages = format_games(views, interaction.user.id)
+        listing, pages = format_games(views, interaction.user.id)
         await interaction.response.send_message(
-            text,
+            listing,
             ephemeral=True,
             allowed_mentions=NO_MENTIONS,
             suppress_embeds=True,
             view=pages if pages is not None else discord.utils.MISSING,
         )
 
-    @app_commands.command(name="leaderboard", description="The server's best players of a game.")
+    @app_commands.command(name="leaderboard", description=command_text("command.leaderboard"))
     @app_commands.guild_only()
     @app_commands.describe(
-        game="Which game", points="Only matches of this length (0 = backgammon money games)"
+        game=command_text("command.leaderboard.game"),
+        points=command_text("command.leaderboard.points"),
     )
+    @app_commands.choices(game=choices("game", get_args(GameName)))
     async def leaderboard(
         self,
         interaction: discord.Interaction[Any],
-        game: GameName,
+        game: str,
         points: app_commands.Range[int, 0, 64] | None = None,
     ) -> None:
         assert interaction.guild_id is not None
@@ -330,14 +378,17 @@ class InfoCog(commands.Cog, name="Info"):
             view=pages if pages is not None else discord.utils.MISSING,
         )
 
-    @app_commands.command(name="stats", description="A player's record, rating and NANNONs.")
+    @app_commands.command(name="stats", description=command_text("command.stats"))
     @app_commands.guild_only()
-    @app_commands.describe(user="Whose stats (you by default)", game="One game only")
+    @app_commands.describe(
+        user=command_text("command.stats.user"), game=command_text("command.stats.game")
+    )
+    @app_commands.choices(game=choices("game", get_args(GameName)))
     async def stats(
         self,
         interaction: discord.Interaction[Any],
         user: discord.Member | discord.User | None = None,
-        game: GameName | None = None,
+        game: str | None = None,
     ) -> None:
         assert interaction.guild_id is not None
         who = user or interaction.user
@@ -349,9 +400,9 @@ class InfoCog(commands.Cog, name="Info"):
             allowed_mentions=NO_MENTIONS,
         )
 
-    @app_commands.command(name="history", description="A player's recent matches here.")
+    @app_commands.command(name="history", description=command_text("command.history"))
     @app_commands.guild_only()
-    @app_commands.describe(user="Whose history (you by default)")
+    @app_commands.describe(user=command_text("command.history.user"))
     async def history(
         self,
         interaction: discord.Interaction[Any],
@@ -368,9 +419,9 @@ class InfoCog(commands.Cog, name="Info"):
             view=pages if pages is not None else discord.utils.MISSING,
         )
 
-    @app_commands.command(name="export", description="Download a match as .mat or .pdn.")
+    @app_commands.command(name="export", description=command_text("command.export"))
     @app_commands.guild_only()
-    @app_commands.describe(match="The match number (see /history)")
+    @app_commands.describe(match=command_text("command.export.match"))
     async def export(self, interaction: discord.Interaction[Any], match: MatchId) -> None:
         assert interaction.guild_id is not None
         # Refuse unknown ids before deferring: after a public defer, the refusal would be
@@ -380,43 +431,45 @@ class InfoCog(commands.Cog, name="Info"):
         exported = await self.service.export(match, interaction.guild_id)
         data = io.BytesIO(exported.text.encode("utf-8"))
         await interaction.followup.send(
-            f"Match #{match}: `{exported.filename}`",
+            text("export.file", match_id=match, filename=exported.filename),
             file=discord.File(data, filename=exported.filename),
             allowed_mentions=NO_MENTIONS,
         )
 
-    @app_commands.command(name="verify", description="Check a match's dice against its seed.")
+    @app_commands.command(name="verify", description=command_text("command.verify"))
     @app_commands.guild_only()
-    @app_commands.describe(match="The match number (see /history)")
+    @app_commands.describe(match=command_text("command.verify.match"))
     async def verify(self, interaction: discord.Interaction[Any], match: MatchId) -> None:
         assert interaction.guild_id is not None
         await self.service.get_view(match, interaction.guild_id)  # as in /export
         await interaction.response.defer(thinking=True)
         report = await self.service.verify_match(match, interaction.guild_id)
         if report.ok is None:
-            colour, verdict = discord.Colour.light_grey(), "Seed still secret"
+            colour, verdict = discord.Colour.light_grey(), text("verify.verdict.secret")
         elif report.ok:
-            colour, verdict = discord.Colour.green(), "Every roll checks out ✅"
+            colour, verdict = discord.Colour.green(), text("verify.verdict.ok")
         else:
-            colour, verdict = discord.Colour.red(), "The rolls do NOT match the seed ❌"
+            colour, verdict = discord.Colour.red(), text("verify.verdict.mismatch")
         embed = discord.Embed(
-            title=f"Dice of match #{report.match_id}: {verdict}",
+            title=text("verify.title", match_id=report.match_id, verdict=verdict),
             description=wording.verify_text(report),
             colour=colour,
         )
-        embed.add_field(name="Commitment (SHA-256)", value=f"`{report.commitment}`")
+        embed.add_field(name=text("verify.commitment"), value=f"`{report.commitment}`")
         embed.add_field(
-            name="Seed", value=f"`{report.seed}`" if report.seed else "revealed at the end"
+            name=text("verify.seed"),
+            value=f"`{report.seed}`" if report.seed else text("verify.seed_secret"),
         )
-        embed.add_field(name="Dice rolled", value=str(len(report.dice)))
+        embed.add_field(name=text("verify.dice_rolled"), value=str(len(report.dice)))
         await interaction.followup.send(embed=embed, allowed_mentions=NO_MENTIONS)
 
-    @app_commands.command(name="rules", description="A short summary of a game's rules.")
+    @app_commands.command(name="rules", description=command_text("command.rules"))
     @app_commands.guild_only()
-    @app_commands.describe(game="Which game")
-    async def rules(self, interaction: discord.Interaction[Any], game: GameName) -> None:
+    @app_commands.describe(game=command_text("command.rules.game"))
+    @app_commands.choices(game=choices("game", get_args(GameName)))
+    async def rules(self, interaction: discord.Interaction[Any], game: str) -> None:
         kind = GameKind(game)
-        embed = discord.Embed(description=style_of(kind).rules, colour=EMBED_COLOUR)
+        embed = discord.Embed(description=text(style_of(kind).rules), colour=EMBED_COLOUR)
         await interaction.response.send_message(
             embed=embed, ephemeral=True, allowed_mentions=NO_MENTIONS
         )

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from functools import partial
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.discord import delivery, permissions, presenter, wording
+from bot.discord.catalogue import choices, command_text, text
 from bot.discord.components import (
     ChallengeButton,
     FinishedButton,
@@ -42,19 +42,24 @@ from bot.discord.robot_matches import LevelName, is_robot, robot_rematch, start_
 from bot.discord.wording import LEVEL_FOR_ROBOT_ONLY, ROBOT_REMATCH_STARTED
 from bot.service import MatchView
 from bot.service.commands import (
+    AcceptChallenge,
     AcceptDraw,
-    AcceptResignation,
-    DeclineDraw,
-    DeclineResignation,
+    CancelChallenge,
+    DeclineChallenge,
     LeaveMatch,
     MatchCommand,
+    NewChallenge,
     OfferDouble,
     OfferDraw,
     OfferResignation,
     PassDouble,
     PlayMove,
+    RecordShout,
+    Rematch,
     RollDice,
+    ShowBoard,
     TakeDouble,
+    command_named,
 )
 from engines.base import GameKind, Phase, ResignLevel
 from engines.errors import GameError
@@ -76,32 +81,17 @@ def on_match(kind: Callable[..., MatchCommand], **fields: Any) -> Build:
 
 # The persistent components whose clicks this cog answers.
 COMPONENTS = (MatchButton, MoveSelect, ChallengeButton, FinishedButton)
+GameName = Literal["nannon", "backgammon", "checkers"]
+ResignName = Literal["single", "gammon", "backgammon", "match"]
 
 
-# A board button's action (saved in its custom_id) -> the command it sends.
-BUTTON_COMMANDS: dict[str, Callable[..., MatchCommand]] = {
-    "roll": RollDice,
-    "double": OfferDouble,
-    "take": TakeDouble,
-    "passok": PassDouble,
-    "rs1": partial(OfferResignation, level=ResignLevel.SINGLE),
-    "rs2": partial(OfferResignation, level=ResignLevel.GAMMON),
-    "rs3": partial(OfferResignation, level=ResignLevel.BACKGAMMON),
-    "leave": LeaveMatch,
-    "resyes": AcceptResignation,
-    "resno": DeclineResignation,
-    "draw": OfferDraw,
-    "drawyes": AcceptDraw,
-    "drawno": DeclineDraw,
-}
-
-
-def button_command(action: str, match_id: int, guild: int, user: int, ver: int) -> MatchCommand:
-    """The command behind a board button, with the board's version as expected_version."""
-    make = BUTTON_COMMANDS.get(action)
-    if make is None:
-        raise ValueError(f"no service action for button {action!r}")
-    return make(match_id, guild, user, expected_version=ver)
+def button_command(sends: str, match_id: int, guild: int, user: int, ver: int) -> MatchCommand:
+    """The command a board button sends (``RollDice``, ``OfferResignation.2``: its name in
+    bot.service.commands and its argument), with the board's version as expected_version."""
+    name, _, argument = sends.partition(".")
+    kind = command_named(name)
+    extra = (int(argument),) if argument else ()
+    return kind(match_id, guild, user, *extra, expected_version=ver)
 
 
 class PlayCog(commands.Cog):
@@ -128,7 +118,7 @@ class PlayCog(commands.Cog):
         await interaction.response.defer(ephemeral=True, thinking=True)
         view = await resolve_match(self.bot.service, interaction)
         built = command(view, interaction.guild_id or 0, interaction.user.id)
-        update = await self.bot.service.act(built)
+        update = await self.bot.service.handle(built)
         via: discord.Interaction[TableBot] | None = interaction
         try:
             await interaction.followup.send(done, ephemeral=True, allowed_mentions=NO_MENTIONS)
@@ -143,40 +133,41 @@ class PlayCog(commands.Cog):
 
     # --- challenges -------------------------------------------------------------------------
 
-    @app_commands.command(name="challenge", description="Challenge someone (or anyone) to a match")
+    @app_commands.command(name="challenge", description=command_text("command.challenge"))
     @app_commands.guild_only()
     @app_commands.describe(
-        game="Which game",
-        opponent="Who you challenge (leave empty: anyone may accept)",
-        points="Match length: points (0 = money game, backgammon) or games (checkers)",
-        cube="Play with the doubling cube",
-        crawford="Use the Crawford rule",
-        jacoby="Jacoby rule (money games)",
-        auto_doubles="Automatic doubles per game (money games)",
-        level="Against tablebot: the robot's level (default intermediate)",
+        game=command_text("command.challenge.game"),
+        opponent=command_text("command.challenge.opponent"),
+        points=command_text("command.challenge.points"),
+        cube=command_text("command.challenge.cube"),
+        crawford=command_text("command.challenge.crawford"),
+        jacoby=command_text("command.challenge.jacoby"),
+        auto_doubles=command_text("command.challenge.auto_doubles"),
+        level=command_text("command.challenge.level"),
+    )
+    @app_commands.choices(
+        game=choices("game", get_args(GameName)), level=choices("level", get_args(LevelName))
     )
     async def challenge(
         self,
         interaction: discord.Interaction[TableBot],
-        game: Literal["nannon", "backgammon", "checkers"],
+        game: str,
         opponent: discord.Member | None = None,
         points: app_commands.Range[int, 0, 25] | None = None,
         cube: bool | None = None,
         crawford: bool | None = None,
         jacoby: bool | None = None,
         auto_doubles: app_commands.Range[int, 0, 10] | None = None,
-        level: LevelName | None = None,
+        level: str | None = None,
     ) -> None:
         if interaction.guild_id is None or interaction.channel_id is None:
-            raise GameError("Challenges work in a server only.")
+            raise GameError(text("robot.server_only"))
         user = interaction.user
         if opponent is not None and opponent.id == user.id:
-            raise GameError(
-                "You can't challenge yourself. Leave the opponent empty to let anyone accept."
-            )
+            raise GameError(text("refusal.challenge_yourself"))
         against_robot = is_robot(self.bot, opponent)
         if opponent is not None and opponent.bot and not against_robot:
-            raise GameError("Bots don't play here: challenge a person, or anyone.")
+            raise GameError(text("refusal.bots_dont_play"))
         lacking = permissions.match_missing(
             interaction.app_permissions, in_thread=permissions.is_thread(interaction.channel)
         )
@@ -190,20 +181,22 @@ class PlayCog(commands.Cog):
                 self.bot, interaction, GameKind(game), level, auto_doubles=auto_doubles, **options
             )
             return
-        challenge = await self.bot.service.challenge(
-            interaction.guild_id,
-            interaction.channel_id,
-            user.id,
-            display_name(user),
-            GameKind(game),
-            opponent_id=opponent.id if opponent else None,
-            opponent_name=display_name(opponent) if opponent else None,
-            opponent_is_bot=bool(opponent and opponent.bot),
-            length=points,
-            cube=cube,
-            crawford=crawford,
-            jacoby=jacoby,
-            auto_doubles=auto_doubles,
+        challenge = await self.bot.service.handle(
+            NewChallenge(
+                interaction.guild_id,
+                interaction.channel_id,
+                user.id,
+                display_name(user),
+                GameKind(game),
+                opponent_id=opponent.id if opponent else None,
+                opponent_name=display_name(opponent) if opponent else None,
+                opponent_is_bot=bool(opponent and opponent.bot),
+                length=points,
+                cube=cube,
+                crawford=crawford,
+                jacoby=jacoby,
+                auto_doubles=auto_doubles,
+            )
         )
         content, embed, allowed = presenter.invitation(challenge)
         await interaction.response.send_message(
@@ -217,13 +210,13 @@ class PlayCog(commands.Cog):
 
     # --- turn actions -----------------------------------------------------------------------
 
-    @app_commands.command(name="move", description="Play a move, e.g. 24/18 13/11, H/3 or 22x15")
+    @app_commands.command(name="move", description=command_text("command.move"))
     @app_commands.guild_only()
-    @app_commands.describe(play="The move in the game's notation (pick one from the list)")
+    @app_commands.describe(play=command_text("command.move.play"))
     async def move(self, interaction: discord.Interaction[TableBot], play: str) -> None:
-        text = play.strip()[:200]
+        typed = play.strip()[:200]
 
-        await self._act(interaction, on_match(PlayMove, move=text), "Played.")
+        await self._act(interaction, on_match(PlayMove, move=typed), text("done.played"))
 
     @move.autocomplete("play")
     async def move_autocomplete(
@@ -245,43 +238,44 @@ class PlayCog(commands.Cog):
             return []
         return [app_commands.Choice(name=m[:100], value=m[:100]) for m in moves[:25]]
 
-    @app_commands.command(name="roll", description="Roll the dice")
+    @app_commands.command(name="roll", description=command_text("command.roll"))
     @app_commands.guild_only()
     async def roll(self, interaction: discord.Interaction[TableBot]) -> None:
-        await self._act(interaction, on_match(RollDice), "Rolled.")
+        await self._act(interaction, on_match(RollDice), text("done.rolled"))
 
-    @app_commands.command(name="double", description="Offer a double")
+    @app_commands.command(name="double", description=command_text("command.double"))
     @app_commands.guild_only()
     async def double(self, interaction: discord.Interaction[TableBot]) -> None:
-        await self._act(interaction, on_match(OfferDouble), "Doubled.")
+        await self._act(interaction, on_match(OfferDouble), text("done.doubled"))
 
-    @app_commands.command(name="take", description="Take the offered double")
+    @app_commands.command(name="take", description=command_text("command.take"))
     @app_commands.guild_only()
     async def take(self, interaction: discord.Interaction[TableBot]) -> None:
-        await self._act(interaction, on_match(TakeDouble), "Taken.")
+        await self._act(interaction, on_match(TakeDouble), text("done.taken"))
 
-    @app_commands.command(name="pass", description="Pass the offered double (lose this game)")
+    @app_commands.command(name="pass", description=command_text("command.pass"))
     @app_commands.guild_only()
     async def pass_(self, interaction: discord.Interaction[TableBot]) -> None:
-        await self._act(interaction, on_match(PassDouble), "Passed.")
+        await self._act(interaction, on_match(PassDouble), text("done.passed"))
 
-    @app_commands.command(name="resign", description="Resign this game, or concede the match")
+    @app_commands.command(name="resign", description=command_text("command.resign"))
     @app_commands.guild_only()
-    @app_commands.describe(level="How much to resign (default: a single game)")
+    @app_commands.describe(level=command_text("command.resign.level"))
+    @app_commands.choices(level=choices("resign", get_args(ResignName)))
     async def resign(
         self,
         interaction: discord.Interaction[TableBot],
-        level: Literal["single", "gammon", "backgammon", "match"] = "single",
+        level: str = "single",
     ) -> None:
         def command(view: MatchView, guild: int, user: int) -> MatchCommand:
             if level == "match":
                 return LeaveMatch(view.match_id, guild, user)
             return OfferResignation(view.match_id, guild, user, ResignLevel[level.upper()])
 
-        done = "You conceded the match." if level == "match" else "Resignation offered."
+        done = text("done.conceded" if level == "match" else "done.resignation_offered")
         await self._act(interaction, command, done)
 
-    @app_commands.command(name="draw", description="Checkers: offer a draw, or accept one")
+    @app_commands.command(name="draw", description=command_text("command.draw"))
     @app_commands.guild_only()
     async def draw(self, interaction: discord.Interaction[TableBot]) -> None:
         def command(view: MatchView, guild: int, user: int) -> MatchCommand:
@@ -292,18 +286,20 @@ class PlayCog(commands.Cog):
                 return AcceptDraw(view.match_id, guild, user)
             return OfferDraw(view.match_id, guild, user)
 
-        await self._act(interaction, command, "Done.")
+        await self._act(interaction, command, text("done.done"))
 
-    @app_commands.command(name="board", description="Post the current board again")
+    @app_commands.command(name="board", description=command_text("command.board"))
     @app_commands.guild_only()
     async def board(self, interaction: discord.Interaction[TableBot]) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
-        view = await resolve_match(self.bot.service, interaction)
+        found = await resolve_match(self.bot.service, interaction)
+        # As a command: a robot that owes a move hears of it again (it retries after a failure).
+        view = await self.bot.service.handle(ShowBoard(found.match_id, found.guild_id))
         if view.match_over:
-            raise GameError(f"Match #{view.match_id} is over: see /history or /export.")
+            raise GameError(text("refusal.board_match_over", match_id=view.match_id))
         await presenter.post_board(self.bot, view, ping=False)
         await interaction.followup.send(
-            "Board posted.", ephemeral=True, allowed_mentions=NO_MENTIONS
+            text("done.board_posted"), ephemeral=True, allowed_mentions=NO_MENTIONS
         )
 
     # --- clicks -----------------------------------------------------------------------------
@@ -324,7 +320,7 @@ class PlayCog(commands.Cog):
             update = await action()
             if menu:
                 try:
-                    await delivery.answer_edit(interaction, content="Done.", view=None)
+                    await delivery.answer_edit(interaction, content=text("done.done"), view=None)
                 except discord.HTTPException:
                     log.debug("could not close the ephemeral menu", exc_info=True)
             await presenter.publish(self.bot, update, interaction)
@@ -340,7 +336,7 @@ class PlayCog(commands.Cog):
         if item.action == "pass":
             # Misclicked passes are a classic complaint: confirm with one more click.
             await interaction.response.send_message(
-                "Pass the double and lose this game at the current stake?",
+                text("menu.pass_confirm"),
                 view=pass_confirmation(item.match_id, item.version),
                 ephemeral=True,
                 allowed_mentions=NO_MENTIONS,
@@ -349,19 +345,22 @@ class PlayCog(commands.Cog):
         if item.action == "resign":
             view = await self.bot.service.get_view(item.match_id, guild_id)
             await interaction.response.send_message(
-                "Resign how much? The opponent accepts or declines a game resignation; "
-                "conceding the match ends it at once.",
+                text("menu.resign"),
                 view=resign_menu(view),
                 ephemeral=True,
                 allowed_mentions=NO_MENTIONS,
             )
             return
+        if item.command is None:
+            raise ValueError(f"no service action for button {item.action!r}")
         command = button_command(
-            item.action, item.match_id, guild_id, interaction.user.id, item.version
+            item.command, item.match_id, guild_id, interaction.user.id, item.version
         )
         # passok, rs1-3 and leave come from an ephemeral menu: it is closed as the answer.
         menu = item.action in ("passok", "rs1", "rs2", "rs3", "leave")
-        await self._apply_and_publish(interaction, lambda: self.bot.service.act(command), menu=menu)
+        await self._apply_and_publish(
+            interaction, lambda: self.bot.service.handle(command), menu=menu
+        )
 
     async def move_select(
         self, item: MoveSelect, interaction: discord.Interaction[TableBot]
@@ -369,7 +368,7 @@ class PlayCog(commands.Cog):
         """A move picked from a board's menu."""
         values = item.item.values
         if not values:
-            await reply(interaction, "Pick a move from the menu.")
+            await reply(interaction, text("refusal.pick_from_menu"))
             return
         move = values[0]
         command = PlayMove(
@@ -379,7 +378,7 @@ class PlayCog(commands.Cog):
             move,
             expected_version=item.version,
         )
-        await self._apply_and_publish(interaction, lambda: self.bot.service.act(command))
+        await self._apply_and_publish(interaction, lambda: self.bot.service.handle(command))
 
     async def challenge_button(
         self, item: ChallengeButton, interaction: discord.Interaction[TableBot]
@@ -391,7 +390,10 @@ class PlayCog(commands.Cog):
         if item.action == "accept":
 
             async def accept() -> None:
-                update = await svc.accept(item.challenge_id, guild_id, user.id, display_name(user))
+                accepting = AcceptChallenge(
+                    item.challenge_id, guild_id, user.id, display_name(user)
+                )
+                update = await svc.handle(accepting)
                 threads = permissions.can_open_thread(interaction.app_permissions)
                 await presenter.start_match(
                     self.bot, update, interaction.message, threads=threads, via=interaction
@@ -400,14 +402,14 @@ class PlayCog(commands.Cog):
             await delivery.in_time(interaction, accept(), self.bot.response_budget)
             return
         if item.action == "decline":
-            challenge = await svc.decline(item.challenge_id, guild_id, user.id)
-            text = f"{escape_name(display_name(user))} declined the challenge."
+            challenge = await svc.handle(DeclineChallenge(item.challenge_id, guild_id, user.id))
+            said = text("challenge.declined", name=escape_name(display_name(user)))
         else:
-            challenge = await svc.cancel(item.challenge_id, guild_id, user.id)
-            text = f"{escape_name(challenge.challenger.name)} withdrew the challenge."
+            challenge = await svc.handle(CancelChallenge(item.challenge_id, guild_id, user.id))
+            said = text("challenge.withdrawn", name=escape_name(challenge.challenger.name))
         # The invitation says so, as the click's answer.
         await delivery.answer_edit(
-            interaction, content=text, view=None, allowed_mentions=NO_MENTIONS
+            interaction, content=said, view=None, allowed_mentions=NO_MENTIONS
         )
 
     async def finished_button(
@@ -419,7 +421,7 @@ class PlayCog(commands.Cog):
             await interaction.response.defer(ephemeral=True, thinking=True)
             export = await self.bot.service.export(item.match_id, guild_id)
             await interaction.followup.send(
-                f"Match #{item.match_id}:",
+                text("export.caption", match_id=item.match_id),
                 file=presenter.text_file(export.filename, export.text),
                 ephemeral=True,
                 allowed_mentions=NO_MENTIONS,
@@ -432,10 +434,11 @@ class PlayCog(commands.Cog):
                 ROBOT_REMATCH_STARTED, ephemeral=True, allowed_mentions=NO_MENTIONS
             )
             return
-        challenge = await self.bot.service.rematch(item.match_id, guild_id, interaction.user.id)
+        again = Rematch(item.match_id, guild_id, interaction.user.id)
+        challenge = await self.bot.service.handle(again)
         await presenter.post_invitation(self.bot, challenge)
         await interaction.followup.send(
-            "Rematch offered.", ephemeral=True, allowed_mentions=NO_MENTIONS
+            text("done.rematch_offered"), ephemeral=True, allowed_mentions=NO_MENTIONS
         )
 
     # --- a match's thread, closed ----------------------------------------------------------
@@ -531,17 +534,16 @@ class PlayCog(commands.Cog):
             known = (int(found[1]), int(found[2]))
             self.bot.shout_messages[payload.message_id] = known
         match_id, game_number = known
-        counted = await self.bot.service.record_shout(
-            match_id, payload.guild_id, payload.user_id, game_number
+        counted = await self.bot.service.handle(
+            RecordShout(match_id, payload.guild_id, payload.user_id, game_number)
         )
         if not counted:
             return  # not the winner, or shouted already: nothing happens
         view = await self.bot.service.get_view(match_id, payload.guild_id)
         seat = view.seat_of(payload.user_id)
-        name = escape_name(view.players[seat].name) if seat is not None else "Someone"
+        name = escape_name(view.players[seat].name) if seat is not None else text("shout.someone")
         await channel.send(
-            f"# {presenter.SHOUT} NANNON! {presenter.SHOUT}\n"
-            f"**{name}** shouts it: a shutout in game {game_number}!",
+            text("shout", shout=presenter.SHOUT, name=name, game=game_number),
             reference=discord.MessageReference(
                 message_id=payload.message_id,
                 channel_id=payload.channel_id,

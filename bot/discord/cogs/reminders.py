@@ -31,6 +31,7 @@ import discord
 from discord.ext import commands
 
 from bot.discord import delivery
+from bot.discord.catalogue import text
 from bot.discord.components import ClaimWinButton, claim_view
 from bot.discord.presenter import close_expired_invitation, publish
 from bot.discord.replies import escape_name, mention_only
@@ -46,16 +47,22 @@ DEFAULT_INTERVAL = 60.0
 
 
 def reminder_text(item: IdleMatch, minutes: int) -> str:
-    return (
-        f"<@{item.idle.user_id}>, match #{item.match_id} is waiting for you "
-        f"(idle for {minutes} min). {escape_name(item.waiting.name)} is waiting."
+    return text(
+        "reminder.idle",
+        user_id=item.idle.user_id,
+        match_id=item.match_id,
+        minutes=minutes,
+        name=escape_name(item.waiting.name),
     )
 
 
 def claim_text(item: IdleMatch, minutes: int) -> str:
-    return (
-        f"<@{item.waiting.user_id}>, {escape_name(item.idle.name)} has not played in match "
-        f"#{item.match_id} for {minutes} min. You may claim the win."
+    return text(
+        "reminder.claim",
+        user_id=item.waiting.user_id,
+        name=escape_name(item.idle.name),
+        match_id=item.match_id,
+        minutes=minutes,
     )
 
 
@@ -182,7 +189,7 @@ class Reminders(commands.Cog, name="Reminders"):
         becomes an ephemeral reply."""
 
         async def claim() -> None:
-            update = await self.service.act(
+            update = await self.service.handle(
                 ClaimWin(
                     item.match_id,
                     interaction.guild_id or 0,

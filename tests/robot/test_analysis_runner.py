@@ -1,4 +1,5 @@
-"""The service's analyser on the analysis worker (bot/robot/analyser.py): a robot call never
+"""The service's analysis runner on the analysis worker (bot/robot/analysis_runner.py): a robot
+call never
 waits behind an analysis (they are two processes), the analysis worker runs at a lower
 priority than the bot and the robot, a match's games are counted and analysed there, and the
 bot's close doesn't wait for a game under analysis."""
@@ -13,12 +14,14 @@ from pathlib import Path
 import pytest
 from support.random_matches import random_action
 
-from bot.robot import analyser, worker
+from bot.robot.analysis_runner import WorkerAnalysisRunner
+from bot.robot.worker import RobotWorker
+from bot.workers import WorkerPools
 from engines import new_match
 from engines.actions import Action
 from engines.base import GameKind, MatchRules
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.usefixtures("fresh_worker")]
+pytestmark = pytest.mark.asyncio
 
 
 def _read_fifo(path: str) -> str:
@@ -43,39 +46,49 @@ def random_nannon_match(seed: int, length: int = 3) -> tuple[MatchRules, list[Ac
     return rules, actions
 
 
-async def test_a_robot_call_does_not_wait_behind_an_analysis(tmp_path: Path) -> None:
+async def test_a_robot_call_does_not_wait_behind_an_analysis(
+    tmp_path: Path, worker_pools: WorkerPools, robot_worker: RobotWorker
+) -> None:
     fifo = tmp_path / "hold"
     os.mkfifo(fifo)
-    held = asyncio.ensure_future(worker.ANALYSIS.run(_read_fifo, str(fifo)))
-    robot_pid = await worker.run(os.getpid)  # answered while the analysis worker is held
+    held = asyncio.ensure_future(worker_pools.analysis.run(_read_fifo, str(fifo)))
+    robot_pid = await robot_worker.run(os.getpid)  # answered while the analysis worker is held
     assert not held.done()
     with open(fifo, "w") as release:
         release.write("go")
     assert await held == "go"
-    assert robot_pid != await worker.ANALYSIS.run(os.getpid)
+    assert robot_pid != await worker_pools.analysis.run(os.getpid)
 
 
-async def test_games_are_analysed_in_a_worker_of_lower_priority() -> None:
-    found = analyser.worker_analyser()
+async def test_games_are_analysed_in_a_worker_of_lower_priority(
+    worker_pools: WorkerPools, robot_worker: RobotWorker
+) -> None:
+    found = WorkerAnalysisRunner(worker_pools.analysis, robot_worker)
     rules, actions = random_nannon_match(5)
     games = await found.count_games(GameKind.NANNON, rules, actions)
     assert games >= 2  # a match to 3 of Nannon: at least two games
-    decisions = await found.analyse_game(GameKind.NANNON, rules, actions, ("a", "b"), 2, 0)
+    decisions = await found.game_decisions(GameKind.NANNON, rules, actions, ("a", "b"), 2, 0)
     assert decisions and {d.game for d in decisions} == {2}
     ours = os.nice(0)
-    assert await worker.ANALYSIS.run(os.nice, 0) == min(19, ours + worker.ANALYSIS.niceness)
-    assert await worker.run(os.nice, 0) == ours  # the robot's is not lowered
+    analysis = worker_pools.analysis
+    assert analysis.niceness == 10
+    assert await analysis.run(os.nice, 0) == min(19, ours + analysis.niceness)
+    assert await robot_worker.run(os.nice, 0) == ours  # the robot's is not lowered
 
 
-async def test_shutdown_ends_an_analysis_under_way(tmp_path: Path) -> None:
+async def test_shutdown_ends_an_analysis_under_way(
+    tmp_path: Path, worker_pools: WorkerPools
+) -> None:
     """The bot's close() doesn't wait for a long game to be analysed: the queue has stopped
     waiting for it (cancelled), and the worker is ended."""
     ready, hold = tmp_path / "ready", tmp_path / "hold"
     os.mkfifo(ready)
     os.mkfifo(hold)
-    held = asyncio.ensure_future(worker.ANALYSIS.run(_signal_then_hold, str(ready), str(hold)))
+    held = asyncio.ensure_future(
+        worker_pools.analysis.run(_signal_then_hold, str(ready), str(hold))
+    )
     pid = int(await asyncio.to_thread(_read_fifo, str(ready)))  # the call is under way
     held.cancel()
-    await asyncio.wait_for(asyncio.to_thread(worker.shutdown), timeout=60)
+    await asyncio.wait_for(asyncio.to_thread(worker_pools.shutdown), timeout=60)
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
