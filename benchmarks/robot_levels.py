@@ -241,6 +241,8 @@ def checkers(pairs: list[tuple[int, int]], games: int, master_budget: float | No
                 wins += 1
             else:
                 losses += 1
+            if (index + 1) % 10 == 0 and index + 1 < games:
+                print(f"    after {index + 1}: +{wins} ={draws} -{losses}", flush=True)
         points = wins + draws / 2
         print(
             f"  {upper} against {lower}: +{wins} ={draws} -{losses}, "

@@ -1200,7 +1200,7 @@ class LevelSettings:
 
 LEVELS: Mapping[Level, LevelSettings] = MappingProxyType(
     {
-        Level.BEGINNER: LevelSettings(depth=2, budget=0.5, noise=50.0, slip=0.2),
+        Level.BEGINNER: LevelSettings(depth=2, budget=0.5, noise=40.0, slip=0.15),
         Level.INTERMEDIATE: LevelSettings(depth=6, budget=1.0, noise=40.0, slip=0.06),
         Level.ADVANCED: LevelSettings(depth=8, budget=1.0, noise=25.0),
         Level.EXPERT: LevelSettings(depth=8, budget=1.0, noise=0.0),
@@ -1209,8 +1209,8 @@ LEVELS: Mapping[Level, LevelSettings] = MappingProxyType(
 )
 """Each level's settings, a ladder where each level scores about 65-85% against the one below
 (docs/robot.md; benchmarks/robot_levels.py measures it). Beginner sees 2 plies (plus
-captures), misjudges moves by half a man and slips (:func:`slip_move`) on a fifth of its
-moves; intermediate 6 plies, noise of 0.4 men, a slip in 16 moves; advanced 8 plies, noise of
+captures), misjudges moves by 0.4 men and slips (:func:`slip_move`) on 15% of its moves;
+intermediate 6 plies, the same noise, a slip in 16 moves; advanced 8 plies, noise of
 a quarter man; expert plays the best move at 8 plies (or 1 s); master deepens for its full
 2 s."""
 
