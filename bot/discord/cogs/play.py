@@ -17,7 +17,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.discord import delivery, permissions, presenter, wording
+from bot.discord import delivery, invitations, permissions, presenter, wording
 from bot.discord.catalogue import choices, command_text, text
 from bot.discord.components import (
     ChallengeButton,
@@ -203,7 +203,7 @@ class PlayCog(commands.Cog):
                 auto_doubles=auto_doubles,
             )
         )
-        content, embed, allowed = presenter.invitation(challenge)
+        content, embed, allowed = invitations.invitation(challenge)
         await interaction.response.send_message(
             content,
             embed=embed,
@@ -443,7 +443,7 @@ class PlayCog(commands.Cog):
             return
         again = Rematch(item.match_id, guild_id, interaction.user.id)
         challenge = await self.bot.service.handle(again)
-        await presenter.post_invitation(self.bot, challenge)
+        await invitations.post_invitation(self.bot, challenge)
         await interaction.followup.send(
             text("done.rematch_offered"), ephemeral=True, allowed_mentions=NO_MENTIONS
         )

@@ -35,7 +35,8 @@ from discord.ext import commands
 from bot.discord import delivery
 from bot.discord.catalogue import text
 from bot.discord.components import ClaimWinButton, claim_view
-from bot.discord.presenter import close_expired_invitation, publish
+from bot.discord.invitations import close_expired_invitation
+from bot.discord.presenter import publish
 from bot.discord.replies import escape_name, mention_only
 from bot.discord.tournament_presenter import clock_pass
 from bot.service.commands import ClaimReminder, ExpireChallenges, IdleMatches
