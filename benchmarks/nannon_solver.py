@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engines.nannon import Position, all_positions
 from engines.nannon_solver import (
+    LOSS_TARGETS,
     MONEY,
     MONEY_CUBELESS,
     TEMPERATURES,
@@ -35,6 +36,8 @@ from engines.nannon_solver import (
     MatchScore,
     NannonSolver,
     _graph,
+    expected_loss,
+    self_play_decisions,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -194,43 +197,18 @@ def master_vs_random(solver: NannonSolver) -> None:
 
 def level_losses(solver: NannonSolver) -> None:
     """Each level's expected equity loss per decision (more than one legal move), exactly from
-    its softmax weights, over the decisions of 300 master self-play games (money, cube)."""
-    import math
-
-    rng = random.Random(9)
-    decisions = []
-    for _ in range(300):
-        while True:
-            d0, d1 = rng.randint(1, 6), rng.randint(1, 6)
-            if d0 != d1:
-                break
-        position, roll = START, abs(d0 - d1)
-        while True:
-            ranked = solver.rank_moves(position, roll, MONEY)
-            if len(ranked) > 1:
-                decisions.append([r.equity for r in ranked])
-            position = ranked[0].position if ranked else position.pass_turn()
-            if position.is_over():
-                break
-            roll = rng.randint(1, 6)
+    its softmax weights, over the decisions of 300 master self-play games (money, cube); the
+    same figures as benchmarks/robot_levels.py's Nannon section, against the published targets."""
+    decisions = self_play_decisions(solver, 300, random.Random(9))
     print(
         f"Levels: expected equity loss per move decision ({len(decisions)} decisions "
         "with a choice, from master self-play, money with the cube):"
     )
     for level in Level:
-        temperature = TEMPERATURES[level]
-        total = 0.0
-        for equities in decisions:
-            best = max(equities)
-            if temperature == 0:
-                continue
-            weights = [math.exp((e - best) / temperature) for e in equities]
-            total += sum(w * (best - e) for w, e in zip(weights, equities, strict=True)) / sum(
-                weights
-            )
+        loss = sum(expected_loss(options, level) for options in decisions) / len(decisions)
         print(
-            f"  {level.name.lower():13} T={temperature:<6} {total / len(decisions):.4f} "
-            "points per decision"
+            f"  {level.name.lower():13} T={TEMPERATURES[level]:<6} {loss:.4f} "
+            f"points per decision (target {LOSS_TARGETS[level]})"
         )
 
 

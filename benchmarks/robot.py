@@ -1,6 +1,7 @@
 """The robot: `python benchmarks/robot.py [--positions N] [--seed S]`.
 
 Prints, through the robot's worker process (bot/robot/worker.py), as the bot would ask:
+(each level's strength against its published target is benchmarks/robot_levels.py's job)
 
 - per level, the latency p50/p99 of a backgammon move decision (every play ranked) and of a cube
   decision (targets for a move, p99: 100 ms at expert, 2 s at master);

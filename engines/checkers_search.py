@@ -44,7 +44,7 @@ import math
 import random
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, NamedTuple, Protocol
 
@@ -84,6 +84,7 @@ __all__ = [
     "search",
     "should_offer_draw",
     "should_resign",
+    "slip_move",
 ]
 
 Clock = Callable[[], float]
@@ -1188,25 +1189,30 @@ class LevelSettings:
     """How a level plays. ``depth``: the deepest iteration (None: no limit but the budget);
     ``budget``: seconds of iterative deepening at most; ``noise``: the standard deviation, in
     hundredths of a man, of the Gaussian noise added to every move's score before the level
-    picks the highest (0: the best move by :func:`search`)."""
+    picks the highest (0: the best move by :func:`search`); ``slip``: the chance, each move with
+    a choice, of a human slip instead (:func:`slip_move`)."""
 
     depth: int | None
     budget: float
     noise: float
+    slip: float = 0.0
 
 
 LEVELS: Mapping[Level, LevelSettings] = MappingProxyType(
     {
-        Level.BEGINNER: LevelSettings(depth=2, budget=0.5, noise=150.0),
-        Level.INTERMEDIATE: LevelSettings(depth=4, budget=0.5, noise=60.0),
-        Level.ADVANCED: LevelSettings(depth=6, budget=1.0, noise=20.0),
-        Level.EXPERT: LevelSettings(depth=10, budget=1.0, noise=0.0),
+        Level.BEGINNER: LevelSettings(depth=2, budget=0.5, noise=40.0, slip=0.15),
+        Level.INTERMEDIATE: LevelSettings(depth=6, budget=1.0, noise=40.0, slip=0.06),
+        Level.ADVANCED: LevelSettings(depth=8, budget=1.0, noise=25.0),
+        Level.EXPERT: LevelSettings(depth=8, budget=1.0, noise=0.0),
         Level.MASTER: LevelSettings(depth=None, budget=2.0, noise=0.0),
     }
 )
-"""Each level's settings. Beginner sees 2 plies (plus captures) and often misjudges a move by
-a man and a half; intermediate 4 plies, noise of 0.6 men; advanced 6 plies, 0.2 men; expert
-plays the best move at 10 plies (or 1 s); master deepens for its full 2 s."""
+"""Each level's settings, a ladder where each level scores about 65-85% against the one below
+(docs/robot.md; benchmarks/robot_levels.py measures it). Beginner sees 2 plies (plus
+captures), misjudges moves by 0.4 men and slips (:func:`slip_move`) on 15% of its moves;
+intermediate 6 plies, the same noise, a slip in 16 moves; advanced 8 plies, noise of
+a quarter man; expert plays the best move at 8 plies (or 1 s); master deepens for its full
+2 s."""
 
 
 def level_settings(level: Level, think_s: float | None = None) -> LevelSettings:
@@ -1220,7 +1226,7 @@ def level_settings(level: Level, think_s: float | None = None) -> LevelSettings:
     if think_s is not None and settings.depth is None:
         if not think_s > 0:
             raise ValueError(f"the thinking time must be positive, not {think_s}")
-        return LevelSettings(settings.depth, think_s, settings.noise)
+        return replace(settings, budget=think_s)
     return settings
 
 
@@ -1269,7 +1275,8 @@ def _think(
     move_only: bool = False,
 ) -> _Thought:
     """The one search a turn needs: :func:`search` for a level without noise, else
-    :func:`analyse` and the highest score after the noise (``move_only``: a forced move is
+    :func:`analyse` and the highest score after the noise; on a ``slip`` share of the turns
+    with a choice the move is a :func:`slip_move` instead (``move_only``: a forced move is
     played without searching, and its score is 0)."""
     settings = level_settings(level, brain.think_s)
     limits = _limits(level, brain)
@@ -1278,17 +1285,21 @@ def _think(
         raise NoLegalMoveError(f"No legal move in {board.fen}: the game is over.")
     if move_only and len(legal) == 1:
         return _Thought(legal[0], 0)
+    rng = random.Random() if rng is None else rng
+    slipped = len(legal) > 1 and settings.slip > 0 and rng.random() < settings.slip
     if settings.noise <= 0:
         result = search(board, history, **limits)
-        return _Thought(result.move, result.score)
-    rng = random.Random() if rng is None else rng
-    ranked = analyse(board, history, **limits)
-    noisy = [
-        (scored.score + (0.0 if is_win_score(scored.score) else rng.gauss(0.0, settings.noise)))
-        for scored in ranked
-    ]
-    chosen = ranked[max(range(len(ranked)), key=noisy.__getitem__)].move
-    return _Thought(chosen, ranked[0].score)
+        thought = _Thought(result.move, result.score)
+    else:
+        ranked = analyse(board, history, **limits)
+        noisy = [
+            scored.score + (0.0 if is_win_score(scored.score) else rng.gauss(0.0, settings.noise))
+            for scored in ranked
+        ]
+        chosen = ranked[max(range(len(ranked)), key=noisy.__getitem__)].move
+        thought = _Thought(chosen, ranked[0].score)
+    # A slip replaces the move, not the search: the checks still read the score it saw.
+    return thought._replace(move=slip_move(board, rng)) if slipped else thought
 
 
 def choose_move(
@@ -1302,8 +1313,9 @@ def choose_move(
     """The move a robot of ``level`` plays in ``board`` (see :data:`LEVELS`).
 
     A level with noise scores every move (:func:`analyse`) and plays the highest after adding
-    ``rng``'s Gaussian noise; one without plays :func:`search`'s best move. A forced move is
-    played at once. ``brain`` (its clock replaces ``clock``): master's time and the endgame
+    ``rng``'s Gaussian noise; one without plays :func:`search`'s best move; a level with slips
+    plays a :func:`slip_move` on that share of its moves. A forced move is played at once.
+    ``brain`` (its clock replaces ``clock``): master's time and the endgame
     database. NoLegalMoveError when the game is over.
 
     >>> board = Board.from_fen("B:W11,25,27:B15,18,19")
@@ -1311,6 +1323,29 @@ def choose_move(
     '18-23'
     """
     return _think(board, level, rng, history, _brain(clock, brain), move_only=True).move
+
+
+def slip_move(board: Board, rng: random.Random) -> Move:
+    """A human slip: the move a player makes who looks at their own move and not at the reply.
+
+    With captures to choose from, the one that takes the fewest pieces (the multi-jump's
+    better branch missed); otherwise the move whose position looks best at a glance (the
+    static evaluation, a little noise for taste), which may leave a man hanging.
+
+    >>> str(slip_move(Board.from_fen("B:W17,18,27:B14"), random.Random(1)))  # not 14x23x32
+    '14x21'
+    >>> board = Board.from_fen("W:W22,31:B11,15")
+    >>> str(slip_move(board, random.Random(1))), str(search(board, depth=6).move)  # 15x22 next
+    ('22-18', '31-27')
+    """
+    legal = board.legal_moves()
+    if not legal:
+        raise NoLegalMoveError(f"No legal move in {board.fen}: the game is over.")
+    if legal[0].captures:
+        fewest = min(move.hits for move in legal)
+        return rng.choice([move for move in legal if move.hits == fewest])
+    glance = [-evaluate(board.apply(move)) + rng.gauss(0.0, 10.0) for move in legal]
+    return legal[max(range(len(legal)), key=glance.__getitem__)]
 
 
 # --- Draws ------------------------------------------------------------------------------------

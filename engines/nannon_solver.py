@@ -66,6 +66,7 @@ from engines.nannon import Move, Places, Position, all_positions
 
 __all__ = [
     "EQUITY_TOLERANCE",
+    "LOSS_TARGETS",
     "MAX_AWAY",
     "MONEY",
     "MONEY_CUBELESS",
@@ -86,6 +87,8 @@ __all__ = [
     "choose_cube",
     "choose_move",
     "choose_take",
+    "expected_loss",
+    "self_play_decisions",
 ]
 
 TOLERANCE = 1e-12  # value iteration stops when no value moved more than this in a sweep
@@ -1436,16 +1439,32 @@ class Level(enum.IntEnum):
     MASTER = 5
 
 
+LOSS_TARGETS: dict[Level, float] = {
+    Level.BEGINNER: 0.08,
+    Level.INTERMEDIATE: 0.03,
+    Level.ADVANCED: 0.01,
+    Level.EXPERT: 0.003,
+    Level.MASTER: 0.0,
+}
+"""Each level's published average equity loss per move decision (points, money play with the
+cube), against the solver, over the decisions with a choice in master self-play; the
+temperatures below are tuned to these (benchmarks/robot_levels.py measures them, docs/robot.md
+publishes them)."""
+
 TEMPERATURES: dict[Level, float] = {
-    Level.BEGINNER: 0.5,
-    Level.INTERMEDIATE: 0.15,
-    Level.ADVANCED: 0.05,
-    Level.EXPERT: 0.015,
+    Level.BEGINNER: 0.49,
+    Level.INTERMEDIATE: 0.2,
+    Level.ADVANCED: 0.095,
+    Level.EXPERT: 0.047,
     Level.MASTER: 0.0,
 }
 """Softmax temperatures, in equity (points for money, 2 * MWC - 1 for a match): an option
-``x`` worse than the best is picked ``exp(-x / T)`` times as often as the best. The benchmark
-(benchmarks/nannon_solver.py) prints each level's average equity loss per decision."""
+``x`` worse than the best is picked ``exp(-x / T)`` times as often as the best."""
+
+
+def _weights(equities: Sequence[float], temperature: float) -> list[float]:
+    best = max(equities)
+    return [math.exp((e - best) / temperature) for e in equities]
 
 
 def _pick(equities: Sequence[float], level: Level, rng: random.Random) -> int:
@@ -1453,12 +1472,49 @@ def _pick(equities: Sequence[float], level: Level, rng: random.Random) -> int:
     :data:`EQUITY_TOLERANCE` of the best."""
     if not equities:
         raise InvalidContextError("there is nothing to choose from")
-    best = max(equities)
     temperature = TEMPERATURES[Level(level)]
     if temperature <= 0 or len(equities) == 1:
+        best = max(equities)
         return next(i for i, e in enumerate(equities) if e >= best - EQUITY_TOLERANCE)
-    weights = [math.exp((e - best) / temperature) for e in equities]
-    return rng.choices(range(len(equities)), weights)[0]
+    return rng.choices(range(len(equities)), _weights(equities, temperature))[0]
+
+
+def expected_loss(equities: Sequence[float], level: Level) -> float:
+    """The equity a player of ``level`` loses on average against the best of ``equities``, the
+    options of one decision: exactly, from its softmax weights (0 for master).
+
+    >>> expected_loss([0.5, 0.5 - math.log(3)], Level.MASTER)
+    0.0
+    >>> round(expected_loss([0.0, -0.49], Level.BEGINNER), 4)  # picked 1 time in 1 + e
+    0.1318
+    """
+    if not equities:
+        raise InvalidContextError("there is nothing to choose from")
+    temperature = TEMPERATURES[Level(level)]
+    best = max(equities)
+    if temperature <= 0:
+        return 0.0
+    weights = _weights(equities, temperature)
+    return sum(w * (best - e) for w, e in zip(weights, equities, strict=True)) / sum(weights)
+
+
+def self_play_decisions(solver: NannonSolver, games: int, rng: random.Random) -> list[list[float]]:
+    """The decisions with a choice in ``games`` games master plays against itself (money
+    play, centred cube, random dice): each as its options' equities, best first. The sample
+    :data:`LOSS_TARGETS` are measured over."""
+    decisions = []
+    for _ in range(games):
+        first, second = rng.sample(range(1, 7), 2)
+        position, roll = Position.initial(), abs(first - second)
+        while True:
+            ranked = solver.rank_moves(position, roll, MONEY)
+            if len(ranked) > 1:
+                decisions.append([r.equity for r in ranked])
+            position = ranked[0].position if ranked else position.pass_turn()
+            if position.is_over():
+                break
+            roll = rng.randint(1, 6)
+    return decisions
 
 
 def choose_move(ranked: Sequence[RankedMove], level: Level, rng: random.Random) -> RankedMove:

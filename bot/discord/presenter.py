@@ -38,17 +38,16 @@ from bot.service.commands import (
     GetSettings,
     GetView,
     SetBoardMessage,
-    SetChallengeMessage,
     SetThread,
 )
-from engines.base import GameKind, GameResult, MatchRules, Phase, ResultKind
+from engines.base import GameResult, Phase, ResultKind
 from engines.cube import Cube
 from engines.spec import spec_of
 
 if TYPE_CHECKING:
     from bot.discord.app import TableBot
     from bot.rendering import Renderer
-    from bot.service import Challenge, MatchUpdate, MatchView
+    from bot.service import MatchUpdate, MatchView
 
 log = logging.getLogger(__name__)
 
@@ -636,87 +635,3 @@ async def start_match(
         # The match exists: /board posts its board once Discord takes it.
         log.warning("match %s: could not post the first board: %s", view.match_id, exc)
         raise FormattedGameError(text("error.first_board_not_posted")) from exc
-
-
-# --- challenges ----------------------------------------------------------------------------
-
-
-def what_text(game: GameKind, rules: MatchRules) -> str:
-    """The game and its options, as an invitation says them: "Backgammon, to 5 (cube,
-    Crawford)"."""
-    spec = spec_of(game)
-    what = text("what.game", game=wording.game_title(game), length=length_text(game, rules.length))
-    if spec.cube:  # the cube options, said even when the cube is off
-        options = [text("what.cube" if rules.cube else "what.no_cube")]
-        if rules.cube and rules.length:
-            options.append(text("what.crawford" if rules.crawford else "what.no_crawford"))
-        if rules.jacoby:
-            options.append(text("what.jacoby"))
-        if rules.auto_doubles:
-            options.append(text("what.auto_doubles", count=rules.auto_doubles))
-        what += text("what.options", options=wording.listed(options))
-    return what
-
-
-def invitation(challenge: Challenge) -> tuple[str | None, discord.Embed, discord.AllowedMentions]:
-    challenger = escape_name(challenge.challenger.name)
-    what = what_text(challenge.game, challenge.rules)
-    if challenge.opponent is not None:
-        opponent = escape_name(challenge.opponent.name)
-        description = text(
-            "challenge.invitation", challenger=challenger, opponent=opponent, what=what
-        )
-        content: str | None = text("challenge.ping", user_id=challenge.opponent.user_id)
-        allowed = mention_only(challenge.opponent.user_id)
-    else:
-        description = text("challenge.open_invitation", challenger=challenger, what=what)
-        content = None
-        allowed = NO_MENTIONS
-    embed = discord.Embed(
-        title=text("challenge.title", game=wording.game_title(challenge.game)),
-        description=description,
-        colour=style_of(challenge.game).colour,
-    )
-    embed.set_footer(text=text("challenge.footer", challenge_id=challenge.id))
-    return content, embed, allowed
-
-
-@for_server
-async def post_invitation(bot: TableBot, challenge: Challenge) -> discord.Message:
-    """Post an invitation as a plain message (rematches); /challenge answers with its own."""
-    content, embed, allowed = invitation(challenge)
-    channel = bot.get_partial_messageable(challenge.channel_id, guild_id=challenge.guild_id)
-    message = await channel.send(
-        content, embed=embed, view=ui.invitation_view(challenge.id), allowed_mentions=allowed
-    )
-    await bot.service.handle(SetChallengeMessage(challenge.id, message.id))
-    return message
-
-
-def expired_text(challenge: Challenge) -> str:
-    """What an expired invitation says once its buttons are gone."""
-    challenger = escape_name(challenge.challenger.name)
-    if challenge.opponent is not None:
-        opponent = escape_name(challenge.opponent.name)
-        return text("challenge.expired_for", challenger=challenger, opponent=opponent)
-    return text("challenge.expired_open", challenger=challenger)
-
-
-@for_server
-async def close_expired_invitation(bot: TableBot, challenge: Challenge) -> bool:
-    """Edit an expired challenge's invitation to say so, without buttons. False when there is
-    nothing to edit (no message recorded, or it was deleted: both quietly) or the edit failed."""
-    if challenge.message_id is None:
-        return False
-    channel = bot.get_partial_messageable(challenge.channel_id, guild_id=challenge.guild_id)
-    try:
-        await channel.get_partial_message(challenge.message_id).edit(
-            content=expired_text(challenge), view=None, allowed_mentions=NO_MENTIONS
-        )
-    except discord.NotFound:
-        log.debug("challenge %s: its invitation is gone", challenge.id)
-        return False
-    except discord.HTTPException as exc:
-        log.warning("challenge %s: could not close its invitation: %s", challenge.id, exc)
-        return False
-    return True

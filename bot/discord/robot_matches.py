@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 
-from bot.discord import permissions, presenter, wording
+from bot.discord import invitations, permissions, presenter, wording
 from bot.discord.catalogue import text
 from bot.discord.locales import for_server
 from bot.discord.replies import NO_MENTIONS, display_name, escape_name
@@ -58,7 +58,7 @@ async def announce(
     assert view.robot_seat is not None and view.robot_level is not None
     human = view.players[1 - view.robot_seat]
     robot = view.players[view.robot_seat]
-    what = presenter.what_text(view.kind, view.rules)
+    what = invitations.what_text(view.kind, view.rules)
     embed = discord.Embed(
         title=text("challenge.title", game=wording.game_title(view.kind)),
         description=wording.robot_challenge(

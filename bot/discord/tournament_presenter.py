@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.discord import permissions, presenter, wording
+from bot.discord import invitations, permissions, presenter, wording
 from bot.discord.catalogue import text
 from bot.discord.components import signup_view
 from bot.discord.locales import for_server
@@ -71,7 +71,7 @@ def status_line(view: TournamentView) -> str:
 def announcement(view: TournamentView) -> discord.Embed:
     """The tournament as its announcement shows it."""
     lines = [
-        text("tournament.rules", what=presenter.what_text(view.game, view.rules)),
+        text("tournament.rules", what=invitations.what_text(view.game, view.rules)),
         text("tournament.organiser", name=escape_name(view.organiser.name)),
         text("tournament.round_days", days=number(view.round_days)),
     ]

@@ -1,10 +1,11 @@
 """The robot's five levels, and what each means for backgammon.
 
 The levels are the Nannon solver's :class:`~engines.nannon_solver.Level` (``BEGINNER`` = 1 ..
-``MASTER`` = 5), shared by all three games. Backgammon plays gnubg's presets: 0-ply with noise
-0.06, 0.04 and 0.015, 0-ply without noise, and 2-ply (gnubg's "world class", with its pruning
-nets and move filters) for master. Measured by gnubg at about PR 24, 16, 3 and 0 for the first
-four; ``benchmarks/robot.py`` prints each level's loss per move against 2-ply.
+``MASTER`` = 5), shared by all three games. Backgammon plays gnubg's 0-ply with noise 0.078,
+0.05, 0.031 and 0.015, tuned to the published PRs of :data:`BACKGAMMON_PR_TARGETS` (30, 18,
+10 and 5), and 2-ply (gnubg's "world class", with its pruning nets and move filters) for
+master, the judge. ``benchmarks/robot_levels.py`` measures each level's PR by gnubg's own
+analysis of its games; docs/robot.md publishes the table.
 """
 
 from __future__ import annotations
@@ -15,7 +16,14 @@ from typing import Final
 
 from engines.nannon_solver import Level
 
-__all__ = ["BACKGAMMON_LEVELS", "LEVEL_NAMES", "GnubgSettings", "Level", "parse_level"]
+__all__ = [
+    "BACKGAMMON_LEVELS",
+    "BACKGAMMON_PR_TARGETS",
+    "LEVEL_NAMES",
+    "GnubgSettings",
+    "Level",
+    "parse_level",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,13 +38,26 @@ class GnubgSettings:
 
 BACKGAMMON_LEVELS: Final = MappingProxyType(
     {
-        Level.BEGINNER: GnubgSettings(ply=0, noise=0.06),
-        Level.INTERMEDIATE: GnubgSettings(ply=0, noise=0.04),
-        Level.ADVANCED: GnubgSettings(ply=0, noise=0.015),
-        Level.EXPERT: GnubgSettings(ply=0, noise=0.0),
+        Level.BEGINNER: GnubgSettings(ply=0, noise=0.078),
+        Level.INTERMEDIATE: GnubgSettings(ply=0, noise=0.05),
+        Level.ADVANCED: GnubgSettings(ply=0, noise=0.031),
+        Level.EXPERT: GnubgSettings(ply=0, noise=0.015),
         Level.MASTER: GnubgSettings(ply=2, noise=0.0),
     }
 )
+
+BACKGAMMON_PR_TARGETS: Final = MappingProxyType(
+    {
+        Level.BEGINNER: 30.0,
+        Level.INTERMEDIATE: 18.0,
+        Level.ADVANCED: 10.0,
+        Level.EXPERT: 5.0,
+        Level.MASTER: 0.0,
+    }
+)
+"""Each level's published PR (gnubg's error rate: equity lost per unforced move times 500,
+judged by its 2-ply), in checker play; benchmarks/robot_levels.py measures them and
+docs/robot.md publishes them."""
 
 LEVEL_NAMES: Final = MappingProxyType({level.name.lower(): level for level in Level})
 """``"beginner"`` .. ``"master"``."""

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bot.discord import presenter, wording
+from bot.discord import invitations, presenter, wording
 from bot.discord.catalogue import text
 from bot.discord.cogs import info
 from bot.discord.style import STYLES, style_of
@@ -171,7 +171,7 @@ def test_the_invitation_lists_cube_options_only_for_cube_games() -> None:
         challenge = Challenge(
             4, 1, 2, kind, MatchRules(5), PLAYERS[0], None, ChallengeStatus.OPEN, 0.0, 1.0
         )
-        return presenter.invitation(challenge)[1].description
+        return invitations.invitation(challenge)[1].description
 
     assert described(GameKind.NANNON) == (
         "alice challenges anyone to Nannon, to 5 (cube, Crawford). First to accept plays."

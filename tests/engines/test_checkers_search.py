@@ -40,6 +40,7 @@ from engines.checkers_search import (
     level_settings,
     search,
     should_offer_draw,
+    slip_move,
 )
 
 
@@ -498,6 +499,27 @@ def test_noise_varies_the_weak_levels_and_not_the_strong() -> None:
         choose_move(board, Level.EXPERT, random.Random(seed), FakeClock(0.0)) for seed in range(3)
     }
     assert len(expert) == 1
+
+
+def test_a_slip_misses_the_better_branch_of_a_multi_jump() -> None:
+    board = Board.from_fen("B:W17,18,27:B14")  # 14x21 takes one, 14x23x32 two and crowns
+    assert {str(slip_move(board, random.Random(seed))) for seed in range(5)} == {"14x21"}
+    assert str(search(board, depth=4).move) == "14x23x32"
+
+
+def test_a_slip_can_walk_a_man_into_a_capture() -> None:
+    board = Board.from_fen("W:W22,31:B11,15")
+    slip = slip_move(board, random.Random(1))
+    assert [m.hits for m in board.apply(slip).legal_moves()] == [1]  # 15x22 next
+    best = search(board, depth=6).move
+    assert not board.apply(best).legal_moves()[0].captures
+
+
+def test_slips_are_for_the_lower_levels() -> None:
+    slips = [LEVELS[level].slip for level in Level]
+    assert slips == sorted(slips, reverse=True)
+    assert LEVELS[Level.BEGINNER].slip > 0
+    assert LEVELS[Level.EXPERT].slip == LEVELS[Level.MASTER].slip == 0.0
 
 
 def test_a_forced_move_is_played_at_once() -> None:

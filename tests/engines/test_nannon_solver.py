@@ -18,6 +18,7 @@ from engines.match import DiceMatch
 from engines.nannon import VARIANT, Position, all_positions
 from engines.nannon_solver import (
     EQUITY_TOLERANCE,
+    LOSS_TARGETS,
     MONEY,
     MONEY_CUBELESS,
     TEMPERATURES,
@@ -35,6 +36,8 @@ from engines.nannon_solver import (
     choose_cube,
     choose_move,
     choose_take,
+    expected_loss,
+    self_play_decisions,
 )
 
 ALL = all_positions()
@@ -659,6 +662,32 @@ def test_master_loses_nothing_and_levels_are_ordered_by_loss() -> None:
     assert ordered == sorted(ordered, reverse=True)
     assert len(set(ordered)) == len(ordered)
     assert TEMPERATURES[Level.MASTER] == 0
+
+
+def test_each_level_loses_its_published_equity_per_decision() -> None:
+    # docs/robot.md publishes LOSS_TARGETS; each level's exact expected loss over a fixed
+    # sample of master self-play decisions is within 20% of it, master's is 0.
+    solver = NannonSolver()
+    decisions = self_play_decisions(solver, 100, random.Random(2024))
+    assert len(decisions) > 500
+    for level in Level:
+        loss = sum(expected_loss(options, level) for options in decisions) / len(decisions)
+        target = LOSS_TARGETS[level]
+        assert abs(loss - target) <= 0.2 * target, (level, loss, target)
+    assert LOSS_TARGETS[Level.MASTER] == 0.0
+    targets = [LOSS_TARGETS[level] for level in Level]
+    assert targets == sorted(targets, reverse=True)
+
+
+def test_expected_loss_matches_the_levels_choices() -> None:
+    # The exact expectation and choose_move's picks agree: 10,000 picks among three options
+    # 0, 0.2 and 0.5 worse (the sampling error is about 2%).
+    played = NannonSolver().rank_moves(Position.initial(), 3, MONEY)[0]
+    ranked = [dataclasses.replace(played, equity=e) for e in (0.0, -0.2, -0.5)]
+    rng = random.Random(5)
+    for level in (Level.BEGINNER, Level.INTERMEDIATE):
+        picked = sum(-choose_move(ranked, level, rng).equity for _ in range(10_000))
+        assert picked / 10_000 == pytest.approx(expected_loss([0.0, -0.2, -0.5], level), rel=0.08)
 
 
 def test_cube_levels(solver: NannonSolver) -> None:

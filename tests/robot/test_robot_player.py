@@ -445,3 +445,20 @@ def test_sure_loss_reads_gnubg_chances_and_the_position() -> None:
     assert sure_loss(none_off, (0.0, 0.0, 0.0, 0.6, 0.0)) == 0  # how much is not certain
     assert sure_loss(none_off, (0.0, 0.0, 0.0, 1.0, 1.0)) == 3
     assert sure_loss(none_off, (0.0, 0.0, 0.0, 1.0, 0.5)) == 0
+
+
+def test_backgammon_levels_publish_their_pr_targets() -> None:
+    # docs/robot.md's table: PR 30, 18, 10, 5 and master at gnubg's 2-ply, the judge; the
+    # weaker a level, the more noise (benchmarks/robot_levels.py measures the PRs).
+    from pathlib import Path
+
+    from bot.robot.levels import BACKGAMMON_LEVELS, BACKGAMMON_PR_TARGETS
+
+    assert [BACKGAMMON_PR_TARGETS[level] for level in Level] == [30, 18, 10, 5, 0]
+    noises = [BACKGAMMON_LEVELS[level].noise for level in Level]
+    assert noises == sorted(noises, reverse=True) and noises[-1] == 0.0
+    assert BACKGAMMON_LEVELS[Level.MASTER].ply == 2
+    table = (Path(__file__).parents[2] / "docs" / "robot.md").read_text(encoding="utf-8")
+    for level in list(Level)[:-1]:
+        settings = BACKGAMMON_LEVELS[level]
+        assert f"noise {settings.noise} | {BACKGAMMON_PR_TARGETS[level]:g} |" in table

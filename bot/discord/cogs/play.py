@@ -17,7 +17,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.discord import delivery, permissions, presenter, wording
+from bot.discord import delivery, invitations, permissions, presenter, wording
 from bot.discord.catalogue import choices, command_text, reading, text
 from bot.discord.components import (
     ChallengeButton,
@@ -204,7 +204,7 @@ class PlayCog(commands.Cog):
             )
         )
         with reading(await server_reader(self.bot, interaction.guild_id)):  # a public message
-            content, embed, allowed = presenter.invitation(challenge)
+            content, embed, allowed = invitations.invitation(challenge)
             await interaction.response.send_message(
                 content,
                 embed=embed,
@@ -444,7 +444,7 @@ class PlayCog(commands.Cog):
             return
         again = Rematch(item.match_id, guild_id, interaction.user.id)
         challenge = await self.bot.service.handle(again)
-        await presenter.post_invitation(self.bot, challenge)
+        await invitations.post_invitation(self.bot, challenge)
         await interaction.followup.send(
             text("done.rematch_offered"), ephemeral=True, allowed_mentions=NO_MENTIONS
         )

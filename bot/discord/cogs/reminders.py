@@ -35,8 +35,9 @@ from discord.ext import commands
 from bot.discord import delivery
 from bot.discord.catalogue import reading, text
 from bot.discord.components import ClaimWinButton, claim_view
+from bot.discord.invitations import close_expired_invitation
 from bot.discord.locales import server_reader
-from bot.discord.presenter import close_expired_invitation, publish
+from bot.discord.presenter import publish
 from bot.discord.replies import escape_name, mention_only
 from bot.discord.tournament_presenter import clock_pass
 from bot.service.commands import ClaimReminder, ExpireChallenges, IdleMatches
