@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from bot.robot import gnubg_brain, jobs
-from bot.robot.levels import Level
+from bot.robot.levels import BACKGAMMON_LEVELS, Level
 from bot.robot.worker import NOT_AVAILABLE, RobotCrashedError, RobotUnavailableError, RobotWorker
 from bot.workers import WorkerPools
 from engines.gnubg import MatchId
@@ -57,10 +57,11 @@ async def test_answers_come_from_a_worker_process_of_its_own(
 async def test_gnubg_answers_in_the_worker_as_in_this_process(robot_worker: RobotWorker) -> None:
     assert await robot_worker.gnubg_available()
     match_id = MatchId(dice=(6, 4), match_length=5, score=(1, 3)).encode()
+    expert = BACKGAMMON_LEVELS[Level.EXPERT]  # 0-ply with gnubg's noise
     ranked = await robot_worker.rank_plays(START, match_id, Level.EXPERT)
-    assert ranked == gnubg_brain.rank_plays(START, match_id, 0, 0.0)
+    assert ranked == gnubg_brain.rank_plays(START, match_id, expert.ply, expert.noise)
     cube = await robot_worker.cube_decision(START, MatchId().encode(), Level.EXPERT)
-    assert cube == gnubg_brain.cube_decision(START, MatchId().encode(), 0, 0.0)
+    assert cube == gnubg_brain.cube_decision(START, MatchId().encode(), expert.ply, expert.noise)
 
 
 @pytest.mark.asyncio
