@@ -337,7 +337,7 @@ def _named(view: MatchView, puzzle: PuzzleView, names: tuple[str, str] | None) -
     if names is not None:
         shown = names
     else:
-        mover, other = text("puzzle.seat.mover"), text("puzzle.seat.other")
+        mover, other = text("puzzle.seat.mover"), text("puzzle.seat.opponent")
         shown = (mover, other) if puzzle.seat == 0 else (other, mover)
     players = (Player(0, shown[0]), Player(0, shown[1]))
     return dataclasses.replace(view, players=players, last_move=None)
