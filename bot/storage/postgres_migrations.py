@@ -292,6 +292,10 @@ MIGRATIONS: tuple[str, ...] = (
     );
     ALTER TABLE analyses ADD COLUMN puzzles_mined_at double precision;
     """,
+    # 6: puzzles from robot self-play have no match (as step 6 of migrations.py).
+    """
+    ALTER TABLE puzzles ALTER COLUMN match_id DROP NOT NULL;
+    """,
 )
 
 
