@@ -6,15 +6,13 @@ the next /puzzle serves one, and the daily post of an empty server seeds too."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 import pytest_asyncio
-from support.puzzle_driver import SOLVER
+from support.puzzle_driver import SOLVER, SelfPlayRunner
 
 from bot.robot import self_play
 from bot.service import MatchService, Refused, UpdateSettings
@@ -35,24 +33,6 @@ from engines.spec import spec_of
 pytestmark = pytest.mark.asyncio
 
 GUILD, CHANNEL, ALICE, BOB = 1, 10, 100, 200
-
-
-class SelfPlayRunner:
-    """The worker's self-play job, run in this process, once a test lets it (``go``)."""
-
-    def __init__(self) -> None:
-        self.go = asyncio.Event()
-        self.calls: list[tuple[GameKind, int, int]] = []
-
-    async def available(self, kind: GameKind) -> bool:
-        return kind is GameKind.NANNON  # the fast one; checkers' search is the worker's
-
-    async def self_play_puzzles(
-        self, kind: GameKind, games: int, seed: int, ply: int
-    ) -> list[dict[str, Any]]:
-        self.calls.append((kind, games, seed))
-        await self.go.wait()
-        return self_play.self_play_puzzles(kind, games, seed, ply)
 
 
 @pytest_asyncio.fixture
