@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from support.puzzle_driver import SOLVER, SelfPlayRunner
+from support.puzzle_driver import SOLVER, SelfPlayRunner, refusal
 
 from bot.robot import self_play
-from bot.service import MatchService, Refused, UpdateSettings
+from bot.service import MatchService, UpdateSettings
 from bot.service.commands import NextPuzzle, PostDailyPuzzle
 from bot.service.errors import Refusal
 from bot.service.puzzle_seeding import SELF_PLAY_PLAYER, SelfPlay, self_play_view
@@ -52,12 +52,6 @@ async def service(store_target: str | Path, runner: SelfPlayRunner) -> AsyncIter
     svc.seeder._seeds = lambda: 7
     yield svc
     await svc.close()
-
-
-async def refusal(svc: MatchService, command: object) -> Refused:
-    with pytest.raises(Refused) as caught:
-        await svc.handle(command)  # type: ignore[arg-type]
-    return caught.value
 
 
 async def test_the_runner_plays_itself() -> None:
@@ -124,3 +118,13 @@ async def test_the_daily_post_of_an_empty_server_seeds(
     await service.seeder.wait_idle()
     daily = await service.handle(PostDailyPuzzle(GUILD, 1_000_000.0))
     assert daily is not None and daily.puzzle.game is GameKind.NANNON
+
+
+async def test_any_game_on_a_server_with_no_puzzle_seeds_every_game_it_can(
+    service: MatchService, runner: SelfPlayRunner
+) -> None:
+    assert (await refusal(service, NextPuzzle(GUILD, ALICE))).refusal is (Refusal.PUZZLES_PREPARING)
+    assert runner.calls == [(GameKind.NANNON, 30, 7)]  # checkers: no worker here
+    runner.go.set()
+    await service.seeder.wait_idle()
+    assert (await service.handle(NextPuzzle(GUILD, ALICE))).game is GameKind.NANNON

@@ -7,8 +7,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from bot.robot import self_play
-from bot.service import AcceptChallenge, MatchService, NewChallenge, PlayMove, RollDice
+from bot.service import AcceptChallenge, MatchService, NewChallenge, PlayMove, Refused, RollDice
 from engines import replay
 from engines.actions import Action, action_from_dict
 from engines.base import GameKind, Phase
@@ -75,3 +77,10 @@ class SelfPlayRunner:
         self.calls.append((kind, games, seed))
         await self.go.wait()
         return self_play.self_play_puzzles(kind, games, seed, ply)
+
+
+async def refusal(svc: MatchService, command: object) -> Refused:
+    """What ``command`` is refused with."""
+    with pytest.raises(Refused) as caught:
+        await svc.handle(command)  # type: ignore[arg-type]
+    return caught.value
