@@ -93,6 +93,10 @@ class PuzzleSeeder:
             seeding = True
         return seeding
 
+    def under_way(self, guild_id: int) -> set[GameKind]:
+        """The games being seeded in the guild now."""
+        return {game for guild, game in self._tasks if guild == guild_id}
+
     def _done(self, key: tuple[int, GameKind], task: asyncio.Task[int]) -> None:
         if self._tasks.get(key) is task:
             del self._tasks[key]

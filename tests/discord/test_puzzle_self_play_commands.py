@@ -36,11 +36,12 @@ async def test_an_empty_server_is_told_then_served_a_self_play_puzzle(
 
     told = await answer(fake, "puzzle", alice, game="nannon")
     assert told.ephemeral and "being prepared" in told.content
-    assert runner.calls == [(GameKind.NANNON, 30, 7)]  # started, not awaited
+    assert service.seeder.under_way(fake.guild.id) == {GameKind.NANNON}  # started, not awaited
     assert not [c for c in told.walk_components() if c.get("type") == 3]
 
     runner.go.set()
     await service.seeder.wait_idle()
+    assert runner.calls == [(GameKind.NANNON, 30, 7)]
     card = await answer(fake, "puzzle", alice, game="nannon")
     assert card.ephemeral
     assert card.attachments and card.attachments[0].filename == "puzzle.png"

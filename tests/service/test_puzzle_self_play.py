@@ -65,9 +65,10 @@ async def test_an_empty_server_gets_self_play_puzzles(
     assert first.refusal is Refusal.PUZZLES_PREPARING
     again = await refusal(service, NextPuzzle(GUILD, BOB, "nannon"))
     assert again.refusal is Refusal.PUZZLES_PREPARING
-    assert runner.calls == [(GameKind.NANNON, 30, 7)]  # one seeding at a time
+    assert service.seeder.under_way(GUILD) == {GameKind.NANNON}
     runner.go.set()
     await service.seeder.wait_idle()
+    assert runner.calls == [(GameKind.NANNON, 30, 7)]  # one seeding at a time
 
     rows = await service.store.puzzle_candidates(GUILD, "nannon", ALICE, True, 1000)
     assert len(rows) >= 3
@@ -124,7 +125,8 @@ async def test_any_game_on_a_server_with_no_puzzle_seeds_every_game_it_can(
     service: MatchService, runner: SelfPlayRunner
 ) -> None:
     assert (await refusal(service, NextPuzzle(GUILD, ALICE))).refusal is (Refusal.PUZZLES_PREPARING)
-    assert runner.calls == [(GameKind.NANNON, 30, 7)]  # checkers: no worker here
+    assert service.seeder.under_way(GUILD) == {GameKind.NANNON}  # checkers: no worker here
     runner.go.set()
     await service.seeder.wait_idle()
+    assert runner.calls == [(GameKind.NANNON, 30, 7)]
     assert (await service.handle(NextPuzzle(GUILD, ALICE))).game is GameKind.NANNON
