@@ -7,7 +7,7 @@ dice and noise, the weaker side's blunders that qualify, each with its answer ke
 them as the server's: no match, no player (``player_id`` 0), the game's actions up to the
 decision in the board's JSON so the card can draw it. The work runs in a task of its own; the
 member is told at once that puzzles are being prepared. At most one seeding per server and game
-at a time.
+at a time, and one that found nothing is not tried again for an hour.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ GAMES: Mapping[GameKind, int] = {
     GameKind.BACKGAMMON: 4,
 }
 SELF_PLAY_PLAYER = 0  # a self-play puzzle's player_id: no member's
+RETRY_S = 60 * 60  # a seeding that found nothing (or failed) is not tried again sooner
 SELF_PLAY_RULES = MatchRules(length=1, cube=False)
 
 
@@ -72,6 +73,7 @@ class PuzzleSeeder:
         self._seeds = seeds or (lambda: random.getrandbits(32))
         self.ply = ply
         self._tasks: dict[tuple[int, GameKind], asyncio.Task[int]] = {}
+        self._tried: dict[tuple[int, GameKind], float] = {}  # when each seeding ended
 
     async def seed(self, guild_id: int, games: Iterable[GameKind]) -> bool:
         """Start seeding ``games`` (those with no puzzle in the guild and a worker to play
@@ -87,6 +89,8 @@ class PuzzleSeeder:
                 continue
             if game.value in have or not await self.runner.available(game):
                 continue
+            if self._state.now() < self._tried.get(key, -RETRY_S) + RETRY_S:
+                continue  # it found nothing a moment ago: the daily pass must not loop on it
             task = asyncio.get_running_loop().create_task(self._seed(guild_id, game))
             self._tasks[key] = task
             task.add_done_callback(functools.partial(self._done, key))
@@ -100,6 +104,7 @@ class PuzzleSeeder:
     def _done(self, key: tuple[int, GameKind], task: asyncio.Task[int]) -> None:
         if self._tasks.get(key) is task:
             del self._tasks[key]
+            self._tried[key] = self._state.now()
 
     async def wait_idle(self) -> None:
         """Until the seeding under way is done (what a test waits on)."""

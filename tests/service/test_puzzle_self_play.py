@@ -130,3 +130,18 @@ async def test_any_game_on_a_server_with_no_puzzle_seeds_every_game_it_can(
     await service.seeder.wait_idle()
     assert runner.calls == [(GameKind.NANNON, 30, 7)]
     assert (await service.handle(NextPuzzle(GUILD, ALICE))).game is GameKind.NANNON
+
+
+async def test_a_seeding_that_found_nothing_is_not_repeated_at_once(
+    service: MatchService, runner: SelfPlayRunner
+) -> None:
+    service.seeder.games = {GameKind.NANNON: 0}  # no games: no puzzles
+    runner.go.set()
+    assert (await refusal(service, NextPuzzle(GUILD, ALICE, "nannon"))).refusal is (
+        Refusal.PUZZLES_PREPARING
+    )
+    await service.seeder.wait_idle()
+    assert (await refusal(service, NextPuzzle(GUILD, ALICE, "nannon"))).refusal is (
+        Refusal.NO_PUZZLE
+    )
+    assert runner.calls == [(GameKind.NANNON, 0, 7)]
