@@ -11,8 +11,9 @@ progress between games.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from bot.robot import analysis
+from bot.robot import analysis, self_play
 from bot.robot.worker import NOT_AVAILABLE, RobotUnavailableError, RobotWorker
 from bot.workers import WorkerPool
 from engines.actions import Action
@@ -79,3 +80,12 @@ class WorkerAnalysisRunner:
         return await self.pool.run(
             analysis.answer_options, kind, rules, list(actions), action_index, decision, player, ply
         )
+
+    async def self_play_puzzles(
+        self, kind: GameKind, games: int, seed: int, ply: int
+    ) -> list[dict[str, Any]]:
+        """Puzzles from ``games`` robot self-play games (seeded), played, analysed and keyed in
+        the analysis worker (:func:`bot.robot.self_play.self_play_puzzles`)."""
+        if analysis.needs_gnubg(kind) and not await self.robot_worker.gnubg_available():
+            raise RobotUnavailableError(NOT_AVAILABLE)
+        return await self.pool.run(self_play.self_play_puzzles, kind, games, seed, ply)

@@ -95,6 +95,7 @@ class Refusal(StrEnum):
     ANALYSIS_DONE = "analysis_done"  # match_id, channel_id, message_id (the report)
     # Puzzles
     NO_PUZZLE = "no_puzzle"  # game (None: any): nothing left to try in this server
+    PUZZLES_PREPARING = "puzzles_preparing"  # game (None: any): self-play is filling the pool
     NO_SUCH_PUZZLE = "no_such_puzzle"  # puzzle_id
     PUZZLE_ANSWERED = "puzzle_answered"  # puzzle_id, choice (the first answer), correct
     NOT_A_PUZZLE_OPTION = "not_a_puzzle_option"  # puzzle_id, given

@@ -390,7 +390,7 @@ class PuzzleView:
     guild_id: int
     game: GameKind
     kind: DecisionKind
-    match_id: int
+    match_id: int | None  # None: from robot self-play
     action_index: int
     seat: int
     board: dict[str, Any]

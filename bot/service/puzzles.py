@@ -65,6 +65,10 @@ __all__ = [
 
 CANDIDATES = 50  # puzzles read to pick a member's next one from
 
+Seed = Callable[[int, Sequence[GameKind]], Awaitable[bool]]
+"""Start filling a guild's empty pools of the games from self-play; whether any is under way
+(:meth:`bot.service.puzzle_seeding.PuzzleSeeder.seed`)."""
+
 
 @runtime_checkable
 class PuzzleKeys(Protocol):
@@ -94,7 +98,7 @@ def puzzle_view(row: Row) -> PuzzleView:
         guild_id=int(row["guild_id"]),
         game=GameKind(row["game"]),
         kind=DecisionKind(row["kind"]),
-        match_id=int(row["match_id"]),
+        match_id=None if row["match_id"] is None else int(row["match_id"]),
         action_index=int(row["action_index"]),
         seat=int(row["seat"]),
         board=json.loads(row["board"]),
@@ -122,12 +126,14 @@ DAY = 24 * 60 * 60
 RECENT_POSTS = 10  # the daily posts next_game looks back on
 
 
-async def post_daily(state: ServiceState, guild_id: int, now: float) -> DailyPuzzle | None:
+async def post_daily(
+    state: ServiceState, guild_id: int, now: float, seed: Seed | None = None
+) -> DailyPuzzle | None:
     """The daily puzzle due at ``now`` (UTC days; the server's ``puzzles_time`` in each), claimed
     so it is posted once; the previous post's puzzle comes with it to be revealed. The game is
     the one posted longest ago of those with puzzles left (:func:`engines.puzzles.next_game`).
     None when the server has no puzzle channel, it is not time yet, today's is out, or the pool
-    is empty."""
+    is empty (then ``seed``, the self-play seeder, fills it for a later pass)."""
     settings = await state.guild_settings(guild_id)
     if not settings.puzzles_channel:
         return None
@@ -142,13 +148,15 @@ async def post_daily(state: ServiceState, guild_id: int, now: float) -> DailyPuz
     games = [GameKind(row["game"]) for row in reversed(recent)]
     game = next_game(pool, games, random.Random(int(due)))
     if game is None:
+        if seed is not None:
+            await seed(guild_id, list(GameKind))
         return None
     row = await store.unposted_puzzle(guild_id, game.value)
     if row is None or not await store.claim_puzzle_post(int(row["id"]), now):
         return None
     previous = await _reveal(state, recent[0], settings.puzzles_name_players) if recent else None
     names = None
-    if settings.puzzles_name_players:
+    if settings.puzzles_name_players and row["match_id"] is not None:
         match = await store.match_row(int(row["match_id"]))
         if match is not None:
             names = (str(match["player0_name"]), str(match["player1_name"]))
@@ -162,7 +170,7 @@ async def _reveal(state: ServiceState, row: Row, name_player: bool) -> PuzzleRev
     assert fresh is not None
     await store.update_puzzle(puzzle_id, revealed_at=state.now())
     player = None
-    if name_player:
+    if name_player and fresh["match_id"] is not None:
         match = await store.match_row(int(fresh["match_id"]))
         if match is not None:
             player = str(match[f"player{int(fresh['seat'])}_name"])
@@ -184,13 +192,26 @@ async def set_puzzle_message(
 
 
 async def next_puzzle(
-    state: ServiceState, guild_id: int, user_id: int, game: str | None, include_own: bool
+    state: ServiceState,
+    guild_id: int,
+    user_id: int,
+    game: str | None,
+    include_own: bool,
+    seed: Seed | None = None,
 ) -> PuzzleView:
     """A puzzle the member has not tried, the one rated nearest the member (lichess' way),
-    the oldest of equals; NO_PUZZLE when the pool has none for them."""
+    the oldest of equals; NO_PUZZLE when the pool has none for them, PUZZLES_PREPARING when
+    ``seed`` (the self-play seeder) is filling the server's empty pool of the game (any game:
+    every game, when the server has no puzzle at all)."""
     kind = GameKind(game).value if game is not None else None
     rows = await state.store.puzzle_candidates(guild_id, kind, user_id, include_own, CANDIDATES)
     if not rows:
+        if kind is not None:
+            games = [GameKind(kind)]
+        else:  # any game: only a server with no puzzle at all is seeded
+            games = [] if await state.store.puzzle_games(guild_id) else list(GameKind)
+        if seed is not None and games and await seed(guild_id, games):
+            raise refused(Refusal.PUZZLES_PREPARING, game=kind)
         raise refused(Refusal.NO_PUZZLE, game=kind)
     mine = await _member_rating(state, guild_id, user_id)
     row = min(rows, key=lambda r: (abs(float(r["rating"]) - mine.rating), int(r["id"])))

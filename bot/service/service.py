@@ -90,6 +90,7 @@ from bot.service.commands import (
 from bot.service.events import MatchUpdated, robot_follow_up, update_events
 from bot.service.handlers import MATCH_ACTIONS, Decide
 from bot.service.model import DiceFactory, MatchUpdate, MatchView
+from bot.service.puzzle_seeding import PuzzleSeeder, SelfPlay
 from bot.service.state import ServiceState
 from bot.service.tournament_model import (
     AdjudicateMatch,
@@ -142,6 +143,8 @@ class MatchService:
         keys = analysis_runner if isinstance(analysis_runner, puzzles.PuzzleKeys) else None
         self.puzzles = puzzles.PuzzleMiner(self._state, keys, self.analyses.view)
         self.analyses.listeners.append(self.puzzles.analysis_told)
+        runner = analysis_runner if isinstance(analysis_runner, SelfPlay) else None
+        self.seeder = PuzzleSeeder(self._state, runner)
 
     async def _queue_analysis(self, event: MatchUpdated) -> None:
         """A finished match's analysis is queued (where the server asks for it)."""
@@ -164,6 +167,7 @@ class MatchService:
     async def close(self) -> None:
         await self.analyses.stop()
         await self.puzzles.stop()
+        await self.seeder.stop()
         self._state.close()
         await self.store.close()
 
@@ -373,7 +377,9 @@ HANDLERS: dict[type[Command[Any]], Handler] = {
     ShowTournament: lambda svc, c: svc.tournaments.show(c),
     ListTournaments: lambda svc, c: svc.tournaments.listing(c),
     NextPuzzle: answered(
-        lambda svc, c: puzzles.next_puzzle(svc._state, c.guild_id, c.user_id, c.game, c.include_own)
+        lambda svc, c: puzzles.next_puzzle(
+            svc._state, c.guild_id, c.user_id, c.game, c.include_own, svc.seeder.seed
+        )
     ),
     AnswerPuzzle: answered(lambda svc, c: puzzles.answer_puzzle(svc._state, **fields_of(c))),
     PuzzleStats: answered(
@@ -386,7 +392,9 @@ HANDLERS: dict[type[Command[Any]], Handler] = {
         lambda svc, c: puzzles.set_opt_out(svc._state, c.guild_id, c.user_id, c.out)
     ),
     ShowPuzzle: answered(lambda svc, c: puzzles.show_puzzle(svc._state, **fields_of(c))),
-    PostDailyPuzzle: answered(lambda svc, c: puzzles.post_daily(svc._state, c.guild_id, c.now)),
+    PostDailyPuzzle: answered(
+        lambda svc, c: puzzles.post_daily(svc._state, c.guild_id, c.now, svc.seeder.seed)
+    ),
     SetPuzzleMessage: answered(
         lambda svc, c: puzzles.set_puzzle_message(svc._state, **fields_of(c))
     ),

@@ -292,6 +292,51 @@ MIGRATIONS: tuple[str, ...] = (
         updated_at REAL NOT NULL
     ) WITHOUT ROWID;
     """,
+    # 7: puzzles from robot self-play have no match: puzzles.match_id may be NULL. SQLite cannot
+    # drop a NOT NULL: the table is built again (and puzzle_attempts, whose foreign key must
+    # follow the new table; renaming puzzles_new rewrites it), rows and ids kept.
+    """
+    CREATE TABLE puzzles_new (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guild_id INTEGER NOT NULL,
+        game TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        match_id INTEGER REFERENCES matches (id),
+        action_index INTEGER NOT NULL,
+        seat INTEGER NOT NULL,
+        player_id INTEGER NOT NULL,
+        board TEXT NOT NULL,
+        played TEXT NOT NULL,
+        answer_key TEXT NOT NULL,
+        position_key TEXT NOT NULL,
+        rating REAL NOT NULL DEFAULT 1500,
+        deviation REAL NOT NULL DEFAULT 350,
+        volatility REAL NOT NULL DEFAULT 0.06,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        solved INTEGER NOT NULL DEFAULT 0,
+        created_at REAL NOT NULL,
+        posted_at REAL,
+        post_channel_id INTEGER,
+        post_message_id INTEGER,
+        revealed_at REAL
+    );
+    INSERT INTO puzzles_new SELECT * FROM puzzles;
+    CREATE TABLE puzzle_attempts_new (
+        puzzle_id INTEGER NOT NULL REFERENCES puzzles_new (id),
+        user_id INTEGER NOT NULL,
+        choice TEXT NOT NULL,
+        correct INTEGER NOT NULL,
+        at REAL NOT NULL,
+        PRIMARY KEY (puzzle_id, user_id)
+    );
+    INSERT INTO puzzle_attempts_new SELECT * FROM puzzle_attempts;
+    DROP TABLE puzzle_attempts;
+    DROP TABLE puzzles;
+    ALTER TABLE puzzles_new RENAME TO puzzles;
+    ALTER TABLE puzzle_attempts_new RENAME TO puzzle_attempts;
+    CREATE UNIQUE INDEX puzzles_position ON puzzles (guild_id, game, position_key);
+    CREATE INDEX puzzles_posted ON puzzles (guild_id, posted_at);
+    """,
 )
 
 

@@ -300,6 +300,10 @@ MIGRATIONS: tuple[str, ...] = (
         updated_at double precision NOT NULL
     );
     """,
+    # 7: puzzles from robot self-play have no match (as step 7 of migrations.py).
+    """
+    ALTER TABLE puzzles ALTER COLUMN match_id DROP NOT NULL;
+    """,
 )
 
 

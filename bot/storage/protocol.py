@@ -353,6 +353,10 @@ class Store(Protocol):
         id, at most ``limit``."""
         ...
 
+    async def puzzle_games(self, guild_id: int) -> set[str]:
+        """The games the guild has any puzzle of (tried, posted or not)."""
+        ...
+
     async def puzzle_pool(self, guild_id: int) -> dict[str, int]:
         """How many puzzles per game the daily post has not shown yet (opted-out left out)."""
         ...

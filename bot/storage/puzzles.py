@@ -94,6 +94,12 @@ class PuzzleOperations(ABC):
         params.append(limit)
         return await self._query(sql, params)
 
+    async def puzzle_games(self, guild_id: int) -> set[str]:
+        rows = await self._query(
+            "SELECT DISTINCT game FROM puzzles WHERE guild_id = ?", (guild_id,)
+        )
+        return {str(row["game"]) for row in rows}
+
     async def puzzle_pool(self, guild_id: int) -> dict[str, int]:
         rows = await self._query(
             "SELECT p.game, count(*) AS n FROM puzzles AS p WHERE p.guild_id = ? "

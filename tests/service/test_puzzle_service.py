@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from support.puzzle_driver import SOLVER, actions_of, blundering_match
+from support.puzzle_driver import SOLVER, actions_of, blundering_match, refusal
 
 from bot.robot import analysis as robot_analysis
-from bot.service import MatchService, Refused, RequestAnalysis, UpdateSettings
+from bot.service import MatchService, RequestAnalysis, UpdateSettings
 from bot.service.commands import (
     AnswerPuzzle,
     NextPuzzle,
@@ -106,12 +106,6 @@ async def mined(svc: MatchService) -> int:
     await svc.analyses.wait_idle()
     await svc.puzzles.wait_idle()
     return match_id
-
-
-async def refusal(svc: MatchService, command: object) -> Refused:
-    with pytest.raises(Refused) as caught:
-        await svc.handle(command)  # type: ignore[arg-type]
-    return caught.value
 
 
 async def test_the_runner_ranks_puzzles() -> None:

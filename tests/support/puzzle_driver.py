@@ -1,12 +1,19 @@
 """A Nannon match with blunders to mine puzzles from: one side plays its worst move every time
-(ranked by the exact solver), the other its best; nobody doubles."""
+(ranked by the exact solver), the other its best; nobody doubles. And the analysis worker's
+self-play job in this process, for seeding an empty server's puzzles."""
 
 from __future__ import annotations
 
-from bot.service import AcceptChallenge, MatchService, NewChallenge, PlayMove, RollDice
+import asyncio
+from typing import Any
+
+import pytest
+
+from bot.robot import self_play
+from bot.service import AcceptChallenge, MatchService, NewChallenge, PlayMove, Refused, RollDice
 from engines import replay
 from engines.actions import Action, action_from_dict
-from engines.base import Phase
+from engines.base import GameKind, Phase
 from engines.nannon import Position
 from engines.nannon_analysis import context_of
 from engines.nannon_solver import NannonSolver
@@ -52,3 +59,28 @@ async def blundering_match(
             move = match.format_move(match.legal_moves()[0])
         view = (await svc.handle(PlayMove(match_id, guild, user, move))).view
     return match_id
+
+
+class SelfPlayRunner:
+    """The worker's self-play job, run in this process, once a test lets it (``go``)."""
+
+    def __init__(self) -> None:
+        self.go = asyncio.Event()
+        self.calls: list[tuple[GameKind, int, int]] = []
+
+    async def available(self, kind: GameKind) -> bool:
+        return kind is GameKind.NANNON  # the fast one; checkers' search is the worker's
+
+    async def self_play_puzzles(
+        self, kind: GameKind, games: int, seed: int, ply: int
+    ) -> list[dict[str, Any]]:
+        self.calls.append((kind, games, seed))
+        await self.go.wait()
+        return self_play.self_play_puzzles(kind, games, seed, ply)
+
+
+async def refusal(svc: MatchService, command: object) -> Refused:
+    """What ``command`` is refused with."""
+    with pytest.raises(Refused) as caught:
+        await svc.handle(command)  # type: ignore[arg-type]
+    return caught.value

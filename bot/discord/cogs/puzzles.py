@@ -13,6 +13,7 @@ searches: the service reads puzzles from the pool mined when analyses ended.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import io
 import logging
@@ -45,6 +46,7 @@ from bot.service.model import (
     PuzzleStanding,
     PuzzleView,
 )
+from bot.service.puzzle_seeding import self_play_view
 
 if TYPE_CHECKING:
     from bot.discord.app import TableBot
@@ -320,9 +322,12 @@ class PuzzlesCog(commands.Cog, name="Puzzles"):
             colour=style_of(puzzle.game).colour,
         )
         try:
-            [view] = await self.service.analyses.views_at(
-                puzzle.match_id, puzzle.guild_id, [puzzle.action_index]
-            )
+            if puzzle.match_id is None:  # self-play: its game is in the puzzle
+                view = await asyncio.to_thread(self_play_view, puzzle)
+            else:
+                [view] = await self.service.analyses.views_at(
+                    puzzle.match_id, puzzle.guild_id, [puzzle.action_index]
+                )
             png, alt = await self.bot.renderer.board(*board_job(_named(view, puzzle, names)))
         except Exception:
             log.exception("puzzle %s: the board could not be drawn", puzzle.puzzle_id)
