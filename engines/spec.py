@@ -143,6 +143,9 @@ class GameSpec:
     """Which analysed decisions become puzzles (:func:`engines.puzzles.qualifies`): the move
     played lost at least ``min_loss`` and the best leads the second by ``margin``. Checkers asks
     for a clearer score (a third of a man lost, a sixth of one between the best two)."""
+    self_play_games: int = 4
+    """Robot self-play games a server's empty puzzle pool is seeded with: a Nannon game takes
+    milliseconds, a checkers or backgammon game seconds of search and as much for its analysis."""
 
     def __post_init__(self) -> None:
         if len(self.resign_level_names) != len(self.resign_levels):
@@ -219,6 +222,7 @@ NANNON = GameSpec(
     opening_roll=True,
     opening_moves_by_difference=True,
     evaluator=Evaluator.EXACT_SOLVER,
+    self_play_games=40,
 )
 
 BACKGAMMON = GameSpec(

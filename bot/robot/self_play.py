@@ -95,7 +95,7 @@ def _play(kind: GameKind, levels: tuple[int, int], rng: random.Random) -> GameMa
 
 
 def _dice_count(kind: GameKind) -> int:
-    return 1 if kind is GameKind.NANNON else 2
+    return spec_of(kind).dice_count
 
 
 def self_play_puzzles(

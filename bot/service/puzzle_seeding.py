@@ -27,18 +27,14 @@ from engines import new_match
 from engines.actions import action_from_dict
 from engines.base import GameKind, MatchRules
 from engines.dice import FairDice
+from engines.spec import spec_of
 
 log = logging.getLogger(__name__)
 
 __all__ = ["GAMES", "SELF_PLAY_PLAYER", "PuzzleSeeder", "SelfPlay"]
 
-# Self-play games per seeding: Nannon's take milliseconds, a checkers game some seconds of
-# search at the stronger level and as much again for its analysis.
-GAMES: Mapping[GameKind, int] = {
-    GameKind.NANNON: 40,
-    GameKind.CHECKERS: 4,
-    GameKind.BACKGAMMON: 4,
-}
+# Self-play games per seeding: each game's trait (spec.self_play_games).
+GAMES: Mapping[GameKind, int] = {kind: spec_of(kind).self_play_games for kind in GameKind}
 SELF_PLAY_PLAYER = 0  # a self-play puzzle's player_id: no member's
 RETRY_S = 60 * 60  # a seeding that found nothing (or failed) is not tried again sooner
 SELF_PLAY_RULES = MatchRules(length=1, cube=False)

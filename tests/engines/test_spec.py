@@ -59,6 +59,7 @@ EXPECTED: dict[GameKind, dict[str, Any]] = {
         "evaluator": Evaluator.EXACT_SOLVER,
         "analysis_pr": False,
         "puzzle_rule": PuzzleRule(min_loss=0.08, margin=0.04),
+        "self_play_games": 40,
     },
     GameKind.BACKGAMMON: {
         "kind": GameKind.BACKGAMMON,
@@ -97,6 +98,7 @@ EXPECTED: dict[GameKind, dict[str, Any]] = {
         "evaluator": Evaluator.GNUBG,
         "analysis_pr": True,
         "puzzle_rule": PuzzleRule(min_loss=0.08, margin=0.04),
+        "self_play_games": 4,
     },
     GameKind.CHECKERS: {
         "kind": GameKind.CHECKERS,
@@ -129,6 +131,7 @@ EXPECTED: dict[GameKind, dict[str, Any]] = {
         "evaluator": Evaluator.SEARCH,
         "analysis_pr": False,
         "puzzle_rule": PuzzleRule(min_loss=0.10, margin=0.06),
+        "self_play_games": 4,
     },
 }
 RULES = {
