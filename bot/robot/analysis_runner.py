@@ -38,6 +38,11 @@ class WorkerAnalysisRunner:
     def details(self, kind: GameKind, ply: int) -> dict[str, object]:
         return analysis.details(kind, ply)
 
+    async def _require_evaluator(self, kind: GameKind) -> None:
+        """RobotUnavailableError where the game's evaluator can't run (gnubg for backgammon)."""
+        if analysis.needs_gnubg(kind) and not await self.robot_worker.gnubg_available():
+            raise RobotUnavailableError(NOT_AVAILABLE)
+
     async def count_games(
         self, kind: GameKind, rules: MatchRules, actions: Sequence[Action]
     ) -> int:
@@ -57,8 +62,7 @@ class WorkerAnalysisRunner:
         """Game ``game`` of a finished match analysed in the analysis worker: one call per game,
         so progress can be told between games. Backgammon needs gnubg: RobotUnavailableError
         where it doesn't run (the analysis fails)."""
-        if analysis.needs_gnubg(kind) and not await self.robot_worker.gnubg_available():
-            raise RobotUnavailableError(NOT_AVAILABLE)
+        await self._require_evaluator(kind)
         return await self.pool.run(
             analysis.game_decisions, kind, rules, list(actions), names, game, ply
         )
@@ -75,8 +79,7 @@ class WorkerAnalysisRunner:
     ) -> list[tuple[str, float]]:
         """Every option of one analysed decision with its equity (a puzzle's answer key),
         ranked in the analysis worker by the game's evaluator."""
-        if analysis.needs_gnubg(kind) and not await self.robot_worker.gnubg_available():
-            raise RobotUnavailableError(NOT_AVAILABLE)
+        await self._require_evaluator(kind)
         return await self.pool.run(
             analysis.answer_options, kind, rules, list(actions), action_index, decision, player, ply
         )
@@ -86,6 +89,5 @@ class WorkerAnalysisRunner:
     ) -> list[dict[str, Any]]:
         """Puzzles from ``games`` robot self-play games (seeded), played, analysed and keyed in
         the analysis worker (:func:`bot.robot.self_play.self_play_puzzles`)."""
-        if analysis.needs_gnubg(kind) and not await self.robot_worker.gnubg_available():
-            raise RobotUnavailableError(NOT_AVAILABLE)
+        await self._require_evaluator(kind)
         return await self.pool.run(self_play.self_play_puzzles, kind, games, seed, ply)
