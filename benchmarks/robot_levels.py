@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import io
 import json
 import random
@@ -184,21 +185,63 @@ def backgammon(games: int, levels: list[Level], noises: list[float], ply: int, s
 CheckersPlayer = Callable[[Game], CheckersMove]
 
 
-def checkers_player(level: int, seed: int, master_budget: float | None) -> CheckersPlayer:
-    """Level ``level`` as the bot plays it (master with the endgame database; at
-    ``master_budget`` seconds a move if given), or 0: a random mover."""
+REFERENCE_MASTER = "71c37fa"
+"""The commit whose checkers master the issue measured ("today's master"): the same search
+without reductions, memory or endgame database; ``--pairs old-5`` plays it."""
+
+
+@functools.cache
+def reference_search(revision: str) -> Any:
+    """``engines/checkers_search.py`` as it was at ``revision`` (read with ``git show``), loaded
+    as a module of its own."""
+    import importlib.util
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    source = subprocess.run(
+        ["git", "show", f"{revision}:engines/checkers_search.py"],
+        cwd=root,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    path = Path(tempfile.mkdtemp()) / f"checkers_search_{revision}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def checkers_player(level: str, seed: int, master_budget: float | None) -> CheckersPlayer:
+    """Level ``level`` ("1" to "5") as the bot plays it (master with the endgame database and
+    its memory; at ``master_budget`` seconds a move if given), "0": a random mover, or "old":
+    :data:`REFERENCE_MASTER`'s master at master's time."""
     from bot.robot.endgames import brain
+    from engines.checkers_search import LEVELS, choose_move
     from engines.checkers_search import Level as CheckersLevel
-    from engines.checkers_search import choose_move
 
     rng = random.Random(seed)
-    thinking = None if level == 0 else brain(CheckersLevel(level), master_budget)
+    if level == "0":
+        return lambda game: rng.choice(game.board.legal_moves())
+    if level == "old":
+        old = reference_search(REFERENCE_MASTER)
+        budget = LEVELS[CheckersLevel.MASTER].budget if master_budget is None else master_budget
+
+        def play_old(game: Game) -> CheckersMove:
+            move: CheckersMove = old.search(
+                game.board, game.reversible_positions, budget=budget
+            ).move
+            return move
+
+        return play_old
+    thinking = brain(CheckersLevel(int(level)), master_budget)
 
     def play(game: Game) -> CheckersMove:
         board, history = game.board, game.reversible_positions
-        if thinking is None:
-            return rng.choice(board.legal_moves())
-        return choose_move(board, CheckersLevel(level), rng, history=history, brain=thinking)
+        return choose_move(board, CheckersLevel(int(level)), rng, history=history, brain=thinking)
 
     return play
 
@@ -214,41 +257,61 @@ def checkers_game(ballot: int, black: CheckersPlayer, white: CheckersPlayer) -> 
     return play_game(game, black, white)
 
 
-def checkers(pairs: list[tuple[int, int]], games: int, master_budget: float | None) -> None:
+def checkers_result(lower: str, upper: str, index: int, games: int, budget: float | None) -> float:
+    """Game ``index`` of ``games`` between two levels: the upper level's points (1, ½ or 0).
+    Game ``2k`` and ``2k + 1`` play the same ballot, the upper level Black in the first."""
+    from engines.checkers_openings import THREE_MOVE_DECK
+
+    ballot = index // 2 * len(THREE_MOVE_DECK) // max(1, games // 2)
+    strong = checkers_player(upper, 1000 * index + 1, budget)
+    weak = checkers_player(lower, 1000 * index + 2, budget)
+    strong_colour = Color.BLACK if index % 2 == 0 else Color.WHITE
+    if strong_colour is Color.BLACK:
+        winner = checkers_game(ballot, strong, weak)
+    else:
+        winner = checkers_game(ballot, weak, strong)
+    return 0.5 if winner is None else float(winner is strong_colour)
+
+
+def _checkers_result(args: tuple[str, str, int, int, float | None]) -> float:
+    return checkers_result(*args)
+
+
+def checkers(
+    pairs: list[tuple[str, str]], games: int, master_budget: float | None, jobs: int
+) -> None:
+    """Each pair's games, ``jobs`` at a time in processes of their own (master's memory lives
+    in a process, as in the bot's robot worker)."""
+    from concurrent.futures import ProcessPoolExecutor
+
     from engines.checkers_openings import THREE_MOVE_DECK
 
     shown = f", master at {master_budget} s a move" if master_budget is not None else ""
     print(
         f"Checkers: {games} balloted games a pair (ballots spread over the {len(THREE_MOVE_DECK)}"
-        f"-ballot deck, each with both colours){shown}; the upper level's score (target "
-        "65-85%; master at least 70% against expert):"
+        f"-ballot deck, each with both colours){shown}, {jobs} at a time; the upper level's "
+        "score (target 65-85%; master at least 70% against expert, 60% against old, "
+        f"the master of {REFERENCE_MASTER}):"
     )
-    for lower, upper in pairs:
-        wins = draws = losses = 0
-        started = time.monotonic()
-        for index in range(games):
-            ballot = index // 2 * len(THREE_MOVE_DECK) // max(1, games // 2)
-            strong = checkers_player(upper, 1000 * index + upper, master_budget)
-            weak = checkers_player(lower, 1000 * index + lower, master_budget)
-            strong_colour = Color.BLACK if index % 2 == 0 else Color.WHITE
-            if strong_colour is Color.BLACK:
-                winner = checkers_game(ballot, strong, weak)
-            else:
-                winner = checkers_game(ballot, weak, strong)
-            if winner is None:
-                draws += 1
-            elif winner is strong_colour:
-                wins += 1
-            else:
-                losses += 1
-            if (index + 1) % 10 == 0 and index + 1 < games:
-                print(f"    after {index + 1}: +{wins} ={draws} -{losses}", flush=True)
-        points = wins + draws / 2
-        print(
-            f"  {upper} against {lower}: +{wins} ={draws} -{losses}, "
-            f"{100 * points / games:.0f}% ({time.monotonic() - started:.0f} s)",
-            flush=True,
-        )
+    with ProcessPoolExecutor(jobs) as pool:
+        for lower, upper in pairs:
+            started = time.monotonic()
+            work = [(lower, upper, index, games, master_budget) for index in range(games)]
+            results: list[float] = []
+            for points in pool.map(_checkers_result, work):
+                results.append(points)
+                if len(results) % 10 == 0 and len(results) < games:
+                    print(f"    after {len(results)}: {_tally(results)}", flush=True)
+            share = 100 * sum(results) / games
+            print(
+                f"  {upper} against {lower}: {_tally(results)}, {share:.0f}% "
+                f"({time.monotonic() - started:.0f} s)",
+                flush=True,
+            )
+
+
+def _tally(results: list[float]) -> str:
+    return f"+{results.count(1.0)} ={results.count(0.5)} -{results.count(0.0)}"
 
 
 def main() -> None:
@@ -264,6 +327,7 @@ def main() -> None:
     parser.add_argument("--pairs", default="1-2,2-3,3-4,4-5", help="checkers: lower-upper")
     parser.add_argument("--checkers-games", type=int, default=100, help="checkers games a pair")
     parser.add_argument("--master-budget", type=float, default=None)
+    parser.add_argument("--jobs", type=int, default=2, help="checkers games played at once")
     args = parser.parse_args()
     sections = set(args.sections.split(","))
     if "nannon" in sections:
@@ -275,8 +339,8 @@ def main() -> None:
         noises = [float(x) for x in args.noise.split(",")] if args.noise else []
         backgammon(args.games, levels, noises, args.analysis_ply, args.seed)
     if "checkers" in sections:
-        pairs = [(int(a), int(b)) for a, b in (p.split("-") for p in args.pairs.split(","))]
-        checkers(pairs, args.checkers_games, args.master_budget)
+        pairs = [(a, b) for a, b in (p.split("-") for p in args.pairs.split(","))]
+        checkers(pairs, args.checkers_games, args.master_budget, args.jobs)
 
 
 if __name__ == "__main__":

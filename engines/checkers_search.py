@@ -10,7 +10,9 @@ capture the same pieces between the same squares lead to the same position, and 
 here (the public :meth:`engines.checkers.Board.legal_moves` lists each path).
 
 The search is negamax alpha-beta with principal-variation windows, a transposition table keyed
-by Zobrist hashes, move ordering (the table's move, killers, the history heuristic),
+by Zobrist hashes (which master keeps between its moves), move ordering (the table's move,
+killers, the history heuristic), late move reductions for master (a quiet move ordered after
+the first three is searched a ply shallower, and again at full depth if it looks better),
 quiescence over captures (a capture is mandatory, so a position with one is never quiet: the
 search goes on through every capture sequence before it evaluates), iterative deepening under
 a time budget read from an injected clock, and a node limit. A position that repeats one
@@ -419,7 +421,27 @@ _DOUBLE_CORNERS = sum(1 << (s - 1) for s in (1, 5, 28, 32))
 _ROW_OF = tuple(_coords(i)[0] for i in range(32))
 _COL_OF = tuple(_coords(i)[1] for i in range(32))
 
+
 # Weights, in hundredths of a man.
+def _cone(index: int, up: bool) -> int:
+    """The squares a man on ``index`` could be stopped from: every square ahead of it within
+    the diagonals that widen towards the crowning row."""
+    row, col = _coords(index)
+    ahead = range(row + 1, 8) if up else range(row - 1, -1, -1)
+    return sum(
+        1 << j
+        for j in range(32)
+        if _ROW_OF[j] in ahead and abs(_COL_OF[j] - col) <= abs(_ROW_OF[j] - row)
+    )
+
+
+_BLACK_CONE = tuple(_cone(i, True) for i in range(32))
+_WHITE_CONE = tuple(_cone(i, False) for i in range(32))
+_BLACK_RUNNERS = _rows((4, 5, 6), range(4))  # Black men three steps or fewer from the crown
+_WHITE_RUNNERS = _rows((1, 2, 3), range(4))
+_RUNAWAY = 32  # a man nothing can stop from crowning, less _RUNAWAY_STEP per step to go
+_RUNAWAY_STEP = 4
+
 _TEMPO = 2  # per row a man has advanced
 _NEAR_CROWN = 8  # a man one step from crowning
 _BRIDGE_MAN = 6  # a man on its bridge square (1, 3 for Black; 30, 32 for White)
@@ -473,6 +495,24 @@ def _evaluate(bm: int, bk: int, wm: int, wk: int) -> int:
         score -= _EDGE_KING * ((bk & _EDGE).bit_count() - (wk & _EDGE).bit_count())
         if black != white and nbm + nbk + nwm + nwk <= 8:
             score += _endgame(bm, bk, wm, wk, black > white)
+    if not wk:
+        runners = bm & _BLACK_RUNNERS
+        blockers = wm
+        while runners:
+            bit = runners & -runners
+            runners ^= bit
+            index = bit.bit_length() - 1
+            if not _BLACK_CONE[index] & blockers:
+                score += _RUNAWAY - _RUNAWAY_STEP * (7 - _ROW_OF[index])
+    if not bk:
+        runners = wm & _WHITE_RUNNERS
+        blockers = bm
+        while runners:
+            bit = runners & -runners
+            runners ^= bit
+            index = bit.bit_length() - 1
+            if not _WHITE_CONE[index] & blockers:
+                score -= _RUNAWAY - _RUNAWAY_STEP * _ROW_OF[index]
     # Mobility-lite: the squares each side's pieces could step to.
     empty = _FULL ^ (bm | bk | wm | wk)
     up = bm | bk
@@ -515,9 +555,10 @@ def evaluate(board: Board) -> int:
 
     Material (a man 100, a king :data:`KING_VALUE`, a lead worth more as pieces come off),
     advancement (tempo), men one step from crowning, the bridge (men on 1 and 3, or 30 and
-    32, while the enemy still has men to crown), centre squares, kings off the edges, mobility
-    (the squares a side's pieces could step to) and, with few pieces left, the stronger side's
-    kings closing in. No search: a pending capture is not seen (see :func:`search`).
+    32, while the enemy still has men to crown), centre squares, kings off the edges, runaway
+    men (three steps or fewer from the crown with no enemy man ahead and no enemy king),
+    mobility (the squares a side's pieces could step to) and, with few pieces left, the
+    stronger side's kings closing in. No search: a pending capture is not seen (see :func:`search`).
 
     >>> evaluate(Board.initial())
     0
@@ -532,9 +573,16 @@ def evaluate(board: Board) -> int:
 
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _CHECK_EVERY = 1024  # nodes between reads of the clock
+_REDUCE_FROM = 3  # late move reductions: a quiet move after this many is searched a ply less
 # Entries (about 600 bytes each with their moves, measured); the table is emptied when it
 # reaches this. A 2 s search from the start stores about 130,000.
 _TT_LIMIT = 300_000
+
+
+Table = dict[int, tuple[int, int, int, _IMove | None]]
+"""A transposition table: a position's key to (depth, bound, score, best move). A robot keeps
+one between its moves (:attr:`Brain.memory`) so that each search starts from what the last
+one learnt."""
 
 
 class _Stop(Exception):
@@ -552,8 +600,11 @@ class _Searcher:
         node_limit: int | None,
         use_tt: bool = True,
         endgames: Endgames | None = None,
+        reductions: bool = False,
+        table: Table | None = None,
     ) -> None:
-        self.tt: dict[int, tuple[int, int, int, _IMove | None]] = {}
+        self.tt: Table = {} if table is None else table
+        self.reductions = reductions
         self.endgames = endgames
         self.endgame_pieces = 0 if endgames is None else endgames.pieces
         self.use_tt = use_tt
@@ -640,9 +691,12 @@ class _Searcher:
         best_move = moves[0]
         first = True
         negamax = self.negamax
-        for move in moves:
+        # Late move reductions: a quiet move ordered late is searched a ply shallower first.
+        reduce_from = _REDUCE_FROM if self.reductions and depth >= 3 and not capture else _INF
+        for index, move in enumerate(moves):
             frm, to, cap = move
             child_quiet = 0
+            crowned = False
             if black:
                 nwm, nwk = wm, wk
                 if frm & bk:
@@ -653,6 +707,7 @@ class _Searcher:
                 elif to & _BLACK_CROWN:
                     nbm, nbk = bm ^ frm, bk | to
                     child = key ^ _Z_BM[frm] ^ _Z_BK[to] ^ _Z_BLACK
+                    crowned = True
                 else:
                     nbm, nbk = bm ^ frm ^ to, bk
                     child = key ^ _Z_BM[frm] ^ _Z_BM[to] ^ _Z_BLACK
@@ -673,6 +728,7 @@ class _Searcher:
                 elif to & _WHITE_CROWN:
                     nwm, nwk = wm ^ frm, wk | to
                     child = key ^ _Z_WM[frm] ^ _Z_WK[to] ^ _Z_BLACK
+                    crowned = True
                 else:
                     nwm, nwk = wm ^ frm ^ to, wk
                     child = key ^ _Z_WM[frm] ^ _Z_WM[to] ^ _Z_BLACK
@@ -699,6 +755,7 @@ class _Searcher:
                 )
                 first = False
             else:
+                reduced = depth - 2 if index >= reduce_from and not crowned else depth - 1
                 score = -negamax(
                     nbm,
                     nbk,
@@ -706,12 +763,26 @@ class _Searcher:
                     nwk,
                     not black,
                     child,
-                    depth - 1,
+                    reduced,
                     -alpha - 1,
                     -alpha,
                     ply + 1,
                     child_quiet,
                 )
+                if score > alpha and reduced < depth - 1:
+                    score = -negamax(
+                        nbm,
+                        nbk,
+                        nwm,
+                        nwk,
+                        not black,
+                        child,
+                        depth - 1,
+                        -alpha - 1,
+                        -alpha,
+                        ply + 1,
+                        child_quiet,
+                    )
                 if alpha < score < beta:
                     score = -negamax(
                         nbm,
@@ -1070,6 +1141,8 @@ def search(
     clock: Clock = time.monotonic,
     use_tt: bool = True,
     endgames: Endgames | None = None,
+    reductions: bool = False,
+    table: Table | None = None,
 ) -> SearchResult:
     """The best move in ``board`` by iterative deepening, to ``depth`` plies (then through
     every capture), or until ``budget`` seconds have passed on ``clock`` or ``node_limit``
@@ -1090,7 +1163,9 @@ def search(
     """
     _check_limits(depth, budget, node_limit)
     root = _Root(board, history)
-    searcher = _Searcher(root.history_keys, clock, budget, node_limit, use_tt, endgames)
+    searcher = _Searcher(
+        root.history_keys, clock, budget, node_limit, use_tt, endgames, reductions, table
+    )
     order = list(root.moves)
     order.sort(key=_capture_size, reverse=True)
     best_score, best_move, reached = 0, order[0], 0
@@ -1127,6 +1202,8 @@ def analyse(
     node_limit: int | None = None,
     clock: Clock = time.monotonic,
     endgames: Endgames | None = None,
+    reductions: bool = False,
+    table: Table | None = None,
 ) -> list[ScoredMove]:
     """Every legal move of ``board`` with its score from the mover's side, best first.
 
@@ -1142,7 +1219,9 @@ def analyse(
     """
     _check_limits(depth, budget, node_limit)
     root = _Root(board, history)
-    searcher = _Searcher(root.history_keys, clock, budget, node_limit, endgames=endgames)
+    searcher = _Searcher(
+        root.history_keys, clock, budget, node_limit, True, endgames, reductions, table
+    )
     order = list(root.moves)
     scores: dict[_IMove, int] = {}
     max_depth = _MAX_DEPTH if depth is None else min(depth, _MAX_DEPTH)
@@ -1196,23 +1275,26 @@ class LevelSettings:
     budget: float
     noise: float
     slip: float = 0.0
+    reductions: bool = False
 
 
 LEVELS: Mapping[Level, LevelSettings] = MappingProxyType(
     {
         Level.BEGINNER: LevelSettings(depth=2, budget=0.5, noise=40.0, slip=0.15),
-        Level.INTERMEDIATE: LevelSettings(depth=6, budget=1.0, noise=40.0, slip=0.06),
-        Level.ADVANCED: LevelSettings(depth=8, budget=1.0, noise=25.0),
-        Level.EXPERT: LevelSettings(depth=8, budget=1.0, noise=0.0),
-        Level.MASTER: LevelSettings(depth=None, budget=2.0, noise=0.0),
+        Level.INTERMEDIATE: LevelSettings(depth=4, budget=1.0, noise=40.0, slip=0.10),
+        Level.ADVANCED: LevelSettings(depth=6, budget=1.0, noise=35.0, slip=0.05),
+        Level.EXPERT: LevelSettings(depth=6, budget=1.0, noise=22.0),
+        Level.MASTER: LevelSettings(depth=None, budget=2.0, noise=0.0, reductions=True),
     }
 )
 """Each level's settings, a ladder where each level scores about 65-85% against the one below
 (docs/robot.md; benchmarks/robot_levels.py measures it). Beginner sees 2 plies (plus
 captures), misjudges moves by 0.4 men and slips (:func:`slip_move`) on 15% of its moves;
-intermediate 6 plies, the same noise, a slip in 16 moves; advanced 8 plies, noise of
-a quarter man; expert plays the best move at 8 plies (or 1 s); master deepens for its full
-2 s."""
+intermediate 4 plies, the same noise, a slip in ten moves; advanced 6 plies, noise of 0.35
+men, a slip in twenty; expert 6 plies, noise of 0.22 men, no slips. The depths are the
+limits (the budgets only cap a slow move), so the four play the same on any machine. Master
+deepens for its full 2 s (or the server's time) with late move reductions, its memory and the
+endgame database (:class:`Brain`)."""
 
 
 def level_settings(level: Level, think_s: float | None = None) -> LevelSettings:
@@ -1233,11 +1315,13 @@ def level_settings(level: Level, think_s: float | None = None) -> LevelSettings:
 @dataclass(frozen=True, slots=True)
 class Brain:
     """What a robot's search uses besides the level: master's thinking time (None: the level's
-    own budget), the clock it is measured on, and an endgame database to probe (None: none)."""
+    own budget), the clock it is measured on, an endgame database to probe (None: none) and a
+    memory, the transposition table it keeps between moves (None: each search starts afresh)."""
 
     think_s: float | None = None
     clock: Clock = time.monotonic
     endgames: Endgames | None = None
+    memory: Table | None = None
 
 
 _PLAIN = Brain()
@@ -1255,6 +1339,8 @@ def _limits(level: Level, brain: Brain) -> dict[str, Any]:
         "budget": settings.budget,
         "clock": brain.clock,
         "endgames": brain.endgames,
+        "reductions": settings.reductions,
+        "table": brain.memory,
     }
 
 

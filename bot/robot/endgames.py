@@ -37,10 +37,15 @@ def endgames(path: Path = PATH) -> Tablebase | None:
     return _loaded[path]
 
 
+_memory: checkers_search.Table = {}
+"""Master's transposition table, kept by this process between moves (and between matches: its
+entries are positions, whoever plays them). The search empties it when it is full."""
+
+
 def brain(level: checkers_search.Level, think_s: float | None = None) -> checkers_search.Brain:
     """What the search uses at ``level``: master thinks for ``think_s`` seconds (the server's
-    setting; None: the level's default) and probes the endgame database; the other levels play
-    as their settings say."""
+    setting; None: the level's default), probes the endgame database and remembers what its
+    last searches learnt; the other levels play as their settings say."""
     if level is not checkers_search.Level.MASTER:
         return checkers_search.Brain()
-    return checkers_search.Brain(think_s=think_s, endgames=endgames())
+    return checkers_search.Brain(think_s=think_s, endgames=endgames(), memory=_memory)

@@ -495,10 +495,10 @@ def test_noise_varies_the_weak_levels_and_not_the_strong() -> None:
         choose_move(board, Level.BEGINNER, random.Random(seed), FakeClock()) for seed in range(30)
     }
     assert len(beginner) > 1
-    expert = {
-        choose_move(board, Level.EXPERT, random.Random(seed), FakeClock(0.0)) for seed in range(3)
+    master = {
+        choose_move(board, Level.MASTER, random.Random(seed), FakeClock(0.5)) for seed in range(3)
     }
-    assert len(expert) == 1
+    assert len(master) == 1
 
 
 def test_a_slip_misses_the_better_branch_of_a_multi_jump() -> None:
@@ -607,3 +607,91 @@ def test_the_deck_leaves_out_the_barred_ballots() -> None:
     assert THREE_MOVE_DECK[0] == "9-13 21-17 5-9" and THREE_MOVE_DECK[-1] == "12-16 24-20 10-15"
     with pytest.raises(ValueError):
         opening_board(175)
+
+
+# --- Master's reductions, memory and runaway men ----------------------------------------------
+
+
+@pytest.mark.parametrize("ballot", [1, 40, 100])
+def test_reductions_search_fewer_nodes_for_the_same_depth(ballot: int) -> None:
+    board = opening_board(ballot)
+    full = search(board, depth=10)
+    reduced = search(board, depth=10, reductions=True)
+    assert reduced.nodes < full.nodes
+    assert reduced.move in board.legal_moves()
+
+
+@pytest.mark.parametrize(
+    ("fen", "best"),
+    [
+        ("B:W11,25,27:B15,18,19", "18-23"),  # the two-for-one shot
+        ("B:W14,23:B9,K1", "9x18x27"),
+        ("W:W22,31:B11,15", "31-27"),  # not 22-18, which hangs a man
+    ],
+)
+def test_reductions_keep_the_tactics(fen: str, best: str) -> None:
+    """A reduced move that turns out better is searched again to the full depth."""
+    assert str(search(Board.from_fen(fen), depth=8, reductions=True).move) == best
+
+
+def test_a_search_remembers_in_the_table_it_is_given() -> None:
+    board = opening_board(7)
+    memory: cs.Table = {}
+    first = search(board, depth=9, table=memory)
+    assert len(memory) > 1000
+    again = search(board, depth=9, table=memory)
+    assert again.nodes < first.nodes / 4
+    assert again.score == first.score and again.move == first.move
+    fresh = search(board, depth=9)
+    assert fresh.nodes == first.nodes  # without the table each search starts afresh
+
+
+def test_a_search_empties_a_full_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cs, "_TT_LIMIT", 500)
+    memory: cs.Table = {}
+    expected = search(opening_board(3), depth=7)
+    found = search(opening_board(3), depth=7, table=memory)
+    assert len(memory) <= 500
+    assert found.score == expected.score
+
+
+def test_master_reduces_and_remembers_between_moves() -> None:
+    from dataclasses import replace
+
+    from bot.robot.endgames import brain
+
+    assert LEVELS[Level.MASTER].reductions
+    assert not any(LEVELS[level].reductions for level in Level if level is not Level.MASTER)
+    master = brain(Level.MASTER)
+    assert master.memory is not None and master.memory is brain(Level.MASTER, 5.0).memory
+    assert brain(Level.EXPERT).memory is None  # a depth-limited level plays the same each time
+    master.memory.clear()
+    board = opening_board(5)
+    move = choose_move(
+        board, Level.MASTER, random.Random(1), brain=replace(master, clock=FakeClock(0.05))
+    )
+    assert move in board.legal_moves()
+    assert len(master.memory) > 100
+
+
+@pytest.mark.parametrize(
+    ("fen", "counted"),
+    [
+        ("B:W30:B20", True),  # Black's man on 20: nothing between it and the crown
+        ("B:W28:B20", False),  # a White man on 28 stands in its way
+        ("B:WK30:B20", False),  # a White king can come back for it
+        ("W:W13:B4", True),
+        ("W:W13:B6", False),
+        ("W:W13:BK4", False),
+    ],
+)
+def test_a_runaway_man_counts_as_nearly_crowned(
+    fen: str, counted: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A man with no enemy man ahead of it (within the widening diagonals) and no enemy king
+    on the board will crown: it scores a bonus, less for each step still to go."""
+    board = Board.from_fen(fen)
+    with_bonus = evaluate(board)
+    monkeypatch.setattr(cs, "_RUNAWAY", 0)
+    monkeypatch.setattr(cs, "_RUNAWAY_STEP", 0)
+    assert (evaluate(board) != with_bonus) is counted
