@@ -16,9 +16,12 @@ the engines' search and solver called directly and gnubg through
   judge at the default analysis ply, so it is not played. ``--levels`` picks levels and
   ``--noise`` overrides their noise (one value per level given), for tuning.
 - ``checkers``: balloted games (:mod:`engines.checkers_openings`, each ballot played with both
-  colours) between neighbouring levels, ``--pairs`` picks them (``"1-2,2-3"``); prints the
-  upper level's score (win 1, draw 1/2) against the 65-85% target. ``--budget`` caps the
-  think time per move (seconds) for the slow top levels, and says so in the output.
+  colours) between two levels, ``--pairs`` picks them (``"1-2,2-3"``; ``0`` is a random
+  mover, ``old`` the master of :data:`REFERENCE_MASTER`, read from git); prints the upper
+  level's score (win 1, draw 1/2) against the 65-85% target (master: at least 70% against
+  expert, 60% against the old master), ``--jobs`` games at a time. ``--master-budget`` sets
+  master's think time per move (seconds; default the level's 2 s, the old master's too) and
+  says so in the output.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The checkers endgame database the master robot probes, shipped with the bot.
+"""The checkers endgame database the master robot probes, shipped with the bot, and its memory.
 
 ``bot/robot/data/checkers-endgame-4.xz`` holds every position of up to four pieces
 (:mod:`engines.checkers_endgame`; 6.4 million positions, 1.1 MB compressed, 7.5 MB in memory).
@@ -39,7 +39,8 @@ def endgames(path: Path = PATH) -> Tablebase | None:
 
 _memory: checkers_search.Table = {}
 """Master's transposition table, kept by this process between moves (and between matches: its
-entries are positions, whoever plays them). The search empties it when it is full."""
+entries are positions, whoever plays them). The search empties it at 300,000 entries, about
+80 MB (268 bytes an entry, measured with tracemalloc)."""
 
 
 def brain(level: checkers_search.Level, think_s: float | None = None) -> checkers_search.Brain:

@@ -6,6 +6,7 @@ clock that advances a fixed step each time it is read.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
 
@@ -412,8 +413,11 @@ def test_levels_are_documented_and_ordered() -> None:
     assert list(LEVELS) == list(Level)
     assert LEVELS[Level.MASTER].depth is None and LEVELS[Level.MASTER].budget >= 2.0
     assert LEVELS[Level.MASTER].noise == 0.0
-    noises = [LEVELS[level].noise for level in Level]
-    assert noises == sorted(noises, reverse=True)
+    # Each level searches deeper than the one below, or as deep with less noise.
+    strengths = [
+        (math.inf if s.depth is None else s.depth, -s.noise, -s.slip) for s in LEVELS.values()
+    ]
+    assert strengths == sorted(strengths) and len(set(strengths)) == len(strengths)
 
 
 @pytest.mark.parametrize("level", list(Level))
