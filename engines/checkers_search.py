@@ -1283,7 +1283,7 @@ LEVELS: Mapping[Level, LevelSettings] = MappingProxyType(
         Level.BEGINNER: LevelSettings(depth=2, budget=0.5, noise=35.0, slip=0.12),
         Level.INTERMEDIATE: LevelSettings(depth=4, budget=1.0, noise=40.0, slip=0.10),
         Level.ADVANCED: LevelSettings(depth=6, budget=1.0, noise=38.0, slip=0.06),
-        Level.EXPERT: LevelSettings(depth=6, budget=1.0, noise=25.0),
+        Level.EXPERT: LevelSettings(depth=6, budget=1.0, noise=30.0),
         Level.MASTER: LevelSettings(depth=None, budget=2.0, noise=0.0, reductions=True),
     }
 )
@@ -1291,7 +1291,7 @@ LEVELS: Mapping[Level, LevelSettings] = MappingProxyType(
 (docs/robot.md; benchmarks/robot_levels.py measures it). Beginner sees 2 plies (plus
 captures), misjudges moves by 0.35 men and slips (:func:`slip_move`) on 12% of its moves;
 intermediate 4 plies, noise 0.4 men, a slip in ten moves; advanced 6 plies, noise of 0.38
-men, slips 6%; expert 6 plies, noise of a quarter man, no slips. The depths are the
+men, slips 6%; expert 6 plies, noise of 0.3 men, no slips. The depths are the
 limits (the budgets only cap a slow move), so the four play the same on any machine. Master
 deepens for its full 2 s (or the server's time) with late move reductions, its memory and the
 endgame database (:class:`Brain`)."""
