@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import subprocess
 import sys
 import time
 import types
@@ -23,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.baseline import module_at
 from engines.nannon import Position, all_positions
 from engines.nannon_solver import (
     LOSS_TARGETS,
@@ -213,22 +213,9 @@ def level_losses(solver: NannonSolver) -> None:
 
 
 def baseline_solver(revision: str) -> types.ModuleType | None:
-    """engines/nannon_solver.py as it was at git ``revision``, imported under another name;
-    None without git or that revision."""
-    try:
-        source = subprocess.run(
-            ["git", "show", f"{revision}:engines/nannon_solver.py"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    module = types.ModuleType("nannon_solver_baseline")
-    sys.modules[module.__name__] = module  # dataclasses look their module up
-    exec(compile(source, f"{revision}:engines/nannon_solver.py", "exec"), module.__dict__)
-    return module
+    """engines/nannon_solver.py as it was at git ``revision``; None without git or that
+    revision."""
+    return module_at(revision, "engines/nannon_solver.py")
 
 
 def old_and_new(revision: str, repetitions: int = 5) -> None:

@@ -195,26 +195,12 @@ without reductions, memory or endgame database; ``--pairs old-5`` plays it."""
 
 @functools.cache
 def reference_search(revision: str) -> Any:
-    """``engines/checkers_search.py`` as it was at ``revision`` (read with ``git show``), loaded
-    as a module of its own."""
-    import importlib.util
-    import subprocess
+    """``engines/checkers_search.py`` as it was at ``revision``, from git."""
+    from benchmarks.baseline import module_at
 
-    root = Path(__file__).resolve().parent.parent
-    source = subprocess.run(
-        ["git", "show", f"{revision}:engines/checkers_search.py"],
-        cwd=root,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    path = Path(tempfile.mkdtemp()) / f"checkers_search_{revision}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[path.stem] = module
-    spec.loader.exec_module(module)
+    module = module_at(revision, "engines/checkers_search.py")
+    if module is None:
+        raise SystemExit(f"the old master needs git and revision {revision}")
     return module
 
 

@@ -439,6 +439,9 @@ _BLACK_CONE = tuple(_cone(i, True) for i in range(32))
 _WHITE_CONE = tuple(_cone(i, False) for i in range(32))
 _BLACK_RUNNERS = _rows((4, 5, 6), range(4))  # Black men three steps or fewer from the crown
 _WHITE_RUNNERS = _rows((1, 2, 3), range(4))
+_BLACK_STEPS = tuple(
+    7 - row for row in _ROW_OF
+)  # a Black man's steps to the crown (White's: the row)
 _RUNAWAY = 32  # a man nothing can stop from crowning, less _RUNAWAY_STEP per step to go
 _RUNAWAY_STEP = 4
 
@@ -495,24 +498,10 @@ def _evaluate(bm: int, bk: int, wm: int, wk: int) -> int:
         score -= _EDGE_KING * ((bk & _EDGE).bit_count() - (wk & _EDGE).bit_count())
         if black != white and nbm + nbk + nwm + nwk <= 8:
             score += _endgame(bm, bk, wm, wk, black > white)
-    if not wk:
-        runners = bm & _BLACK_RUNNERS
-        blockers = wm
-        while runners:
-            bit = runners & -runners
-            runners ^= bit
-            index = bit.bit_length() - 1
-            if not _BLACK_CONE[index] & blockers:
-                score += _RUNAWAY - _RUNAWAY_STEP * (7 - _ROW_OF[index])
-    if not bk:
-        runners = wm & _WHITE_RUNNERS
-        blockers = bm
-        while runners:
-            bit = runners & -runners
-            runners ^= bit
-            index = bit.bit_length() - 1
-            if not _WHITE_CONE[index] & blockers:
-                score -= _RUNAWAY - _RUNAWAY_STEP * _ROW_OF[index]
+    if not wk and bm & _BLACK_RUNNERS:
+        score += _runaways(bm & _BLACK_RUNNERS, wm, _BLACK_CONE, _BLACK_STEPS)
+    if not bk and wm & _WHITE_RUNNERS:
+        score -= _runaways(wm & _WHITE_RUNNERS, bm, _WHITE_CONE, _ROW_OF)
     # Mobility-lite: the squares each side's pieces could step to.
     empty = _FULL ^ (bm | bk | wm | wk)
     up = bm | bk
@@ -524,6 +513,18 @@ def _evaluate(bm: int, bk: int, wm: int, wk: int) -> int:
     if wk:
         white_to |= ((wk << 4) | ((wk & _E3) << 5) | ((wk & _O3) << 3)) & empty
     return score + _MOBILITY * (black_to.bit_count() - white_to.bit_count())
+
+
+def _runaways(runners: int, blockers: int, cones: Sequence[int], steps: Sequence[int]) -> int:
+    """The bonus of the ``runners`` with no blocker in their cone, less per step to go."""
+    bonus = 0
+    while runners:
+        bit = runners & -runners
+        runners ^= bit
+        index = bit.bit_length() - 1
+        if not cones[index] & blockers:
+            bonus += _RUNAWAY - _RUNAWAY_STEP * steps[index]
+    return bonus
 
 
 def _endgame(bm: int, bk: int, wm: int, wk: int, black_ahead: bool) -> int:
@@ -755,21 +756,10 @@ class _Searcher:
                 )
                 first = False
             else:
-                reduced = depth - 2 if index >= reduce_from and not crowned else depth - 1
-                score = -negamax(
-                    nbm,
-                    nbk,
-                    nwm,
-                    nwk,
-                    not black,
-                    child,
-                    reduced,
-                    -alpha - 1,
-                    -alpha,
-                    ply + 1,
-                    child_quiet,
-                )
-                if score > alpha and reduced < depth - 1:
+                # A null window, first at the reduced depth; a reduced move that beats alpha
+                # is searched again at the full depth before it counts.
+                scout = depth - 2 if index >= reduce_from and not crowned else depth - 1
+                while True:
                     score = -negamax(
                         nbm,
                         nbk,
@@ -777,12 +767,15 @@ class _Searcher:
                         nwk,
                         not black,
                         child,
-                        depth - 1,
+                        scout,
                         -alpha - 1,
                         -alpha,
                         ply + 1,
                         child_quiet,
                     )
+                    if score <= alpha or scout == depth - 1:
+                        break
+                    scout = depth - 1
                 if alpha < score < beta:
                     score = -negamax(
                         nbm,
