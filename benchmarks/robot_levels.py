@@ -21,13 +21,16 @@ the engines' search and solver called directly and gnubg through
   level's score (win 1, draw 1/2) against the 65-85% target (master: at least 70% against
   expert, 60% against the old master), ``--jobs`` games at a time. ``--master-budget`` sets
   master's think time per move (seconds; default the level's 2 s, the old master's too) and
-  says so in the output.
+  says so in the output. ``--cpu-clock`` measures master's and the old master's time on
+  the searching process's CPU clock instead of the wall clock, so that other work on the
+  machine takes no thinking time from either (2 s of CPU is 2 s on an idle core).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import functools
 import io
 import json
@@ -204,15 +207,19 @@ def reference_search(revision: str) -> Any:
     return module
 
 
-def checkers_player(level: str, seed: int, master_budget: float | None) -> CheckersPlayer:
+def checkers_player(
+    level: str, seed: int, master_budget: float | None, cpu_clock: bool = False
+) -> CheckersPlayer:
     """Level ``level`` ("1" to "5") as the bot plays it (master with the endgame database and
     its memory; at ``master_budget`` seconds a move if given), "0": a random mover, or "old":
-    :data:`REFERENCE_MASTER`'s master at master's time."""
+    :data:`REFERENCE_MASTER`'s master at master's time; ``cpu_clock``: the budgets are seconds
+    of this process's CPU time."""
     from bot.robot.endgames import brain
     from engines.checkers_search import LEVELS, choose_move
     from engines.checkers_search import Level as CheckersLevel
 
     rng = random.Random(seed)
+    clock = time.process_time if cpu_clock else time.monotonic
     if level == "0":
         return lambda game: rng.choice(game.board.legal_moves())
     if level == "old":
@@ -221,12 +228,12 @@ def checkers_player(level: str, seed: int, master_budget: float | None) -> Check
 
         def play_old(game: Game) -> CheckersMove:
             move: CheckersMove = old.search(
-                game.board, game.reversible_positions, budget=budget
+                game.board, game.reversible_positions, budget=budget, clock=clock
             ).move
             return move
 
         return play_old
-    thinking = brain(CheckersLevel(int(level)), master_budget)
+    thinking = dataclasses.replace(brain(CheckersLevel(int(level)), master_budget), clock=clock)
 
     def play(game: Game) -> CheckersMove:
         board, history = game.board, game.reversible_positions
@@ -246,14 +253,16 @@ def checkers_game(ballot: int, black: CheckersPlayer, white: CheckersPlayer) -> 
     return play_game(game, black, white)
 
 
-def checkers_result(lower: str, upper: str, index: int, games: int, budget: float | None) -> float:
+def checkers_result(
+    lower: str, upper: str, index: int, games: int, budget: float | None, cpu_clock: bool = False
+) -> float:
     """Game ``index`` of ``games`` between two levels: the upper level's points (1, ½ or 0).
     Game ``2k`` and ``2k + 1`` play the same ballot, the upper level Black in the first."""
     from engines.checkers_openings import THREE_MOVE_DECK
 
     ballot = index // 2 * len(THREE_MOVE_DECK) // max(1, games // 2)
-    strong = checkers_player(upper, 1000 * index + 1, budget)
-    weak = checkers_player(lower, 1000 * index + 2, budget)
+    strong = checkers_player(upper, 1000 * index + 1, budget, cpu_clock)
+    weak = checkers_player(lower, 1000 * index + 2, budget, cpu_clock)
     strong_colour = Color.BLACK if index % 2 == 0 else Color.WHITE
     if strong_colour is Color.BLACK:
         winner = checkers_game(ballot, strong, weak)
@@ -262,12 +271,16 @@ def checkers_result(lower: str, upper: str, index: int, games: int, budget: floa
     return 0.5 if winner is None else float(winner is strong_colour)
 
 
-def _checkers_result(args: tuple[str, str, int, int, float | None]) -> float:
+def _checkers_result(args: tuple[str, str, int, int, float | None, bool]) -> float:
     return checkers_result(*args)
 
 
 def checkers(
-    pairs: list[tuple[str, str]], games: int, master_budget: float | None, jobs: int
+    pairs: list[tuple[str, str]],
+    games: int,
+    master_budget: float | None,
+    jobs: int,
+    cpu_clock: bool = False,
 ) -> None:
     """Each pair's games, ``jobs`` at a time in processes of their own (master's memory lives
     in a process, as in the bot's robot worker)."""
@@ -276,6 +289,7 @@ def checkers(
     from engines.checkers_openings import THREE_MOVE_DECK
 
     shown = f", master at {master_budget} s a move" if master_budget is not None else ""
+    shown += ", timed on each process's CPU clock" if cpu_clock else ""
     print(
         f"Checkers: {games} balloted games a pair (ballots spread over the {len(THREE_MOVE_DECK)}"
         f"-ballot deck, each with both colours){shown}, {jobs} at a time; the upper level's "
@@ -285,7 +299,9 @@ def checkers(
     with ProcessPoolExecutor(jobs) as pool:
         for lower, upper in pairs:
             started = time.monotonic()
-            work = [(lower, upper, index, games, master_budget) for index in range(games)]
+            work = [
+                (lower, upper, index, games, master_budget, cpu_clock) for index in range(games)
+            ]
             results: list[float] = []
             for points in pool.map(_checkers_result, work):
                 results.append(points)
@@ -317,6 +333,9 @@ def main() -> None:
     parser.add_argument("--checkers-games", type=int, default=100, help="checkers games a pair")
     parser.add_argument("--master-budget", type=float, default=None)
     parser.add_argument("--jobs", type=int, default=2, help="checkers games played at once")
+    parser.add_argument(
+        "--cpu-clock", action="store_true", help="checkers: time master on its CPU clock"
+    )
     args = parser.parse_args()
     sections = set(args.sections.split(","))
     if "nannon" in sections:
@@ -329,7 +348,7 @@ def main() -> None:
         backgammon(args.games, levels, noises, args.analysis_ply, args.seed)
     if "checkers" in sections:
         pairs = [(a, b) for a, b in (p.split("-") for p in args.pairs.split(","))]
-        checkers(pairs, args.checkers_games, args.master_budget, args.jobs)
+        checkers(pairs, args.checkers_games, args.master_budget, args.jobs, args.cpu_clock)
 
 
 if __name__ == "__main__":

@@ -44,11 +44,21 @@ def _nannon_move(match: GameMatch, level: int, rng: random.Random) -> str:
     return str(nannon.choose_move(ranked, nannon.Level(level), rng).move)
 
 
+def _still_clock() -> float:
+    """A clock that never moves: the self-play levels (beginner to expert) stop at their depth,
+    never at their time cap, so a seed plays the same game on a busy machine."""
+    return 0.0
+
+
 def _checkers_move(match: GameMatch, level: int, rng: random.Random) -> str:
     assert isinstance(match, CheckersMatch)
     board = match.board
     move = checkers.choose_move(
-        board, checkers.Level(level), rng, history=match.game.reversible_positions
+        board,
+        checkers.Level(level),
+        rng,
+        clock=_still_clock,
+        history=match.game.reversible_positions,
     )
     return match.format_move(move)
 

@@ -27,7 +27,7 @@ def test_a_hung_man_is_the_worst_mistake_and_the_capture_is_forced() -> None:
     analysis = summarise(decisions, ("Ann", "Bob"), pr_scale=False)
     worst = analysis.worst(1)[0]
     assert worst.action_index == 8 and worst.is_blunder and worst.player == 0
-    assert worst.played == "3-8" and worst.best == "6-9" and worst.equity_loss > 0.3
+    assert worst.played == "3-8" and worst.best == "6-10" and worst.equity_loss > 0.3
     assert 0.0 <= min(d.win_chance for d in decisions) <= max(d.win_chance for d in decisions) <= 1
     again = analyse_checkers_game(RULES, actions, ("Ann", "Bob"), 1, 4)
     assert again == decisions

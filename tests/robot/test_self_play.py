@@ -44,7 +44,7 @@ def test_seeded_nannon_self_play_gives_the_same_fair_puzzles() -> None:
 
 
 def test_checkers_self_play_puzzles_are_fair() -> None:
-    found = self_play.self_play_puzzles(GameKind.CHECKERS, 1, 2, 2)
+    found = self_play.self_play_puzzles(GameKind.CHECKERS, 1, 4, 2)
     assert found  # this seed's game has one
     check(GameKind.CHECKERS, found)
 
