@@ -580,11 +580,13 @@ def evaluate(board: Board) -> int:
     """The static evaluation of ``board`` from the side to move, in hundredths of a man.
 
     Material (a man 100, a king :data:`KING_VALUE`, a lead worth more as pieces come off),
-    advancement (tempo), men one step from crowning, the bridge (men on 1 and 3, or 30 and
-    32, while the enemy still has men to crown), centre squares, kings off the edges, runaway
-    men (three steps or fewer from the crown with no enemy man ahead and no enemy king),
-    mobility (the squares a side's pieces could step to) and, with few pieces left, the
-    stronger side's kings closing in. No search: a pending capture is not seen (see :func:`search`).
+    then terms whose weights were fitted to self-play results (benchmarks/checkers_tuning.py):
+    advancement (tempo: a cost with the board full, a gain as it empties), the bridge (men on
+    1 and 3, or 30 and 32) and the back rank while the enemy still has men to crown, men on
+    the centre squares (a cost), kings off the edges, trapped kings, runaway men (two steps
+    or fewer from the crown with no enemy man ahead and no enemy king), mobility (the squares
+    a side's pieces could step to) and, with few pieces left, the stronger side's kings
+    closing in. No search: a pending capture is not seen (see :func:`search`).
 
     >>> evaluate(Board.initial())
     0
