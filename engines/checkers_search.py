@@ -440,7 +440,7 @@ _WHITE_RUNNERS = _rows((1, 2), range(4))
 _BLACK_STEPS = tuple(
     7 - row for row in _ROW_OF
 )  # a Black man's steps to the crown (White's: the row)
-# Weights, in hundredths of a man, fitted to the results of 2,400 self-play games (Texel's
+# Weights, in hundredths of a man, fitted to the results of about 1,500 self-play games (Texel's
 # method: a logistic fit of the evaluation to each position's result; docs/robot-internals.md).
 _RUNAWAY = 58  # a man nothing can stop from crowning, less _RUNAWAY_STEP per step to go
 _RUNAWAY_STEP = 24
