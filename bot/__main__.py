@@ -8,6 +8,10 @@ into that (empty) PostgreSQL database, checks it, and exits.
 settings; `tablebot analyse FILE` analyses a match file (bot/robot/analyse_cli.py), likewise.
 Exit status: 2 for a bad setting or argument (here); running, `bot.discord.app.ExitCode`.
 `tablebot play` plays a match against the robot in the terminal (bot/terminal/cli.py).
+An unknown command is one line and exit 2. Output cut short by its reader (``| head``) ends
+quietly, with exit status 141 as a program the broken pipe killed.
+`--env-file PATH` (before the command, or after `sync`/`migrate-db`) reads the settings from
+that file instead of `.env` in the working directory; the start says which file it read.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import argparse
 import logging
 import os
 import sys
+from pathlib import Path
 
 from dotenv import load_dotenv
 
@@ -24,9 +29,10 @@ from bot.config import ConfigError, Settings
 log = logging.getLogger(__name__)
 
 USAGE = (
-    "usage: tablebot [sync | migrate-db --to URL | hint ... | analyse FILE | play ... |\n"
-    "                 --version]\n"
+    "usage: tablebot [--env-file PATH] [sync | migrate-db --to URL]\n"
+    "       tablebot hint ... | analyse FILE | play ... | --version\n"
     "  (no argument)          run the bot (settings from .env; see README.md)\n"
+    "  --env-file PATH        read the settings from PATH instead of ./.env\n"
     "  sync                   sync slash commands globally, then exit\n"
     "  migrate-db --to URL    copy the SQLite database (TABLEBOT_DB) into an empty\n"
     "                         PostgreSQL database (postgresql://...), check it, then exit\n"
@@ -57,14 +63,28 @@ def version() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    try:
+        status = _command(args)
+        sys.stdout.flush()  # here, where a broken pipe is caught, rather than at exit
+        return status
+    except BrokenPipeError:
+        # The reader went away (``tablebot hint ... | head``): nothing more to say, and no
+        # traceback when Python flushes stdout at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return BROKEN_PIPE
+
+
+BROKEN_PIPE = 128 + 13  # as a shell reports a program that SIGPIPE ended
+
+
+def _command(args: list[str]) -> int:
     if args and args[0] in HELP:
         print(USAGE)
         return 0
     if args and args[0] in ("-V", "--version"):
         print(f"tablebot {version()}")
         return 0
-    if args and args[0] == "migrate-db":
-        return migrate_db(args[1:])
     if args and args[0] == "hint":
         from bot.robot.cli import main as hint_main
 
@@ -77,8 +97,19 @@ def main(argv: list[str] | None = None) -> int:
         from bot.terminal.cli import main as play_main
 
         return play_main(args[1:])
+    try:
+        env_file, args = _env_file_option(args)
+    except ConfigError as exc:
+        print(f"tablebot: {exc}", file=sys.stderr)
+        return 2
+    if args and args[0] == "migrate-db":
+        return migrate_db(args[1:], env_file)
     if args and args[0] != "sync":
-        print(USAGE, file=sys.stderr)
+        what = "option" if args[0].startswith("-") else "command"
+        print(
+            f"tablebot: unknown {what} {args[0][:40]!r} ('tablebot --help' lists the commands)",
+            file=sys.stderr,
+        )
         return 2
     if args[1:2] and args[1] in HELP:  # nothing synced, nothing read
         print(SYNC_USAGE)
@@ -86,22 +117,51 @@ def main(argv: list[str] | None = None) -> int:
     if args[1:]:
         print(f"tablebot sync: unexpected argument {args[1]!r}\n{SYNC_USAGE}", file=sys.stderr)
         return 2
-    load_dotenv(".env")
+    read = _load_settings_file(env_file)
     try:
         settings = Settings.from_env()
     except ConfigError as exc:
-        print(f"tablebot: {exc}", file=sys.stderr)
+        print(f"tablebot: {exc}\n({read})", file=sys.stderr)
         return 2
     logging.basicConfig(
         level=settings.log_level,
         format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
     )
+    log.info("%s", read.capitalize())
     from bot.discord.app import run
 
     return run(settings, sync_only=bool(args))
 
 
-def migrate_db(args: list[str]) -> int:
+def _env_file_option(args: list[str]) -> tuple[Path | None, list[str]]:
+    """``--env-file PATH`` (or ``--env-file=PATH``) taken out of ``args``: the file, if given
+    and there (ConfigError if not), and the rest."""
+    rest: list[str] = []
+    env_file: Path | None = None
+    words = iter(args)
+    for word in words:
+        if word == "--env-file" or word.startswith("--env-file="):
+            value = word.partition("=")[2] if "=" in word else next(words, "")
+            if not value:
+                raise ConfigError("--env-file needs the path of a settings file")
+            env_file = Path(value)
+            if not env_file.is_file():
+                raise ConfigError(f"--env-file {value}: there is no such file")
+        else:
+            rest.append(word)
+    return env_file, rest
+
+
+def _load_settings_file(env_file: Path | None) -> str:
+    """Load ``env_file``, or ``.env`` in the working directory; says which was read."""
+    path = env_file or Path(".env")
+    if env_file is None and not path.is_file():
+        return f"no .env in {Path.cwd()}: settings from the environment only"
+    load_dotenv(path)
+    return f"settings read from {path.resolve()}"
+
+
+def migrate_db(args: list[str], env_file: Path | None = None) -> int:
     """`tablebot migrate-db --to URL`: the exit code (0 copied and checked, 1 refused or failed,
     2 bad arguments). Needs no Discord token."""
     parser = argparse.ArgumentParser(
@@ -111,7 +171,7 @@ def migrate_db(args: list[str]) -> int:
     )
     parser.add_argument("--to", required=True, metavar="URL", help="postgresql://user@host/db")
     options = parser.parse_args(args)  # exits 2 on bad arguments
-    load_dotenv(".env")
+    print(_load_settings_file(env_file).capitalize() + ".")
     from bot.storage import is_postgres_url
 
     source = os.environ.get("TABLEBOT_DB", "").strip() or "tablebot.db"

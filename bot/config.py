@@ -61,9 +61,10 @@ class Settings:
             )
         if not _TOKEN_RE.match(token):
             raise ConfigError(
-                "DISCORD_TOKEN does not look like a bot token (three dot-separated parts). "
-                "Copy the whole token from the Developer Portal (Bot -> Reset Token) into .env "
-                "as DISCORD_TOKEN=..., with no quotes or spaces. Not a client secret or app id."
+                f"DISCORD_TOKEN does not look like a bot token: {token_problem(token)}. "
+                "A bot token is three parts joined by dots (about 70 characters). Copy the "
+                "whole token from the Developer Portal (Bot -> Reset Token) into .env as "
+                "DISCORD_TOKEN=..., with no quotes or spaces."
             )
         db_path = _database(env.get("TABLEBOT_DB", "").strip() or "tablebot.db")
         raw_guild = env.get("DEV_GUILD_ID", "").strip()
@@ -99,6 +100,33 @@ class Settings:
                 "TABLEBOT_SHARD_IDS empty to run every shard in this process on SQLite."
             )
         return settings
+
+
+def token_problem(token: str) -> str:
+    """What is wrong with a malformed bot token, without showing any of it."""
+    if token[0] in "\"'" or token[-1] in "\"'":
+        return "it is in quotes; leave them out"
+    if token.lower().startswith(("bot ", "bot:", "bearer")):
+        return "it starts with a word before the token; only the token goes there"
+    if any(c.isspace() for c in token):
+        return "it has a space in it; copy it again in one piece"
+    bad = sorted({c for c in token if not (c.isascii() and (c.isalnum() or c in "-_."))})
+    if bad:
+        return f"it has characters a token never has ({' '.join(map(repr, bad))[:40]})"
+    parts = token.split(".")
+    if len(parts) == 1 and token.isdigit():
+        return "it is a number: that is the application or user id, not the token"
+    if len(parts) == 1 and len(token) == 32:
+        return "it looks like the OAuth2 client secret (32 characters, no dots), not the token"
+    if len(parts) != 3:
+        return f"it has {len(parts)} dot-separated part{'s' * (len(parts) != 1)}, not 3"
+    for name, part, least in zip(("first", "second", "third"), parts, (18, 4, 20), strict=True):
+        if len(part) < least:
+            return (
+                f"its {name} part is {len(part)} characters long, shorter than a token's "
+                f"({least} or more); part of it is missing"
+            )
+    return "it is not in a token's shape"
 
 
 def _database(raw: str) -> str | Path:

@@ -54,7 +54,38 @@ def test_malformed_token_exits_2_without_echoing_it(tmp_path: Path) -> None:
 
 
 def test_unknown_subcommand_exits_2(tmp_path: Path) -> None:
-    assert run_cli(tmp_path, None, "frobnicate").returncode == 2
+    """Issue 33, "tablebot foo starts nothing and says nothing useful": one line naming it,
+    pointing at --help, exit 2, nothing read or started."""
+    for word, what in (("foo", "command"), ("--frobnicate", "option")):
+        result = run_cli(tmp_path, None, word)
+        assert result.returncode == 2
+        assert result.stderr == (
+            f"tablebot: unknown {what} {word!r} ('tablebot --help' lists the commands)\n"
+        )
+        assert result.stdout == ""
+
+
+def test_output_cut_short_by_its_reader_ends_quietly(tmp_path: Path) -> None:
+    """Issue 33, "output piped into head ends in a BrokenPipeError traceback": the reader has
+    gone before anything is written (``| head`` done reading); no traceback, exit 141."""
+    env = {"PATH": "", "PYTHONPATH": str(ROOT)}
+    for args in (["--help"], ["hint", "--game", "nannon", "--position", "012-012", "--roll", "3"]):
+        read_end, write_end = os.pipe()
+        os.close(read_end)  # every write now fails with EPIPE
+        try:
+            result = subprocess.run(
+                [sys.executable, "-m", "bot", *args],
+                cwd=tmp_path,
+                env=env,
+                stdout=write_end,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=60,
+            )
+        finally:
+            os.close(write_end)
+        assert result.returncode == 141, result.stderr
+        assert result.stderr == ""
 
 
 @pytest.mark.parametrize(
@@ -91,6 +122,52 @@ def test_version_and_bad_sync_arguments(tmp_path: Path) -> None:
     assert version()[0].isdigit()  # the venv has tablebot installed
     result = run_cli(tmp_path, None, "sync", "--now")
     assert result.returncode == 2 and "unexpected argument '--now'" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("token", "said"),
+    [
+        ("'MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.abcdefghijklmnopqrstuvwxyz012345", "in quotes"),
+        ("MTIzNDU2Nzg5MDEy MzQ1Njc4.GaBcDe.abcdefghijklmnopqrstu", "a space in it"),
+        ("Bot MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.abcdefghijklmnopqrstu", "a word before the token"),
+        ("123456789012345678", "the application or user id"),
+        ("abcdefghijklmnopqrstuvwxyz012345", "OAuth2 client secret"),
+        ("MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe", "2 dot-separated parts, not 3"),
+        ("MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.abcdefgh", "third part is 8 characters long"),
+        ("MTIzNDU2Nzg5MDEyMzQ1Njc4.GaB+De.abcdefghijklmnopqrstu", "characters a token never has"),
+    ],
+)
+def test_a_malformed_token_is_told_what_is_wrong_with_it(token: str, said: str) -> None:
+    """Issue 33, "a malformed token gets a message that doesn't say what is wrong": it says,
+    and shows none of the token."""
+    with pytest.raises(ConfigError) as raised:
+        Settings.from_env({"DISCORD_TOKEN": token})
+    message = str(raised.value)
+    assert said in message
+    for piece in token.strip("'").replace(" ", ".").split("."):
+        assert len(piece) < 5 or piece not in message
+
+
+def test_env_file_names_the_settings_file_and_the_start_says_which(tmp_path: Path) -> None:
+    """Issue 33, ".env is read only from the current directory": --env-file PATH reads another
+    file, and the start says which file it read (or that there was none)."""
+    missing = tmp_path / "no-such-folder" / "t.db"
+    settings = tmp_path / "conf" / "prod.env"
+    settings.parent.mkdir()
+    settings.write_text(f"DISCORD_TOKEN={GOOD_TOKEN}\nTABLEBOT_DB={missing}\n")
+    for args in (["--env-file", str(settings)], [f"--env-file={settings}"]):
+        result = run_cli(tmp_path, None, *args)
+        # Read: the token is good, the database folder missing (exit 1, before any connection).
+        assert result.returncode == 1, result.stderr
+        assert f"Settings read from {settings}" in result.stderr
+    result = run_cli(tmp_path, None, "--env-file", str(tmp_path / "nope.env"))
+    assert result.returncode == 2
+    assert result.stderr == f"tablebot: --env-file {tmp_path / 'nope.env'}: there is no such file\n"
+    result = run_cli(tmp_path, None)  # no .env here: the message says where it looked
+    assert result.returncode == 2
+    assert f"(no .env in {tmp_path}: settings from the environment only)" in result.stderr
+    result = run_cli(tmp_path, f"DISCORD_TOKEN={GOOD_TOKEN}\nTABLEBOT_DB={missing}\n")
+    assert result.returncode == 1 and f"Settings read from {tmp_path / '.env'}" in result.stderr
 
 
 def test_settings_from_env_reads_every_variable() -> None:
