@@ -110,6 +110,9 @@ class Decision:
     """The board before the decision in the game's ID (drawn for the worst mistakes)."""
     dice: tuple[int, ...] = ()
     """The roll being played, for a move in a dice game."""
+    match_id: str = ""
+    """Backgammon: gnubg's Match ID beside ``position_id`` (the cube, the score, the dice, a
+    double offered), so the two paste into GNU Backgammon or ``tablebot hint``."""
 
     @property
     def is_error(self) -> bool:

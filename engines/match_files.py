@@ -44,7 +44,15 @@ from engines.errors import GameError
 from engines.spec import SPECS
 from engines.values import ResignLevel
 
-__all__ = ["MatchFileError", "MatchRecord", "read_mat", "read_match_file", "read_pdn"]
+__all__ = [
+    "NOT_A_MATCH_FILE",
+    "MatchFileError",
+    "MatchRecord",
+    "match_file_format",
+    "read_mat",
+    "read_match_file",
+    "read_pdn",
+]
 
 
 class MatchFileError(ValueError):
@@ -372,13 +380,29 @@ def read_pdn(text: str) -> MatchRecord:
     return MatchRecord(GameKind.CHECKERS, match.rules, tuple(match.actions), _names(names))
 
 
+_MAT_SIGN = re.compile(r"^\s*(\d+\s+point\s+match\b|Game\s+\d+\s*$)", re.I | re.M)
+_PDN_SIGN = re.compile(r'^\s*\[\w+\s+"|(?:^|\s)1\.\s*\d{1,2}[-x]\d{1,2}\b', re.M)
+NOT_A_MATCH_FILE = (
+    "not a match file: a .mat (backgammon or Nannon) has an 'N point match' line, a PDN "
+    '(checkers) [Event "..."] tags or moves like 1. 11-15'
+)
+
+
+def match_file_format(text: str) -> str | None:
+    """``"mat"`` or ``"pdn"`` by the content (whatever the file's name), None for neither."""
+    if _MAT_SIGN.search(text):
+        return "mat"
+    if _PDN_SIGN.search(text):
+        return "pdn"
+    return None
+
+
 def read_match_file(name: str, text: str) -> MatchRecord:
-    """A ``.mat`` or ``.pdn`` by its suffix, or else by its content."""
-    lower = name.lower()
-    if lower.endswith(".pdn"):
-        return read_pdn(text)
-    if lower.endswith(".mat") or _LENGTH.search(text) or re.search(r"point match", text):
+    """A ``.mat`` or a PDN, told apart by the content (``name`` is for the messages only);
+    MatchFileError for a file that is neither."""
+    found = match_file_format(text)
+    if found == "mat":
         return read_mat(text)
-    if re.search(r"^\s*\[\w+\s+\"", text, re.M) or re.search(r"\d+-\d+", text):
+    if found == "pdn":
         return read_pdn(text)
-    raise MatchFileError(f"{name}: neither a .mat nor a PDN match")
+    raise MatchFileError(NOT_A_MATCH_FILE)

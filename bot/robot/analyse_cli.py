@@ -1,11 +1,12 @@
 """``tablebot analyse FILE [--json] [--ply N]``: a match file analysed on the command line.
 
-Reads a ``.mat`` (backgammon, or Nannon with its variation header) or a ``.pdn`` (checkers),
-ours or another program's (:mod:`engines.match_files`), analyses it game by game with the same
+Reads a ``.mat`` (backgammon, or Nannon with its variation header) or a PDN (checkers), told
+apart by the content whatever the file's name, ours or another program's
+(:mod:`engines.match_files`), analyses it game by game with the same
 code as the Discord report (:func:`bot.robot.analysis.analyse_match`; backgammon by GNU
 Backgammon in this process, at ``--ply`` plies) and prints a short summary, or with ``--json``
-every figure and every decision (see docs/analysis.md). A file it can't read, or a game it can't
-analyse here, is one line on stderr and exit status 2.
+every figure and every decision (see docs/analysis.md). A file that is neither, one it can't
+read, or a game it can't analyse here, is one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any, NoReturn
 
 from bot.robot import analysis
 from engines.analysis import MatchAnalysis
-from engines.match_files import MatchRecord, read_match_file
+from engines.match_files import NOT_A_MATCH_FILE, MatchFileError, MatchRecord, read_match_file
 from engines.spec import spec_of
 
 __all__ = ["main", "summary", "to_json"]
@@ -125,9 +126,13 @@ def summary(record: MatchRecord, result: MatchAnalysis) -> str:
             f"in {p.unforced_decisions} decisions{luck}: {p.rating}"
         )
     for n, d in enumerate(result.worst(3), 1):
+        # Backgammon's board is gnubg's two IDs, as GNU Backgammon and `tablebot hint` take it.
+        where = (
+            f"Position ID {d.position_id}, Match ID {d.match_id}" if d.match_id else d.position_id
+        )
         lines.append(
             f"  {n}. game {d.game}, {result.players[d.player].name}: played {d.played}, "
-            f"best {d.best} (lost {d.equity_loss:.3f} {unit}) at {d.position_id}"
+            f"best {d.best} (lost {d.equity_loss:.3f} {unit}) at {where}"
         )
     return "\n".join(lines)
 
@@ -140,7 +145,11 @@ def main(argv: Sequence[str]) -> int:
         return exc.code if isinstance(exc.code, int) else 2
     path = Path(args.file)
     try:
-        record = read_match_file(path.name, path.read_text(encoding="utf-8"))
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:  # a picture, an archive ...: not text at all
+            raise MatchFileError(NOT_A_MATCH_FILE) from None
+        record = read_match_file(path.name, text)
         result = analysis.analyse_match(
             record.kind, record.rules, record.actions, record.names, args.ply
         )

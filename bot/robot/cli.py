@@ -1,12 +1,14 @@
 """``tablebot hint``: the robot's engines on the command line.
 
-    tablebot hint --game backgammon --position-id ID --match-id ID [--dice 31] [--level L] [--json]
+    tablebot hint --game backgammon --position-id ID [--match-id ID] [--dice 31] [--level L]
+                  [--json]
     tablebot hint --game nannon --position 012-012 [--roll N]
                   [--score A-B --length N --cube V --owner centre|me|them --crawford]
                   [--level L] [--json]
     tablebot hint --game checkers --fen FEN [--level L] [--json]
 
-Backgammon takes gnubg's IDs: with dice (``--dice``, or in the Match ID) it ranks the plays,
+Backgammon takes gnubg's IDs (without a Match ID: a money game, the cube centred, as GNU
+Backgammon starts one): with dice (``--dice``, or in the Match ID) it ranks the plays,
 without them it gives the cube action (the take decision when the Match ID offers a double).
 Nannon: with ``--roll`` the moves, without it the cube action; money play unless ``--length``
 is given (``--score`` is the side on roll's score first). ``--json`` prints
@@ -37,6 +39,8 @@ from engines.gnubg import MatchId
 from engines.nannon import Position as NannonPosition
 from engines.nannon_solver import Context, CubeOwner, CubeState, NannonSolver
 
+# gnubg's Match ID of a money game with the cube centred (Jacoby on, its default).
+MONEY_CENTRED = "cAkAAAAAAAAA"
 OWNERS = {
     "centre": CubeOwner.CENTRED,
     "center": CubeOwner.CENTRED,
@@ -66,7 +70,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="print JSON")
     backgammon = parser.add_argument_group("backgammon (gnubg's IDs)")
     backgammon.add_argument("--position-id", help="gnubg Position ID")
-    backgammon.add_argument("--match-id", help="gnubg Match ID (with dice: rank the plays)")
+    backgammon.add_argument(
+        "--match-id",
+        default=MONEY_CENTRED,
+        help="gnubg Match ID (with dice: rank the plays; default: a money game, the cube "
+        "centred)",
+    )
     backgammon.add_argument(
         "--dice", help="the roll to play, e.g. 31 or 6-6 (instead of the Match ID's dice)"
     )
@@ -148,7 +157,7 @@ def _with_dice(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str
 def _backgammon(parser: argparse.ArgumentParser, args: argparse.Namespace, level: Any) -> _Answer:
     if args.dice is not None and args.game != "backgammon":
         parser.error("--dice is for backgammon (Nannon: --roll)")
-    _require(parser, args, "position_id", "match_id")
+    _require(parser, args, "position_id")
     BgPosition.from_id(args.position_id)  # the Position ID's error first, as the hint gives it
     match_id = _with_dice(parser, args)
     match = MatchId.decode(match_id)

@@ -27,6 +27,7 @@ What gnubg's SGF says (sgf.c), and how gnubg's statistics count it (analysis.c):
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import tempfile
@@ -322,6 +323,7 @@ class _Pairing:
                     None,
                     chance,
                     turn.position.id,
+                    match_id=dataclasses.replace(turn.match, dice=(0, 0)).encode(),
                 )
             )
         luck = float(node["LU"][0]) if "LU" in node else None
@@ -390,7 +392,19 @@ class _Pairing:
             min(1.0, max(0.0, chance)),
             turn.position.id,
             turn.dice if kind is DecisionKind.MOVE else (),
+            _shown_match_id(turn, kind),
         )
+
+
+def _shown_match_id(turn: _Turn, kind: DecisionKind) -> str:
+    """The Match ID of the board the decision was made on: a move's with its dice, a take's
+    with the double offered (``turn.match`` is the doubler's before it)."""
+    if kind is DecisionKind.MOVE:
+        return dataclasses.replace(turn.match, dice=turn.dice).encode()
+    if kind is DecisionKind.TAKE:
+        doubled = 1 - turn.match.player_on_roll
+        return dataclasses.replace(turn.match, double_offered=True, turn=doubled).encode()
+    return turn.match.encode()
 
 
 def _cash_chance(info: dict[str, Any], match: MatchId) -> float:

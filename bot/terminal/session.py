@@ -199,7 +199,10 @@ class TerminalMatch:
 
     async def show_board(self, view: MatchView) -> None:
         job = board_job(view)
-        self.console.say(board_text(*job))
+        text = board_text(*job)
+        if view.gnubg_match_id:  # beside the Position ID, as GNU Backgammon shows the two
+            text += f"\nMatch ID: {view.gnubg_match_id}"
+        self.console.say(text)
         self._shown = view.version
         if self.png_dir is None:
             return

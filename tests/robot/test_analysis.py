@@ -144,8 +144,8 @@ def test_cli_on_gnubgs_own_export(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize(
     ("name", "text", "message"),
     [
-        ("x.mat", "hello", "no 'N point match' line"),
-        ("x.pdn", "", "no game"),
+        ("x.mat", "hello", "not a match file"),
+        ("x.pdn", "", "not a match file"),
         ("x.mat", " 3 point match\n Game 1\n a : 0   b : 0\n  1) 77: 1/2\n", "line 4"),
     ],
 )
@@ -159,6 +159,37 @@ def test_cli_bad_files_are_one_line_and_status_2(
     assert err.count("\n") == 1 and message in err and "Traceback" not in err
     code, _, err = _run(capsys, str(tmp_path / "missing.mat"))
     assert code == 2 and "missing.mat" in err
+
+
+def test_cli_knows_each_format_by_its_content(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 33, "tablebot analyse parses any file that isn't .mat as checkers": a .mat and a
+    PDN are told apart by their content whatever their names; anything else is refused in one
+    line that says what a match file looks like."""
+    match = _nannon_match(5)
+    mat = export_match("nannon", match.rules, match.actions, ("Ann", "Bob"), 1, "x")
+    pdn = export_match("checkers", MatchRules(length=1), _checkers_actions(), ("Cy", "Di"), 2, "x")
+    for name, text, game in (("nannon.txt", mat, "nannon"), ("checkers.mat", pdn, "checkers"),
+                             ("checkers", pdn, "checkers"), ("m.MAT", mat, "nannon")):  # fmt: skip
+        (tmp_path / name).write_text(text)
+        code, out, err = _run(capsys, str(tmp_path / name), "--json")
+        assert code == 0, err
+        assert json.loads(out)["game"] == game
+    refused = {
+        "notes.txt": "Buy milk on 2024-05-01.\nCall 555-1234.\n",  # dashes, but no match
+        "board.png": b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe",
+        "empty.pdn": "",
+    }
+    for name, content in refused.items():
+        path = tmp_path / name
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+        code, out, err = _run(capsys, str(path))
+        assert (code, out) == (2, "")
+        assert err == (
+            f"tablebot analyse: {name}: not a match file: a .mat (backgammon or Nannon) has an "
+            "'N point match' line, a PDN (checkers) [Event \"...\"] tags or moves like 1. 11-15\n"
+        )
 
 
 def test_details_say_how_each_game_is_analysed_and_solve_nothing(

@@ -16,11 +16,12 @@ import pytest
 gnubg = pytest.importorskip("gnubg")
 
 from bot.robot import gnubg_analysis, gnubg_brain  # noqa: E402
-from engines import new_match  # noqa: E402
+from engines import new_match, replay  # noqa: E402
 from engines.actions import Action, Move  # noqa: E402
 from engines.analysis import Decision, DecisionKind, summarise  # noqa: E402
 from engines.base import MatchRules  # noqa: E402
 from engines.gnubg import match_id_of  # noqa: E402
+from engines.match import DiceMatch  # noqa: E402
 from engines.match_files import read_mat  # noqa: E402
 from tests.support.gnubg_selfplay import robot_match  # noqa: E402
 
@@ -141,6 +142,24 @@ def test_the_decisions_name_our_actions_and_moves() -> None:
             assert d.played == action.move and len(d.dice) == 2
         assert 0.0 <= d.win_chance <= 1.0 and d.equity_loss >= 0.0
     assert {d.played for d in decisions if d.kind is DecisionKind.TAKE} == {"take", "pass"}
+
+
+def test_each_decision_has_the_match_id_of_its_board() -> None:
+    """Issue 33, "where the analysis shows a Position ID, it shows the Match ID beside it":
+    each decision's Match ID is the board's it was made on (a move's with its dice, a take's
+    with the double offered, a cube decision's before the roll)."""
+    record = read_mat((DATA / "robot_selfplay_5pt.mat").read_text())
+    rules, actions, names = record.rules, list(record.actions), record.names
+    decisions = gnubg_analysis.analyse_backgammon_game(rules, actions, names, 1, 0)
+    checked = set()
+    for d in decisions:
+        if d.kind is DecisionKind.MOVE and not isinstance(actions[d.action_index], Move):
+            continue  # a roll that can't be played: its Match ID has the dice the board lacks
+        board = replay("backgammon", rules, actions[: d.action_index])
+        assert isinstance(board, DiceMatch)
+        assert (d.position_id, d.match_id) == (board.position_id, match_id_of(board)), d
+        checked.add(d.kind)
+    assert checked == {DecisionKind.MOVE, DecisionKind.CUBE, DecisionKind.TAKE}
 
 
 def test_a_game_the_match_does_not_have_is_an_error() -> None:

@@ -244,6 +244,27 @@ def test_backgammon_takes_the_dice_on_their_own(capfd: pytest.CaptureFixture[str
 
 
 @needs_gnubg
+def test_without_a_match_id_it_is_a_money_game_with_the_cube_centred(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 33, "tablebot hint --position-id ... --dice 31 is refused for want of
+    --match-id": without one it is a money game with the cube centred, as GNU Backgammon
+    starts one, with dice and without."""
+    for dice in (["--dice", "31"], []):
+        status, given, _ = hint(capfd, "--game", "backgammon", "--position-id", START, *dice,
+                                "--match-id", "cAkAAAAAAAAA", "--level", "expert")  # fmt: skip
+        assert status == 0
+        status, left_out, _ = hint(capfd, "--game", "backgammon", "--position-id", START, *dice,
+                                   "--level", "expert")  # fmt: skip
+        assert status == 0 and left_out == given
+    money = MatchId.decode(cli.MONEY_CENTRED)
+    assert (money.match_length, money.cube_value, money.cube_owner) == (0, 1, -1)
+    assert table_of(capfd, "--game", "backgammon", "--position-id", START, "--dice", "31")[0] == (
+        "Backgammon (money play), 31 to play; equity for the side on roll in points (cubeful)"
+    )
+
+
+@needs_gnubg
 def test_backgammon_that_may_not_double_is_told_to_roll(capfd: pytest.CaptureFixture[str]) -> None:
     theirs = MatchId(cube_value=2, cube_owner=1).encode()
     assert cli.main(["--game", "backgammon", "--position-id", START, "--match-id", theirs]) == 0
@@ -262,7 +283,7 @@ def test_backgammon_that_may_not_double_is_told_to_roll(capfd: pytest.CaptureFix
         (["--game", "nannon"], "needs --position"),
         (["--game", "backgammon", "--position-id", "nope", "--match-id", "x"], "Position ID"),
         (["--game", "backgammon", "--position-id", START, "--match-id", "x"], "gnubg Match ID"),
-        (["--game", "backgammon", "--position-id", START], "needs --match-id"),
+        (["--game", "backgammon"], "needs --position-id"),
         (["--game", "nannon", "--position", "012-012", "--level", "grandmaster"], "not a level"),
         (["--game", "go"], "invalid choice"),
         (
