@@ -73,8 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     backgammon.add_argument(
         "--match-id",
         default=MONEY_CENTRED,
-        help="gnubg Match ID (with dice: rank the plays; default: a money game, the cube "
-        "centred)",
+        help="gnubg Match ID (with dice: rank the plays; default: a money game, the cube centred)",
     )
     backgammon.add_argument(
         "--dice", help="the roll to play, e.g. 31 or 6-6 (instead of the Match ID's dice)"
