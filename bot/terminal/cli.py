@@ -57,6 +57,7 @@ ROBOT_ID = 2
 ROBOT_NAME = "tablebot"
 DEFAULT_GAME = GameKind.NANNON
 DEFAULT_LEVEL = Level.INTERMEDIATE
+DEFAULT_NAME = "You"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -83,7 +84,6 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--level",
         type=_level,
-        default=DEFAULT_LEVEL,
         help=f"the robot's level: {', '.join(LEVEL_NAMES)} or 1-5 "
         f"(default {DEFAULT_LEVEL.name.lower()})",
     )
@@ -91,7 +91,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--cube", action=argparse.BooleanOptionalAction, default=None, help="the doubling cube"
     )
-    parser.add_argument("--name", default="You", help="your name on the board (default You)")
+    parser.add_argument("--name", help="your name on the board (default You)")
     parser.add_argument(
         "--db", type=Path, metavar="PATH", help=f"the SQLite file (default {default_db()})"
     )
@@ -185,8 +185,7 @@ async def _match(
     if not options.new:
         saved = await _saved(service, options.game)
         if saved is not None:
-            console.say(wording.RESUMING.format(match_id=saved.match_id))
-            console.say(wording.match_line(saved))
+            console.say(wording.resuming(saved, _not_for(saved, options)))
             return saved.match_id
     game = GameKind(options.game or DEFAULT_GAME)
     if not await player.available(robot_worker, spec_of(game)):
@@ -196,11 +195,11 @@ async def _match(
             HUMAN.guild_id,
             CHANNEL_ID,
             HUMAN.user_id,
-            options.name,
+            options.name or DEFAULT_NAME,
             game,
             robot_id=ROBOT_ID,
             robot_name=ROBOT_NAME,
-            level=int(options.level),
+            level=int(DEFAULT_LEVEL if options.level is None else options.level),
             length=options.length,
             cube=options.cube,
         )
@@ -208,6 +207,20 @@ async def _match(
     except GameError as exc:
         raise NoMatch(wording.refusal_text(exc), 2) from None
     return update.match_id  # its first events were told as the bus published them
+
+
+def _not_for(saved: MatchView, options: argparse.Namespace) -> list[str]:
+    """The options given for a new match that the saved one doesn't have, as typed."""
+    given = []
+    if options.level is not None and int(options.level) != saved.robot_level:
+        given.append(f"--level {options.level.name.lower()}")
+    if options.length is not None and options.length != saved.length:
+        given.append(f"--length {options.length}")
+    if options.cube is not None and options.cube != saved.rules.cube:
+        given.append("--cube" if options.cube else "--no-cube")
+    if options.name is not None and options.name != saved.players[0].name:
+        given.append(f"--name {options.name}")
+    return given
 
 
 async def _saved(service: MatchService, game: str | None) -> MatchView | None:

@@ -254,7 +254,28 @@ ROBOT_FAILED = (
 )
 ROBOT_UNAVAILABLE = "Sorry, {game} against the robot is not available on this platform."
 HINT_FAILED = "The robot could not work out a hint just now: please try again."
-RESUMING = "Resuming match #{match_id}."
+
+
+def resuming(view: MatchView, not_for_it: list[str]) -> str:
+    """The match ``tablebot play`` resumes, at what level and score; ``not_for_it``: the
+    options given that only a new match would take (``--level expert`` ...)."""
+    names = (view.players[0].name, view.players[1].name)
+    line = match_line(view)
+    lines = [
+        f"Resuming the unfinished {line[0].lower()}{line[1:]}",
+        f"Score: {_score(names, view.score)}, game {view.game_number}.",
+    ]
+    if not_for_it:
+        given = " and ".join(not_for_it)
+        verb = "is" if len(not_for_it) == 1 else "are"
+        lines.append(
+            f"{given} {verb} for a new match: add --new to start one (this one stays saved)."
+        )
+    else:
+        lines.append("'tablebot play --new' starts a new match instead (this one stays saved).")
+    return "\n".join(lines)
+
+
 ANALYSING = "Analysing the match ({evaluator})..."
 ANALYSIS_PROGRESS = "  game {done} of {total} analysed"
 ANALYSIS_FAILED = "Sorry, the analysis failed (the log says why); the match itself is saved."

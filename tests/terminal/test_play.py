@@ -17,6 +17,7 @@ import pytest
 from bot.__main__ import main as tablebot_main
 from bot.service import GetView, MatchService, MatchStatus
 from bot.terminal.cli import HUMAN, main
+from engines.gnubg import MatchId
 
 needs_gnubg = pytest.mark.skipif(
     importlib.util.find_spec("gnubg") is None, reason="the gnubg wheel is not installed here"
@@ -248,7 +249,11 @@ def test_quit_then_resume_the_same_match_then_a_new_one(tmp_path: Path) -> None:
     assert state is MatchStatus.ACTIVE
     # The end of the input saves it too.
     status, out = play(tmp_path, Human([], then_play=False))
-    assert status == 0 and out.startswith("Resuming match #1.\nMatch #1: Nannon, a match to 11")
+    assert status == 0 and out.startswith(
+        "Resuming the unfinished match #1: Nannon, a match to 11 points, against tablebot "
+        "(intermediate).\nScore: You 0, tablebot 0, game 1.\n"
+        "'tablebot play --new' starts a new match instead (this one stays saved).\n"
+    )
     assert match_status(tmp_path, 1) == (MatchStatus.ACTIVE, version)
     # --game of another game starts that game; --new starts another match of the same game.
     status, out = play(tmp_path, Human(["quit"], then_play=False), "--game", "checkers")
@@ -256,7 +261,45 @@ def test_quit_then_resume_the_same_match_then_a_new_one(tmp_path: Path) -> None:
     status, out = play(tmp_path, Human(["quit"], then_play=False), "--game", "nannon", "--new")
     assert "Match #3: Nannon" in out
     status, out = play(tmp_path, Human(["quit"], then_play=False))
-    assert out.startswith("Resuming match #3.")
+    assert out.startswith("Resuming the unfinished match #3: Nannon")
+
+
+def test_resuming_says_which_match_and_what_the_options_given_are_for(tmp_path: Path) -> None:
+    """Issue 33, "tablebot play resumes an unfinished match silently, ignoring --level and
+    --length": it says which match it resumes, at what level and score, which of the options
+    given only a new match takes, and how to start one."""
+    play(tmp_path, Human(["quit"], then_play=False), "--length", "3", "--level", "beginner")
+    status, out = play(
+        tmp_path, Human(["quit"], then_play=False), "--level", "expert", "--length", "5"
+    )
+    assert status == 0
+    assert out.splitlines()[:3] == [
+        "Resuming the unfinished match #1: Nannon, a match to 3 points, against tablebot "
+        "(beginner).",
+        "Score: You 0, tablebot 0, game 1.",
+        "--level expert and --length 5 are for a new match: add --new to start one (this one "
+        "stays saved).",
+    ]
+    # Options the saved match has already are not reported; --new takes the others.
+    _, out = play(tmp_path, Human(["quit"], then_play=False), "--level", "beginner", "--cube")
+    assert out.splitlines()[2].startswith("'tablebot play --new' starts a new match instead")
+    _, out = play(tmp_path, Human(["quit"], then_play=False), "--new", "--level", "expert")
+    assert out.startswith("Match #2: Nannon, a match to 11 points, against tablebot (expert).")
+
+
+def test_the_backgammon_board_shows_the_match_id_beside_the_position_id(tmp_path: Path) -> None:
+    """Issue 33, "where the terminal shows a Position ID, it shows the Match ID beside it"."""
+    status, out = play(
+        tmp_path, Human(["roll", "quit"], then_play=False), "--game", "backgammon", "--length",
+        "3", "--seed", "3", "--no-analysis",
+    )  # fmt: skip
+    assert status == 0
+    boards = re.findall(r"^Position ID: (\S+)\nMatch ID: (\S+)$", out, re.M)
+    assert boards and boards[-1][0] == "4HPwATDgc/ABMA"
+    assert out.count("Position ID: ") == len(boards)  # every one
+    shown = MatchId.decode(boards[-1][1])
+    assert (shown.match_length, shown.score, shown.cube_value) == (3, (0, 0), 1)
+    assert shown.dice == (6, 1) and "You (O) to play 6-1" in out  # the opening roll's dice
 
 
 class Interrupted(Human):
@@ -273,7 +316,7 @@ def test_ctrl_c_at_the_prompt_stops_and_keeps_the_match(tmp_path: Path) -> None:
     state, version = match_status(tmp_path, 1)
     assert state is MatchStatus.ACTIVE and version > 1
     status, out = play(tmp_path, Human(["quit"], then_play=False))
-    assert out.startswith("Resuming match #1.")
+    assert out.startswith("Resuming the unfinished match #1: Nannon")
 
 
 @pytest.mark.parametrize(
