@@ -3,12 +3,16 @@
     tablebot play [--game nannon|backgammon|checkers] [--level beginner..master] [--length N]
                   [--cube | --no-cube] [--name NAME] [--db PATH] [--png DIR] [--seed N]
                   [--new] [--no-analysis]
+    tablebot play --export [MATCH] [--db PATH]
 
 The match is stored like any other (the same service, store and robot as the bot), in its own
 SQLite file: ``--db``, by default ``$XDG_DATA_HOME/tablebot/play.db`` (``~/.local/share/...``).
 ``quit`` (or the end of the input) leaves the match there, and the next ``tablebot play``
-resumes it: the latest unfinished match, or with ``--game`` the latest of that game. ``--new``
-starts a new match even so. Lengths, the cube and the other options left out take the service's
+resumes it: the latest unfinished match, or with ``--game`` the latest of that game, saying
+which, at what level and score, and which of the options given only a new match takes. ``--new``
+starts a new match even so. ``--export`` writes the latest finished match (or match MATCH) as
+the Discord bot's ``/export`` does, ``tablebot-<id>.mat`` or ``.pdn`` in the working directory,
+for ``tablebot analyse`` or another program, and plays nothing. Lengths, the cube and the other options left out take the service's
 defaults (Nannon 11 points, backgammon 5, checkers 1 game). ``--seed`` makes a new match's dice,
 and the robot's own draws, the same every time (for trying things and for tests); without it
 the dice are fair and secret as in Discord.
@@ -37,7 +41,7 @@ from bot.robot.driver import RobotDriver
 from bot.robot.levels import LEVEL_NAMES, Level, parse_level
 from bot.robot.worker import RobotWorker
 from bot.service import MatchService, MatchView, RobotMatch, UpdateSettings
-from bot.service.commands import ActiveMatches
+from bot.service.commands import ActiveMatches, Export, History
 from bot.service.model import DiceFactory
 from bot.storage import StoreError
 from bot.terminal import wording
@@ -99,6 +103,15 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, help="the same dice (and robot) every time")
     parser.add_argument("--new", action="store_true", help="a new match, not the saved one")
     parser.add_argument("--no-analysis", action="store_true", help="no analysis at the end")
+    parser.add_argument(
+        "--export",
+        nargs="?",
+        type=int,
+        const=0,
+        metavar="MATCH",
+        help="write the latest finished match (or match MATCH) as a .mat or .pdn file here, "
+        "then exit",
+    )
     return parser
 
 
@@ -143,6 +156,12 @@ async def play(options: argparse.Namespace, console: Console) -> int:
     except (OSError, StoreError) as exc:
         console.say(wording.CANNOT_OPEN.format(error=" ".join(str(exc).split())))
         return 2
+    if options.export is not None:
+        try:
+            return await export(service, options.export, console, Path.cwd())
+        finally:
+            await service.close()
+            pools.shutdown()
     robot = RobotDriver(service, robot_worker)  # the bot's own robot driver, on the bus
     robot.rng = random.Random(options.seed)
     hint = functools.partial(advice.match_hint, robot_worker)
@@ -167,6 +186,30 @@ async def play(options: argparse.Namespace, console: Console) -> int:
         await robot.close()
         await service.close()
         pools.shutdown()
+
+
+async def export(service: MatchService, match_id: int, console: Console, folder: Path) -> int:
+    """Write match ``match_id`` (0: the latest finished one) into ``folder``: the exit status."""
+    if match_id == 0:
+        recent = await service.handle(History(HUMAN.guild_id, HUMAN.user_id, limit=100))
+        finished = [entry.match_id for entry in recent if entry.result != "active"]
+        if not finished:
+            console.say(wording.NOTHING_TO_EXPORT)
+            return 1
+        match_id = finished[0]  # newest first
+    try:
+        exported = await service.handle(Export(match_id, HUMAN.guild_id))
+    except GameError as exc:
+        console.say(wording.refusal_text(exc))
+        return 2
+    path = folder / exported.filename
+    try:
+        path.write_text(exported.text, encoding="utf-8")
+    except OSError as exc:
+        console.say(wording.CANNOT_EXPORT.format(error=" ".join(str(exc).split())))
+        return 1
+    console.say(wording.EXPORTED.format(path=exported.filename, match_id=match_id))
+    return 0
 
 
 class NoMatch(Exception):

@@ -155,6 +155,8 @@ class TerminalMatch:
             if view.match_over:
                 await self.show_board(view)
                 await self.analysis(view)
+                suffix = spec_of(view.kind).export_suffix
+                say(wording.EXPORT_IT.format(match_id=match_id, suffix=suffix))
                 return True
             if view.version != self._shown:
                 await self.show_board(view)

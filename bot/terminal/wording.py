@@ -276,6 +276,12 @@ def resuming(view: MatchView, not_for_it: list[str]) -> str:
     return "\n".join(lines)
 
 
+EXPORTED = "Wrote {path} (match #{match_id}): 'tablebot analyse {path}' analyses it."
+NOTHING_TO_EXPORT = (
+    "No finished match to export yet: 'tablebot play --export N' writes match #N, finished or not."
+)
+CANNOT_EXPORT = "tablebot play: the match file could not be written: {error}"
+EXPORT_IT = "'tablebot play --export {match_id}' writes this match as a {suffix} file."
 ANALYSING = "Analysing the match ({evaluator})..."
 ANALYSIS_PROGRESS = "  game {done} of {total} analysed"
 ANALYSIS_FAILED = "Sorry, the analysis failed (the log says why); the match itself is saved."
@@ -372,6 +378,7 @@ _REFUSALS: dict[Refusal, Callable[[dict[str, Any]], str]] = {
     Refusal.MONEY_NOT_BACKGAMMON: lambda p: "Money play (--length 0) is for backgammon only.",
     Refusal.CHECKERS_CUBE_OPTIONS: lambda p: "Checkers has no doubling cube: leave out --cube.",
     Refusal.BAD_ROBOT_LEVEL: lambda p: f"{p['value']!r} is not a level: 1 to 5.",
+    Refusal.NO_SUCH_MATCH: lambda p: f"There is no match #{p['match_id']} here.",
 }
 
 

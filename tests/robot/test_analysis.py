@@ -3,8 +3,10 @@ match in ``analyse_match``, and ``tablebot analyse FILE`` on the same code."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -14,11 +16,13 @@ from bot.robot import analysis, jobs
 from bot.robot.analysis_runner import WorkerAnalysisRunner
 from bot.robot.worker import RobotWorker
 from bot.workers import WorkerPools
-from engines import new_match
+from engines import new_match, replay
 from engines.actions import Move, OpeningRoll, Roll
 from engines.analysis import count_games
 from engines.base import GameKind, GameMatch, MatchRules, Phase
 from engines.exports import export_match
+from engines.gnubg import MatchId
+from engines.match_files import read_match_file
 from engines.nannon import Position
 from engines.nannon_analysis import context_of
 from engines.nannon_solver import NannonSolver
@@ -190,6 +194,50 @@ def test_cli_knows_each_format_by_its_content(
             f"tablebot analyse: {name}: not a match file: a .mat (backgammon or Nannon) has an "
             "'N point match' line, a PDN (checkers) [Event \"...\"] tags or moves like 1. 11-15\n"
         )
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+@pytest.mark.parametrize(
+    ("name", "game", "ply"),
+    [
+        ("nannon.mat", "nannon", "2"),
+        pytest.param(
+            "backgammon.mat",
+            "backgammon",
+            "0",
+            marks=pytest.mark.skipif(
+                importlib.util.find_spec("gnubg") is None, reason="no gnubg wheel here"
+            ),
+        ),
+        ("checkers.pdn", "checkers", "2"),
+    ],
+)
+def test_the_shipped_examples_are_finished_robot_matches_that_analyse(
+    capsys: pytest.CaptureFixture[str], name: str, game: str, ply: str
+) -> None:
+    """Issue 33, "the repository ships no sample match files, so the README's analysis example
+    can't be tried without Discord": examples/ has one match a game, the robot against itself
+    (examples/make_examples.py), finished, and each analyses as the README says."""
+    path = EXAMPLES / name
+    record = read_match_file(name, path.read_text(encoding="utf-8"))
+    assert record.kind.value == game and len(record.actions) > 20
+    assert replay(game, record.rules, record.actions).phase is Phase.MATCH_OVER
+    code, out, err = _run(capsys, str(path), "--ply", ply)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith(f"{game.capitalize()}, ")
+    levels = [line.split(":")[0] for line in lines[2:4]]
+    assert levels == list(record.names) and levels[0] == "beginner"
+    worst = lines[4:]
+    assert len(worst) == 3
+    if game == "backgammon":  # gnubg's two IDs, ready to paste (issue 33: the Match ID beside)
+        for line in worst:
+            ids = re.search(r" at Position ID (\S{14}), Match ID (\S{12})$", line)
+            assert ids is not None, line
+            MatchId.decode(ids[2])
+    assert "examples/backgammon.mat" in (EXAMPLES.parent / "README.md").read_text()
 
 
 def test_details_say_how_each_game_is_analysed_and_solve_nothing(

@@ -17,7 +17,9 @@ import pytest
 from bot.__main__ import main as tablebot_main
 from bot.service import GetView, MatchService, MatchStatus
 from bot.terminal.cli import HUMAN, main
+from engines.base import GameKind
 from engines.gnubg import MatchId
+from engines.match_files import read_match_file
 
 needs_gnubg = pytest.mark.skipif(
     importlib.util.find_spec("gnubg") is None, reason="the gnubg wheel is not installed here"
@@ -106,6 +108,40 @@ def test_a_whole_nannon_match_against_the_robot_ends_with_its_analysis(tmp_path:
     # Nothing left to resume: the next run starts match #2.
     status, out = play(tmp_path, Human(["quit"]), "--length", "1", "--seed", "7")
     assert status == 0 and "Match #2: Nannon" in out and "Resuming" not in out
+
+
+def test_a_finished_match_is_exported_for_tablebot_analyse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 33, "a finished tablebot play match can't be exported": the end of the match says
+    how, and ``tablebot play --export`` writes it (the latest finished one, or match N) as
+    /export does, ready for ``tablebot analyse``."""
+    monkeypatch.chdir(tmp_path)
+    status, out = play(tmp_path, Human(), "--length", "1", "--seed", "7", "--no-analysis")
+    assert status == 0
+    assert out.rstrip().endswith("'tablebot play --export 1' writes this match as a .mat file.")
+    nothing = Human([], then_play=False)
+    status, _ = play(tmp_path, Human(["quit"], then_play=False), "--new", "--length", "3")
+    exported = Human([], then_play=False)
+    assert main(["--db", str(tmp_path / "play.db"), "--export"], out=exported.out) == 0
+    assert exported.out.getvalue() == (
+        "Wrote tablebot-1.mat (match #1): 'tablebot analyse tablebot-1.mat' analyses it.\n"
+    )
+    record = read_match_file("tablebot-1.mat", (tmp_path / "tablebot-1.mat").read_text())
+    assert record.kind is GameKind.NANNON and record.names == ("You", "tablebot")
+    assert tablebot_main(["analyse", "tablebot-1.mat"]) == 0
+    assert "You: error rate" in capsys.readouterr().out
+    # Match #2, unfinished, by its number; a match that isn't there, in a line.
+    assert main(["--db", str(tmp_path / "play.db"), "--export", "2"], out=nothing.out) == 0
+    assert (tmp_path / "tablebot-2.mat").exists()
+    assert main(["--db", str(tmp_path / "play.db"), "--export", "9"], out=nothing.out) == 2
+    assert nothing.out.getvalue().splitlines()[-1] == "There is no match #9 here."
+
+
+def test_export_with_no_finished_match_says_so(tmp_path: Path) -> None:
+    said = Human([], then_play=False)
+    assert main(["--db", str(tmp_path / "play.db"), "--export"], out=said.out) == 1
+    assert said.out.getvalue().startswith("No finished match to export yet")
 
 
 def test_the_same_seed_plays_the_same_match(tmp_path: Path) -> None:
