@@ -12,14 +12,15 @@ resumes it: the latest unfinished match, or with ``--game`` the latest of that g
 which, at what level and score, and which of the options given only a new match takes. ``--new``
 starts a new match even so. ``--export`` writes the latest finished match (or match MATCH) as
 the Discord bot's ``/export`` does, ``tablebot-<id>.mat`` or ``.pdn`` in the working directory,
-for ``tablebot analyse`` or another program, and plays nothing. Lengths, the cube and the other options left out take the service's
-defaults (Nannon 11 points, backgammon 5, checkers 1 game). ``--seed`` makes a new match's dice,
-and the robot's own draws, the same every time (for trying things and for tests); without it
-the dice are fair and secret as in Discord.
+for ``tablebot analyse`` or another program, and plays nothing. Lengths, the cube and the other
+options left out take the service's defaults (Nannon 11 points, backgammon 5, checkers 1 game).
+``--seed`` makes a new match's dice, and the robot's own draws, the same every time (for trying
+things and for tests); without it the dice are fair and secret as in Discord.
 
-Exit status: 0 when the match ended or was left to resume, 130 after Ctrl-C (the match is
-saved all the same: every action is committed as it is made), 1 when the robot can't play here
-(backgammon without GNU Backgammon), 2 for bad arguments or options the service refuses.
+Exit status: 0 when the match ended or was left to resume (or was exported), 130 after Ctrl-C
+(the match is saved all the same: every action is committed as it is made), 1 when the robot
+can't play here (backgammon without GNU Backgammon) or there is no finished match to export or
+its file can't be written, 2 for bad arguments, options the service refuses or no such match.
 """
 
 from __future__ import annotations
