@@ -160,6 +160,8 @@ def test_env_file_names_the_settings_file_and_the_start_says_which(tmp_path: Pat
         # Read: the token is good, the database folder missing (exit 1, before any connection).
         assert result.returncode == 1, result.stderr
         assert f"Settings read from {settings}" in result.stderr
+    result = run_cli(tmp_path, None, "sync", "--env-file", str(settings))  # after the command
+    assert result.returncode == 1 and f"Settings read from {settings}" in result.stderr
     result = run_cli(tmp_path, None, "--env-file", str(tmp_path / "nope.env"))
     assert result.returncode == 2
     assert result.stderr == f"tablebot: --env-file {tmp_path / 'nope.env'}: there is no such file\n"
