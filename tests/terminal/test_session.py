@@ -135,4 +135,7 @@ async def test_conceding_ends_the_match_and_a_failed_analysis_is_said(
     text = out.getvalue()
     assert "Ann conceded the match." in text
     assert "Robo won the match, Ann 0, Robo 5." in text
-    assert text.endswith("Analysing the match (a broken one)...\n" + wording.ANALYSIS_FAILED + "\n")
+    assert text.endswith(
+        "Analysing the match (a broken one)...\n" + wording.ANALYSIS_FAILED + "\n"
+        "'tablebot play --export 1' writes this match as a .mat file.\n"
+    )
