@@ -21,6 +21,7 @@ from discord.gateway import DiscordWebSocket
 from discord.http import Route
 from discord.webhook.async_ import async_context
 
+from . import limits
 from .model import (
     ADD_REACTIONS,
     MANAGE_GUILD,
@@ -46,9 +47,9 @@ T = TypeVar("T")
 BotFactory = Callable[..., discord.Client]
 DEFAULT_TIMEOUT = 5.0
 # Discord's own limits on option values: a string option holds at most 6000 characters, an
-# integer option is within +-(2**53 - 1).
+# integer option is within +-(2**53 - 1) (limits.INTEGER_OPTION).
 MAX_STRING_OPTION = 6000
-MAX_INTEGER_OPTION = 2**53 - 1
+MAX_INTEGER_OPTION = limits.INTEGER_OPTION
 
 
 class FakeDiscordError(AssertionError):

@@ -33,6 +33,10 @@ CHOICES = 25
 CHOICE_NAME = 100
 CHOICE_VALUE = 100  # a string choice's value
 ALT_TEXT = 1024  # an attachment's description
+# An integer or number option's value, min_value and max_value: within +-(2**53 - 1), the range
+# Discord's OpenAPI schema gives them (JavaScript's safe integers; the prose docs say "between
+# -2^53 and 2^53"). A command declaring a bound outside it is refused, the whole sync with it.
+INTEGER_OPTION = 2**53 - 1
 FLAG_IS_COMPONENTS_V2 = 1 << 15
 
 

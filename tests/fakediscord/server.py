@@ -1704,6 +1704,11 @@ def _options_problem(options: list[dict[str, Any]]) -> str | None:
             return f"option {name!r}: more than 25 choices"
         if option.get("choices") and option.get("autocomplete"):
             return f"option {name!r}: choices and autocomplete together"
+        bounds = [option[k] for k in ("min_value", "max_value") if k in option]
+        if option.get("type") in (4, 10) and any(
+            abs(bound) > limits.INTEGER_OPTION for bound in bounds
+        ):
+            return f"option {name!r}: min_value and max_value lie within +-(2**53 - 1)"
         if option.get("type") in (1, 2):
             problem = _options_problem(option.get("options") or [])
             if problem:

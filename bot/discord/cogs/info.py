@@ -20,6 +20,7 @@ from bot.discord.catalogue import choices, command_text, number, reader, text
 from bot.discord.cogs.puzzles import TOP, solvers_embed
 from bot.discord.components import PageButton, pager
 from bot.discord.locales import server_reader
+from bot.discord.options import RowId
 from bot.discord.replies import NO_MENTIONS, escape_name
 from bot.discord.style import style_of
 from bot.service.commands import (
@@ -46,8 +47,6 @@ log = logging.getLogger(__name__)
 GameName = Literal["nannon", "backgammon", "checkers"]
 PUZZLES = "puzzles"  # /leaderboard's board of puzzle solvers
 EMBED_COLOUR = discord.Colour(0x2E7D32)
-# Discord's integer options are limited to 2**53; a match id beyond that can't exist anyway.
-MatchId = app_commands.Range[int, 1, 2**53 - 1]
 
 
 def _num(value: float) -> str:
@@ -459,7 +458,7 @@ class InfoCog(commands.Cog, name="Info"):
     @app_commands.command(name="export", description=command_text("command.export"))
     @app_commands.guild_only()
     @app_commands.describe(match=command_text("command.export.match"))
-    async def export(self, interaction: discord.Interaction[Any], match: MatchId) -> None:
+    async def export(self, interaction: discord.Interaction[Any], match: RowId) -> None:
         assert interaction.guild_id is not None
         # Refuse unknown ids before deferring: after a public defer, the refusal would be
         # public too. Rebuilding from the event log may take a moment on a long match.
@@ -476,7 +475,7 @@ class InfoCog(commands.Cog, name="Info"):
     @app_commands.command(name="verify", description=command_text("command.verify"))
     @app_commands.guild_only()
     @app_commands.describe(match=command_text("command.verify.match"))
-    async def verify(self, interaction: discord.Interaction[Any], match: MatchId) -> None:
+    async def verify(self, interaction: discord.Interaction[Any], match: RowId) -> None:
         assert interaction.guild_id is not None
         await self.service.handle(GetView(match, interaction.guild_id))  # as in /export
         await interaction.response.defer(thinking=True)

@@ -20,6 +20,7 @@ from bot.discord.catalogue import choices, command_text, reader, reading, text
 from bot.discord.cogs.admin import is_manager
 from bot.discord.components import TournamentButton
 from bot.discord.locales import server_reader
+from bot.discord.options import RowId
 from bot.discord.replies import NO_MENTIONS, display_name, escape_name
 from bot.discord.robot_matches import LevelName, robot_user
 from bot.robot.levels import LEVEL_NAMES
@@ -51,7 +52,6 @@ log = logging.getLogger(__name__)
 
 GameName = Literal["nannon", "backgammon", "checkers"]
 FormatName = Literal["knockout", "round_robin", "swiss"]
-Tournament = app_commands.Range[int, 1, 2**53]
 
 
 def _guild(interaction: discord.Interaction[Any]) -> int:
@@ -168,9 +168,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
 
     @tournament.command(name="join", description=command_text("command.tournament.join"))
     @app_commands.describe(tournament=command_text("command.tournament.tournament"))
-    async def join(
-        self, interaction: discord.Interaction[TableBot], tournament: Tournament
-    ) -> None:
+    async def join(self, interaction: discord.Interaction[TableBot], tournament: RowId) -> None:
         view = await self.bot.service.handle(
             JoinTournament(
                 tournament, _guild(interaction), interaction.user.id, display_name(interaction.user)
@@ -181,9 +179,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
 
     @tournament.command(name="leave", description=command_text("command.tournament.leave"))
     @app_commands.describe(tournament=command_text("command.tournament.tournament"))
-    async def leave(
-        self, interaction: discord.Interaction[TableBot], tournament: Tournament
-    ) -> None:
+    async def leave(self, interaction: discord.Interaction[TableBot], tournament: RowId) -> None:
         view = await self.bot.service.handle(
             LeaveTournament(tournament, _guild(interaction), interaction.user.id)
         )
@@ -207,9 +203,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
 
     @tournament.command(name="start", description=command_text("command.tournament.start"))
     @app_commands.describe(tournament=command_text("command.tournament.tournament"))
-    async def start(
-        self, interaction: discord.Interaction[TableBot], tournament: Tournament
-    ) -> None:
+    async def start(self, interaction: discord.Interaction[TableBot], tournament: RowId) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
         view = await self._start(interaction, tournament)
         await self._ephemeral(interaction, text("tournament.started", tournament_id=view.id))
@@ -237,9 +231,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
 
     @tournament.command(name="withdraw", description=command_text("command.tournament.withdraw"))
     @app_commands.describe(tournament=command_text("command.tournament.tournament"))
-    async def withdraw(
-        self, interaction: discord.Interaction[TableBot], tournament: Tournament
-    ) -> None:
+    async def withdraw(self, interaction: discord.Interaction[TableBot], tournament: RowId) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
         guild_id, user_id = _guild(interaction), interaction.user.id
         view = await self.bot.service.handle(ShowTournament(tournament, guild_id))
@@ -268,8 +260,8 @@ class TournamentCog(commands.Cog, name="Tournaments"):
     async def adjudicate(
         self,
         interaction: discord.Interaction[TableBot],
-        tournament: Tournament,
-        match: Tournament,
+        tournament: RowId,
+        match: RowId,
         winner: discord.Member,
     ) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
@@ -300,9 +292,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
 
     @tournament.command(name="show", description=command_text("command.tournament.show"))
     @app_commands.describe(tournament=command_text("command.tournament.tournament"))
-    async def show(
-        self, interaction: discord.Interaction[TableBot], tournament: Tournament
-    ) -> None:
+    async def show(self, interaction: discord.Interaction[TableBot], tournament: RowId) -> None:
         view = await self.bot.service.handle(ShowTournament(tournament, _guild(interaction)))
         await interaction.response.defer(thinking=True)
         reader.set(await server_reader(self.bot, interaction.guild_id))  # a public message
