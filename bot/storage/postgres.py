@@ -62,6 +62,7 @@ from bot.storage.statements import (
     MATCH_COLUMNS,
     POSTGRES,
     insert_sql,
+    migration_summary,
     numbered,
 )
 from bot.storage.tournaments import TournamentOperations
@@ -511,7 +512,9 @@ async def _migrate(pool: Any) -> None:
                         f"Migrating the database to schema version {step + 1} failed ({exc}); "
                         f"it was left at version {step}."
                     ) from exc
-                log.info("database migrated to schema version %d", step + 1)
+            summary = migration_summary(current, len(steps))
+            if summary:
+                log.info(summary)
         finally:
             if not db.is_closed():
                 await db.execute("SELECT pg_advisory_unlock($1)", migrations.MIGRATION_LOCK_KEY)

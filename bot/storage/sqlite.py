@@ -69,6 +69,7 @@ from bot.storage.statements import (
     SQLITE,
     columns,
     insert_sql,
+    migration_summary,
 )
 from bot.storage.tournaments import TournamentOperations
 from bot.storage.types import (
@@ -590,4 +591,6 @@ async def _migrate(conn: aiosqlite.Connection) -> None:
                 f"Migrating the database to schema version {step + 1} failed ({exc}); "
                 f"it was left at version {step}."
             ) from exc
-        log.info("database migrated to schema version %d", step + 1)
+    summary = migration_summary(current, len(steps))
+    if summary:
+        log.info(summary)

@@ -184,6 +184,16 @@ class Statements:
         )
 
 
+def migration_summary(start: int, end: int) -> str | None:
+    """The one line a store logs after migrating from schema version ``start`` to ``end`` (0: a
+    new database), or None when there was nothing to do."""
+    if start == end:
+        return None
+    if start == 0:
+        return f"created the database at schema version {end}"
+    return f"migrated the database from schema version {start} to {end}"
+
+
 def numbered(sql: str) -> str:
     """``sql`` with SQLite's placeholders as PostgreSQL's: ``?`` as ``$1``, ``$2`` ... in
     order, ``?N`` as ``$N`` (not inside quoted strings or names)."""

@@ -6,6 +6,7 @@ its one queue, checkpoints) is in test_sqlite_store.py."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
@@ -180,6 +181,31 @@ async def test_a_migrated_database_runs_no_step_again(
         assert await store_rows(store, "SELECT x FROM step_b") == [(2,)]
     finally:
         await store.close()
+
+
+async def test_migrating_logs_one_line(
+    blank_target: str | Path,
+    backend: str,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Issue 33, "The docs": a new database logged seven "migrated to schema version N" lines;
+    one line says it, an upgrade says from which version to which, and nothing to do logs
+    nothing."""
+    steps = MIGRATIONS[backend]
+
+    async def opened() -> list[str]:
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="bot.storage"):
+            store = await connect_store(blank_target)
+            await store.close()
+        return [r.getMessage() for r in caplog.records if "schema version" in r.getMessage()]
+
+    latest = len(steps)
+    assert await opened() == [f"created the database at schema version {latest}"]
+    assert await opened() == []
+    monkeypatch.setattr(MIGRATIONS_PATH[backend], (*steps, COUNTED_STEP, SECOND_STEP))
+    assert await opened() == [f"migrated the database from schema version {latest} to {latest + 2}"]
 
 
 async def test_a_failing_migration_step_rolls_back_and_the_store_refuses_to_open(
