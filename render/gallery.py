@@ -1,6 +1,7 @@
 """A gallery of boards in every interesting state, for people to review.
 
-``python -m render.gallery OUT_DIR`` writes one PNG per state of each game, and beside each
+``python -m render.gallery OUT_DIR`` (``--help`` says so; docs/architecture.md, "The
+pictures") writes one PNG per state of each game, and beside each
 the alt text (``.txt``); in ``OUT_DIR/analysis`` the analysis report's pictures (the chart of a
 match with a short game, a mistake card per game). :func:`boards` and :func:`analysis_pictures`
 return the same lists, for the tests.
@@ -8,6 +9,7 @@ return the same lists, for the tests.
 
 from __future__ import annotations
 
+import argparse
 import random
 import sys
 from collections.abc import Callable
@@ -317,11 +319,28 @@ def _part(card: Callable[[], tuple[bytes, str]], index: int) -> Any:
     return card()[index]
 
 
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m render.gallery",
+        description="Draw every board state of each game and the analysis report's pictures, "
+        "for people to review: one PNG per picture and its alt text beside it (.txt).",
+        epilog="Look at each one full size and scaled to about 380 px wide, as a phone shows it.",
+    )
+    parser.add_argument(
+        "out_dir",
+        metavar="OUT_DIR",
+        type=Path,
+        help="the folder to write to (made if missing); the analysis pictures go in "
+        "OUT_DIR/analysis",
+    )
+    return parser
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: python -m render.gallery OUT_DIR", file=sys.stderr)
-        return 2
-    out = Path(argv[0])
+    try:
+        out: Path = _parser().parse_args(argv).out_dir
+    except SystemExit as stop:  # --help (0) or a usage error (2), already printed
+        return int(stop.code or 0)
     out.mkdir(parents=True, exist_ok=True)
     for folder, pictures in ((out, boards()), (out / "analysis", analysis_pictures())):
         folder.mkdir(parents=True, exist_ok=True)

@@ -9,6 +9,7 @@ import random
 import re
 import unicodedata
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -71,6 +72,22 @@ def test_gallery_main_writes_every_board(tmp_path: object) -> None:
     assert names == {b.name for b in gallery.boards()}
     assert {p.stem for p in out.glob("*.txt")} == names
     assert gallery.main([]) == 2
+
+
+def test_gallery_help_says_what_it_writes_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 33, "The docs": the picture gallery's script was undocumented, and
+    ``--help`` drew every picture into a folder named "--help"."""
+    monkeypatch.chdir(tmp_path)
+    assert gallery.main(["--help"]) == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    assert shown.startswith("usage: python -m render.gallery [-h] OUT_DIR")
+    assert "one PNG per picture and its alt text beside it (.txt)" in shown
+    assert "OUT_DIR/analysis" in shown
+    assert list(tmp_path.iterdir()) == []
+    guide = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
+    assert "`python -m render.gallery OUT_DIR` (`--help`)" in guide.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("picture", gallery.analysis_pictures(), ids=lambda b: b.name)
