@@ -55,6 +55,12 @@ def _read_simply(text: str) -> dict[str, dict[str, Any]]:
             current["depends_on"] = ["db"] if "\n    db:\n" in anchor else []
         elif image := re.fullmatch(r"    image: (.+)", line):
             current["image"] = image[1]
+        elif restart := re.fullmatch(r"    restart: (.+)", line):
+            current["restart"] = restart[1]
+        if re.fullmatch(r"    <<: \*bot", line) and (
+            policy := re.search(r"\n  restart: (.+)", anchor)
+        ):
+            current["restart"] = policy[1]
     return found
 
 
@@ -79,6 +85,18 @@ def test_postgresql_and_two_bot_processes_on_shard_ranges_that_cover_every_shard
             owners[shard] = name
     assert len(counts) == 1 and len(databases) == 1  # one shard count, one database
     assert sorted(owners) == list(range(counts.pop()))  # every shard, once
+
+
+def test_every_container_restarts_unless_stopped() -> None:
+    """Issue 33, "The docs": the Docker example had no restart policy, so a crash or a reboot
+    left the bot down. Compose's services and the `docker run -d` of docs/operations.md restart
+    unless stopped."""
+    assert {name: s.get("restart") for name, s in services().items()} == {
+        name: "unless-stopped" for name in services()
+    }
+    operations = (ROOT / "docs" / "operations.md").read_text(encoding="utf-8")
+    detached = [line for line in operations.splitlines() if line.startswith("docker run -d ")]
+    assert detached and all("--restart unless-stopped" in line for line in detached)
 
 
 # --- Docker: `docker run --env-file .env -v tablebot-data:/data tablebot` keeps the database ---
