@@ -28,15 +28,19 @@ import sys
 import tempfile
 from typing import Any
 
-
 _SETTINGS = ("plies", "cubeful", "prune", "deterministic", "noise")
 _SETTING_COMMAND = re.compile(
     r"^\s*set\s+evaluation\s+chequerplay\s+evaluation\s+(plies|cubeful|prune|deterministic|noise)"
     r"\s+(\S+)\s*$",
     re.IGNORECASE,
 )
-_START = (("plies", "0"), ("cubeful", "on"), ("prune", "on"), ("deterministic", "on"))
-_START += (("noise", "0.000000"),)
+_START = (
+    ("plies", "0"),
+    ("cubeful", "on"),
+    ("prune", "on"),
+    ("deterministic", "on"),
+    ("noise", "0.000000"),
+)
 _libc: Any = None  # C's library, to flush the program's stdout (set in serve)
 chequer: dict[str, Any] = {}  # the chequer-play evaluation as last set (by anyone)
 
@@ -143,7 +147,7 @@ def serve() -> None:
     for line in requests:
         request = json.loads(line)
         try:
-            function = CALLS.get(request["call"]) or getattr(gnubg, request["call"])
+            function: Any = CALLS.get(request["call"]) or getattr(gnubg, request["call"])
             answer = {"value": function(*_tuples(request["args"]))}
         except Exception as exc:  # told to the caller, who raises it
             answer = {"error": f"{type(exc).__name__}: {exc}"}

@@ -120,7 +120,7 @@ class SystemGnubg:
         self.program = program
         requests_read, requests_write = os.pipe()
         answers_read, answers_write = os.pipe()
-        self._errors = tempfile.TemporaryFile()
+        self._errors = tempfile.TemporaryFile()  # noqa: SIM115 (kept open: the child writes to it)
         env = {**os.environ, "TABLEBOT_GNUBG_BRIDGE_FDS": f"{requests_read},{answers_write}"}
         try:
             self._child = subprocess.Popen(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import random
+import statistics
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -93,3 +94,38 @@ def cube_match(match_id: str) -> str | None:
         jacoby=match.jacoby,
     )
     return before.encode() if gnubg_brain.may_double(before) else None
+
+
+def compare(count: int, seed: int, ply: int) -> dict[str, float]:
+    """Both routes on ``count`` positions at ``ply``: the best play and the cube action."""
+    cases = list(positions(count, seed))
+    answers = {}
+    for route in ("wheel", "system"):
+        with use(route):
+            plays = [gnubg_brain.rank_plays(p, m, ply) for p, m in cases]
+            befores = [(p, cube_match(m)) for p, m in cases]
+            cubes = [gnubg_brain.cube_decision(p, b, ply) if b else None for p, b in befores]
+        answers[route] = plays, cubes
+    wheel_plays, wheel_cubes = answers["wheel"]
+    system_plays, system_cubes = answers["system"]
+    same_play = sum(w[0][0] == s[0][0] for w, s in zip(wheel_plays, system_plays, strict=True))
+    # What the system's choice costs, judged by the wheel (a level's PR is 500 times this).
+    lost = [
+        w[0][2] - dict((play, equity) for play, _, equity in w)[s[0][0]]
+        for w, s in zip(wheel_plays, system_plays, strict=True)
+    ]
+    best = [abs(w[0][2] - s[0][2]) for w, s in zip(wheel_plays, system_plays, strict=True)]
+    pairs = [(w, s) for w, s in zip(wheel_cubes, system_cubes, strict=True) if w and s]
+    cube_equity = [abs(w.no_double - s.no_double) for w, s in pairs]
+    return {
+        "positions": len(cases),
+        "same_play": same_play / len(cases),
+        "mean_loss": statistics.mean(lost),
+        "median_best_difference": statistics.median(best),
+        "max_best_difference": max(best),
+        "exact_best": sum(difference < 1e-6 for difference in best),
+        "cubes": len(pairs),
+        "same_cube": sum(w.action == s.action for w, s in pairs) / len(pairs),
+        "median_cube_difference": statistics.median(cube_equity),
+        "max_cube_difference": max(cube_equity),
+    }
