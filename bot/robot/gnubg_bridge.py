@@ -50,7 +50,8 @@ def _flag(word: str) -> int:
 
 
 def command(text: str) -> str:
-    """Run a gnubg command; what it printed."""
+    """Run a gnubg command; what it printed (as gnubg_brain.run_command: this script can't
+    import the project)."""
     found = _SETTING_COMMAND.match(text)
     if found:
         name, value = found[1].lower(), found[2]
@@ -124,12 +125,13 @@ CALLS = {
 }
 
 
-def _tuples(value: Any) -> Any:
-    """JSON's lists back into the tuples the C module expects."""
+def tuples(value: Any) -> Any:
+    """JSON's lists as tuples: the C module expects them, and the wheel answers them (used on
+    both sides of the pipe)."""
     if isinstance(value, list):
-        return tuple(_tuples(item) for item in value)
+        return tuple(tuples(item) for item in value)
     if isinstance(value, dict):
-        return {key: _tuples(item) for key, item in value.items()}
+        return {key: tuples(item) for key, item in value.items()}
     return value
 
 
@@ -148,7 +150,7 @@ def serve() -> None:
         request = json.loads(line)
         try:
             function: Any = CALLS.get(request["call"]) or getattr(gnubg, request["call"])
-            answer = {"value": function(*_tuples(request["args"]))}
+            answer = {"value": function(*tuples(request["args"]))}
         except Exception as exc:  # told to the caller, who raises it
             answer = {"error": f"{type(exc).__name__}: {exc}"}
         answers.write(json.dumps(answer) + "\n")

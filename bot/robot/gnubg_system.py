@@ -25,6 +25,8 @@ import tempfile
 from pathlib import Path
 from typing import IO, Any
 
+from bot.robot.gnubg_bridge import tuples
+
 __all__ = [
     "INSTALL_HINT",
     "BridgeError",
@@ -101,15 +103,6 @@ def load() -> tuple[Any, str]:
     return bridge, f"{bridge.version} at {program} (the system's program)"
 
 
-def _tuples(value: Any) -> Any:
-    """JSON's lists as the tuples the wheel returns."""
-    if isinstance(value, list):
-        return tuple(_tuples(item) for item in value)
-    if isinstance(value, dict):
-        return {key: _tuples(item) for key, item in value.items()}
-    return value
-
-
 class SystemGnubg:
     """The wheel's ``gnubg`` module, answered by one ``gnubg`` child process: the calls
     :mod:`bot.robot.gnubg_brain` and :mod:`bot.robot.gnubg_analysis` make, with the wheel's
@@ -158,7 +151,7 @@ class SystemGnubg:
             self._requests.flush()
         except OSError as exc:
             raise BridgeError(f"{self.program} is gone: {exc}") from exc
-        return _tuples(self._answer())
+        return tuples(self._answer())
 
     def command(self, text: str) -> None:
         printed: str = self.call("command", text)
