@@ -14,6 +14,7 @@ else the program). ``TABLEBOT_GNUBG_PROGRAM`` names the program where it is not 
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
 import importlib.util
 import json
@@ -103,6 +104,10 @@ def load() -> tuple[Any, str]:
     return bridge, f"{bridge.version} at {program} (the system's program)"
 
 
+class _GoneError(BridgeError):
+    """The program stopped answering."""
+
+
 class SystemGnubg:
     """The wheel's ``gnubg`` module, answered by one ``gnubg`` child process: the calls
     :mod:`bot.robot.gnubg_brain` and :mod:`bot.robot.gnubg_analysis` make, with the wheel's
@@ -111,13 +116,18 @@ class SystemGnubg:
 
     def __init__(self, program: str) -> None:
         self.program = program
+        self._settings: dict[str, str] = {}  # the "set" commands given, replayed on a restart
+        self.version: str = self._start()
+
+    def _start(self) -> str:
+        """Start the program; its version."""
         requests_read, requests_write = os.pipe()
         answers_read, answers_write = os.pipe()
         self._errors = tempfile.TemporaryFile()  # noqa: SIM115 (kept open: the child writes to it)
         env = {**os.environ, "TABLEBOT_GNUBG_BRIDGE_FDS": f"{requests_read},{answers_write}"}
         try:
             self._child = subprocess.Popen(
-                [program, "-t", "-q", "-p", str(_BRIDGE)],
+                [self.program, "-t", "-q", "-p", str(_BRIDGE)],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=self._errors,
@@ -125,35 +135,52 @@ class SystemGnubg:
                 env=env,
             )
         except OSError as exc:
-            raise BridgeError(f"could not start {program}: {exc}") from exc
+            os.close(requests_write)
+            os.close(answers_read)
+            raise BridgeError(f"could not start {self.program}: {exc}") from exc
         finally:
             os.close(requests_read)
             os.close(answers_write)
         self._requests: IO[str] = os.fdopen(requests_write, "w", encoding="utf-8")
         self._answers: IO[str] = os.fdopen(answers_read, "r", encoding="utf-8")
-        self.version: str = self._answer()
+        version: str = self._answer()
+        for text in self._settings.values():
+            self._ask("command", (text,))
+        return version
 
     def _answer(self) -> Any:
         line = self._answers.readline()
         if not line:
             self._errors.seek(0)
             told = self._errors.read().decode("utf-8", "replace").strip()[-400:]
-            raise BridgeError(f"{self.program} stopped answering: {told or 'no message'}")
+            raise _GoneError(f"{self.program} stopped answering: {told or 'no message'}")
         answer = json.loads(line)
         if "error" in answer:
             raise BridgeError(f"{self.program}: {answer['error']}")
         return answer["value"]
 
-    def call(self, name: str, *args: Any) -> Any:
-        """``gnubg.<name>(*args)`` in the program."""
+    def _ask(self, name: str, args: tuple[Any, ...]) -> Any:
         try:
             self._requests.write(json.dumps({"call": name, "args": args}) + "\n")
             self._requests.flush()
         except OSError as exc:
-            raise BridgeError(f"{self.program} is gone: {exc}") from exc
+            raise _GoneError(f"{self.program} is gone: {exc}") from exc
         return tuples(self._answer())
 
+    def call(self, name: str, *args: Any) -> Any:
+        """``gnubg.<name>(*args)`` in the program. A program that died (killed, out of memory)
+        is started again once, with the settings it was given."""
+        try:
+            return self._ask(name, args)
+        except _GoneError:
+            self.close()
+            self._start()
+            return self._ask(name, args)
+
     def command(self, text: str) -> None:
+        words = text.split()
+        if len(words) > 2 and words[0] == "set" and words[1] != "gnubgid":
+            self._settings[" ".join(words[:-1])] = text
         printed: str = self.call("command", text)
         sys.stdout.flush()
         os.write(1, printed.encode("utf-8"))
@@ -168,7 +195,12 @@ class SystemGnubg:
 
     def close(self) -> None:
         """Stop the program (it also stops when this process ends: its requests pipe closes)."""
-        self._requests.close()
-        self._child.wait(timeout=10)
+        with contextlib.suppress(OSError):  # it was gone
+            self._requests.close()
+        try:
+            self._child.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._child.kill()
+            self._child.wait()
         self._answers.close()
         self._errors.close()

@@ -109,6 +109,25 @@ def test_issue40_the_bridge_answers_as_the_wheel_module() -> None:
         bridge.close()
 
 
+def test_issue40_a_killed_program_is_started_again_with_its_settings() -> None:
+    """The program killed (out of memory, say): the next call starts it again, with the
+    settings it had been given, and answers as before."""
+    _need()
+    program = gnubg_system.find_program()
+    assert program is not None
+    bridge = gnubg_system.SystemGnubg(program)
+    try:
+        bridge.command("set evaluation chequerplay evaluation plies 1")
+        first = bridge.call("command", "show evaluation")
+        assert "1-ply evaluation" in first
+        bridge._child.kill()
+        bridge._child.wait()
+        assert bridge.call("command", "show evaluation") == first
+        assert bridge._child.poll() is None  # a new one, running
+    finally:
+        bridge.close()
+
+
 def test_issue40_bear_off_plays_come_whole_through_the_bridge() -> None:
     """A roll bearing checkers off is ranked from the bridge's full move tuples, as the wheel's
     route does from the hint text: every legal play, each once."""
