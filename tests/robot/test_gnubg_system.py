@@ -192,3 +192,18 @@ async def test_issue40_without_gnubg_one_line_says_what_to_install(
         await RobotWorker(worker_pools.robot).warm_up()
     [line] = [r.getMessage() for r in caplog.records if "apt install gnubg" in r.getMessage()]
     assert "brew install gnubg" in line and "Windows" in line
+
+
+def test_issue40_tablebot_hint_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``tablebot hint`` for backgammon with no GNU Backgammon: what to install, exit 2."""
+    from bot.robot import cli
+
+    monkeypatch.setenv(gnubg_system.CHOICE, "system")
+    monkeypatch.setenv(gnubg_system.PROGRAM, os.path.join(os.sep, "nowhere", "gnubg"))
+    monkeypatch.setattr(gnubg_brain, "_gnubg", None)
+    code = cli.main(["--game", "backgammon", "--position-id", START, "--dice", "31"])
+    assert code == 2
+    told = capsys.readouterr().err
+    assert "sudo apt install gnubg" in told and "brew install gnubg" in told
