@@ -12,6 +12,15 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     TABLEBOT_DB=/data/tablebot.db
 COPY --from=build /wheels /wheels
+# The gnubg wheel exists for linux/amd64 only: elsewhere (linux/arm64: a Raspberry Pi, ARM
+# clouds) the robot uses Debian's GNU Backgammon through bot/robot/gnubg_system.py, with its
+# two-sided bear-off database built as the wheel has it (docs/operations.md).
+RUN if [ "$(dpkg --print-architecture)" != amd64 ]; then \
+      echo "gnubg gnubg/build-bearoffs boolean true" | debconf-set-selections \
+      && apt-get update \
+      && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends gnubg \
+      && rm -rf /var/lib/apt/lists/*; \
+    fi
 COPY docker/entrypoint.sh /usr/local/bin/tablebot-entrypoint
 RUN pip install --no-cache-dir /wheels/*.whl && rm -rf /wheels \
     && chmod 755 /usr/local/bin/tablebot-entrypoint \

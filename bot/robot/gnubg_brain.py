@@ -1,5 +1,8 @@
 """GNU Backgammon's judgement, through its ``gnubg`` wheel: run only inside the robot's worker.
 
+Where the wheel is missing, the same calls go to the system's GNU Backgammon program
+(:mod:`bot.robot.gnubg_system`); the quirks below are the wheel's.
+
 Everything here is called in the main thread of the robot's own worker process
 (:mod:`bot.robot.worker`), never in the bot's process, because of what the wheel (1.1.0a16) was
 measured to do:
@@ -36,6 +39,7 @@ import sys
 import tempfile
 from typing import Any
 
+from bot.robot import gnubg_system
 from engines.backgammon import BAR, CHECKERS, OFF, Play, Position
 from engines.gnubg import GameState, MatchId
 from engines.nannon_solver import CubeDecision, TakeDecision
@@ -70,6 +74,8 @@ _SETUP = (
 )
 
 _gnubg: Any = None
+engine = ""
+"""Which GNU Backgammon :func:`gnubg_module` loaded (for the log), once loaded."""
 _evaluation: tuple[int, float] | None = None  # the (ply, noise) the commands last set
 
 
@@ -83,22 +89,21 @@ class CannotDoubleError(ValueError):
 
 
 def available() -> bool:
-    """Whether the ``gnubg`` wheel imports and evaluates here."""
+    """Whether GNU Backgammon (the wheel, or the system's program) runs here."""
     try:
         gnubg_module()
-    except ImportError:
+    except (ImportError, gnubg_system.BridgeError):
         return False
     return True
 
 
 def gnubg_module() -> Any:
-    """The ``gnubg`` module, set up for this module's calls on first use (ImportError where
-    the wheel is missing). Only in the worker's main thread (see above)."""
-    global _gnubg
+    """The ``gnubg`` module (the wheel's, or the system program's through
+    :class:`~bot.robot.gnubg_system.SystemGnubg`), set up for this module's calls on first use
+    (ImportError where neither exists). Only in the worker's main thread (see above)."""
+    global _gnubg, engine
     if _gnubg is None:
-        import gnubg
-
-        _gnubg = gnubg
+        _gnubg, engine = gnubg_system.load()
         for command in _SETUP:
             run_command(command)
     return _gnubg

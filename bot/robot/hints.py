@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.robot import endgames, gnubg_brain
+from bot.robot import endgames, gnubg_brain, gnubg_system
 from bot.robot.levels import BACKGAMMON_LEVELS, GnubgSettings, Level
 from engines import checkers_search
 from engines.backgammon import Position as BgPosition
@@ -109,10 +109,7 @@ def _gnubg_settings(position_id: str, level: Level) -> GnubgSettings:
     """``level``'s gnubg preset, once the Position ID is known good and gnubg is here."""
     BgPosition.from_id(position_id)  # a malformed ID is refused before gnubg is looked for
     if not gnubg_brain.available():
-        raise HintUnavailableError(
-            "backgammon hints need GNU Backgammon's gnubg wheel, "
-            "which is not available on this platform"
-        )
+        raise HintUnavailableError(gnubg_system.INSTALL_HINT)
     return BACKGAMMON_LEVELS[Level(level)]
 
 

@@ -45,12 +45,12 @@ def pid() -> int:
     return os.getpid()
 
 
-def warm() -> bool:
+def warm() -> str:
     """Load what the first decisions need (gnubg's nets, the Nannon solver's money values, the
-    checkers endgame database); whether gnubg is available."""
+    checkers endgame database); which GNU Backgammon runs here, or "" where none does."""
     solver().equity(NannonPosition.initial(), Context())
     endgames.endgames()
-    return gnubg_brain.available()
+    return gnubg_brain.engine if gnubg_brain.available() else ""
 
 
 def gnubg_available() -> bool:

@@ -11,18 +11,18 @@ more; a second death is a :class:`RobotCrashedError`.
 
 Calls run one at a time in the worker, in order. ``await gnubg_available()`` says whether GNU
 Backgammon runs on this platform (the ``gnubg`` wheel exists for Linux x86_64, Windows AMD64
-and macOS arm64); the answer is asked of the worker once and kept. Elsewhere the backgammon
-calls raise :class:`RobotUnavailableError`.
+and macOS arm64; elsewhere the system's program, :mod:`bot.robot.gnubg_system`); the answer is
+asked of the worker once and kept, and the start-up logs which one it is. Without either the
+backgammon calls raise :class:`RobotUnavailableError`.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from bot.robot import gnubg_brain, jobs
+from bot.robot import gnubg_brain, gnubg_system, jobs
 from bot.robot.levels import BACKGAMMON_LEVELS, Level
 from bot.workers import WorkerCrashedError, WorkerPool, WorkerUnavailableError
 from engines.nannon_solver import Context, CubeDecision, MatchScore, RankedMove, TakeDecision
@@ -57,14 +57,20 @@ class RobotWorker:
         """Start the worker and load gnubg and the Nannon solver now, so the first decision is
         not the slow one. Failures are logged, not raised: the first call will meet them."""
         found = await self.pool.warm_up(jobs.warm)
-        if found is not None and self._gnubg is None:
-            self._gnubg = found
+        if found is None:
+            return
+        if found:
+            log.info("backgammon engine: %s", found)
+        else:
+            log.warning(gnubg_system.INSTALL_HINT)
+        if self._gnubg is None:
+            self._gnubg = bool(found)
 
     async def gnubg_available(self) -> bool:
-        """Whether backgammon against the robot works here: the ``gnubg`` wheel is installed
-        and runs in the worker. Asked once, then remembered."""
+        """Whether backgammon against the robot works here: the ``gnubg`` wheel or the system's
+        GNU Backgammon is installed and runs in the worker. Asked once, then remembered."""
         if self._gnubg is None:
-            if importlib.util.find_spec("gnubg") is None:
+            if not gnubg_system.route_possible():
                 self._gnubg = False
             else:
                 try:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.robot import gnubg_brain, jobs
+from bot.robot import gnubg_brain, gnubg_system, jobs
 from bot.robot.levels import BACKGAMMON_LEVELS, Level
 from bot.robot.worker import NOT_AVAILABLE, RobotCrashedError, RobotUnavailableError, RobotWorker
 from bot.workers import WorkerPools
@@ -114,6 +114,7 @@ async def test_without_gnubg_backgammon_is_not_available(
     monkeypatch.setattr(
         importlib.util, "find_spec", lambda name, *a: None if name == "gnubg" else real(name, *a)
     )
+    monkeypatch.setattr(gnubg_system, "find_program", lambda: None)  # nor the system's program
     assert not await robot_worker.gnubg_available()
     with pytest.raises(RobotUnavailableError, match=NOT_AVAILABLE):
         await robot_worker.rank_plays(START, MatchId(dice=(3, 1)).encode())
