@@ -108,8 +108,9 @@ Clicks, selects and modal submits first wait until the bot has no REST request i
 returns, so a click never beats the bot to its own view. Slash commands must be synced first (as
 on Discord); option types, subcommands, required options, choices and min/max come from the synced
 payload. A sync Discord would refuse (a bad name, a long description, over 25 options or choices,
-an integer min_value/max_value past +-(2**53 - 1)) is refused whole: 400 Invalid Form Body. Options: str/int/float/bool, Member/User (user
-options), Channel, Role. `channel=` picks the channel (default: the member's guild's first one).
+an integer min_value/max_value past +-(2**53 - 1)) is refused whole: 400 Invalid Form Body.
+Options: str/int/float/bool, Member/User (user options), Channel, Role. `channel=` picks the
+channel (default: the member's guild's first one).
 
 Interaction answers (`it` is an InteractionHandle)
 -------------------------------------------------
