@@ -86,10 +86,13 @@ class BoardWords:
     """Every word the board panels draw, so the caller can pass them in the reader's language
     (English by default). Short labels: each is shrunk to fit its box, never clipped."""
 
+    nannon: str = "Nannon"  # the Nannon panel's title
     score: str = "Score"
     pips: str = "Pips"
     off: str = "Off"
     in_safety: str = "In safety"
+    home: str = "HOME"  # Nannon's trays: where checkers start, and where they start again
+    safety: str = "SAFETY"
     men: str = "Men"
     kings: str = "Kings"
     game: str = "Game"

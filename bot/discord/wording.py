@@ -8,6 +8,7 @@ first (:func:`bot.discord.replies.inert_text`).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -48,6 +49,7 @@ from bot.service.events import (
     Stuck,
     WinClaimed,
 )
+from engines.analysis import Decision, DecisionKind
 from engines.base import GameKind, GameResult, ResignLevel, ResultKind
 from engines.errors import GameError
 from engines.match import NO_MOVE
@@ -615,6 +617,16 @@ def analysis_player_text(kind: GameKind, figures: Any, unit: str) -> str:
 
 def mistake_title(rank: int, name: str, game: int) -> str:
     return text("analysis.mistake_title", rank=rank, name=name, game=game)
+
+
+def decision_words(decision: Decision) -> Decision:
+    """A cube decision's "double", "take" ... in the reader's words; a move keeps its notation."""
+    if decision.kind is DecisionKind.MOVE:
+        return decision
+    played, best = (
+        text(f"analysis.cube_action.{value_key(said)}") for said in (decision.played, decision.best)
+    )
+    return dataclasses.replace(decision, played=played, best=best)
 
 
 def mistake_text(played: str, best: str, loss: float, dice: Sequence[int]) -> str:
