@@ -13,7 +13,7 @@ from support.render_spy import DrawnTexts
 
 import render.analysis_chart
 import render.common
-from bot.discord.catalogue import LOCALES, reading, text
+from bot.discord.catalogue import LOCALES, reading, template, text
 from bot.discord.drawn import board_words, card_words, chart_words
 from bot.discord.wording import decision_words
 from engines import backgammon as bg
@@ -197,3 +197,16 @@ def test_no_picture_draws_a_word_that_is_not_from_the_catalogue(
     ]
     left = {said: _words_left(said, catalogue_words) for said in drawn}
     assert {said: words for said, words in left.items() if words} == {}
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_rules_name_nannons_trays_as_the_board_draws_them(locale: str) -> None:
+    """Issue 33: /rules kept HOME and SAFETY in English capitals in Turkish and Greek. The
+    rules, and the refusals that name a tray, use the words the board draws."""
+    with reading(locale):
+        words = board_words()
+    messages = ("rules.nannon", "engine.safety_never_moves", "engine.no_checker_home")
+    said = " ".join(template(key, locale) for key in messages)
+    assert words.home in said and words.safety in said
+    if locale != "en":
+        assert "HOME" not in said and "SAFETY" not in said
