@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from bot.discord.catalogue import number, plural_key, text
+from bot.discord.engine_words import engine_words
 from bot.robot.levels import LEVEL_NAMES
 from bot.service import (
     ChallengeStatus,
@@ -346,12 +347,12 @@ def refusal_text(error: BaseException) -> str:
 
 
 def engine_text(error: GameError) -> str:
-    """An engine's refusal (``engine.<code>``) with its parameters."""
+    """An engine's refusal (``engine.<code>``) with its parameters, in words."""
     assert error.code is not None
     params = dict(error.params)
     if "phase" in params:  # the phase an error names, in words
         params["phase_hint"] = text(f"engine.phase.{params['phase']}", seat=params.get("seat"))
-    return text(f"engine.{error.code}", **params)
+    return text(f"engine.{error.code}", **engine_words(error.code, params))
 
 
 # --- the robot and /hint -----------------------------------------------------------------------
