@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.discord import invitations, permissions, presenter, wording
-from bot.discord.catalogue import text
+from bot.discord.catalogue import plural_key, text
 from bot.discord.components import signup_view
 from bot.discord.locales import for_server
 from bot.discord.replies import NO_MENTIONS, escape_name, mention_only
@@ -73,7 +73,7 @@ def announcement(view: TournamentView) -> discord.Embed:
     lines = [
         text("tournament.rules", what=invitations.what_text(view.game, view.rules)),
         text("tournament.organiser", name=escape_name(view.organiser.name)),
-        text("tournament.round_days", days=number(view.round_days)),
+        text(plural_key("tournament.round_days", view.round_days), days=number(view.round_days)),
     ]
     if view.robot_level is not None:
         level = text(f"robot.level.{Level(view.robot_level).name.lower()}")

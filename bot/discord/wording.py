@@ -484,7 +484,7 @@ def verify_text(report: VerifyReport) -> str:
     if not report.dice:
         return text("verify.no_dice", **shown)
     if report.ok is None:
-        return text("verify.still_on", **shown)
+        return text(plural_key("verify.still_on", len(report.dice)), **shown)
     if report.ok:
         return text("verify.ok", **shown)
     if report.drawn is not None and report.drawn != len(report.dice):
@@ -597,7 +597,7 @@ def analysis_player_text(kind: GameKind, figures: Any, unit: str) -> str:
     if figures.unforced_cube_decisions:
         lines.append(
             text(
-                "analysis.player.cube",
+                plural_key("analysis.player.cube", figures.unforced_cube_decisions),
                 rate=number(figures.cube_error_rate, ".1f"),
                 decisions=figures.unforced_cube_decisions,
             )

@@ -19,7 +19,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.discord import wording
-from bot.discord.catalogue import choices, command_text, text
+from bot.discord.catalogue import choices, command_text, plural_key, text
 from bot.discord.cogs.language import LANGUAGE_CHOICES, chosen_language, language_name
 from bot.discord.replies import NO_MENTIONS
 from bot.service import UpdateSettings
@@ -394,7 +394,7 @@ class AdminCog(commands.Cog, name="Admin"):
         synced = await self.bot.sync_global()
         log.info("global sync by the owner: %d commands", len(synced))
         await interaction.followup.send(
-            text("sync.done", count=len(synced)),
+            text(plural_key("sync.done", len(synced)), count=len(synced)),
             ephemeral=True,
         )
 

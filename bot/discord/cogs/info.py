@@ -16,7 +16,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.discord import wording
-from bot.discord.catalogue import choices, command_text, number, reader, text
+from bot.discord.catalogue import choices, command_text, number, plural_key, reader, text
 from bot.discord.cogs.puzzles import TOP, solvers_embed
 from bot.discord.components import PageButton, pager
 from bot.discord.locales import server_reader
@@ -201,7 +201,8 @@ def format_stats(
             parts.append(counters)
         if line.streak:
             streak = "stats.streak.wins" if line.streak > 0 else "stats.streak.losses"
-            parts.append(text(streak, count=abs(line.streak)))
+            run = abs(line.streak)
+            parts.append(text(plural_key(streak, run), count=run))
         analysed = wording.analysis_stats_text(line.analysed, line.error_rate, line.pr)
         if analysed:
             parts.append(analysed)
