@@ -186,6 +186,18 @@ def clean_text(text: str, max_chars: int = NAME_MAX_CHARS) -> str:
     return cleaned
 
 
+def possessive(name: str, *, start: bool = False) -> str:
+    """``name``'s, as the English texts say it: "Ann's", and "your" for the terminal's default
+    player "You" (issue 33: the alt text said "You's checkers").
+
+    >>> possessive("Ann"), possessive("You"), possessive("You", start=True)
+    ("Ann's", 'your', 'Your')
+    """
+    if name == "You":
+        return "Your" if start else "your"
+    return f"{name}'s"
+
+
 def clean_name(name: str, seat: int) -> str:
     r""":func:`clean_text` for a player name, with a stand-in when nothing is left.
 

@@ -69,6 +69,7 @@ from render.common import (
     match_words,
     palette_from,
     parsed_or_none,
+    possessive,
     roll_of,
     shade,
 )
@@ -436,7 +437,7 @@ def describe(
         for place in sorted(by_seat[seat]):
             shown = place if seat == turn or place in (HOME, SAFETY) else 7 - place
             words.append(_place_words(shown))
-        parts.append(f"{names[seat]}'s checkers: {', '.join(words)}.")
+        parts.append(f"{possessive(names[seat], start=True)} checkers: {', '.join(words)}.")
     if cube is not None:
         parts.append(_cube_words(cube, cube_offered_by, names))
     if last_move is not None:
