@@ -212,7 +212,8 @@ def help_text(kind: GameKind) -> str:
             "  double               offer a double",
             "  take, pass           answer a double",
         ]
-    example = {True: "e.g. 24/18 13/11 or H/3", False: "e.g. 11-15 or 22x15"}[spec.has_dice]
+    *some, last = spec.move_examples
+    example = f"e.g. {', '.join(some)} or {last}" if some else f"e.g. {last}"
     lines += [
         f"  <move>               play a move ({example})",
         "  moves                list the legal moves",
