@@ -364,8 +364,18 @@ def draw_text(
 
 
 def format_score(points: float) -> str:
-    """``3``, ``1.5``: checkers scores come in halves."""
-    return str(int(points)) if float(points).is_integer() else f"{points:g}"
+    """``3``, ``1½``, ``½``: checkers scores come in halves, written with ½ wherever a score
+    is shown (issue 33: boards said 1.5 where the messages said 1½); a quarter stays 0.25.
+
+    >>> format_score(3), format_score(1.5), format_score(0.5), format_score(0.25)
+    ('3', '1½', '½', '0.25')
+    """
+    whole = int(points)
+    if float(points).is_integer():
+        return str(whole)
+    if float(points * 2).is_integer() and points > 0:
+        return f"{whole}½" if whole else "½"
+    return f"{points:g}"
 
 
 def cube_label(value: int, centred: bool) -> str:

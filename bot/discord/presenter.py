@@ -43,6 +43,7 @@ from bot.service.commands import (
 from engines.base import GameResult, Phase, ResultKind
 from engines.cube import Cube
 from engines.spec import spec_of
+from render.common import format_score
 
 if TYPE_CHECKING:
     from bot.discord.app import TableBot
@@ -65,10 +66,7 @@ SHOUT_FOOTER_RE = re.compile(r"#(\d+) · \D+? (\d+) · NANNON")
 
 
 def points_text(points: float) -> str:
-    whole = int(points)
-    if points == whole:
-        return str(whole)
-    return f"{whole}½" if whole else "½"
+    return format_score(points)
 
 
 def score_text(view: MatchView) -> str:

@@ -31,6 +31,7 @@ from bot.service import (
 )
 from bot.service.tournament_model import DueTournaments, OverdueRounds
 from engines.tournament import TournamentFormat
+from render.common import format_score
 from render.tournament import MAX_BRACKET_MATCHES, MAX_TABLE_ROWS, BracketMatch
 
 if TYPE_CHECKING:
@@ -47,8 +48,8 @@ def format_name(form: TournamentFormat) -> str:
 
 
 def number(points: float) -> str:
-    """1, 0.5, 2.5 as the tables show them."""
-    return f"{points:g}"
+    """1, ½, 2½ as the tables show them (as a match score is shown)."""
+    return format_score(points)
 
 
 def status_line(view: TournamentView) -> str:

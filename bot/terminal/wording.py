@@ -40,15 +40,13 @@ from bot.service.events import (
 from bot.service.model import MatchEvent
 from engines.base import GameKind, GameResult, Phase, ResultKind
 from engines.spec import spec_of
+from render.common import format_score
 
 # --- the match -------------------------------------------------------------------------------
 
 
 def points(value: float) -> str:
-    whole = int(value)
-    if value == whole:
-        return str(whole)
-    return f"{whole}½" if whole else "½"
+    return format_score(value)
 
 
 def length_text(kind: GameKind, length: int) -> str:

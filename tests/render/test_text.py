@@ -177,3 +177,16 @@ def test_the_terminals_you_reads_as_english() -> None:
         backgammon.describe(BackgammonPosition.initial(), 0, you),
     ):
         assert "Your checkers:" in said and "You's" not in said
+
+
+def test_a_half_point_is_written_one_way() -> None:
+    """Issue 33 (slips): ½ and 0.5 were mixed for the same score (the messages said 1½, the
+    boards, their alt text and the tournament tables 1.5): a score in halves reads ½."""
+    from render import checkers
+
+    half = Scene(names=("Ann", "Bob"), score=(1.5, 0.5), match_length=3)
+    for said in (
+        checkers_text(Board.initial(), 0, half),
+        checkers.describe(Board.initial(), 0, half),
+    ):
+        assert "1½" in said and "1.5" not in said and "0.5" not in said, said

@@ -35,6 +35,7 @@ from bot.service.commands import (
 )
 from engines.base import GameKind, ResultKind
 from engines.spec import spec_of
+from render.common import format_score
 
 if TYPE_CHECKING:
     from bot.discord.app import TableBot
@@ -51,8 +52,8 @@ MatchId = app_commands.Range[int, 1, 2**53 - 1]
 
 
 def _num(value: float) -> str:
-    """12 rather than 12.0, 1.5 as is."""
-    return str(int(value)) if float(value).is_integer() else number(value, "g")
+    """12 rather than 12.0, 1½ as a match score shows it."""
+    return format_score(value)
 
 
 def match_link(view: MatchView) -> str:
