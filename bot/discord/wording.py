@@ -325,9 +325,20 @@ _SHOWN: dict[Refusal, Callable[[dict[str, Any]], dict[str, Any]]] = {
 }
 
 
+# The count a refusal's plural forms follow ("refusal.tournament_full.one", ".other").
+_COUNTED = {
+    Refusal.CLAIM_BEFORE_REMINDER: "reminder_minutes",
+    Refusal.CLAIM_TOO_EARLY: "minutes",
+    Refusal.TOURNAMENT_FULL: "most",
+}
+
+
 def _refusal_words(refusal: Refusal, params: dict[str, Any]) -> str:
     shown = _SHOWN.get(refusal)
-    return text(f"refusal.{refusal.value}", **(shown(params) if shown else params))
+    key = f"refusal.{refusal.value}"
+    if refusal in _COUNTED:
+        key = plural_key(key, params[_COUNTED[refusal]])
+    return text(key, **(shown(params) if shown else params))
 
 
 REFUSALS: dict[Refusal, Words] = {

@@ -203,10 +203,6 @@ NOT_YET_PLURAL = {
     "engine.ambiguous_jump",
     "engine.bad_dice",
     "engine.position_id_too_many",
-    "refusal.claim_before_reminder",
-    "refusal.claim_too_early",
-    "refusal.tournament_full",
-    "settings.rate_limit",
     "verify.ok",
     "verify.count_differs",
 }

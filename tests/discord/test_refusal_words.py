@@ -82,3 +82,16 @@ def test_a_colour_and_a_game_are_named_in_the_readers_words() -> None:
     assert text("colour.black", "el") in turn and "black" not in turn
     assert text("game.nannon.name", "el") in resign
     assert text("resign_level.nannon.gammon", "el") in resign and "gammon," not in resign
+
+
+def test_a_refusals_count_picks_its_plural_form() -> None:
+    """Issue 33 (counts through the plural forms): "idle for 1 minutes", "full: 1 players"."""
+    from bot.service.errors import Refusal, refused
+
+    early = refused(Refusal.CLAIM_TOO_EARLY, name="bob", minutes=1, left=1)
+    assert refusal_text(early) == (
+        "You can claim the match when bob has been idle for 1 minute: 1 more to go."
+    )
+    with reading("ru"):
+        full = refusal_text(refused(Refusal.TOURNAMENT_FULL, most=4))
+    assert full == "Этот турнир заполнен: 4 игрока."

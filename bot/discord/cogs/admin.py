@@ -89,7 +89,7 @@ def describe_settings(settings: GuildSettings) -> str:
             text("settings.threads", threads=_onoff(settings.use_threads)),
             text("settings.channels", channels=channels),
             text(
-                "settings.rate_limit",
+                plural_key("settings.rate_limit", settings.rate_limit_actions),
                 actions=settings.rate_limit_actions,
                 seconds=settings.rate_limit_seconds,
             ),
