@@ -1,6 +1,6 @@
 """An engine's refusal parameters in the reader's words (issue 33: refusals showed Python values,
 ``frozenset({5})``, ``(7, 1)``, an action's repr, "white" in Greek): a game by its name, a colour
-and a resignation by the catalogue's words, dice and other collections as "7-1" and "1, 2, 3"."""
+and a resignation by the catalogue's words, collections as "1, 2, 3"."""
 
 from __future__ import annotations
 
@@ -27,12 +27,6 @@ def spoken(value: Any) -> Any:
     return value.kind if isinstance(value, Action) else value
 
 
-def _dice(value: Any) -> str:
-    if isinstance(value, tuple | list):
-        return "-".join(str(die) for die in value)[:40]
-    return str(value)[:40]
-
-
 def _resign_levels(kind: Any) -> str:
     game = GameKind(kind)
     names = (
@@ -45,7 +39,6 @@ def _resign_levels(kind: Any) -> str:
 # The parameters a refusal shows in other words than spoken's.
 _SHOWN: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "checkers_not_your_turn": lambda p: {**p, "name": text(f"colour.{p['name']}")},
-    "bad_dice": lambda p: {**p, "dice": _dice(p["dice"])},
     "bad_resign_level": lambda p: {**p, "names": _resign_levels(p["kind"])},
 }
 
