@@ -206,6 +206,32 @@ def _shown(text: str) -> str:
     return repr(text if len(text) <= 40 else text[:40] + "...")
 
 
+def _check_fen_pieces(fen: str, pieces: dict[str, tuple[set[int], set[int]]]) -> None:
+    """What Board refuses of a FEN's pieces, refused in words (issue 33: the board's own
+    ValueError showed "frozenset({5})")."""
+    black, white = pieces["B"][0] | pieces["B"][1], pieces["W"][0] | pieces["W"][1]
+    if black & white:
+        square = min(black & white)
+        raise InvalidNotationError(
+            f"Bad position {_shown(fen)}: square {square} holds two pieces.",
+            code="fen_square_shared",
+            fen=_shown(fen),
+            square=square,
+        )
+    if _mask(pieces["B"][0]) & _BLACK_CROWN or _mask(pieces["W"][0]) & _WHITE_CROWN:
+        raise InvalidNotationError(
+            f"Bad position {_shown(fen)}: a man stands on its crowning row; it should be a king.",
+            code="fen_man_on_crown_row",
+            fen=_shown(fen),
+        )
+    if len(black) > 12 or len(white) > 12:
+        raise InvalidNotationError(
+            f"Bad position {_shown(fen)}: a side has more than 12 pieces.",
+            code="fen_too_many_pieces",
+            fen=_shown(fen),
+        )
+
+
 def _listing(moves: Sequence[Move]) -> str:
     shown = ", ".join(str(m) for m in moves[:8])
     return shown + (", ..." if len(moves) > 8 else "")
@@ -579,18 +605,14 @@ class Board:
                         )
                     target.add(square)
             pieces[color] = (men, kings)
-        try:
-            return cls(
-                frozenset(pieces["B"][0]),
-                frozenset(pieces["B"][1]),
-                frozenset(pieces["W"][0]),
-                frozenset(pieces["W"][1]),
-                Color(parts[0]),
-            )
-        except ValueError as exc:
-            raise InvalidNotationError(
-                f"Bad position {_shown(fen)}: {exc}.", code="fen_bad", fen=_shown(fen), exc=exc
-            ) from None
+        _check_fen_pieces(fen, pieces)
+        return cls(
+            frozenset(pieces["B"][0]),
+            frozenset(pieces["B"][1]),
+            frozenset(pieces["W"][0]),
+            frozenset(pieces["W"][1]),
+            Color(parts[0]),
+        )
 
     def legal_moves(self) -> tuple[Move, ...]:
         """Every legal move, sorted by path. Jumps only, when any jump exists.

@@ -568,13 +568,14 @@ class DiceMatch:
             )
         level = action.level
         if level not in self.spec.resign_levels:
-            names = ", ".join(lv.name.lower() for lv in self.spec.resign_levels)
+            names = ", ".join(self.spec.resign_level_name(lv) for lv in self.spec.resign_levels)
+            shown = int(level) if isinstance(level, int) else str(level)[:40]  # not an enum's repr
             raise IllegalMoveError(
-                f"In {self.kind} you may resign {names}, not {level!r}.",
+                f"In {self.kind} you may resign {names}, not {shown!r}.",
                 code="bad_resign_level",
                 kind=self.kind,
                 names=names,
-                level=level,
+                level=shown,
             )
         self._resume_phase = self._phase
         self.resign_offer = (seat, ResignLevel(level))
@@ -717,12 +718,13 @@ class DiceMatch:
             or len(dice) != count
             or any(type(d) is not int or not 1 <= d <= 6 for d in dice)
         ):
+            shown = "-".join(str(d) for d in dice) if isinstance(dice, tuple | list) else str(dice)
             raise GameError(
-                f"A {what} is {count} dice from 1 to 6, not {dice!r}.",
+                f"A {what} is {count} dice from 1 to 6, not {shown[:40]!r}.",
                 code="bad_dice",
                 what=what,
                 count=count,
-                dice=dice,
+                dice=shown[:40],
             )
         return tuple(dice)
 

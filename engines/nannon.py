@@ -46,15 +46,23 @@ _MOVE_RE = re.compile(
 _MAX_NOTATION = 40  # longer text is garbage, whatever it says
 
 
+def _listed(places: Any) -> str:
+    """Places as a refusal shows them, "0, 3, 3" (never a Python tuple's repr)."""
+    if isinstance(places, tuple | list):
+        return ", ".join(str(p) for p in places)[:40]
+    return str(places)[:40]
+
+
 def _check_places(places: Any, what: str) -> Places:
     """``places`` as a sorted 3-tuple of places 0..7 with at most one checker per spot."""
     if not isinstance(places, tuple | list) or len(places) != CHECKERS:
+        shown = _listed(places)
         raise InvalidNotationError(
-            f"{what} must be {CHECKERS} places, not {places!r}",
+            f"{what} must be {CHECKERS} places, not {shown!r}",
             code="places_count",
             what=what,
             CHECKERS=CHECKERS,
-            places=places,
+            places=shown,
         )
     for p in places:
         if type(p) is not int or not HOME <= p <= SAFETY:
@@ -64,10 +72,10 @@ def _check_places(places: Any, what: str) -> Places:
     a, b, c = sorted(places)
     if (a == b and HOME < a < SAFETY) or (b == c and HOME < b < SAFETY):
         raise InvalidNotationError(
-            f"{what}: two checkers on one spot in {places!r}",
+            f"{what}: two checkers on one spot in {_listed(places)!r}",
             code="two_on_one_spot",
             what=what,
-            places=places,
+            places=_listed(places),
         )
     return (a, b, c)
 
@@ -82,7 +90,7 @@ class Position:
     True
     >>> Position((1, 1, 0), (0, 0, 0))
     Traceback (most recent call last):
-    engines.errors.InvalidNotationError: mine: two checkers on one spot in (1, 1, 0)
+    engines.errors.InvalidNotationError: mine: two checkers on one spot in '1, 1, 0'
     """
 
     mine: Places
@@ -289,7 +297,7 @@ can't be hit (position 012-012, roll 3)
 (position 012-012, roll 3)
         """
         if not isinstance(text, str) or len(text) > _MAX_NOTATION:
-            shown = text[:_MAX_NOTATION] + "..." if isinstance(text, str) else text
+            shown = text[:_MAX_NOTATION] + "..." if isinstance(text, str) else str(text)[:40]
             raise InvalidNotationError(
                 f"{shown!r} is not a Nannon move like H/3, 2/5 or 5/S",
                 code="not_a_nannon_move",

@@ -134,6 +134,8 @@ class GameSpec:
     opening_moves_by_difference: bool
     """The opening roll's winner moves the difference of the dice (Nannon: "moves first with a
     3"), not the two dice themselves (backgammon: "plays 6-5 first")."""
+    move_examples: tuple[str, ...]
+    """Moves written in the game's notation, for a help text: Nannon's ``2/5``, ``H/3``."""
     evaluator: Evaluator = Evaluator.SEARCH
     """What judges the decisions in post-match analysis (``bot.robot.analysis``)."""
     analysis_pr: bool = False
@@ -221,6 +223,7 @@ NANNON = GameSpec(
     auto_pass=True,
     opening_roll=True,
     opening_moves_by_difference=True,
+    move_examples=("2/5", "H/3", "5/S"),
     evaluator=Evaluator.EXACT_SOLVER,
     self_play_games=40,
 )
@@ -253,6 +256,7 @@ BACKGAMMON = GameSpec(
     auto_pass=True,
     opening_roll=True,
     opening_moves_by_difference=False,
+    move_examples=("24/18 13/11", "bar/22", "6/off"),
     evaluator=Evaluator.GNUBG,
     analysis_pr=True,
 )
@@ -285,6 +289,7 @@ CHECKERS = GameSpec(
     auto_pass=False,
     opening_roll=False,
     opening_moves_by_difference=False,
+    move_examples=("11-15", "22x15"),
     evaluator=Evaluator.SEARCH,
     puzzle_rule=PuzzleRule(min_loss=0.10, margin=0.06),
 )

@@ -35,7 +35,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
-from engines.analysis import Decision
+from engines.analysis import Decision, DecisionKind
 from render.common import (
     EBONY,
     HIGHLIGHT,
@@ -108,6 +108,7 @@ class ChartWords:
     blunder: str = "Blunder"
     game: str = "Game {number}"
     axis: str = "Decisions in order (moves and cube actions)"
+    axis_moves: str = "Moves in order"  # when no decision is a cube's (checkers has no cube)
     empty: str = "No decisions"
 
 
@@ -197,8 +198,11 @@ def _nice_step(count: int) -> int:
     return step
 
 
-def _draw_frame(canvas: Image.Image, count: int, match_play: bool, words: ChartWords) -> None:
-    """Title, grid, axes and x labels: everything that does not depend on the values."""
+def _draw_frame(
+    canvas: Image.Image, count: int, match_play: bool, words: ChartWords, cube: bool
+) -> None:
+    """Title, grid, axes and x labels: everything that does not depend on the values (``cube``:
+    some decision is a cube's, which the axis names)."""
     draw = ImageDraw.Draw(canvas)
     left, top, right, bottom = PLOT
     title = words.title_match if match_play else words.title_money
@@ -228,7 +232,7 @@ def _draw_frame(canvas: Image.Image, count: int, match_play: bool, words: ChartW
             draw.line((tick_x, bottom, tick_x, bottom + 6), fill=TEXT, width=1)
             draw_text(canvas, (tick_x, bottom + 9), label, _SMALL_SIZE, anchor="mt")
             last_right = tick_x + half
-    caption = words.axis
+    caption = words.axis if cube else words.axis_moves
     size = fit_size(caption, _SMALL_SIZE, right - left, smallest=12)
     caption = fit(caption, size, right - left)
     draw_text(canvas, ((left + right) / 2, CHART_HEIGHT - 8), caption, size, anchor="md")
@@ -340,7 +344,8 @@ def chart_image(
     canvas = Image.new("RGB", (CHART_WIDTH, CHART_HEIGHT), CARD)
     count = len(decisions)
     runs = game_runs(decisions)
-    _draw_frame(canvas, count, match_play, words)
+    cube = any(d.kind is not DecisionKind.MOVE for d in decisions)
+    _draw_frame(canvas, count, match_play, words, cube)
     _draw_legend(canvas, names, words)
     if not count:
         left, top, right, bottom = PLOT

@@ -74,6 +74,7 @@ from render.common import (
     match_words,
     palette_from,
     parsed_or_none,
+    possessive,
     roll_of,
     shade,
 )
@@ -538,7 +539,7 @@ def describe(
         words += [f"{p}-point {n}" for p, n in shown]
         if side[OFF]:
             words.append(f"borne off {side[OFF]}")
-        parts.append(f"{names[seat]}'s checkers: {', '.join(words)}.")
+        parts.append(f"{possessive(names[seat], start=True)} checkers: {', '.join(words)}.")
     pips = position.pips() if turn == 0 else position.pips()[::-1]
     parts.append(f"Pips: {names[0]} {pips[0]}, {names[1]} {pips[1]}.")
     if cube is not None:

@@ -86,10 +86,13 @@ class BoardWords:
     """Every word the board panels draw, so the caller can pass them in the reader's language
     (English by default). Short labels: each is shrunk to fit its box, never clipped."""
 
+    nannon: str = "Nannon"  # the Nannon panel's title
     score: str = "Score"
     pips: str = "Pips"
     off: str = "Off"
     in_safety: str = "In safety"
+    home: str = "HOME"  # Nannon's trays: where checkers start, and where they start again
+    safety: str = "SAFETY"
     men: str = "Men"
     kings: str = "Kings"
     game: str = "Game"
@@ -181,6 +184,18 @@ def clean_text(text: str, max_chars: int = NAME_MAX_CHARS) -> str:
     if len(cleaned) > max_chars:
         cleaned = cleaned[: max_chars - 1].rstrip() + "…"
     return cleaned
+
+
+def possessive(name: str, *, start: bool = False) -> str:
+    """``name``'s, as the English texts say it: "Ann's", and "your" for the terminal's default
+    player "You" (issue 33: the alt text said "You's checkers").
+
+    >>> possessive("Ann"), possessive("You"), possessive("You", start=True)
+    ("Ann's", 'your', 'Your')
+    """
+    if name == "You":
+        return "Your" if start else "your"
+    return f"{name}'s"
 
 
 def clean_name(name: str, seat: int) -> str:
@@ -349,8 +364,18 @@ def draw_text(
 
 
 def format_score(points: float) -> str:
-    """``3``, ``1.5``: checkers scores come in halves."""
-    return str(int(points)) if float(points).is_integer() else f"{points:g}"
+    """``3``, ``1½``, ``½``: checkers scores come in halves, written with ½ wherever a score
+    is shown (issue 33: boards said 1.5 where the messages said 1½); a quarter stays 0.25.
+
+    >>> format_score(3), format_score(1.5), format_score(0.5), format_score(0.25)
+    ('3', '1½', '½', '0.25')
+    """
+    whole = int(points)
+    if float(points).is_integer():
+        return str(whole)
+    if float(points * 2).is_integer() and points > 0:
+        return f"{whole}½" if whole else "½"
+    return f"{points:g}"
 
 
 def cube_label(value: int, centred: bool) -> str:

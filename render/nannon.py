@@ -45,6 +45,7 @@ from render.common import (
     POINT_LIGHT,
     SEAT_STYLES,
     WIDTH,
+    BoardWords,
     Lazy,
     Scene,
     SeatInfo,
@@ -60,12 +61,15 @@ from render.common import (
     draw_text,
     drawable_name,
     encode_png,
+    fit,
+    fit_size,
     format_score,
     ghost_sprite,
     match_lines,
     match_words,
     palette_from,
     parsed_or_none,
+    possessive,
     roll_of,
     shade,
 )
@@ -150,15 +154,22 @@ def _background(turn: int) -> Image.Image:
         label = str(i + 1 if turn == 0 else 6 - i)
         label_y = SPOT_Y + 64 if turn == 0 else SPOT_Y - 64
         draw_text(canvas, (cx, label_y), label, 27, fill=LABEL, anchor="mm", bold=True)
-    for (seat, place), (x, y) in _TRAYS.items():
+    for x, y in _TRAYS.values():
         draw.rounded_rectangle((x, y, x + TRAY_W, y + TRAY_H), radius=12, fill=FRAME_DARK)
         draw.rounded_rectangle(
             (x + 3, y + 3, x + TRAY_W - 3, y + TRAY_H - 3), radius=10, fill=shade(FELT, 0.7)
         )
-        caption = "HOME" if place == HOME else "SAFETY"
-        cy = y - 13 if seat == 0 else y + TRAY_H + 13
-        draw_text(canvas, (x + TRAY_W / 2, cy), caption, 20, fill=LABEL, anchor="mm")
     return canvas
+
+
+def _draw_tray_captions(canvas: Image.Image, words: BoardWords) -> None:
+    """Each tray's name in the reader's language (drawn per image: the background is shared)."""
+    for (seat, place), (x, y) in _TRAYS.items():
+        caption = words.home if place == HOME else words.safety
+        cy = y - 13 if seat == 0 else y + TRAY_H + 13
+        size = fit_size(caption, 20, TRAY_W, smallest=14)
+        caption = fit(caption, size, TRAY_W)
+        draw_text(canvas, (x + TRAY_W / 2, cy), caption, size, fill=LABEL, anchor="mm")
 
 
 def _build() -> _Sprites:
@@ -221,6 +232,7 @@ def board_image(
     arrows (vermillion and sky blue; None where there is nothing to draw)."""
     sprites = _SPRITES.get()
     canvas = sprites.backgrounds[turn].copy()
+    _draw_tray_captions(canvas, scene.words)
     by_seat = _seat_places(position, turn)
 
     moved_to: tuple[int, int] | None = None  # (seat, place) the last move landed on
@@ -295,7 +307,7 @@ def board_image(
         canvas,
         PANEL_X,
         (seats[0], seats[1]),
-        (Stat("Nannon"), *match_lines(scene))
+        (Stat(scene.words.nannon), *match_lines(scene))
         + (
             (Stat(scene.words.doubled_to, str(cube.value * 2)),)
             if cube is not None and cube_offered_by is not None
@@ -425,7 +437,7 @@ def describe(
         for place in sorted(by_seat[seat]):
             shown = place if seat == turn or place in (HOME, SAFETY) else 7 - place
             words.append(_place_words(shown))
-        parts.append(f"{names[seat]}'s checkers: {', '.join(words)}.")
+        parts.append(f"{possessive(names[seat], start=True)} checkers: {', '.join(words)}.")
     if cube is not None:
         parts.append(_cube_words(cube, cube_offered_by, names))
     if last_move is not None:

@@ -29,7 +29,14 @@ from engines.cube import Cube
 from engines.nannon import HOME, SAFETY
 from engines.nannon import Move as NannonMove
 from engines.nannon import Position as NannonPosition
-from render.common import DEFAULT_SCENE, Scene, clean_name, cube_label, format_score, match_words
+from render.common import (
+    DEFAULT_SCENE,
+    Scene,
+    clean_name,
+    cube_label,
+    format_score,
+    match_words,
+)
 
 __all__ = ["backgammon_text", "board_text", "checkers_text", "nannon_text"]
 
@@ -78,11 +85,12 @@ def _dice_lines(
     if last_move is not None:
         mover, move = last_move
         lines.append(f"Last move: {names[mover]} {move}.")
+    numbered = f"numbered from {MARKS[turn]}'s side"  # the mark: a name may be long, or "You"
     if dice:
         roll = "-".join(str(d) for d in dice)
-        lines.append(f"{names[turn]} ({MARKS[turn]}) to play {roll}; {game} numbered for them.")
+        lines.append(f"{names[turn]} ({MARKS[turn]}) to play {roll}; {game} {numbered}.")
     elif cube_offered_by is None:
-        lines.append(f"{names[turn]} ({MARKS[turn]}) on turn; {game} numbered for them.")
+        lines.append(f"{names[turn]} ({MARKS[turn]}) on turn; {game} {numbered}.")
     return lines
 
 
@@ -204,7 +212,7 @@ def nannon_text(
               +---+---+---+---+---+---+
         spot    1   2   3   4   5   6
       O Ann (white)   home: O                   safety: -
-    Ann (O) on turn; spots numbered for them.
+    Ann (O) on turn; spots numbered from O's side.
     Position: 012-012
     """
     names = _names(scene)

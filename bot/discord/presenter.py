@@ -20,7 +20,7 @@ import discord
 
 from bot.discord import components as ui
 from bot.discord import delivery, wording
-from bot.discord.catalogue import ENGLISH, number, plural_key, reader, text
+from bot.discord.catalogue import number, plural_key, reader, text
 from bot.discord.delivery import length_text as length_text
 from bot.discord.delivery import match_title as match_title
 from bot.discord.drawn import board_words, embed_alt
@@ -43,6 +43,7 @@ from bot.service.commands import (
 from engines.base import GameResult, Phase, ResultKind
 from engines.cube import Cube
 from engines.spec import spec_of
+from render.common import format_score
 
 if TYPE_CHECKING:
     from bot.discord.app import TableBot
@@ -56,20 +57,16 @@ SHOUT = "\N{CHEERING MEGAPHONE}"
 BOARD_NOT_POSTED = text("error.board_not_posted")
 RESULT_NOT_POSTED = text("error.result_not_posted")
 FIRST_BOARD_NOT_POSTED = text("error.first_board_not_posted")
-# The NANNON announcement's footer: the reaction handler finds the match here after a restart
-# (SHOUT_FOOTER_RE reads the English; a translation keeps "#{match_id}" and "{game}").
-SHOUT_FOOTER = ENGLISH["shout.footer"]
-SHOUT_FOOTER_RE = re.compile(r"Match #(\d+) · game (\d+) · NANNON")
+# The NANNON announcement's footer, in the channel's language: the reaction handler finds the
+# match here after a restart (every translation keeps "#{match_id} · <word> {game} · NANNON").
+SHOUT_FOOTER_RE = re.compile(r"#(\d+) · \D+? (\d+) · NANNON")
 
 
 # --- text helpers --------------------------------------------------------------------------
 
 
 def points_text(points: float) -> str:
-    whole = int(points)
-    if points == whole:
-        return str(whole)
-    return f"{whole}½" if whole else "½"
+    return format_score(points)
 
 
 def score_text(view: MatchView) -> str:
@@ -375,7 +372,8 @@ async def post_result(
         colour=style_of(view.kind).colour,
     )
     if nannon and result is not None:
-        embed.set_footer(text=SHOUT_FOOTER.format(match_id=view.match_id, game=result.game_number))
+        footer = text("shout.footer", match_id=view.match_id, game=result.game_number)
+        embed.set_footer(text=footer)
     else:
         embed.set_footer(text=text("match.footer", match_id=view.match_id))
     kwargs: dict[str, Any] = {"embed": embed, "allowed_mentions": allowed}

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.discord import invitations, permissions, presenter, wording
-from bot.discord.catalogue import text
+from bot.discord.catalogue import plural_key, text
 from bot.discord.components import signup_view
 from bot.discord.locales import for_server
 from bot.discord.replies import NO_MENTIONS, escape_name, mention_only
@@ -31,6 +31,7 @@ from bot.service import (
 )
 from bot.service.tournament_model import DueTournaments, OverdueRounds
 from engines.tournament import TournamentFormat
+from render.common import format_score
 from render.tournament import MAX_BRACKET_MATCHES, MAX_TABLE_ROWS, BracketMatch
 
 if TYPE_CHECKING:
@@ -47,8 +48,8 @@ def format_name(form: TournamentFormat) -> str:
 
 
 def number(points: float) -> str:
-    """1, 0.5, 2.5 as the tables show them."""
-    return f"{points:g}"
+    """1, ½, 2½ as the tables show them (as a match score is shown)."""
+    return format_score(points)
 
 
 def status_line(view: TournamentView) -> str:
@@ -73,7 +74,7 @@ def announcement(view: TournamentView) -> discord.Embed:
     lines = [
         text("tournament.rules", what=invitations.what_text(view.game, view.rules)),
         text("tournament.organiser", name=escape_name(view.organiser.name)),
-        text("tournament.round_days", days=number(view.round_days)),
+        text(plural_key("tournament.round_days", view.round_days), days=number(view.round_days)),
     ]
     if view.robot_level is not None:
         level = text(f"robot.level.{Level(view.robot_level).name.lower()}")

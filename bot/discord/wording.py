@@ -8,12 +8,14 @@ first (:func:`bot.discord.replies.inert_text`).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from bot.discord.catalogue import number, plural_key, text
+from bot.discord.engine_words import engine_words
 from bot.robot.levels import LEVEL_NAMES
 from bot.service import (
     ChallengeStatus,
@@ -48,6 +50,7 @@ from bot.service.events import (
     Stuck,
     WinClaimed,
 )
+from engines.analysis import Decision, DecisionKind
 from engines.base import GameKind, GameResult, ResignLevel, ResultKind
 from engines.errors import GameError
 from engines.match import NO_MOVE
@@ -322,9 +325,20 @@ _SHOWN: dict[Refusal, Callable[[dict[str, Any]], dict[str, Any]]] = {
 }
 
 
+# The count a refusal's plural forms follow ("refusal.tournament_full.one", ".other").
+_COUNTED = {
+    Refusal.CLAIM_BEFORE_REMINDER: "reminder_minutes",
+    Refusal.CLAIM_TOO_EARLY: "minutes",
+    Refusal.TOURNAMENT_FULL: "most",
+}
+
+
 def _refusal_words(refusal: Refusal, params: dict[str, Any]) -> str:
     shown = _SHOWN.get(refusal)
-    return text(f"refusal.{refusal.value}", **(shown(params) if shown else params))
+    key = f"refusal.{refusal.value}"
+    if refusal in _COUNTED:
+        key = plural_key(key, params[_COUNTED[refusal]])
+    return text(key, **(shown(params) if shown else params))
 
 
 REFUSALS: dict[Refusal, Words] = {
@@ -344,12 +358,12 @@ def refusal_text(error: BaseException) -> str:
 
 
 def engine_text(error: GameError) -> str:
-    """An engine's refusal (``engine.<code>``) with its parameters."""
+    """An engine's refusal (``engine.<code>``) with its parameters, in words."""
     assert error.code is not None
     params = dict(error.params)
     if "phase" in params:  # the phase an error names, in words
         params["phase_hint"] = text(f"engine.phase.{params['phase']}", seat=params.get("seat"))
-    return text(f"engine.{error.code}", **params)
+    return text(f"engine.{error.code}", **engine_words(error.code, params))
 
 
 # --- the robot and /hint -----------------------------------------------------------------------
@@ -481,7 +495,7 @@ def verify_text(report: VerifyReport) -> str:
     if not report.dice:
         return text("verify.no_dice", **shown)
     if report.ok is None:
-        return text("verify.still_on", **shown)
+        return text(plural_key("verify.still_on", len(report.dice)), **shown)
     if report.ok:
         return text("verify.ok", **shown)
     if report.drawn is not None and report.drawn != len(report.dice):
@@ -594,7 +608,7 @@ def analysis_player_text(kind: GameKind, figures: Any, unit: str) -> str:
     if figures.unforced_cube_decisions:
         lines.append(
             text(
-                "analysis.player.cube",
+                plural_key("analysis.player.cube", figures.unforced_cube_decisions),
                 rate=number(figures.cube_error_rate, ".1f"),
                 decisions=figures.unforced_cube_decisions,
             )
@@ -615,6 +629,16 @@ def analysis_player_text(kind: GameKind, figures: Any, unit: str) -> str:
 
 def mistake_title(rank: int, name: str, game: int) -> str:
     return text("analysis.mistake_title", rank=rank, name=name, game=game)
+
+
+def decision_words(decision: Decision) -> Decision:
+    """A cube decision's "double", "take" ... in the reader's words; a move keeps its notation."""
+    if decision.kind is DecisionKind.MOVE:
+        return decision
+    played, best = (
+        text(f"analysis.cube_action.{value_key(said)}") for said in (decision.played, decision.best)
+    )
+    return dataclasses.replace(decision, played=played, best=best)
 
 
 def mistake_text(played: str, best: str, loss: float, dice: Sequence[int]) -> str:

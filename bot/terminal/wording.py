@@ -40,15 +40,13 @@ from bot.service.events import (
 from bot.service.model import MatchEvent
 from engines.base import GameKind, GameResult, Phase, ResultKind
 from engines.spec import spec_of
+from render.common import format_score
 
 # --- the match -------------------------------------------------------------------------------
 
 
 def points(value: float) -> str:
-    whole = int(value)
-    if value == whole:
-        return str(whole)
-    return f"{whole}½" if whole else "½"
+    return format_score(value)
 
 
 def length_text(kind: GameKind, length: int) -> str:
@@ -212,7 +210,8 @@ def help_text(kind: GameKind) -> str:
             "  double               offer a double",
             "  take, pass           answer a double",
         ]
-    example = {True: "e.g. 24/18 13/11 or H/3", False: "e.g. 11-15 or 22x15"}[spec.has_dice]
+    *some, last = spec.move_examples
+    example = f"e.g. {', '.join(some)} or {last}" if some else f"e.g. {last}"
     lines += [
         f"  <move>               play a move ({example})",
         "  moves                list the legal moves",

@@ -324,7 +324,8 @@ def test_every_code_the_adapter_words_has_a_message() -> None:
     wanted += [f"result.{kind.name.lower()}" for kind in ResultKind]
     wanted += [f"result.how.{kind.name.lower()}" for kind in ResultKind]
     wanted += [f"challenge_status.{status.value}" for status in ChallengeStatus]
-    assert [key for key in wanted if key not in ENGLISH] == []
+    # A counted one is there in its plural forms (``refusal.tournament_full.other``).
+    assert [key for key in wanted if key not in ENGLISH and f"{key}.other" not in ENGLISH] == []
 
 
 def _app_commands() -> list[Any]:

@@ -490,7 +490,7 @@ async def test_stats_game_option_history_user_option_leaderboard_points(
         "Matches 2: 1-1",
         "Points 1-3",
         "NANNONs 0-0, shouted 0",
-        "Streak: 1 losses",
+        "Streak: 1 loss",
     ]
     everything = (await answer(fake, "stats", bob, user=alice)).embeds[0]
     assert [f["name"] for f in everything["fields"]] == ["Nannon", "Backgammon"]
@@ -572,14 +572,14 @@ async def test_nannon_match_played_out_then_stats_and_leaderboard(
         "Matches 1: 1-0",
         "Points 2-0",
         "NANNONs 1-0, shouted 1",
-        "Streak: 1 wins",
+        "Streak: 1 win",
     ]
     assert await nannon_field(alice) == [
         f"Rating {stats[alice].rating:.0f} ({stats[alice].experience} exp)",
         "Matches 1: 0-1",
         "Points 0-2",
         "NANNONs 0-1, shouted 0",
-        "Streak: 1 losses",
+        "Streak: 1 loss",
     ]
 
     # /leaderboard after the match: both players, as stored.

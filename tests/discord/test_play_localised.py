@@ -20,11 +20,12 @@ from support.discord_driver import (
     say,
     service_of,
 )
+from support.nannon_driver import NannonForBob, nannon_for_bob_move
 
 from bot.discord.catalogue import text
 from bot.discord.replies import escape_name
 from bot.service import GetSettings, GetView
-from engines.base import Phase
+from engines.base import Phase, ResultKind
 
 pytestmark = pytest.mark.asyncio
 
@@ -96,6 +97,7 @@ async def test_a_turkish_and_a_greek_member_play_in_an_italian_server(
     # Play it out: rolls by the Italian button, moves by menu and by /move (answered in the
     # mover's language).
     answered: dict[str, str] = {}
+    dice.steer = NannonForBob().face  # nikos wins with a NANNON, whose result names the game
     for turn in range(80):
         view = await svc.handle(GetView(match_id))
         if view.match_over:
@@ -107,11 +109,12 @@ async def test_a_turkish_and_a_greek_member_play_in_an_italian_server(
             assert text("button.roll", "it") in labels(board)
             await fake.click(board, label=text("button.roll", "it"), by=who)
         elif view.phase is Phase.MOVE and turn % 3 == 0:
-            it = await fake.slash("move", {"play": view.legal_moves[0]}, by=who, channel=thread)
+            play = nannon_for_bob_move(view)
+            it = await fake.slash("move", {"play": play}, by=who, channel=thread)
             answered[mine] = (await it.followup()).content
         else:
             assert view.phase is Phase.MOVE, view.phase
-            await fake.select(board, [view.legal_moves[0]], by=who)
+            await fake.select(board, [nannon_for_bob_move(view)], by=who)
         board = await next_board_or_end(fake, thread, match_id, board, "it") or board
     assert (await svc.handle(GetView(match_id))).match_over
     assert set(answered.values()) <= {text("done.played", "tr"), text("done.played", "el")}
@@ -126,6 +129,11 @@ async def test_a_turkish_and_a_greek_member_play_in_an_italian_server(
     assert labels(results(fake, thread, "it")[-1]) >= {text("button.rematch", "it")}
     for message in public(fake, thread):
         assert text("turn.field.score", "en") not in embed_text(message)
+    # Issue 33: the Nannon result's footer read "Match #1 · game 1 · NANNON" in Italian.
+    assert view.games[-1].kind is ResultKind.NANNON
+    said = footer(results(fake, thread, "it")[-1])
+    assert said == text("shout.footer", "it", match_id=match_id, game=1)
+    assert " game " not in said
 
 
 async def test_a_member_chooses_a_language_of_their_own(

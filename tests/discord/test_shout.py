@@ -13,7 +13,8 @@ from support.discord_driver import DiceScript, lift_rate_limit, service_of
 from support.nannon_driver import NannonForBob, nannon_for_bob_move, start_match
 
 from bot.discord.app import TableBot
-from bot.discord.presenter import SHOUT
+from bot.discord.catalogue import LOCALES, text
+from bot.discord.presenter import SHOUT, SHOUT_FOOTER_RE
 from bot.service import Stats
 from engines.base import GameKind, Phase, ResultKind
 
@@ -66,6 +67,14 @@ async def test_only_the_winner_can_shout(tablebot: FakeDiscord, dice: DiceScript
         stats = await svc.handle(Stats(fake.guild.id, someone.id, GameKind.NANNON))
         assert stats.nannons_shouted == 0
 
+    # Issue 33: after a restart the handler reads the match from the footer, which is in the
+    # server's language: a Greek footer still finds it.
+    bot = fake.bot
+    assert isinstance(bot, TableBot)
+    bot.shout_messages.clear()
+    announcement.embeds[0]["footer"]["text"] = text(
+        "shout.footer", "el", match_id=view.match_id, game=1
+    )
     await fake.react(announcement, SHOUT, by=bob)
     found = await fake.wait_until(
         lambda: shouts(fake, fake.messages(table.thread)), what="bob's shout"
@@ -104,3 +113,14 @@ async def test_a_shout_on_someone_elses_message_costs_no_request(tablebot: FakeD
     done = fake.stats.since(before)
     assert done.bot_token == {"GET /channels/{channel_id}/messages/{message_id}": 1}
     assert not shouts(fake, fake.messages(fake.channel))
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+async def test_the_footer_names_the_match_in_every_language(locale: str) -> None:
+    """Issue 33: the footer was English in every server ("· game 1 ·" in Italian). Now it is
+    the server's language, and a 📣 after a restart still finds the match and game in it."""
+    said = text("shout.footer", locale, match_id=12, game=3)
+    found = SHOUT_FOOTER_RE.search(said)
+    assert found is not None and (int(found[1]), int(found[2])) == (12, 3)
+    if locale != "en":
+        assert said != text("shout.footer", "en", match_id=12, game=3)

@@ -476,7 +476,7 @@ def test_declined_resign_returns_to_the_previous_phase() -> None:
 def test_resign_levels_come_from_the_variant() -> None:
     m = started()
     err = refused(m, Resign(1, ResignLevel.BACKGAMMON), IllegalMoveError)
-    assert "single, gammon" in str(err)
+    assert "single, a NANNON" in str(err)  # as /rules and the prompts word it
 
 
 def test_either_seat_may_resign_in_the_opening() -> None:

@@ -53,12 +53,13 @@ def decision(
     player: int | None = None,
     loss: float = 0.0,
     forced: bool = False,
+    kind: DecisionKind = DecisionKind.MOVE,
 ) -> Decision:
     return Decision(
         game=game,
         action_index=index,
         player=index % 2 if player is None else player,
-        kind=DecisionKind.MOVE,
+        kind=kind,
         played="13/8 6/5",
         best="24/18 13/11",
         equity_loss=loss,
@@ -79,7 +80,8 @@ def random_match(count: int, games: int, seed: int = 1) -> list[Decision]:
     for i in range(count):
         chance = min(1.0, max(0.0, chance + rng.gauss(0, 0.06)))
         loss = rng.choice((0.0, 0.01, 0.03, 0.09, 0.2)) if rng.random() < 0.3 else 0.0
-        out.append(decision(i, chance, game=1 + i * games // count, loss=loss))
+        kind = DecisionKind.CUBE if i % 10 == 9 else DecisionKind.MOVE  # a cube's now and then
+        out.append(decision(i, chance, game=1 + i * games // count, loss=loss, kind=kind))
     return out
 
 
@@ -366,6 +368,19 @@ def test_a_short_game_keeps_its_full_label(drawn_texts: DrawnTexts) -> None:
     for (_, x, _), run in zip(labels, game_runs(decisions), strict=True):
         # Each starts inside its own game.
         assert decision_x(run.start, 120) - 5 <= x < decision_x(run.stop - 1, 120) + 5
+
+
+def test_a_chart_without_cube_decisions_names_only_moves(drawn_texts: DrawnTexts) -> None:
+    """Issue 33: the checkers chart spoke of "cube actions"; checkers has no cube. The axis
+    names the cube only when some decision is a cube's."""
+    drawn = drawn_texts(render.analysis_chart)
+    win_chance_chart(flat(30, 0.6), NAMES)
+    texts = [text for text, _ in drawn]
+    assert ChartWords().axis_moves in texts
+    assert not any("cube" in text for text in texts)
+    drawn.clear()
+    win_chance_chart(random_match(30, 1), NAMES)
+    assert ChartWords().axis in [text for text, _ in drawn]
 
 
 def test_fifteen_games_all_labelled_in_full() -> None:

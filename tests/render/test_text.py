@@ -45,7 +45,7 @@ def test_backgammon_opening_position_seat_zero_bottom_numbered_for_the_mover() -
     assert "+12-11-10--9--8--7-------6--5--4--3--2--1-+  O Ann (white)" in text
     assert "score 2, pips 167" in text and "score 1, pips 167" in text
     assert "Cube: 64 (centred)." in lines
-    assert "Ann (O) to play 5-2; points numbered for them." in lines
+    assert "Ann (O) to play 5-2; points numbered from O's side." in lines
     assert lines[-1] == "Position ID: 4HPwATDgc/ABMA"
     assert all(len(line) <= 79 for line in lines)
 
@@ -57,7 +57,7 @@ def test_backgammon_numbers_turn_round_for_seat_one_the_picture_does_not() -> No
     assert _row(seat1, 1, 0).startswith("+13-14-15-16-17-18------19-20-21-22-23-24-+")
     # The checkers stay where they were (the same symmetric start).
     assert _points(_row(seat1, 0, 1)) == _points(_row(seat0, 0, 1))
-    assert "Bob (X) on turn; points numbered for them." in seat1
+    assert "Bob (X) on turn; points numbered from X's side." in seat1
 
 
 def test_backgammon_tall_stacks_bar_and_borne_off() -> None:
@@ -98,7 +98,7 @@ def test_nannon_spots_homes_and_safeties() -> None:
     assert lines[6] == "    spot    6   5   4   3   2   1"
     assert lines[7].split() == ["O", "Ann", "(white)", "home:", "O", "safety:", "-"]
     assert "Cube: 2, owned by Ann." in lines
-    assert "Bob (X) to play 3; spots numbered for them." in lines
+    assert "Bob (X) to play 3; spots numbered from X's side." in lines
     assert lines[-1] == "Position: 137-035"
 
 
@@ -162,3 +162,31 @@ def test_every_line_fits_79_columns_with_the_longest_names(kind: GameKind) -> No
         )
         text = function(position, 1, long, dice=(6, 6), cube=Cube(64, 0), cube_offered_by=None)
     assert max(map(len, text.splitlines())) <= 79, text
+
+
+def test_the_terminals_you_reads_as_english() -> None:
+    """Issue 33 (slips): the terminal's player "You" read "You's checkers" in the alt text,
+    and every text board said "numbered for them"."""
+    from render import backgammon, nannon
+
+    you = Scene(names=("You", "Bob"))
+    board = nannon_text(NannonPosition.initial(), 0, you)
+    assert "You (O) on turn; spots numbered from O's side." in board.splitlines()
+    for said in (
+        nannon.describe(NannonPosition.initial(), 0, you),
+        backgammon.describe(BackgammonPosition.initial(), 0, you),
+    ):
+        assert "Your checkers:" in said and "You's" not in said
+
+
+def test_a_half_point_is_written_one_way() -> None:
+    """Issue 33 (slips): ½ and 0.5 were mixed for the same score (the messages said 1½, the
+    boards, their alt text and the tournament tables 1.5): a score in halves reads ½."""
+    from render import checkers
+
+    half = Scene(names=("Ann", "Bob"), score=(1.5, 0.5), match_length=3)
+    for said in (
+        checkers_text(Board.initial(), 0, half),
+        checkers.describe(Board.initial(), 0, half),
+    ):
+        assert "1½" in said and "1.5" not in said and "0.5" not in said, said

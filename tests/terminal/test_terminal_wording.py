@@ -180,3 +180,17 @@ async def test_the_robot_stuck_is_said_once_told_and_other_servers_are_not_told(
     finally:
         await service.close()
     assert out.getvalue().splitlines() == [wording.ROBOT_FAILED]
+
+
+@pytest.mark.parametrize(
+    ("kind", "example", "not_there"),
+    [
+        (GameKind.NANNON, "e.g. 2/5, H/3 or 5/S", "24/18"),
+        (GameKind.BACKGAMMON, "e.g. 24/18 13/11, bar/22 or 6/off", "H/3"),
+        (GameKind.CHECKERS, "e.g. 11-15 or 22x15", "/"),
+    ],
+)
+def test_the_help_shows_the_games_own_moves(kind: GameKind, example: str, not_there: str) -> None:
+    """Issue 33 (slips): Nannon's help showed a backgammon move, "e.g. 24/18 13/11 or H/3"."""
+    line = next(line for line in wording.help_text(kind).splitlines() if "<move>" in line)
+    assert line.endswith(f"play a move ({example})") and not_there not in line

@@ -19,7 +19,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.discord import wording
-from bot.discord.catalogue import choices, command_text, text
+from bot.discord.catalogue import choices, command_text, plural_key, text
 from bot.discord.cogs.language import LANGUAGE_CHOICES, chosen_language, language_name
 from bot.discord.replies import NO_MENTIONS
 from bot.service import UpdateSettings
@@ -89,7 +89,7 @@ def describe_settings(settings: GuildSettings) -> str:
             text("settings.threads", threads=_onoff(settings.use_threads)),
             text("settings.channels", channels=channels),
             text(
-                "settings.rate_limit",
+                plural_key("settings.rate_limit", settings.rate_limit_actions),
                 actions=settings.rate_limit_actions,
                 seconds=settings.rate_limit_seconds,
             ),
@@ -394,7 +394,7 @@ class AdminCog(commands.Cog, name="Admin"):
         synced = await self.bot.sync_global()
         log.info("global sync by the owner: %d commands", len(synced))
         await interaction.followup.send(
-            text("sync.done", count=len(synced)),
+            text(plural_key("sync.done", len(synced)), count=len(synced)),
             ephemeral=True,
         )
 

@@ -240,6 +240,7 @@ class AnalysisCog(commands.Cog, name="Analysis"):
         self, view: AnalysisView, rank: int, decision: Decision, board: MatchView | None
     ) -> tuple[discord.Embed, discord.File | None]:
         """The mistake's embed, with its card (the board it was made on) where it was drawn."""
+        decision = wording.decision_words(decision)
         name = view.players[decision.player].name
         embed = discord.Embed(
             title=inert_text(wording.mistake_title(rank, name, decision.game)),

@@ -16,7 +16,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.discord import wording
-from bot.discord.catalogue import choices, command_text, number, reader, text
+from bot.discord.catalogue import choices, command_text, number, plural_key, reader, text
 from bot.discord.cogs.puzzles import TOP, solvers_embed
 from bot.discord.components import PageButton, pager
 from bot.discord.locales import server_reader
@@ -36,6 +36,7 @@ from bot.service.commands import (
 )
 from engines.base import GameKind, ResultKind
 from engines.spec import spec_of
+from render.common import format_score
 
 if TYPE_CHECKING:
     from bot.discord.app import TableBot
@@ -50,8 +51,8 @@ EMBED_COLOUR = discord.Colour(0x2E7D32)
 
 
 def _num(value: float) -> str:
-    """12 rather than 12.0, 1.5 as is."""
-    return str(int(value)) if float(value).is_integer() else number(value, "g")
+    """12 rather than 12.0, 1½ as a match score shows it."""
+    return format_score(value)
 
 
 def match_link(view: MatchView) -> str:
@@ -200,7 +201,8 @@ def format_stats(
             parts.append(counters)
         if line.streak:
             streak = "stats.streak.wins" if line.streak > 0 else "stats.streak.losses"
-            parts.append(text(streak, count=abs(line.streak)))
+            run = abs(line.streak)
+            parts.append(text(plural_key(streak, run), count=run))
         analysed = wording.analysis_stats_text(line.analysed, line.error_rate, line.pr)
         if analysed:
             parts.append(analysed)
