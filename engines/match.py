@@ -569,9 +569,13 @@ class DiceMatch:
         level = action.level
         if level not in self.spec.resign_levels:
             names = ", ".join(self.spec.resign_level_name(lv) for lv in self.spec.resign_levels)
-            shown = int(level) if isinstance(level, int) else str(level)[:40]  # not an enum's repr
+            shown = (  # the level's word, never an enum's repr
+                ResignLevel(level).name.lower()
+                if level in set(ResignLevel)
+                else repr(int(level) if isinstance(level, int) else str(level)[:40])
+            )
             raise IllegalMoveError(
-                f"In {self.kind} you may resign {names}, not {shown!r}.",
+                f"In {self.kind} you may resign {names}, not {shown}.",
                 code="bad_resign_level",
                 kind=self.kind,
                 names=names,

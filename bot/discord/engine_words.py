@@ -12,6 +12,7 @@ from bot.discord.catalogue import text
 from engines.actions import Action
 from engines.base import GameKind
 from engines.spec import spec_of
+from engines.values import ResignLevel
 
 
 def spoken(value: Any) -> Any:
@@ -36,10 +37,20 @@ def _resign_levels(kind: Any) -> str:
     return text("list.separator").join(names)
 
 
+def _resign_level(level: Any) -> Any:
+    names = {lv.name.lower() for lv in ResignLevel}
+    return text(f"event.resign_level.{level}") if level in names else level
+
+
 # The parameters a refusal shows in other words than spoken's.
 _SHOWN: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "checkers_not_your_turn": lambda p: {**p, "name": text(f"colour.{p['name']}")},
-    "bad_resign_level": lambda p: {**p, "names": _resign_levels(p["kind"])},
+    "bad_resign_level": lambda p: {
+        **p,
+        "kind": GameKind(p["kind"]),
+        "names": _resign_levels(p["kind"]),
+        "level": _resign_level(p["level"]),
+    },
 }
 
 

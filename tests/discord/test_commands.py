@@ -189,7 +189,7 @@ async def test_concede_the_match_from_the_resign_menu(
 
     # Nannon has no backgammons: /resign offers the level, the engine refuses it.
     answer = await say(fake, "resign", bob, thread, level="backgammon")
-    assert answer.startswith("In nannon you may resign single, gammon, not "), answer
+    assert answer == "In nannon you may resign single, a NANNON, not backgammon.", answer
     assert (await svc.handle(GetView(mid))).version == view.version
 
     # The Resign menu is for either player, on turn or not: alice opens it off turn.

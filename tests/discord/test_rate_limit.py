@@ -53,7 +53,8 @@ async def configure(fake: FakeDiscord, mod: Member, actions: int, seconds: int) 
     it = await fake.slash("config ratelimit", {"actions": actions, "seconds": seconds}, by=mod)
     message = (await it.response()).message
     assert message is not None and message.content.startswith("Saved."), message
-    assert f"{actions} commands or clicks per {seconds} s per member" in message.content
+    what = "command or click" if actions == 1 else "commands or clicks"
+    assert f"{actions} {what} per {seconds} s per member" in message.content
 
 
 async def rules(fake: FakeDiscord, who: Member) -> Message:

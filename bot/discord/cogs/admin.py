@@ -62,7 +62,7 @@ def describe_settings(settings: GuildSettings) -> str:
         [
             text("settings.title"),
             text(
-                "settings.lengths",
+                plural_key("settings.lengths", settings.checkers_length),
                 nannon=settings.nannon_length,
                 backgammon=settings.backgammon_length,
                 checkers=settings.checkers_length,
