@@ -125,8 +125,9 @@ def summary(record: MatchRecord, result: MatchAnalysis) -> str:
             f"in {p.unforced_decisions} decisions{luck}: {p.rating}"
         )
     for n, d in enumerate(result.worst(3), 1):
+        roll = f"roll {'-'.join(map(str, d.dice))}, " if d.dice else ""
         lines.append(
-            f"  {n}. game {d.game}, {result.players[d.player].name}: played {d.played}, "
+            f"  {n}. game {d.game}, {result.players[d.player].name}: {roll}played {d.played}, "
             f"best {d.best} (lost {d.equity_loss:.3f} {unit}) at {d.position_id}"
         )
     return "\n".join(lines)
