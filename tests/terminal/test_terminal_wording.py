@@ -180,3 +180,25 @@ async def test_the_robot_stuck_is_said_once_told_and_other_servers_are_not_told(
     finally:
         await service.close()
     assert out.getvalue().splitlines() == [wording.ROBOT_FAILED]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("game", list(GameKind))
+async def test_issue_33_a_finished_match_board_shows_no_player_on_turn(
+    tmp_path: Path, game: GameKind
+) -> None:
+    """Issue 33: "a finished board still shows a player on turn" (the terminal board and the
+    pictures both come from ``board_job``): once the match is over no one is to play."""
+    from bot.rendering import board_job
+    from bot.service.model import MatchStatus
+    from render.text import board_text
+
+    view = await _view(tmp_path, game)
+    playing = board_text(*board_job(view))
+    assert " to play" in playing or " on turn" in playing or " to move" in playing
+    finished = replace(view, status=MatchStatus.FINISHED, phase=Phase.MATCH_OVER)
+    name, args, kwargs = board_job(finished)
+    assert args[2].finished
+    text = board_text(name, args, kwargs)
+    assert "The game is over" in text
+    assert " to play" not in text and " on turn" not in text and " to move" not in text
