@@ -18,6 +18,7 @@ from bot.workers import WorkerCrashedError, WorkerPool, WorkerUnavailableError
 from engines.analysis import Decision
 from engines.cube import Cube
 from engines.spec import spec_of
+from engines.values import Phase
 from render import jobs
 from render.analysis_chart import WORDS as CHART_WORDS
 from render.analysis_chart import ChartWords
@@ -142,6 +143,7 @@ def board_job(
         crawford=view.crawford,
         game_number=view.game_number,
         words=words,
+        finished=view.match_over or view.phase is Phase.MATCH_OVER,
     )
     last = (view.last_move.seat, view.last_move.move) if view.last_move else None
     args: tuple[Any, ...]

@@ -43,6 +43,7 @@ from engines.spec import spec_of
 __all__ = [
     "BLUNDER",
     "ERROR",
+    "MISTAKE",
     "RATING_SCALE",
     "Decision",
     "DecisionKind",
@@ -60,6 +61,9 @@ ERROR = 0.02
 """An equity loss this big or bigger is an error."""
 BLUNDER = 0.08
 """An equity loss this big or bigger is a blunder."""
+MISTAKE = 0.0005
+"""An equity loss this big or bigger is a mistake the report lists: a smaller one shows as
+0.000 at the report's three decimals and is mostly float noise (issue 33: a 1.5e-15 "mistake")."""
 
 RATING_SCALE: tuple[tuple[float, str], ...] = (
     (0.002, "Supernatural"),
@@ -115,6 +119,10 @@ class Decision:
     double offered), so the two paste into GNU Backgammon or ``tablebot hint``."""
 
     @property
+    def is_mistake(self) -> bool:
+        return self.equity_loss >= MISTAKE and not self.forced
+
+    @property
     def is_error(self) -> bool:
         return self.equity_loss >= ERROR
 
@@ -158,8 +166,9 @@ class MatchAnalysis:
     """How it was analysed (evaluator, ply), for the report and the JSON."""
 
     def worst(self, count: int = 3) -> list[Decision]:
-        """The costliest mistakes (equity loss > 0), worst first; ties in playing order."""
-        mistakes = [d for d in self.decisions if d.equity_loss > 0 and not d.forced]
+        """The costliest mistakes (:attr:`Decision.is_mistake`), worst first; ties in playing
+        order."""
+        mistakes = [d for d in self.decisions if d.is_mistake]
         return sorted(mistakes, key=lambda d: -d.equity_loss)[:count]
 
 

@@ -60,6 +60,7 @@ __all__ = [
     "EQUITY_SCALE",
     "KING_VALUE",
     "LEVELS",
+    "OPENING_PIECES",
     "RESIGN_MARGIN",
     "RESIGN_TURNS",
     "WIN",
@@ -81,6 +82,7 @@ __all__ = [
     "equity",
     "evaluate",
     "hint",
+    "in_the_opening",
     "is_win_score",
     "level_settings",
     "search",
@@ -1475,9 +1477,23 @@ def slip_move(board: Board, rng: random.Random) -> Move:
 
 # --- Draws ------------------------------------------------------------------------------------
 
-DRAW_ACCEPT_MARGIN = 20
-"""The robot accepts a draw offer when its search score is at most this (a fifth of a man):
-the position is balanced or worse for it."""
+DRAW_ACCEPT_MARGIN = 0
+"""The robot accepts a draw offer when its search score is at most this: its search says it
+can't expect more than the draw (issue 33: a fifth of a man accepted equal openings)."""
+
+OPENING_PIECES = 20
+"""The opening lasts while this many pieces or more are on the board (at most two exchanges):
+there the robot declines every draw offer, since nothing is settled yet."""
+
+
+def in_the_opening(board: Board) -> bool:
+    """Whether ``board`` is still in the opening (:data:`OPENING_PIECES` pieces or more).
+
+    >>> in_the_opening(Board.initial()), in_the_opening(Board.from_fen("W:WK30:BK3"))
+    (True, False)
+    """
+    return board.piece_count(Color.BLACK) + board.piece_count(Color.WHITE) >= OPENING_PIECES
+
 
 DRAW_OFFER_MARGIN = 10
 """In a settled game the robot offers a draw when its search score is within this of 0."""
@@ -1501,9 +1517,10 @@ def accept_draw(
     clock: Clock = time.monotonic,
     brain: Brain | None = None,
 ) -> bool:
-    """Whether the robot playing ``robot`` accepts a draw offered in ``board``: when its search
-    score (at ``level``'s settings, no noise) is at most :data:`DRAW_ACCEPT_MARGIN`. A game
-    already over by rule is not searched: True if the robot has lost, else False.
+    """Whether the robot playing ``robot`` accepts a draw offered in ``board``: never in the
+    opening (:func:`in_the_opening`), otherwise when its search score (at ``level``'s settings,
+    no noise) is at most :data:`DRAW_ACCEPT_MARGIN`, a draw or worse. A game already over by
+    rule is not searched: True if the robot has lost, else False.
 
     >>> accept_draw(Board.from_fen("W:WK30:BK3"), Color.BLACK, level=Level.BEGINNER)
     True
@@ -1512,6 +1529,8 @@ def accept_draw(
     """
     if not board.legal_moves():
         return board.turn is robot
+    if in_the_opening(board):
+        return False
     score = _robot_score(board, robot, history, level, _brain(clock, brain))
     return score <= DRAW_ACCEPT_MARGIN
 

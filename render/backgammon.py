@@ -402,7 +402,7 @@ def board_image(
                 Stat(scene.words.pips, str(pips[seat])),
             )
             + ((Stat(scene.words.off, str(sides[seat][OFF])),) if sides[seat][OFF] else ()),
-            on_turn=seat == answering(turn, cube_offered_by),
+            on_turn=seat == answering(turn, cube_offered_by, finished=scene.finished),
         )
         for seat in (0, 1)
     )
@@ -525,7 +525,10 @@ def describe(
         f"{names[1]} (black, top) {format_score(scene.score[1])}.",
     ]
     roll = f", rolled {'-'.join(str(d) for d in dice)}" if dice else ""
-    parts.append(f"{names[turn]} to play{roll}. Points are numbered for {names[turn]}.")
+    if scene.finished:
+        parts.append(f"The game is over. Points are numbered for {names[turn]}.")
+    else:
+        parts.append(f"{names[turn]} to play{roll}. Points are numbered for {names[turn]}.")
     for seat in (0, 1):
         side = sides[seat]
         words = []

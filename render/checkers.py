@@ -274,7 +274,7 @@ def board_image(
                 draw_arrow(canvas, start, end, paint, bend=bend, towards=board_centre)
 
     turn = black_seat if board.turn is Color.BLACK else 1 - black_seat
-    lit = answering(turn, draw_offered_by)
+    lit = answering(turn, draw_offered_by, finished=scene.finished)
     seats = []
     for seat in (0, 1):
         colour = _colour_of(seat, black_seat)
@@ -373,7 +373,9 @@ def describe(
             for seat in (0, 1)
         )
         + ".",
-        f"{board.turn.name.capitalize()} ({names[colour_seat[board.turn]]}) to move.",
+        "The game is over."
+        if scene.finished
+        else f"{board.turn.name.capitalize()} ({names[colour_seat[board.turn]]}) to move.",
     ]
     for colour in (Color.BLACK, Color.WHITE):
         men, kings = (

@@ -117,7 +117,8 @@ class Scene:
     play. ``crawford`` marks the Crawford game; ``game_number`` (1-based; 0 hides it) is shown
     in the panel. ``note`` is one short line for the panel and the alt text, such as
     ``"Alice wins 2"`` at the end of a game (keep it under about 14 characters). ``words``:
-    the panel's labels, in the reader's language.
+    the panel's labels, in the reader's language. ``finished``: the game (or the match) is
+    over, so no seat is on turn: no bar is lit and no one is "to play" (issue 33).
     """
 
     names: tuple[str, str] = SEAT_NAMES_DEFAULT
@@ -127,6 +128,7 @@ class Scene:
     game_number: int = 0
     note: str = ""
     words: BoardWords = BOARD_WORDS
+    finished: bool = False
 
 
 DEFAULT_SCENE = Scene()
@@ -678,9 +680,11 @@ class SeatInfo:
     on_turn: bool
 
 
-def answering(turn: int, offered_by: int | None) -> int:
+def answering(turn: int, offered_by: int | None, *, finished: bool = False) -> int | None:
     """The seat whose bar is lit: the one on turn, or, when a double (or in checkers a draw) is
-    offered, the one who must answer it."""
+    offered, the one who must answer it; None once the game is over (``Scene.finished``)."""
+    if finished:
+        return None
     return turn if offered_by is None else 1 - offered_by
 
 

@@ -299,7 +299,7 @@ def board_image(
                 Stat(scene.words.score, format_score(scene.score[seat])),
                 Stat(scene.words.in_safety, str(by_seat[seat].count(SAFETY))),
             ),
-            on_turn=seat == answering(turn, cube_offered_by),
+            on_turn=seat == answering(turn, cube_offered_by, finished=scene.finished),
         )
         for seat in (0, 1)
     )
@@ -430,7 +430,10 @@ def describe(
         f"{names[1]} ({colours[1]}, top) {format_score(scene.score[1])}.",
     ]
     roll = f", rolled {'-'.join(str(d) for d in dice)}" if dice else ""
-    parts.append(f"{names[turn]} to play{roll}. Spots are numbered for {names[turn]}.")
+    if scene.finished:
+        parts.append(f"The game is over. Spots are numbered for {names[turn]}.")
+    else:
+        parts.append(f"{names[turn]} to play{roll}. Spots are numbered for {names[turn]}.")
     for seat in (0, 1):
         # Seat places into the on-turn player's numbering: spot k of the other is 7 - k.
         words = []

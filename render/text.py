@@ -69,8 +69,10 @@ def _dice_lines(
     cube: Cube | None,
     cube_offered_by: int | None,
     last_move: tuple[int, Any] | None,
+    finished: bool = False,
 ) -> list[str]:
-    """The lines under a dice board: the cube, the last move, who is to play what."""
+    """The lines under a dice board: the cube, the last move, who is to play what (no one once
+    the game is over)."""
     lines = []
     if cube is not None:
         if cube_offered_by is not None:
@@ -86,7 +88,9 @@ def _dice_lines(
         mover, move = last_move
         lines.append(f"Last move: {names[mover]} {move}.")
     numbered = f"numbered from {MARKS[turn]}'s side"  # the mark: a name may be long, or "You"
-    if dice:
+    if finished:
+        lines.append(f"The game is over; {game} {numbered}.")
+    elif dice:
         roll = "-".join(str(d) for d in dice)
         lines.append(f"{names[turn]} ({MARKS[turn]}) to play {roll}; {game} {numbered}.")
     elif cube_offered_by is None:
@@ -178,7 +182,9 @@ def backgammon_text(
         legend[len(board) - 3 + k] = text
     drawn = [line + ("  " + legend[i] if legend.get(i) else "") for i, line in enumerate(board)]
     header = [match_words("Backgammon", scene), _score_line(scene, names)]
-    footer = _dice_lines("points", names, turn, dice, cube, cube_offered_by, last_move)
+    footer = _dice_lines(
+        "points", names, turn, dice, cube, cube_offered_by, last_move, scene.finished
+    )
     footer.append(f"Position ID: {position.id}")
     return "\n".join([*header, *(line.rstrip() for line in drawn), *footer])
 
@@ -242,7 +248,9 @@ def nannon_text(
         "    spot " + "".join(f"{label:>4}" for label in labels),
         bottom,
     ]
-    lines += _dice_lines("spots", names, turn, dice, cube, cube_offered_by, last_move)
+    lines += _dice_lines(
+        "spots", names, turn, dice, cube, cube_offered_by, last_move, scene.finished
+    )
     lines.append(f"Position: {position.id}")
     return "\n".join(lines)
 
@@ -305,7 +313,9 @@ def checkers_text(
     if last_move is not None:
         seat, move = last_move
         lines.append(f"Last move: {names[seat]} {move}.")
-    if draw_offered_by is not None:
+    if scene.finished:
+        lines.append("The game is over.")
+    elif draw_offered_by is not None:
         offerer, answerer = names[draw_offered_by], names[1 - draw_offered_by]
         lines.append(f"{offerer} offers a draw: {answerer} to answer.")
     else:

@@ -130,8 +130,9 @@ def summary(record: MatchRecord, result: MatchAnalysis) -> str:
         where = (
             f"Position ID {d.position_id}, Match ID {d.match_id}" if d.match_id else d.position_id
         )
+        roll = f"roll {'-'.join(map(str, d.dice))}, " if d.dice else ""
         lines.append(
-            f"  {n}. game {d.game}, {result.players[d.player].name}: played {d.played}, "
+            f"  {n}. game {d.game}, {result.players[d.player].name}: {roll}played {d.played}, "
             f"best {d.best} (lost {d.equity_loss:.3f} {unit}) at {where}"
         )
     return "\n".join(lines)

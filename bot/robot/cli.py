@@ -204,6 +204,9 @@ def _nannon(parser: argparse.ArgumentParser, args: argparse.Namespace) -> _Answe
         length = args.length
         mine, theirs = length - context.score.away_me, length - context.score.away_them
         where, unit = f"{length}-point match, {mine}-{theirs}", _MATCH_UNIT
+    over = hints.game_over_json(NannonPosition.from_id(args.position))
+    if over is not None:
+        return _Answer(over, f"Nannon {args.position}: the game is over")
     solver = NannonSolver()
     if args.roll is not None:
         heading = (
@@ -279,6 +282,12 @@ def _mover_first(position_id: str) -> str:
 def table(result: dict[str, Any], measure: str = "equity", *, mover_first: bool = False) -> str:
     """The hint as a table: a header row, each choice's ``measure`` to 3 decimals and its
     difference from the best."""
+    if "over" in result:
+        over = result["over"]
+        winner = "The side on roll" if over["winner"] == "side on roll" else "The opponent"
+        how = "a nannon" if over["result"] == "nannon" else "a single game"
+        points = f"{over['points']} point{'s' if over['points'] != 1 else ''}"
+        return f"{winner} has won ({how}, {points} at cube 1): there is nothing to play."
     if "moves" in result:
         moves = result["moves"]
         if not moves:

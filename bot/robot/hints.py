@@ -33,6 +33,7 @@ __all__ = [
     "backgammon_hint",
     "checkers_hint",
     "cube_json",
+    "game_over_json",
     "moves_json",
     "nannon_hint",
     "take_json",
@@ -53,6 +54,16 @@ def moves_json(ranked: list[tuple[str, str, float]]) -> dict[str, Any]:
             for move, position, equity in ranked
         ]
     }
+
+
+def game_over_json(position: NannonPosition) -> dict[str, Any] | None:
+    """A finished Nannon position's answer (issue 33: it got a cube hint): who won, how and how
+    many points (at cube 1), or None while the game goes on."""
+    outcome = position.outcome()
+    if outcome is None:
+        return None
+    winner = "side on roll" if outcome.winner_on_roll else "opponent"
+    return {"over": {"winner": winner, "result": outcome.kind.value, "points": outcome.points}}
 
 
 def take_json(decision: TakeDecision) -> dict[str, Any]:
@@ -117,9 +128,13 @@ def nannon_hint(
     solver: NannonSolver, position_id: str, roll: int | None, context: Context
 ) -> dict[str, Any]:
     """The exact hint for a Nannon position (``012-012``): the moves of ``roll``, or without a
-    roll the cube decision (InvalidContextError when the side on roll may not double). Exact at
+    roll the cube decision (InvalidContextError when the side on roll may not double); a
+    finished game's :func:`game_over_json`. Exact at
     every level: the levels differ in what they choose, not in what the moves are worth."""
     position = NannonPosition.from_id(position_id)
+    over = game_over_json(position)
+    if over is not None:
+        return over
     if roll is None:
         return cube_json(solver.cube_action(position, context))
     ranked = solver.rank_moves(position, roll, context)

@@ -574,10 +574,35 @@ def test_a_balanced_settled_game_is_offered_only_once_settled() -> None:
     assert should_offer_draw(board, settled, Level.INTERMEDIATE, FakeClock())
 
 
-def test_the_opening_is_not_offered_a_draw_but_an_offer_is_accepted() -> None:
+def test_the_opening_is_neither_offered_a_draw_nor_accepts_one() -> None:
     board = Board.initial()
     assert not should_offer_draw(board, level=Level.INTERMEDIATE, clock=FakeClock())
-    assert accept_draw(board, Color.WHITE, level=Level.INTERMEDIATE, clock=FakeClock())
+    assert not accept_draw(board, Color.WHITE, level=Level.INTERMEDIATE, clock=FakeClock())
+
+
+@pytest.mark.parametrize("opening", ["11-15", "11-15 23-19", "9-14 22-18"])
+@pytest.mark.parametrize("level", list(Level))
+def test_issue_33_point_1_no_level_accepts_a_draw_in_an_equal_opening(
+    opening: str, level: Level
+) -> None:
+    """Issue 33, point 1: master accepted a draw after 11-15, 11-15 23-19 and 9-14 22-18; no
+    level accepts one in the opening, for either side."""
+    game = Game()
+    for text in opening.split():
+        game.push_text(text)
+    history = game.reversible_positions
+    for robot in Color:
+        assert not accept_draw(game.board, robot, history, level, FakeClock())
+
+
+def test_issue_33_point_1_a_draw_is_accepted_only_when_no_more_is_expected() -> None:
+    """Issue 33, point 1: out of the opening the robot accepts only when its search (at the
+    level's own settings) scores the game a draw or worse for it, not a fifth of a man up."""
+    # 16 pieces, White a little better (beginner's search: +0.09 of a man for White).
+    slightly_better = Board.from_fen("W:W17,22,23,25,28,29,30,32:B2,4,7,8,10,11,12,27")
+    assert not cs.in_the_opening(slightly_better)
+    assert not accept_draw(slightly_better, Color.WHITE, level=Level.BEGINNER, clock=FakeClock())
+    assert accept_draw(slightly_better, Color.BLACK, level=Level.BEGINNER, clock=FakeClock())
 
 
 def test_a_robot_a_man_up_declines() -> None:

@@ -442,3 +442,21 @@ def test_an_offered_double_lights_the_player_who_must_take_or_pass(doubler: int)
     offered = nannon.board_image(position, doubler, NAMES, cube=Cube(), cube_offered_by=doubler)
     assert lit_bar(offered) == {1 - doubler}
     assert lit_bar(nannon.board_image(position, doubler, NAMES, cube=Cube())) == {doubler}
+
+
+def test_issue_33_a_finished_board_shows_no_player_on_turn() -> None:
+    """Issue 33: "a finished board still shows a player on turn". With ``Scene.finished`` no
+    seat's bar is lit and the alt text names no one to play, in all three games."""
+    over = Scene(("Alice", "Bob"), (5, 2), 5, finished=True)
+    won = nn.Position.from_id("157-777")
+    assert lit_bar(nannon.board_image(won, 1, NAMES, cube=Cube())) == {1}
+    assert lit_bar(nannon.board_image(won, 1, over, cube=Cube())) == set()
+    assert "to play" not in nannon.describe(won, 1, over)
+    assert "The game is over." in nannon.describe(won, 1, over)
+    start = bg.Position.initial()
+    assert lit_bar(backgammon.board_image(start, 0, over, cube=Cube())) == set()
+    assert "to play" not in backgammon.describe(start, 0, over)
+    board = ck.Board.initial()
+    assert lit_bar(checkers.board_image(board, 0, NAMES), checkers.PANEL_X) != set()
+    assert lit_bar(checkers.board_image(board, 0, over), checkers.PANEL_X) == set()
+    assert "to move" not in checkers.describe(board, 0, over)

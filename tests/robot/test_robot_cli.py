@@ -340,3 +340,24 @@ def test_tablebot_hint_prints_only_the_json(game: str, tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     moves = json.loads(result.stdout)["moves"]
     assert moves and result.stderr == ""
+
+
+def test_issue_33_a_finished_nannon_position_gets_no_hint_but_says_the_game_is_over(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 33: "A finished Nannon position gets a hint": a cube action (and "no legal move"
+    with a roll) came back for a game already won. It says who won instead, exit 0."""
+    status, result, _ = hint(capfd, "--game", "nannon", "--position", "157-777")
+    assert status == 0
+    assert result == {"over": {"winner": "opponent", "result": "single", "points": 1}}
+    status, result, _ = hint(capfd, "--game", "nannon", "--position", "777-001", "--roll", "3",
+                             "--length", "5", "--cube", "2", "--owner", "me")  # fmt: skip
+    assert result == {"over": {"winner": "side on roll", "result": "nannon", "points": 2}}
+    lines = table_of(capfd, "--game", "nannon", "--position", "001-777", "--roll", "4")
+    assert lines == [
+        "Nannon 001-777: the game is over",
+        "The opponent has won (a nannon, 2 points at cube 1): there is nothing to play.",
+    ]
+    assert hints.nannon_hint(NannonSolver(), "157-777", None, MONEY_CUBELESS) == {
+        "over": {"winner": "opponent", "result": "single", "points": 1}
+    }

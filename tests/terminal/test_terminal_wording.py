@@ -194,3 +194,25 @@ def test_the_help_shows_the_games_own_moves(kind: GameKind, example: str, not_th
     """Issue 33 (slips): Nannon's help showed a backgammon move, "e.g. 24/18 13/11 or H/3"."""
     line = next(line for line in wording.help_text(kind).splitlines() if "<move>" in line)
     assert line.endswith(f"play a move ({example})") and not_there not in line
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("game", list(GameKind))
+async def test_issue_33_a_finished_match_board_shows_no_player_on_turn(
+    tmp_path: Path, game: GameKind
+) -> None:
+    """Issue 33: "a finished board still shows a player on turn" (the terminal board and the
+    pictures both come from ``board_job``): once the match is over no one is to play."""
+    from bot.rendering import board_job
+    from bot.service.model import MatchStatus
+    from render.text import board_text
+
+    view = await _view(tmp_path, game)
+    playing = board_text(*board_job(view))
+    assert " to play" in playing or " on turn" in playing or " to move" in playing
+    finished = replace(view, status=MatchStatus.FINISHED, phase=Phase.MATCH_OVER)
+    name, args, kwargs = board_job(finished)
+    assert args[2].finished
+    text = board_text(name, args, kwargs)
+    assert "The game is over" in text
+    assert " to play" not in text and " on turn" not in text and " to move" not in text
