@@ -60,7 +60,7 @@ PLAYED: RGB = (232, 96, 28)
 BEST: RGB = (80, 176, 240)
 
 SEAT_NAMES_DEFAULT = ("Player 1", "Player 2")
-NAME_MAX_CHARS = 24  # longer names are cut, in pictures and in alt text alike
+NAME_MAX_CHARS = 32  # Discord's longest name: whole in the alt text; pictures cut by width
 
 
 class Lazy(Generic[T]):
@@ -174,7 +174,7 @@ def clean_text(text: str, max_chars: int = NAME_MAX_CHARS) -> str:
     >>> clean_text("  Al\u202eice\n\x00 ")
     'Alice'
     >>> clean_text("x" * 40)
-    'xxxxxxxxxxxxxxxxxxxxxxx…'
+    'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…'
     """
     kept = []
     for ch in unicodedata.normalize("NFC", str(text)):

@@ -145,7 +145,8 @@ def _bracket(view: TournamentView) -> tuple[Any, ...] | None:
             if board.finished:
                 winner = 0 if board.winner == board.first or board.second is None else 1
             second = None if board.second is None else view.name_of(board.second)
-            column.append(BracketMatch(view.name_of(board.first), second, winner))
+            points = ("", "") if board.score is None else (str(board.score[0]), str(board.score[1]))
+            column.append(BracketMatch(view.name_of(board.first), second, winner, points))
         columns.append(column)
     titles = [
         text("tournament.final") if n == rounds else text("tournament.round_short", round=n)

@@ -74,6 +74,7 @@ class Board:
     match_id: int | None
     points_first: float | None
     decided: Decided | None
+    score: tuple[int, int] | None = None  # the match's points, first's then second's
 
     @property
     def finished(self) -> bool:

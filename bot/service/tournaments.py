@@ -80,7 +80,16 @@ def _board(row: Row) -> Board:
         match_id=row["match_id"],
         points_first=row["points_first"],
         decided=None if row["decided"] is None else Decided(row["decided"]),
+        score=_match_score(row),
     )
+
+
+def _match_score(row: Row) -> tuple[int, int] | None:
+    """The points of the pairing's match, first's then second's (None before it exists)."""
+    if row["match_id"] is None or row["score0"] is None:
+        return None
+    seats = (int(row["score0"]), int(row["score1"]))
+    return seats if row["seat0_id"] == row["first_id"] else (seats[1], seats[0])
 
 
 async def load(state: ServiceState, tournament_id: int, guild_id: int | None) -> TournamentView:

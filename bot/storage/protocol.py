@@ -314,7 +314,8 @@ class Store(Protocol):
 
     async def tournament_pairings(self, tournament_id: int) -> list[Row]:
         """Every round's pairings, by round and board, each with its match (``match_id``,
-        ``match_status``, ``winner_seat``, ``seat0_id``; NULL before the match exists)."""
+        ``match_status``, ``winner_seat``, ``seat0_id``, the seats' ``score0`` and ``score1``;
+        NULL before the match exists)."""
         ...
 
     async def claim_pairing_challenge(

@@ -25,7 +25,8 @@ PAIRING_COLUMNS = ("tournament_id", "round", "board", "first_id", "second_id", "
 # Each pairing with its match, found through the challenge it starts from.
 _PAIRINGS = (
     "SELECT p.*, m.id AS match_id, m.status AS match_status, m.winner_seat AS winner_seat, "
-    "m.player0_id AS seat0_id FROM tournament_pairings AS p "
+    "m.player0_id AS seat0_id, m.score0 AS score0, m.score1 AS score1 "
+    "FROM tournament_pairings AS p "
     "LEFT JOIN matches AS m ON m.challenge_id = p.challenge_id "
     "WHERE p.tournament_id = ? ORDER BY p.round, p.board"
 )

@@ -19,6 +19,7 @@ from support.discord_driver import (
     say,
     service_of,
 )
+from support.render_spy import DrawnTexts
 
 from bot.service import (
     Board,
@@ -339,3 +340,33 @@ async def test_a_role_the_server_allows_may_create(tablebot: FakeDiscord) -> Non
     assert (await tournament(fake)).organiser.name == "td"
     saved = await say(fake, "config tournaments", manager, fake.channel, managers_only=True)
     assert "- Tournaments created by: Manage Server, nobody else" in saved.splitlines()
+
+
+async def test_issue_33_a_bracket_shows_each_match_score(
+    tablebot: FakeDiscord, drawn_texts: DrawnTexts
+) -> None:
+    """Issue 33, pictures that say less than they should: a bracket shows each match's score,
+    carried from the stored match through the view to the drawn text and the alt text."""
+    import render.tournament
+    from bot.discord.tournament_presenter import _bracket
+    from render.tournament import bracket_picture
+
+    fake = tablebot
+    organiser, players, announcement = await signed_up(fake, "knockout", 4, points=3)
+    it = await fake.click(announcement, label="Start", by=organiser)
+    await it.response()
+    await handlers_done(fake)
+    view = await play_round(fake, players)
+    first_round = view.round_boards(1)
+    assert all(b.score is not None and sorted(b.score) == [0, 3] for b in first_round)
+    winner_first = next(b for b in first_round if b.winner == b.first)
+    assert winner_first.score == (3, 0)  # first's points first, whichever seat first sat in
+    alt = pictures(fake, fake.channel)[-1]
+    assert alt.count("* 3") == 2 and alt.count(" 0") >= 2, alt
+    bracket = _bracket(view)
+    assert bracket is not None
+    drawn = drawn_texts(render.tournament)
+    bracket_picture(*bracket[:3], bye=bracket[3], to_come=bracket[4])
+    texts = [t for t, _ in drawn]
+    # Two winners' 3 and losers' 0, and the final under way at 0-0.
+    assert texts.count("3") == 2 and texts.count("0") == 4, texts

@@ -147,7 +147,7 @@ def test_checkers_square_numbers_read_on_a_phone_beside_pieces_and_marks(black_s
 
 # --- names -------------------------------------------------------------------------------------
 
-# Real-looking names up to NAME_MAX_CHARS (24) letters: none may be cut.
+# Real-looking names of up to 24 letters: none may be cut.
 LONG_NAMES = [
     "alice_the_great",
     "maximilian_von_habsburg",
@@ -413,3 +413,43 @@ def test_a_long_label_shrinks_and_its_number_keeps_its_size(drawn_texts: DrawnTe
     blank = Image.new("RGB", (WIDTH, HEIGHT), common.PANEL)
     numbers = number_heights(blank, canvas, (WIDTH - 58, 0, WIDTH, HEIGHT), TEXT)
     assert len(numbers) == 5 and all(on_phone(h) >= MIN_PHONE_PX for h in numbers), numbers
+
+
+# Discord names run to 32 characters (issue 33): wide ones, Greek and Turkish.
+NAMES_32 = [
+    "W" * 32,
+    "Αλεξάνδρα Παπαδοπούλου-Κωνσταντί",
+    "Çağlayan Büyükşehirlioğlu İğd\u0131rl",
+]
+
+
+@pytest.mark.parametrize("name", NAMES_32)
+def test_issue_33_a_32_character_name_is_whole_in_the_alt_text_and_fits_the_boards(
+    name: str, drawn_texts: DrawnTexts
+) -> None:
+    """Issue 33, long names: the alt text keeps all 32 characters; the boards shorten only
+    what can't fit the panel (by measured width), so every drawn line fits."""
+    assert len(name) == 32
+    drawn_sized = drawn_texts(common)
+    scene = Scene(("Bob", name), (0, 0), 7)
+    alts = {
+        "backgammon": backgammon.describe(bg.Position.initial(), 1, scene),
+        "nannon": nannon.describe(nn.Position.initial(), 1, scene),
+        "checkers": checkers.describe(ck.Board.initial(), 0, scene),
+    }
+    assert all(name in alt for alt in alts.values()), alts
+    for panel_x, board in (
+        (common.PANEL_X, lambda: backgammon.board_image(bg.Position.initial(), 1, scene)),
+        (checkers.PANEL_X, lambda: checkers.board_image(ck.Board.initial(), 0, scene)),
+    ):
+        drawn_sized.clear()
+        board()
+        width = common.panel_name_width(panel_x)
+        lines, size = common.name_lines(name, width)
+        assert all(line in [t for t, _ in drawn_sized] for line in lines)
+        assert all(common.text_width(line, size) + 2 <= width for line in lines)
+        shown = "".join(lines).replace(" ", "").rstrip("…")
+        if not lines[-1].endswith("…"):  # cut only when two whole lines can't hold it
+            assert shown == name.replace(" ", "")
+        else:
+            assert common.text_width(name, 20) > 2 * width - 4

@@ -8,6 +8,7 @@ import io
 
 import pytest
 from PIL import Image
+from support.render_spy import DrawnTexts
 
 from render.common import HIGHLIGHT, PANEL, PANEL_ON_ROLL, font
 from render.tournament import (
@@ -113,3 +114,30 @@ def test_bracket_names_empty_slots_by_whether_the_draw_reached_them() -> None:
 def test_bracket_refuses_a_shape_that_is_not_a_bracket(columns: list[list[BracketMatch]]) -> None:
     with pytest.raises(ValueError):
         bracket_picture("Cup", (), columns, bye="bye", to_come="TBD")
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["W" * 32, "Αλεξάνδρα Παπαδοπούλου-Κωνσταντί", "Çağlayan Büyükşehirlioğlu İğd\u0131rl"],
+)
+def test_issue_33_32_character_names_fit_by_width_and_stay_whole_in_the_alt_text(
+    name: str, drawn_texts: DrawnTexts
+) -> None:
+    """Issue 33, long names: a 32-character Discord name is whole in the alt text of the
+    bracket and the standings; the pictures cut it (with an ellipsis) only to fit its box."""
+    import render.tournament
+
+    drawn = drawn_texts(render.tournament)
+    _, alt = standings_picture("T", HEADINGS, [("1", name, "3", "4.5", "4")])
+    assert name in alt
+    cell = next(t for t, _ in drawn if t.startswith(name[:4]))
+    assert cell == name or (cell.endswith("…") and name.startswith(cell[:-1]))
+    drawn.clear()
+    _, alt = bracket_picture(
+        "T", ["R1"], [[BracketMatch(name, "bob", 0, ("3", "0"))]], bye="bye", to_come="?"
+    )
+    assert name in alt
+    cell = next(t for t, _ in drawn if t.startswith(name[:4]))
+    room = WIDTH - 2 * 16 - 24 - 30 - font(TEXT_SIZE).getlength("3")
+    assert font(TEXT_SIZE).getlength(cell) <= room
+    assert cell == name or font(TEXT_SIZE).getlength(name) > room
