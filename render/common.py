@@ -200,13 +200,13 @@ def possessive(name: str, *, start: bool = False) -> str:
     return f"{name}'s"
 
 
-def clean_name(name: str, seat: int) -> str:
+def clean_name(name: str, seat: int, max_chars: int = NAME_MAX_CHARS) -> str:
     r""":func:`clean_text` for a player name, with a stand-in when nothing is left.
 
     >>> clean_name("\u200b", 1)
     'Player 2'
     """
-    return clean_text(name) or SEAT_NAMES_DEFAULT[seat]
+    return clean_text(name, max_chars) or SEAT_NAMES_DEFAULT[seat]
 
 
 # Letters with no decomposition, spelled the way people type them without the key.

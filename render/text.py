@@ -45,8 +45,15 @@ COLOURS = ("white", "black")
 STACK_ROWS = 5  # rows per half of the backgammon board; the fifth shows a taller stack's count
 
 
+# A terminal is 79 columns: two names on the score line leave 24 letters for each.
+TEXT_NAME_MAX_CHARS = 24
+
+
 def _names(scene: Scene) -> tuple[str, str]:
-    return clean_name(scene.names[0], 0), clean_name(scene.names[1], 1)
+    return (
+        clean_name(scene.names[0], 0, TEXT_NAME_MAX_CHARS),
+        clean_name(scene.names[1], 1, TEXT_NAME_MAX_CHARS),
+    )
 
 
 def _score_line(scene: Scene, names: tuple[str, str]) -> str:
