@@ -150,9 +150,18 @@ class SharedOperations(ABC):
 
     # --- ratings and stats --------------------------------------------------------------------
 
-    async def rating_board(self, guild_id: int, game: str, limit: int) -> list[Row]:
+    async def rating_board(
+        self, guild_id: int, game: str, limit: int, offset: int = 0
+    ) -> list[Row]:
         """Leaderboard rows by rating, of the players with a played match."""
-        return await self._rows(self.SQL.rating_board, (guild_id, game, limit))
+        return await self._rows(self.SQL.rating_board, (guild_id, game, limit, offset))
+
+    async def length_board(
+        self, guild_id: int, game: str, length: int, limit: int, offset: int = 0
+    ) -> list[Row]:
+        """Leaderboard rows over finished matches of one length, with the overall rating."""
+        params = (guild_id, game, length, limit, offset)
+        return await self._rows(self.SQL.length_board, params)
 
     async def stats_row(self, guild_id: int, game: str, user_id: int) -> Row | None:
         return await self._row(self.SQL.stats_row, (guild_id, game, user_id))

@@ -131,14 +131,21 @@ class Statements:
         "AND (player0_id = ?3 OR player1_id = ?3) AND (channel_id = ?2 OR thread_id = ?2) "
         "ORDER BY id"
     )
+    # Each seat's newest ``limit`` from its own index range, then the newest of both: never
+    # the whole server's history (an OR of the seats reads it all and sorts it).
     history_rows: str = (
-        "SELECT * FROM matches WHERE guild_id = ?1 AND (player0_id = ?2 OR player1_id = ?2) "
-        "ORDER BY id DESC LIMIT ?3"
+        "SELECT m.* FROM ("
+        "SELECT id FROM (SELECT id FROM matches WHERE guild_id = ?1 AND player0_id = ?2 "
+        "ORDER BY id DESC LIMIT ?3) AS seat0 "
+        "UNION SELECT id FROM (SELECT id FROM matches WHERE guild_id = ?1 AND player1_id = ?2 "
+        "ORDER BY id DESC LIMIT ?3) AS seat1) AS mine "
+        # CROSS JOIN: SQLite keeps the few ids outside, each match found by its key.
+        "CROSS JOIN matches AS m WHERE m.id = mine.id ORDER BY m.id DESC LIMIT ?3"
     )
     rating_board: str = (
         "SELECT user_id, name, rating, played, won, lost, drawn, points_won, points_lost "
         "FROM ratings WHERE guild_id = ? AND game = ? AND played > 0 "
-        "ORDER BY rating DESC, won DESC, user_id LIMIT ?"
+        "ORDER BY rating DESC, won DESC, user_id LIMIT ? OFFSET ?"
     )
     stats_row: str = "SELECT * FROM ratings WHERE guild_id = ? AND game = ? AND user_id = ?"
     robot_records: str = (
@@ -160,14 +167,26 @@ class Statements:
         "WHERE analyses.status = 'failed'"
     )
     analysis_row: str = "SELECT * FROM analyses WHERE match_id = ?"
+    # Each seat's analysed matches from its own index range (a match of a member against
+    # themselves counts once, as seat 0).
     analysis_averages: str = (
-        "SELECT count(*) AS analysed, "
-        "avg(CASE WHEN m.player0_id = ?1 THEN a.error_rate0 ELSE a.error_rate1 END) "
-        "AS error_rate, "
-        "avg(CASE WHEN m.player0_id = ?1 THEN a.pr0 ELSE a.pr1 END) AS pr "
-        "FROM analyses AS a JOIN matches AS m ON m.id = a.match_id "
-        "WHERE a.status = 'done' AND m.guild_id = ?2 AND m.game = ?3 "
-        "AND (m.player0_id = ?1 OR m.player1_id = ?1)"
+        "SELECT count(*) AS analysed, avg(error_rate) AS error_rate, avg(pr) AS pr FROM ("
+        "SELECT a.error_rate0 AS error_rate, a.pr0 AS pr "
+        "FROM matches AS m JOIN analyses AS a ON a.match_id = m.id "
+        "WHERE m.guild_id = ?2 AND m.player0_id = ?1 AND m.game = ?3 AND a.status = 'done' "
+        "UNION ALL SELECT a.error_rate1, a.pr1 "
+        "FROM matches AS m JOIN analyses AS a ON a.match_id = m.id "
+        "WHERE m.guild_id = ?2 AND m.player1_id = ?1 AND m.player0_id <> ?1 AND m.game = ?3 "
+        "AND a.status = 'done') AS seats"
+    )
+    # One page of the length leaderboard, from the records step 8 keeps (see migrations.py).
+    length_board: str = (
+        "SELECT l.user_id, r.name, l.rating, l.played, l.won, l.lost, l.drawn, l.points_won, "
+        "l.points_lost FROM length_records AS l "
+        "JOIN ratings AS r ON r.guild_id = l.guild_id AND r.game = l.game "
+        "AND r.user_id = l.user_id "
+        "WHERE l.guild_id = ?1 AND l.game = ?2 AND l.length = ?3 AND l.rating IS NOT NULL "
+        "ORDER BY l.rating DESC, l.won DESC, l.user_id LIMIT ?4 OFFSET ?5"
     )
 
     # Add to a player's record against the robot, making a missing row.
