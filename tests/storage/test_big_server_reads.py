@@ -185,7 +185,9 @@ async def assert_reads_as_today(store: Store, postgres: bool) -> None:
 async def finish_more(store: Store, rng: random.Random) -> None:
     """More matches finish on the migrated database (the triggers keep the records): some by
     their last action (with rating updates in the same transaction), some made finished."""
-    ids = [row["id"] for row in await sql_rows(store, "SELECT id FROM matches WHERE status = 'active'")]
+    ids = [
+        row["id"] for row in await sql_rows(store, "SELECT id FROM matches WHERE status = 'active'")
+    ]
     for match_id in ids[:15]:
         [row] = await sql_rows(store, "SELECT * FROM matches WHERE id = ?", (match_id,))
         updates = [
@@ -199,7 +201,9 @@ async def finish_more(store: Store, rng: random.Random) -> None:
         )
 
 
-@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.mark.parametrize(
+    "backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+)
 async def test_a_big_servers_reads_answer_as_today_after_migrating_in_place(
     backend: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
