@@ -360,8 +360,8 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX puzzles_posted ON puzzles (guild_id, posted_at);
     """,
     # 8: a big server's reads. Each seat's matches by id (a member's history and analysed
-    # averages read one index range instead of the server's history), the rating board in its
-    # order (a page, not every member sorted), and each
+    # averages read one index range instead of the server's history), the rating and puzzle
+    # boards in their order (a page, not every member sorted), and each
     # member's record per (game, length) of finished matches, kept by triggers as a match
     # finishes and as a rating changes (the length leaderboard reads one page of an index
     # instead of counting the history); filled from the history here.
@@ -369,6 +369,8 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX matches_seat0 ON matches (guild_id, player0_id, id);
     CREATE INDEX matches_seat1 ON matches (guild_id, player1_id, id);
     CREATE INDEX ratings_board ON ratings (guild_id, game, rating DESC, won DESC, user_id);
+    CREATE INDEX puzzle_ratings_board
+        ON puzzle_ratings (guild_id, rating DESC, solved DESC, user_id);
     CREATE TABLE length_records (
         guild_id INTEGER NOT NULL,
         game TEXT NOT NULL,

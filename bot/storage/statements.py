@@ -147,6 +147,18 @@ class Statements:
         "FROM ratings WHERE guild_id = ? AND game = ? AND played > 0 "
         "ORDER BY rating DESC, won DESC, user_id LIMIT ? OFFSET ?"
     )
+    # A member's place on the rating board: 1 + the players ahead of them in its order (an
+    # index range of the board, not the history); no row when they are not on it.
+    rating_place: str = (
+        "SELECT 1 + (SELECT count(*) FROM ratings AS o WHERE o.guild_id = ?1 AND o.game = ?2 "
+        "AND o.played > 0 AND (o.rating > m.rating OR (o.rating = m.rating AND (o.won > m.won "
+        "OR (o.won = m.won AND o.user_id < m.user_id))))) AS place "
+        "FROM ratings AS m WHERE m.guild_id = ?1 AND m.game = ?2 AND m.user_id = ?3 "
+        "AND m.played > 0"
+    )
+    rating_board_size: str = (
+        "SELECT count(*) AS n FROM ratings WHERE guild_id = ? AND game = ? AND played > 0"
+    )
     stats_row: str = "SELECT * FROM ratings WHERE guild_id = ? AND game = ? AND user_id = ?"
     robot_records: str = (
         "SELECT * FROM robot_records WHERE guild_id = ? AND game = ? AND user_id = ? ORDER BY level"
@@ -187,6 +199,18 @@ class Statements:
         "AND r.user_id = l.user_id "
         "WHERE l.guild_id = ?1 AND l.game = ?2 AND l.length = ?3 AND l.rating IS NOT NULL "
         "ORDER BY l.rating DESC, l.won DESC, l.user_id LIMIT ?4 OFFSET ?5"
+    )
+    length_place: str = (
+        "SELECT 1 + (SELECT count(*) FROM length_records AS o WHERE o.guild_id = ?1 "
+        "AND o.game = ?2 AND o.length = ?3 AND o.rating IS NOT NULL AND (o.rating > m.rating "
+        "OR (o.rating = m.rating AND (o.won > m.won "
+        "OR (o.won = m.won AND o.user_id < m.user_id))))) AS place "
+        "FROM length_records AS m WHERE m.guild_id = ?1 AND m.game = ?2 AND m.length = ?3 "
+        "AND m.user_id = ?4 AND m.rating IS NOT NULL"
+    )
+    length_board_size: str = (
+        "SELECT count(*) AS n FROM length_records "
+        "WHERE guild_id = ? AND game = ? AND length = ? AND rating IS NOT NULL"
     )
 
     # Add to a player's record against the robot, making a missing row.

@@ -177,9 +177,20 @@ async def assert_reads_as_today(store: Store, postgres: bool) -> None:
             # Paging: every page is its slice of the whole board, to the last rank.
             pages = [await store.length_board(GUILD, game, length, 7, n) for n in range(0, 35, 7)]
             assert [r for page in pages for r in plain(page)] == plain(board)
+            await assert_places(store, game, length, board)
         whole = await store.rating_board(GUILD, game, 1000)
         pages = [await store.rating_board(GUILD, game, 4, n) for n in range(0, 40, 4)]
         assert [r for page in pages for r in plain(page)] == plain(whole)
+        await assert_places(store, game, None, whole)
+
+
+async def assert_places(store: Store, game: str, length: int | None, board: Sequence[Any]) -> None:
+    """Each member's place (a member finds their own rank and page) is their row's rank on
+    the whole board, and the board's size its last rank."""
+    ranked = [row["user_id"] for row in board]
+    for user in (*MEMBERS, 999):
+        expected = ranked.index(user) + 1 if user in ranked else None
+        assert await store.board_place(GUILD, game, length, user) == (expected, len(ranked))
 
 
 async def finish_more(store: Store, rng: random.Random) -> None:
@@ -242,6 +253,7 @@ async def test_a_members_reads_use_an_index_not_the_servers_history(tmp_path: Pa
     db.execute("BEGIN")
     migrations.apply_step(TODAY, db)
     db.execute("COMMIT")
+    from bot.storage.puzzles import PUZZLE_BOARD, PUZZLE_BOARD_SIZE, PUZZLE_PLACE
     from bot.storage.statements import SQLITE
 
     reads = {
@@ -249,11 +261,20 @@ async def test_a_members_reads_use_an_index_not_the_servers_history(tmp_path: Pa
         "averages": (SQLITE.analysis_averages, (100, GUILD, "nannon")),
         "length board": (SQLITE.length_board, (GUILD, "nannon", 3, 10, 90)),
         "rating board": (SQLITE.rating_board, (GUILD, "nannon", 10, 90)),
+        "rating place": (SQLITE.rating_place, (GUILD, "nannon", 100)),
+        "rating board size": (SQLITE.rating_board_size, (GUILD, "nannon")),
+        "length place": (SQLITE.length_place, (GUILD, "nannon", 3, 100)),
+        "length board size": (SQLITE.length_board_size, (GUILD, "nannon", 3)),
+        "puzzle board": (PUZZLE_BOARD, (GUILD, 10, 90)),
+        "puzzle place": (PUZZLE_PLACE, (GUILD, 100)),
+        "puzzle board size": (PUZZLE_BOARD_SIZE, (GUILD,)),
     }
     for name, (sql, params) in reads.items():
-        plan = " | ".join(row[3] for row in db.execute(f"EXPLAIN QUERY PLAN {sql}", params))
-        for table in ("matches", "analyses", "length_records", "ratings"):
-            assert f"SCAN {table}" not in plan, (name, plan)
+        steps = [row[3] for row in db.execute(f"EXPLAIN QUERY PLAN {sql}", params)]
+        plan = " | ".join(steps)
+        tables = ("matches", "analyses", "length_records", "ratings", "puzzle_ratings")
+        for table in (*tables, "o", "m", "l", "r"):  # by name or by alias
+            assert not any(step.split()[:2] == ["SCAN", table] for step in steps), (name, plan)
         # Sorting is only ever of the history's two short pages (at most twice the limit).
         assert plan.count("TEMP B-TREE") == (2 if name == "history" else 0), (name, plan)
     db.close()
