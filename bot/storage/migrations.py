@@ -360,7 +360,8 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX puzzles_posted ON puzzles (guild_id, posted_at);
     """,
     # 8: a big server's reads. Each seat's matches by id (a member's history and analysed
-    # averages read one index range instead of the server's history), the rating and puzzle
+    # averages read one index range instead of the server's history), each seat's active
+    # matches (/games), a tournament's matches by challenge (its standings), the rating and puzzle
     # boards in their order (a page, not every member sorted), and each
     # member's record per (game, length) of finished matches, kept by triggers as a match
     # finishes and as a rating changes (the length leaderboard reads one page of an index
@@ -368,6 +369,9 @@ MIGRATIONS: tuple[str, ...] = (
     """
     CREATE INDEX matches_seat0 ON matches (guild_id, player0_id, id);
     CREATE INDEX matches_seat1 ON matches (guild_id, player1_id, id);
+    CREATE INDEX matches_active_seat0 ON matches (guild_id, player0_id) WHERE status = 'active';
+    CREATE INDEX matches_active_seat1 ON matches (guild_id, player1_id) WHERE status = 'active';
+    CREATE INDEX matches_challenge ON matches (challenge_id);
     CREATE INDEX ratings_board ON ratings (guild_id, game, rating DESC, won DESC, user_id);
     CREATE INDEX puzzle_ratings_board
         ON puzzle_ratings (guild_id, rating DESC, solved DESC, user_id);

@@ -118,18 +118,21 @@ class Statements:
     events: str = "SELECT * FROM events WHERE match_id = ? ORDER BY seq"
     event_count: str = "SELECT count(*) AS n FROM events WHERE match_id = ?"
     game_results: str = "SELECT * FROM game_results WHERE match_id = ? ORDER BY game_number"
+    # Each seat's active matches from its own partial index (step 8), not every server's.
     active_match_ids: str = (
-        "SELECT id FROM matches WHERE guild_id = ?1 AND status = 'active' "
-        "AND (player0_id = ?2 OR player1_id = ?2) ORDER BY id"
+        "SELECT id FROM matches WHERE guild_id = ?1 AND status = 'active' AND player0_id = ?2 "
+        "UNION SELECT id FROM matches WHERE guild_id = ?1 AND status = 'active' "
+        "AND player1_id = ?2 ORDER BY id"
     )
     match_id_in_thread: str = (
         "SELECT id FROM matches WHERE thread_id = ? "
         "ORDER BY status = 'active' DESC, id DESC LIMIT 1"
     )
     candidate_match_ids: str = (
-        "SELECT id FROM matches WHERE guild_id = ?1 AND status = 'active' "
-        "AND (player0_id = ?3 OR player1_id = ?3) AND (channel_id = ?2 OR thread_id = ?2) "
-        "ORDER BY id"
+        "SELECT id FROM matches WHERE guild_id = ?1 AND status = 'active' AND player0_id = ?3 "
+        "AND (channel_id = ?2 OR thread_id = ?2) "
+        "UNION SELECT id FROM matches WHERE guild_id = ?1 AND status = 'active' "
+        "AND player1_id = ?3 AND (channel_id = ?2 OR thread_id = ?2) ORDER BY id"
     )
     # Each seat's newest ``limit`` from its own index range, then the newest of both: never
     # the whole server's history (an OR of the seats reads it all and sorts it).
