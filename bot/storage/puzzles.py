@@ -50,9 +50,10 @@ PUZZLE_BOARD = (
 )
 PUZZLE_PLACE = (
     "SELECT 1 + (SELECT count(*) FROM puzzle_ratings AS o WHERE o.guild_id = ?1 "
-    "AND o.attempts > 0 AND (o.rating > m.rating OR (o.rating = m.rating "
-    "AND (o.solved > m.solved OR (o.solved = m.solved AND o.user_id < m.user_id))))) "
-    "AS place FROM puzzle_ratings AS m "
+    "AND o.attempts > 0 AND o.rating > m.rating) "
+    "+ (SELECT count(*) FROM puzzle_ratings AS o WHERE o.guild_id = ?1 AND o.attempts > 0 "
+    "AND o.rating = m.rating AND (o.solved > m.solved "
+    "OR (o.solved = m.solved AND o.user_id < m.user_id))) AS place FROM puzzle_ratings AS m "
     "WHERE m.guild_id = ?1 AND m.user_id = ?2 AND m.attempts > 0"
 )
 PUZZLE_BOARD_SIZE = "SELECT count(*) AS n FROM puzzle_ratings WHERE guild_id = ? AND attempts > 0"

@@ -154,8 +154,10 @@ class Statements:
     # index range of the board, not the history); no row when they are not on it.
     rating_place: str = (
         "SELECT 1 + (SELECT count(*) FROM ratings AS o WHERE o.guild_id = ?1 AND o.game = ?2 "
-        "AND o.played > 0 AND (o.rating > m.rating OR (o.rating = m.rating AND (o.won > m.won "
-        "OR (o.won = m.won AND o.user_id < m.user_id))))) AS place "
+        "AND o.played > 0 AND o.rating > m.rating) "
+        "+ (SELECT count(*) FROM ratings AS o WHERE o.guild_id = ?1 AND o.game = ?2 "
+        "AND o.played > 0 AND o.rating = m.rating AND (o.won > m.won "
+        "OR (o.won = m.won AND o.user_id < m.user_id))) AS place "
         "FROM ratings AS m WHERE m.guild_id = ?1 AND m.game = ?2 AND m.user_id = ?3 "
         "AND m.played > 0"
     )
@@ -205,9 +207,10 @@ class Statements:
     )
     length_place: str = (
         "SELECT 1 + (SELECT count(*) FROM length_records AS o WHERE o.guild_id = ?1 "
-        "AND o.game = ?2 AND o.length = ?3 AND o.rating IS NOT NULL AND (o.rating > m.rating "
-        "OR (o.rating = m.rating AND (o.won > m.won "
-        "OR (o.won = m.won AND o.user_id < m.user_id))))) AS place "
+        "AND o.game = ?2 AND o.length = ?3 AND o.rating > m.rating) "
+        "+ (SELECT count(*) FROM length_records AS o WHERE o.guild_id = ?1 AND o.game = ?2 "
+        "AND o.length = ?3 AND o.rating = m.rating AND (o.won > m.won "
+        "OR (o.won = m.won AND o.user_id < m.user_id))) AS place "
         "FROM length_records AS m WHERE m.guild_id = ?1 AND m.game = ?2 AND m.length = ?3 "
         "AND m.user_id = ?4 AND m.rating IS NOT NULL"
     )
