@@ -372,10 +372,12 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX matches_active_seat0 ON matches (guild_id, player0_id) WHERE status = 'active';
     CREATE INDEX matches_active_seat1 ON matches (guild_id, player1_id) WHERE status = 'active';
     CREATE INDEX matches_challenge ON matches (challenge_id);
-    CREATE INDEX ratings_board ON ratings (guild_id, game, rating DESC, won DESC, user_id)
+    CREATE INDEX ratings_board
+        ON ratings (guild_id, game, rating DESC, won DESC, user_id, played)
         WHERE played > 0;
     CREATE INDEX puzzle_ratings_board
-        ON puzzle_ratings (guild_id, rating DESC, solved DESC, user_id) WHERE attempts > 0;
+        ON puzzle_ratings (guild_id, rating DESC, solved DESC, user_id, attempts)
+        WHERE attempts > 0;
     CREATE TABLE length_records (
         guild_id INTEGER NOT NULL,
         game TEXT NOT NULL,

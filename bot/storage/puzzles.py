@@ -45,8 +45,10 @@ _PUZZLE_RATING = (
 # The solvers' board, a page of its index (puzzle_ratings_board), and a member's place on it:
 # 1 + the solvers ahead of them in its order.
 PUZZLE_BOARD = (
-    "SELECT * FROM puzzle_ratings WHERE guild_id = ? AND attempts > 0 "
-    "ORDER BY rating DESC, solved DESC, user_id LIMIT ? OFFSET ?"
+    "SELECT r.* FROM (SELECT user_id FROM puzzle_ratings WHERE guild_id = ?1 AND attempts > 0 "
+    "ORDER BY rating DESC, solved DESC, user_id LIMIT ?2 OFFSET ?3) AS page "
+    "CROSS JOIN puzzle_ratings AS r WHERE r.guild_id = ?1 AND r.user_id = page.user_id "
+    "ORDER BY r.rating DESC, r.solved DESC, r.user_id"
 )
 PUZZLE_PLACE = (
     "SELECT 1 + (SELECT count(*) FROM puzzle_ratings AS o WHERE o.guild_id = ?1 "

@@ -146,9 +146,12 @@ class Statements:
         "CROSS JOIN matches AS m WHERE m.id = mine.id ORDER BY m.id DESC LIMIT ?3"
     )
     rating_board: str = (
-        "SELECT user_id, name, rating, played, won, lost, drawn, points_won, points_lost "
-        "FROM ratings WHERE guild_id = ? AND game = ? AND played > 0 "
-        "ORDER BY rating DESC, won DESC, user_id LIMIT ? OFFSET ?"
+        "SELECT r.user_id, r.name, r.rating, r.played, r.won, r.lost, r.drawn, r.points_won, "
+        "r.points_lost FROM (SELECT user_id FROM ratings "
+        "WHERE guild_id = ?1 AND game = ?2 AND played > 0 "
+        "ORDER BY rating DESC, won DESC, user_id LIMIT ?3 OFFSET ?4) AS page "
+        "CROSS JOIN ratings AS r WHERE r.guild_id = ?1 AND r.game = ?2 "
+        "AND r.user_id = page.user_id ORDER BY r.rating DESC, r.won DESC, r.user_id"
     )
     # A member's place on the rating board: 1 + the players ahead of them in its order (an
     # index range of the board, not the history); no row when they are not on it.
@@ -197,13 +200,17 @@ class Statements:
         "AND a.status = 'done') AS seats"
     )
     # One page of the length leaderboard, from the records step 8 keeps (see migrations.py).
+    # (Both boards pick a page's members from the board's index alone, so what OFFSET skips
+    # is index entries, not rows: the last page of 10,000 costs a range, then ten rows by key.)
     length_board: str = (
         "SELECT l.user_id, r.name, l.rating, l.played, l.won, l.lost, l.drawn, l.points_won, "
-        "l.points_lost FROM length_records AS l "
-        "JOIN ratings AS r ON r.guild_id = l.guild_id AND r.game = l.game "
-        "AND r.user_id = l.user_id "
-        "WHERE l.guild_id = ?1 AND l.game = ?2 AND l.length = ?3 AND l.rating IS NOT NULL "
-        "ORDER BY l.rating DESC, l.won DESC, l.user_id LIMIT ?4 OFFSET ?5"
+        "l.points_lost FROM (SELECT user_id FROM length_records "
+        "WHERE guild_id = ?1 AND game = ?2 AND length = ?3 AND rating IS NOT NULL "
+        "ORDER BY rating DESC, won DESC, user_id LIMIT ?4 OFFSET ?5) AS page "
+        "CROSS JOIN length_records AS l CROSS JOIN ratings AS r "
+        "WHERE l.guild_id = ?1 AND l.game = ?2 AND l.length = ?3 AND l.user_id = page.user_id "
+        "AND r.guild_id = ?1 AND r.game = ?2 AND r.user_id = page.user_id "
+        "ORDER BY l.rating DESC, l.won DESC, l.user_id"
     )
     length_place: str = (
         "SELECT 1 + (SELECT count(*) FROM length_records AS o WHERE o.guild_id = ?1 "
