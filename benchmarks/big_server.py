@@ -3,8 +3,9 @@ history of 1,000 and of 100,000 finished matches, side by side. Run by hand:
 
     python benchmarks/big_server.py [--sizes 1000 100000] [--repeats 200]
 
-Each history is bulk-loaded into a SQLite database migrated by the store (its own schema and
-triggers, which keep ``length_records`` as the rows land): finished matches among 10,000
+Each history is bulk-loaded through the store's own connection (``raw_execute``, a thousand
+rows to a statement) into a SQLite database it migrated (its schema and the triggers that
+keep ``length_records`` as the rows land): finished matches among 10,000
 members of one server, the busiest member in 90% of them, a third of them analysed, ratings
 rows for every member. The load is audited before timing: the length records count each
 seat of each finished match once, and the rating board holds every member. Then each read
@@ -22,7 +23,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
-import sqlite3
 import statistics
 import sys
 import tempfile
@@ -42,6 +42,7 @@ from bot.service.commands import (
     Stats,
 )
 from bot.storage import connect_store
+from bot.storage.protocol import RawSql
 
 GUILD = 1
 MEMBERS = 10_000
@@ -81,36 +82,44 @@ def matches(count: int, rng: random.Random) -> list[tuple[Any, ...]]:
     return rows
 
 
-def build(path: Path, count: int) -> None:
-    """The history, bulk-loaded into the migrated database (its triggers keep the records)."""
+async def insert(db: RawSql, table: str, columns: str, rows: list[tuple[Any, ...]]) -> None:
+    """``rows`` into ``table``, a thousand to a statement (the store's own connection)."""
+    marks = f"({', '.join('?' * len(rows[0]))})"
+    for start in range(0, len(rows), 1000):
+        batch = rows[start : start + 1000]
+        sql = f"INSERT INTO {table} ({columns}) VALUES {', '.join([marks] * len(batch))}"
+        await db.raw_execute(sql, [value for row in batch for value in row])
+
+
+async def build(path: Path, count: int) -> None:
+    """The history, bulk-loaded into the migrated database through the store's own
+    connection (its triggers keep the length records), then audited."""
     rng = random.Random(count)
-    db = sqlite3.connect(path, isolation_level=None)
-    db.execute("BEGIN")
-    db.executemany(
-        "INSERT INTO ratings (guild_id, game, user_id, name, rating, played, won) "
-        "VALUES (?, 'backgammon', ?, ?, ?, 1, 0)",
-        [(GUILD, user, f"m{user}", rng.uniform(1200, 1800)) for user in range(MEMBERS)],
-    )
-    db.executemany(
-        "INSERT INTO puzzle_ratings (guild_id, user_id, name, rating, attempts, solved) "
-        "VALUES (?, ?, ?, ?, 3, 1)",
-        [(GUILD, user, f"m{user}", rng.uniform(1200, 1800)) for user in range(MEMBERS)],
-    )
-    rows = matches(count, rng)
-    db.executemany(f"INSERT INTO matches ({MATCH_COLUMNS}) VALUES ({', '.join('?' * 24)})", rows)
-    db.executemany(
-        "INSERT INTO analyses (match_id, status, ply, requested_at, error_rate0, error_rate1, "
-        "pr0, pr1) VALUES (?, 'done', 2, 0, ?, ?, ?, ?)",
-        [(row[0], rng.random(), rng.random(), rng.random(), rng.random()) for row in rows[::3]],
-    )
-    db.execute("COMMIT")
-    db.execute("ANALYZE")
-    # The audit: every seat of every finished match counted once, every member on the board.
-    [(seats,)] = db.execute("SELECT sum(played) FROM length_records")
-    assert seats == 2 * count, (seats, count)
-    [(ranked,)] = db.execute("SELECT count(*) FROM ratings WHERE played > 0")
-    assert ranked == MEMBERS
-    db.close()
+    store = await connect_store(path)  # migrates the new file
+    try:
+        assert isinstance(store, RawSql)
+        ratings = [(GUILD, "backgammon", user, f"m{user}", rng.uniform(1200, 1800), 1, 0)
+                   for user in range(MEMBERS)]  # fmt: skip
+        await insert(store, "ratings", "guild_id, game, user_id, name, rating, played, won",
+                     ratings)  # fmt: skip
+        solvers = [(GUILD, user, f"m{user}", rng.uniform(1200, 1800), 3, 1)
+                   for user in range(MEMBERS)]  # fmt: skip
+        await insert(store, "puzzle_ratings",
+                     "guild_id, user_id, name, rating, attempts, solved", solvers)  # fmt: skip
+        rows = matches(count, rng)
+        await insert(store, "matches", MATCH_COLUMNS, rows)
+        analysed = [(row[0], "done", 2, 0.0, rng.random(), rng.random(), rng.random(),
+                     rng.random()) for row in rows[::3]]  # fmt: skip
+        await insert(store, "analyses", "match_id, status, ply, requested_at, error_rate0, "
+                     "error_rate1, pr0, pr1", analysed)  # fmt: skip
+        await store.raw_execute("ANALYZE")
+        # The audit: every seat of every finished match counted once, every member ranked.
+        [seats] = await store.raw_rows("SELECT sum(played) AS n FROM length_records")
+        assert seats["n"] == 2 * count, (seats["n"], count)
+        [ranked] = await store.raw_rows("SELECT count(*) AS n FROM ratings WHERE played > 0")
+        assert ranked["n"] == MEMBERS
+    finally:
+        await store.close()
 
 
 def percentiles(times: list[float]) -> tuple[float, float]:
@@ -130,10 +139,8 @@ async def timed(call: Callable[[], Awaitable[object]], repeats: int) -> tuple[fl
 
 async def measure(count: int, repeats: int, folder: Path) -> dict[str, tuple[float, float]]:
     path = folder / f"history{count}.db"
-    store = await connect_store(path)  # migrates the new file
-    await store.close()
     began = time.perf_counter()
-    build(path, count)
+    await build(path, count)
     print(f"built {count} matches in {time.perf_counter() - began:.1f} s", file=sys.stderr)
     store = await connect_store(path)
     svc = MatchService(store)

@@ -243,6 +243,35 @@ async def test_a_big_servers_reads_answer_as_today_after_migrating_in_place(
         await store.close()
 
 
+def member_reads(postgres: bool) -> dict[str, tuple[str, tuple[Any, ...]]]:
+    """Each read a member triggers (issue 38), in the dialect, with its parameters."""
+    from bot.storage.puzzles import PUZZLE_BOARD, PUZZLE_BOARD_SIZE, PUZZLE_PLACE
+    from bot.storage.statements import POSTGRES, SQLITE
+    from bot.storage.tournaments import _PAIRINGS
+
+    sql = POSTGRES if postgres else SQLITE
+
+    def own(text: str) -> str:  # a statement of the stores' mixins, numbered for asyncpg
+        return numbered(text) if postgres else text
+
+    return {
+        "history": (sql.history_rows, (GUILD, 100, 20)),
+        "averages": (sql.analysis_averages, (100, GUILD, "nannon")),
+        "length board": (sql.length_board, (GUILD, "nannon", 3, 10, 90)),
+        "rating board": (sql.rating_board, (GUILD, "nannon", 10, 90)),
+        "rating place": (sql.rating_place, (GUILD, "nannon", 100)),
+        "rating board size": (sql.rating_board_size, (GUILD, "nannon")),
+        "length place": (sql.length_place, (GUILD, "nannon", 3, 100)),
+        "length board size": (sql.length_board_size, (GUILD, "nannon", 3)),
+        "puzzle board": (own(PUZZLE_BOARD), (GUILD, 10, 90)),
+        "puzzle place": (own(PUZZLE_PLACE), (GUILD, 100)),
+        "puzzle board size": (own(PUZZLE_BOARD_SIZE), (GUILD,)),
+        "/games": (sql.active_match_ids, (GUILD, 100)),
+        "candidate matches": (sql.candidate_match_ids, (GUILD, 9, 100)),
+        "tournament standings": (own(_PAIRINGS), (1,)),
+    }
+
+
 async def test_a_members_reads_use_an_index_not_the_servers_history(tmp_path: Path) -> None:
     """Issue 38: SQLite plans each read a member triggers on an index range: no scan of
     ``matches`` (or the boards' tables) and no temporary B-tree but over the history's two
@@ -254,26 +283,7 @@ async def test_a_members_reads_use_an_index_not_the_servers_history(tmp_path: Pa
     db.execute("BEGIN")
     migrations.apply_step(TODAY, db)
     db.execute("COMMIT")
-    from bot.storage.puzzles import PUZZLE_BOARD, PUZZLE_BOARD_SIZE, PUZZLE_PLACE
-    from bot.storage.statements import SQLITE
-    from bot.storage.tournaments import _PAIRINGS as PAIRINGS
-
-    reads = {
-        "history": (SQLITE.history_rows, (GUILD, 100, 20)),
-        "averages": (SQLITE.analysis_averages, (100, GUILD, "nannon")),
-        "length board": (SQLITE.length_board, (GUILD, "nannon", 3, 10, 90)),
-        "rating board": (SQLITE.rating_board, (GUILD, "nannon", 10, 90)),
-        "rating place": (SQLITE.rating_place, (GUILD, "nannon", 100)),
-        "rating board size": (SQLITE.rating_board_size, (GUILD, "nannon")),
-        "length place": (SQLITE.length_place, (GUILD, "nannon", 3, 100)),
-        "length board size": (SQLITE.length_board_size, (GUILD, "nannon", 3)),
-        "puzzle board": (PUZZLE_BOARD, (GUILD, 10, 90)),
-        "puzzle place": (PUZZLE_PLACE, (GUILD, 100)),
-        "puzzle board size": (PUZZLE_BOARD_SIZE, (GUILD,)),
-        "/games": (SQLITE.active_match_ids, (GUILD, 100)),
-        "candidate matches": (SQLITE.candidate_match_ids, (GUILD, 9, 100)),
-        "tournament standings": (PAIRINGS, (1,)),
-    }
+    reads = member_reads(postgres=False)
     for name, (sql, params) in reads.items():
         steps = [row[3] for row in db.execute(f"EXPLAIN QUERY PLAN {sql}", params)]
         plan = " | ".join(steps)
@@ -299,29 +309,12 @@ async def test_a_members_reads_can_use_an_index_on_postgres(
     tournament's standings."""
     import asyncpg
 
-    from bot.storage.puzzles import PUZZLE_BOARD, PUZZLE_BOARD_SIZE, PUZZLE_PLACE
-    from bot.storage.statements import POSTGRES
-    from bot.storage.tournaments import _PAIRINGS as PAIRINGS
-
     new: Callable[..., str] = request.getfixturevalue("postgres_database")
     url = new(migrated=False)
     await todays_postgres(url, history(seed=1, matches=50))
     store = await connect_store(url)  # migrates to step 8
     await store.close()
-    reads = {
-        "history": (POSTGRES.history_rows, (GUILD, 100, 20)),
-        "averages": (POSTGRES.analysis_averages, (100, GUILD, "nannon")),
-        "length board": (POSTGRES.length_board, (GUILD, "nannon", 3, 10, 90)),
-        "rating board": (POSTGRES.rating_board, (GUILD, "nannon", 10, 90)),
-        "rating place": (POSTGRES.rating_place, (GUILD, "nannon", 100)),
-        "length place": (POSTGRES.length_place, (GUILD, "nannon", 3, 100)),
-        "puzzle board": (numbered(PUZZLE_BOARD), (GUILD, 10, 90)),
-        "puzzle place": (numbered(PUZZLE_PLACE), (GUILD, 100)),
-        "puzzle board size": (numbered(PUZZLE_BOARD_SIZE), (GUILD,)),
-        "/games": (POSTGRES.active_match_ids, (GUILD, 100)),
-        "candidate matches": (POSTGRES.candidate_match_ids, (GUILD, 9, 100)),
-        "tournament standings": (numbered(PAIRINGS), (1,)),
-    }
+    reads = member_reads(postgres=True)
     db = await asyncpg.connect(url)
     try:
         await db.execute("SET enable_seqscan = off")
