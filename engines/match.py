@@ -741,7 +741,8 @@ class DiceMatch:
         ):
             shown = "-".join(str(d) for d in dice) if isinstance(dice, tuple | list) else str(dice)
             raise GameError(
-                f"A {what} is {count} dice from 1 to 6, not {shown[:40]!r}.",
+                f"A {what} is {count} {'die' if count == 1 else 'dice'} from 1 to 6, "
+                f"not {shown[:40]!r}.",
                 code="bad_dice",
                 what=what,
                 count=count,

@@ -54,6 +54,10 @@ _SHOWN: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 }
 
 
+# The refusals whose words depend on a count: the parameter that picks the plural form.
+PLURAL_BY = {"ambiguous_jump": "count", "bad_dice": "count", "position_id_too_many": "on_board"}
+
+
 def engine_words(code: str, params: dict[str, Any]) -> dict[str, Any]:
     """The parameters of refusal ``code`` as its message shows them."""
     shown = _SHOWN.get(code)

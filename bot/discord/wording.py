@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from bot.discord.catalogue import number, plural_key, text
-from bot.discord.engine_words import engine_words
+from bot.discord.engine_words import PLURAL_BY, engine_words
 from bot.robot.levels import LEVEL_NAMES
 from bot.service import (
     ChallengeStatus,
@@ -363,7 +363,10 @@ def engine_text(error: GameError) -> str:
     params = dict(error.params)
     if "phase" in params:  # the phase an error names, in words
         params["phase_hint"] = text(f"engine.phase.{params['phase']}", seat=params.get("seat"))
-    return text(f"engine.{error.code}", **engine_words(error.code, params))
+    key = f"engine.{error.code}"
+    if error.code in PLURAL_BY:
+        key = plural_key(key, params[PLURAL_BY[error.code]])
+    return text(key, **engine_words(error.code, params))
 
 
 # --- the robot and /hint -----------------------------------------------------------------------
@@ -497,9 +500,9 @@ def verify_text(report: VerifyReport) -> str:
     if report.ok is None:
         return text(plural_key("verify.still_on", len(report.dice)), **shown)
     if report.ok:
-        return text("verify.ok", **shown)
+        return text(plural_key("verify.ok", len(report.dice)), **shown)
     if report.drawn is not None and report.drawn != len(report.dice):
-        return text("verify.count_differs", drawn=report.drawn, **shown)
+        return text(plural_key("verify.count_differs", report.drawn), drawn=report.drawn, **shown)
     return text("verify.mismatch", **shown)
 
 

@@ -221,7 +221,7 @@ def test_every_engine_error_has_a_code_in_the_catalogue() -> None:
         for one in codes:
             if not (isinstance(one, ast.Constant) and isinstance(one.value, str)):
                 problems.append(f"{where}: no code")
-            elif f"engine.{one.value}" not in ENGLISH:
+            elif not {f"engine.{one.value}", f"engine.{one.value}.other"} & ENGLISH.keys():
                 problems.append(f"{where}: engine.{one.value} is not in the catalogue")
     assert not problems
 

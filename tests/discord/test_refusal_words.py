@@ -95,3 +95,16 @@ def test_a_refusals_count_picks_its_plural_form() -> None:
     with reading("ru"):
         full = refusal_text(refused(Refusal.TOURNAMENT_FULL, most=4))
     assert full == "Этот турнир заполнен: 4 игрока."
+
+
+@pytest.mark.parametrize(
+    ("locale", "count", "words"),
+    [("en", 1, "1 die from 1 to 6"), ("en", 2, "2 dice from 1 to 6"), ("ru", 5, "5 костей")],
+)
+def test_issue_33_a_count_of_dice_in_a_refusal_has_its_plural_form(
+    locale: str, count: int, words: str
+) -> None:
+    """Issue 33 (plurals): "A Nannon roll is 1 dice" read as English would not."""
+    error = GameError("", code="bad_dice", what="roll", count=count, dice="7")
+    with reading(locale):
+        assert words in refusal_text(error)

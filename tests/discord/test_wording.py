@@ -114,6 +114,16 @@ def test_every_refusal_has_words_and_engine_errors_keep_theirs() -> None:
             VerifyReport(3, "c", "s", (1, 2), False, 2),
             "The dice of match #3 do NOT match the seed s.",
         ),
+        # Issue 33 (plurals): one die is "die", not "All 1 dice".
+        (
+            VerifyReport(3, "c", "s", (4,), True, 1),
+            "The 1 die of match #3 checks out against seed s (commitment c).",
+        ),
+        (
+            VerifyReport(3, "c", "s", (4, 5), False, 1),
+            "The dice of match #3 do NOT check out: 1 die was drawn from seed s, but the log "
+            "shows 2.",
+        ),
     ],
 )
 def test_verify_text(report: VerifyReport, text: str) -> None:
