@@ -46,10 +46,8 @@ def _kind(kind: GameKind | str) -> GameKind:
         raise ValueError(f"unknown game kind {kind!r}") from None
 
 
-def new_match(kind: GameKind | str, rules: MatchRules, *, recorded: bool = False) -> GameMatch:
-    """A fresh match of ``kind`` under ``rules``; a GameError if the rules don't fit the game.
-    ``recorded``: the match will be walked through a record (an analysis, an export, a match
-    file), which may hold a double the dead-cube ruling now refuses."""
+def new_match(kind: GameKind | str, rules: MatchRules) -> GameMatch:
+    """A fresh match of ``kind`` under ``rules``; a GameError if the rules don't fit the game."""
     game = _kind(kind)
     if game is GameKind.CHECKERS:
         from engines.checkers import CheckersMatch
@@ -57,7 +55,7 @@ def new_match(kind: GameKind | str, rules: MatchRules, *, recorded: bool = False
         return CheckersMatch(rules)
     from engines.match import DiceMatch
 
-    return DiceMatch(_dice_variant(game), rules, recorded=recorded)
+    return DiceMatch(_dice_variant(game), rules)
 
 
 def replay(

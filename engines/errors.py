@@ -69,7 +69,6 @@ class CubeErrorReason(enum.Enum):
     NO_OFFER = "no_offer"  # take/pass without a pending double
     OFFER_PENDING = "offer_pending"  # a double is waiting for an answer
     NOT_YOUR_TURN = "not_your_turn"  # only the player on turn may double
-    DEAD_CUBE = "dead_cube"  # a win at the cube's value already takes the match: no double
 
 
 class CubeError(GameError):

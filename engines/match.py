@@ -182,11 +182,8 @@ class DiceMatch:
     die, seat 1's) and ``last_move`` (seat, move). ``spec`` is the variant's game's spec.
     """
 
-    def __init__(self, variant: DiceVariant, rules: MatchRules, *, recorded: bool = False) -> None:
+    def __init__(self, variant: DiceVariant, rules: MatchRules) -> None:
         validate_rules(variant.kind, rules)
-        # A match rebuilt from a record accepts a double on a dead cube: records made before the
-        # dead-cube ruling hold some, and they must still replay.
-        self.recorded = recorded
         self.variant = variant
         self.kind: GameKind = variant.kind
         self.spec: GameSpec = spec_of(variant.kind)  # the game's traits
@@ -476,7 +473,7 @@ class DiceMatch:
     def _double(self, action: Double) -> ActionResult:
         seat = self._seat(action)
         refusal = self._double_refusal(seat)
-        if refusal is not None and not (self.recorded and refusal.code == "dead_cube"):
+        if refusal is not None:
             raise refusal
         self._resume_phase = self._phase
         self.cube_offered_by = seat
@@ -528,21 +525,7 @@ class DiceMatch:
                 "Your opponent owns the cube: only they may redouble.",
                 code="opponent_owns_cube",
             )
-        if self.cube_dead(seat):
-            return CubeError(
-                CubeErrorReason.DEAD_CUBE,
-                "The cube is dead: winning this game at its value already wins you the match.",
-                code="dead_cube",
-            )
         return None
-
-    def cube_dead(self, seat: int) -> bool:
-        """Whether the cube is dead for ``seat`` (the dead-cube ruling): in match play, a win
-        at the cube's value already gives ``seat`` the match, so its double could change
-        nothing but the opponent's chances. Checked by :meth:`can_double`, and so by every
-        button, prompt, robot, hint and analysis that asks it."""
-        length = self.rules.length
-        return bool(length) and length - self._score[seat] <= self.cube.value
 
     def _answer_double(self, seat: int) -> int:
         """Check that ``seat`` may take or pass now; return the doubler's seat."""
@@ -853,15 +836,12 @@ class DiceMatch:
         rules: MatchRules,
         actions: Iterable[Action | Mapping[str, Any]],
     ) -> DiceMatch:
-        """A new match with ``actions`` (values, or their ``to_dict()`` form) applied in order:
-        a record, so a double on a dead cube is accepted on the way; the actions after it are
-        refused one as in play."""
-        match = cls(variant, rules, recorded=True)
+        """A new match with ``actions`` (values, or their ``to_dict()`` form) applied in order."""
+        match = cls(variant, rules)
         for action in actions:
             if not isinstance(action, Action):
                 action = action_from_dict(dict(action))
             match.apply(action)
-        match.recorded = False
         return match
 
     def __repr__(self) -> str:

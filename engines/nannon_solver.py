@@ -833,10 +833,10 @@ cube=CubeState(value=2, owner=<CubeOwner.THEM: 'them'>))
         if match.kind is not GameKind.NANNON or match.cube is None:
             raise InvalidContextError(f"not a Nannon match: {match.kind}")
         rules = match.rules
-        # Every setting a match is created with gets its real cube: without the cube it stays
-        # centred at 1; without the Crawford rule no game is the Crawford game, and a game
-        # with a side 1 away is valued as post-Crawford (the later games' values are the
-        # Crawford rule's, a close approximation).
+        if not rules.cube or not rules.crawford:
+            raise InvalidContextError(
+                "the solver plays matches with the cube and the Crawford rule"
+            )
         me = match.turn if seat is None else seat
         if me not in (0, 1):
             raise InvalidContextError(f"a seat is 0 or 1, not {me!r}")

@@ -73,7 +73,7 @@ class _Turn:
 
 def _our_turns(rules: MatchRules, actions: Sequence[Action], game: int) -> list[_Turn]:
     """Our replay of game ``game``: every move (with its roll), double, take and pass."""
-    match = new_match("backgammon", rules, recorded=True)
+    match = new_match("backgammon", rules)
     if not isinstance(match, DiceMatch):
         raise TypeError("a backgammon match is a DiceMatch")
     turns: list[_Turn] = []

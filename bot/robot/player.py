@@ -66,6 +66,8 @@ from engines.nannon import Position as NannonPosition
 from engines.nannon_solver import (
     Context,
     CubeDecision,
+    CubeState,
+    InvalidContextError,
     choose_cube,
     choose_move,
     choose_take,
@@ -214,9 +216,14 @@ async def _backgammon(
 
 
 def nannon_context(match: GameMatch, seat: int) -> Context:
-    """The solver's context for ``seat``: the match's real cube and score, in every setting
-    a match is created with (:meth:`Context.of_match`)."""
-    return Context.of_match(match, seat)
+    """The solver's context for ``seat``. A match without the cube or the Crawford rule is
+    played as if it had them (the robot then never doubles: the rules don't let it)."""
+    try:
+        return Context.of_match(match, seat)
+    except InvalidContextError:
+        length = match.rules.length
+        score = match.score
+        return Context.match(length - int(score[seat]), length - int(score[1 - seat]), CubeState())
 
 
 async def _won_equity(worker: RobotWorker, context: Context, points: int) -> float:

@@ -378,7 +378,7 @@ class AnalysisQueue:
 def _views_at(
     record: MatchRecord, actions: Sequence[Action], action_indexes: Sequence[int]
 ) -> list[MatchView]:
-    match = new_match(record.game, record.rules, recorded=True)
+    match = new_match(record.game, record.rules)
     live = LiveMatch(record, match, FairDice(record.seed))
     wanted = sorted({max(0, min(i, len(actions))) for i in action_indexes})
     views: dict[int, MatchView] = {}

@@ -153,7 +153,7 @@ class PuzzleSeeder:
 
 def self_play_view(puzzle: PuzzleView) -> MatchView:
     """A self-play puzzle's board as a match view (the game replayed to the decision)."""
-    match = new_match(puzzle.game, SELF_PLAY_RULES, recorded=True)
+    match = new_match(puzzle.game, SELF_PLAY_RULES)
     for action in puzzle.board.get("actions", ()):
         match.apply(action_from_dict(action))
     robot = Player(SELF_PLAY_PLAYER, "")  # the card names the seats

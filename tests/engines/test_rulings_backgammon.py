@@ -203,38 +203,6 @@ def test_ruling_crawford_rule_on_by_default_in_match_play() -> None:
     assert info.value.reason is CubeErrorReason.CRAWFORD
 
 
-def test_ruling_dead_cube_a_player_who_needs_no_more_than_the_cube_may_not_double() -> None:
-    """Issue 33, a double offered where the cube is dead: refused with its code, in a 1-point
-    match and for the leader after the Crawford game; the trailer still doubles; a record
-    that holds such a double still replays."""
-    one_point = started(1)
-    assert not one_point.can_double(1) and one_point.cube_dead(1)
-    with pytest.raises(CubeError) as info:
-        one_point.apply(Double(1))
-    assert info.value.reason is CubeErrorReason.DEAD_CUBE and info.value.code == "dead_cube"
-    m = match(5)
-    for loser in (0, 0, 1):  # 0-4 (the Crawford game), then 1-4
-        m.apply(OpeningRoll(None, (6, 1)))
-        m.apply(Resign(loser, ResignLevel.GAMMON if loser == 0 else ResignLevel.SINGLE))
-        m.apply(AcceptResign(1 - loser))
-    assert m.score == (1, 4) and m.post_crawford
-    m.apply(OpeningRoll(None, (6, 1)))
-    m.apply(Move(0, "13/7 8/7"))
-    assert m.turn == 1 and not m.can_double(1)  # seat 1 needs 1 point
-    with pytest.raises(CubeError) as info:
-        m.apply(Double(1))
-    assert info.value.reason is CubeErrorReason.DEAD_CUBE
-    recorded = [*m.actions, Double(1), Take(0)]
-    replayed = DiceMatch.replay(VARIANT, MatchRules(5), recorded)
-    assert replayed.cube.value == 2 and replayed.cube.owner == 0
-    trailing = match(5)
-    for action in m.actions[:-2]:
-        trailing.apply(action)
-    trailing.apply(OpeningRoll(None, (1, 6)))
-    trailing.apply(Move(1, "13/7 8/7"))
-    assert trailing.can_double(0)  # seat 0 needs 4: its double is alive
-
-
 def test_ruling_jacoby_gammon_counts_single_unless_cube_turned() -> None:
     m = started(0, jacoby=True)
     m.apply(Resign(1, ResignLevel.GAMMON))

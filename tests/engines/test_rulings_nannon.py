@@ -198,25 +198,6 @@ def test_ruling_opening_tie_either_player_may_turn_the_centred_cube() -> None:
         assert m.dice == (3,)
 
 
-def test_ruling_dead_cube_a_player_who_needs_no_more_than_the_cube_may_not_double() -> None:
-    """Issue 33, a double offered where the cube is dead: in a 1-point match nobody may
-    double, not even on a tie (the opening goes on), and a typed double is refused with its
-    code; in a longer match the owner of a cube as high as the match is long may not redouble."""
-    m = nannon(1)
-    m.apply(OpeningRoll(None, (6, 6)))
-    assert m.phase is Phase.OPENING and not (m.can_double(0) or m.can_double(1))
-    m.apply(OpeningRoll(None, (4, 1)))
-    m.apply(Move(0, m.legal_moves().notation[0]))
-    with pytest.raises(CubeError) as info:
-        m.apply(Double(1))
-    assert info.value.reason is CubeErrorReason.DEAD_CUBE and info.value.code == "dead_cube"
-    m = nannon(3)
-    play(m, OpeningRoll(None, (6, 6)), Double(0), Take(1), OpeningRoll(None, (3, 3)))
-    assert m.can_double(1)  # a cube at 2 lives for a side 3 away
-    play(m, Double(1), Take(0), OpeningRoll(None, (2, 2)))
-    assert m.cube == Cube(4, 0) and m.cube_dead(0) and m.phase is Phase.OPENING
-
-
 # -- winning and scoring ----------------------------------------------------------------------
 
 
