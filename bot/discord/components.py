@@ -332,10 +332,7 @@ def claim_view(match_id: int, version: int) -> discord.ui.View:
 
 # The lists that can grow past one message: /games, /history and the leaderboards. ``arg``
 # says whose list (a user id) or which board ("nannon.11", "nannon.all").
-# "lbme" is a board's My place: the clicker's own page of it, for them alone.
-PAGE_TEMPLATE = (
-    r"tb:pg:(?P<kind>games|history|lb|lbme):(?P<arg>[a-z0-9.]{1,40}):(?P<page>[0-9]{1,6})"
-)
+PAGE_TEMPLATE = r"tb:pg:(?P<kind>games|history|lb):(?P<arg>[a-z0-9.]{1,40}):(?P<page>[0-9]{1,4})"
 
 
 class PageButton(
@@ -362,11 +359,8 @@ class PageButton(
         self.page = page
 
 
-def pager(
-    kind: str, arg: str, page: int, pages: int, *, find_me: bool = False
-) -> discord.ui.View | None:
-    """Previous and Next for ``page`` of ``pages`` (None when one page holds the list); with
-    ``find_me`` (a leaderboard), My place too."""
+def pager(kind: str, arg: str, page: int, pages: int) -> discord.ui.View | None:
+    """Previous and Next for ``page`` of ``pages`` (None when one page holds the list)."""
     if pages <= 1:
         return None
     view = discord.ui.View(timeout=None)
@@ -378,8 +372,6 @@ def pager(
             kind, arg, min(page + 1, pages), label=text("button.next"), disabled=page >= pages - 1
         )
     )
-    if find_me:
-        view.add_item(PageButton("lbme", arg, 0, label=text("button.my_place")))
     return view
 
 

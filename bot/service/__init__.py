@@ -32,7 +32,6 @@ from bot.service.events import MatchEvent, MatchUpdated, RobotTurnWaiting, waits
 from bot.service.model import (
     AnalysisStatus,
     AnalysisView,
-    BoardPlace,
     Challenge,
     ChallengeStatus,
     DiceFactory,
@@ -65,7 +64,6 @@ __all__ = [
     "AnalysisRunner",
     "AnalysisStatus",
     "AnalysisView",
-    "BoardPlace",
     "Challenge",
     "ChallengeStatus",
     "DiceFactory",

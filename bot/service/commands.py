@@ -22,7 +22,6 @@ from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
 from bot.service.model import (
-    BoardPlace,
     Challenge,
     DailyPuzzle,
     ExportFile,
@@ -363,17 +362,6 @@ class Leaderboard(Command[list[LeaderboardRow]]):
     game: GameKind | str
     match_length: int | None = None
     limit: int = 10
-    offset: int = 0  # the ranks before the page (its first row is rank offset + 1)
-
-
-@dataclass(frozen=True)
-class LeaderboardPlace(Command[BoardPlace]):
-    """The member's rank on :class:`Leaderboard` of the game (and length) and its size."""
-
-    guild_id: int
-    game: GameKind | str
-    match_length: int | None
-    user_id: int
 
 
 @dataclass(frozen=True)
@@ -538,15 +526,6 @@ class PuzzleLeaderboard(Command[list[PuzzleStanding]]):
 
     guild_id: int
     limit: int = 10
-    offset: int = 0
-
-
-@dataclass(frozen=True)
-class PuzzlePlace(Command[BoardPlace]):
-    """The member's rank on :class:`PuzzleLeaderboard` and its size."""
-
-    guild_id: int
-    user_id: int
 
 
 @dataclass(frozen=True)
@@ -610,7 +589,6 @@ __all__ = [
     "History",
     "IdleMatches",
     "Leaderboard",
-    "LeaderboardPlace",
     "LeaveMatch",
     "LegalMoves",
     "MatchCommand",
@@ -625,7 +603,6 @@ __all__ = [
     "PostDailyPuzzle",
     "ProposeDraw",
     "PuzzleLeaderboard",
-    "PuzzlePlace",
     "PuzzleStats",
     "RecordShout",
     "RefuseDraw",

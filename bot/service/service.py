@@ -63,7 +63,6 @@ from bot.service.commands import (
     History,
     IdleMatches,
     Leaderboard,
-    LeaderboardPlace,
     LegalMoves,
     MatchCommand,
     MatchInThread,
@@ -72,7 +71,6 @@ from bot.service.commands import (
     NextPuzzle,
     PostDailyPuzzle,
     PuzzleLeaderboard,
-    PuzzlePlace,
     PuzzleStats,
     RecordShout,
     Rematch,
@@ -353,7 +351,6 @@ HANDLERS: dict[type[Command[Any]], Handler] = {
     CandidateMatches: read(queries.candidate_matches),
     LegalMoves: read(queries.legal_moves),
     Leaderboard: read(queries.leaderboard),
-    LeaderboardPlace: read(queries.leaderboard_place),
     History: read(queries.history),
     Stats: read(queries.stats),
     Export: read(queries.export),
@@ -389,9 +386,8 @@ HANDLERS: dict[type[Command[Any]], Handler] = {
         lambda svc, c: puzzles.puzzle_standing(svc._state, c.guild_id, c.user_id)
     ),
     PuzzleLeaderboard: answered(
-        lambda svc, c: puzzles.puzzle_board(svc._state, c.guild_id, c.limit, c.offset)
+        lambda svc, c: puzzles.puzzle_board(svc._state, c.guild_id, c.limit)
     ),
-    PuzzlePlace: answered(lambda svc, c: puzzles.puzzle_place(svc._state, c.guild_id, c.user_id)),
     SetPuzzleOptOut: answered(
         lambda svc, c: puzzles.set_opt_out(svc._state, c.guild_id, c.user_id, c.out)
     ),
