@@ -70,3 +70,30 @@ def test_every_command_has_a_handler_and_handle_is_the_only_entry() -> None:
     public = {name for name in vars(MatchService) if not name.startswith("_")}
     lifecycle = {"open", "close", "resume_active", "resume_tournaments"}
     assert public == {"store", "clock", "bus", "handle"} | lifecycle
+
+
+def handled_chains() -> set[str]:
+    """What the handlers reach on the service (``svc.analyses.views_at`` ...), as dotted chains
+    after ``svc``: each is a command's work, which only ``handle`` may do."""
+    tree = ast.parse((ROOM / "service.py").read_text(encoding="utf-8"))
+    chains = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            called = ast.unparse(node.func)
+            if called.startswith("svc.") and called.count(".") >= 2:
+                chains.add(called.removeprefix("svc."))
+    return chains
+
+
+def test_issue_34_the_transports_do_a_commands_work_only_through_handle() -> None:
+    """Issue 34, the smaller faults: no transport calls around ``handle`` what a command's
+    handler calls (a cog once read ``service.analyses.views_at`` for a puzzle's board)."""
+    chains = handled_chains()
+    assert "analyses.views_at" in chains and "tournaments.adjudicate" in chains
+    for room in ("discord", "terminal", "robot"):
+        for path in sorted((ROOM.parent / room).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Attribute):
+                    said = ast.unparse(node)
+                    for chain in chains:
+                        assert not said.endswith("." + chain), f"{path.name}: {said}"
