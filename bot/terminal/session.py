@@ -24,7 +24,6 @@ from typing import Any, Protocol, TextIO
 
 from bot.rendering import board_job
 from bot.robot.analyse_cli import summary
-from bot.robot.driver import RobotStuck
 from bot.robot.worker import RobotCrashedError, RobotUnavailableError
 from bot.service import (
     MatchCommand,
@@ -33,7 +32,7 @@ from bot.service import (
     ShowBoard,
 )
 from bot.service.commands import AskHint, GetView
-from bot.service.events import AnalysisEvent, AnalysisProgressed, MatchUpdated
+from bot.service.events import AnalysisEvent, AnalysisProgressed, MatchUpdated, RobotStuck
 from bot.service.model import AnalysisStatus
 from bot.terminal import wording
 from bot.terminal.lines import Local, Unclear, read_line

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bot.robot.driver import DRAW_REOFFER_ACTIONS, RobotDriver, RobotStuck
+from bot.robot.driver import DRAW_REOFFER_ACTIONS, RobotDriver
 from bot.robot.levels import Level
 from bot.robot.player import WAIT, Decision
 from bot.robot.worker import RobotCrashedError, RobotWorker
@@ -25,6 +25,7 @@ from bot.service import (
     ProposeDraw,
     RefuseDraw,
     RobotMatch,
+    RobotStuck,
     ShowBoard,
     UpdateSettings,
     waits_for_robot,

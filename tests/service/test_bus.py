@@ -170,3 +170,31 @@ async def test_settings_go_through_handle(any_store: Store) -> None:
     await service.close()
 
     assert all(issubclass(kind, Command) for kind in HANDLERS)
+
+
+async def test_issue_34_every_event_on_the_bus_is_the_services() -> None:
+    """Issue 34, the smaller faults: every event type anyone subscribes to on the bus is one of
+    the service's (``RobotStuck`` was the robot driver's own), named in the service's list."""
+    import ast
+    import importlib
+    from pathlib import Path
+
+    from bot.service import events
+
+    root = Path(__file__).resolve().parents[2]
+    heard: set[type] = set()
+    for path in sorted((root / "bot").rglob("*.py")):
+        module = importlib.import_module(".".join(path.relative_to(root).with_suffix("").parts))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "subscribe"
+                and isinstance(node.args[0], ast.Name)
+            ):
+                heard.add(getattr(module, node.args[0].id))
+    assert events.RobotStuck in heard and events.RobotTurnWaiting in heard
+    for event in heard:
+        assert event.__module__.startswith("bot.service."), event
+    assert "RobotStuck" in events.__all__
+    assert "`RobotStuck`" in (root / "docs" / "service.md").read_text(encoding="utf-8")

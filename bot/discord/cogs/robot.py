@@ -9,7 +9,7 @@
   kept until its turn ends (a member decides next, or a game ended), then its whole turn (the
   roll, the move, every forced step of either side) is one board, a line per step, pinging the
   human, shown through the human's latest interaction while its token lives
-  (:func:`bot.discord.presenter.publish_robot_turn`); :class:`~bot.robot.driver.RobotStuck` is
+  (:func:`bot.discord.presenter.publish_robot_turn`); :class:`~bot.service.RobotStuck` is
   said once in the match's channel (/board makes the robot try again).
 - /hint: the service says whether and on what (``AskHint``), the robot
   computes it in its worker (:func:`bot.robot.advice.match_hint`), the answer is ephemeral.
@@ -30,10 +30,10 @@ from bot.discord.catalogue import command_text, text
 from bot.discord.locales import server_reader
 from bot.discord.replies import NO_MENTIONS, resolve_match
 from bot.robot import advice
-from bot.robot.driver import RobotStuck
 from bot.robot.worker import RobotCrashedError, RobotUnavailableError
 from bot.service import MatchUpdated
 from bot.service.commands import AskHint, GetView
+from bot.service.events import RobotStuck
 from engines.errors import GameError
 
 if TYPE_CHECKING:
