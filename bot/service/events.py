@@ -284,8 +284,8 @@ class RobotTurnWaiting:
 @dataclass(frozen=True)
 class RobotStuck:
     """The robot could not decide (or its command was refused) in the match at ``version``:
-    told once per position by its driver. A board asked for again (``ShowBoard``) makes it try
-    again."""
+    told once per position by its driver. A board asked for again (``ShowBoardAndWakeRobot``)
+    makes it try again."""
 
     match_id: int
     guild_id: int

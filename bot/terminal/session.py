@@ -29,9 +29,9 @@ from bot.service import (
     MatchCommand,
     MatchService,
     MatchView,
-    ShowBoard,
+    ShowBoardAndWakeRobot,
 )
-from bot.service.commands import AskHint, GetView
+from bot.service.commands import AskHint, ViewMatch
 from bot.service.events import AnalysisEvent, AnalysisProgressed, MatchUpdated, RobotStuck
 from bot.service.model import AnalysisStatus
 from bot.terminal import wording
@@ -150,7 +150,7 @@ class TerminalMatch:
         await self.show_again(match_id)  # the robot plays on if it owes a move
         while True:
             await self.robot.wait_idle()
-            view = await self.service.handle(GetView(match_id, self.human.guild_id))
+            view = await self.service.handle(ViewMatch(match_id, self.human.guild_id))
             if view.match_over:
                 await self.show_board(view)
                 await self.analysis(view)
@@ -168,7 +168,7 @@ class TerminalMatch:
     async def show_again(self, match_id: int) -> None:
         """The board is shown again at the prompt; the robot, told, tries again if it owes a
         move (after a failure)."""
-        await self.service.handle(ShowBoard(match_id, self.human.guild_id))
+        await self.service.handle(ShowBoardAndWakeRobot(match_id, self.human.guild_id))
         self._shown = None
 
     async def typed(self, view: MatchView, text: str) -> bool:

@@ -32,7 +32,7 @@ from bot.discord.replies import NO_MENTIONS, resolve_match
 from bot.robot import advice
 from bot.robot.worker import RobotCrashedError, RobotUnavailableError
 from bot.service import MatchUpdated
-from bot.service.commands import AskHint, GetView
+from bot.service.commands import AskHint, ViewMatch
 from bot.service.events import RobotStuck
 from engines.errors import GameError
 
@@ -80,7 +80,7 @@ class RobotCog(commands.Cog, name="Robot"):
     async def robot_stuck(self, event: RobotStuck) -> None:
         """Say (once per position: the driver tells it once) that the robot is stuck, after
         what it did of its turn."""
-        view = await self.bot.service.handle(GetView(event.match_id))
+        view = await self.bot.service.handle(ViewMatch(event.match_id))
         try:
             await presenter.show_robot_stuck(self.bot, view)
         except discord.HTTPException as exc:
