@@ -97,3 +97,19 @@ def test_issue_34_the_transports_do_a_commands_work_only_through_handle() -> Non
                     said = ast.unparse(node)
                     for chain in chains:
                         assert not said.endswith("." + chain), f"{path.name}: {said}"
+
+
+def test_issue_34_a_match_record_and_a_match_file_are_two_names() -> None:
+    """Issue 34, the smaller faults: the service's in-memory matches row (``MatchRecord``) and
+    a match read from a file (``MatchFile``) were both called ``MatchRecord``."""
+    defined: dict[str, list[str]] = {"MatchRecord": [], "MatchFile": []}
+    root = ROOM.parents[1]
+    for room in ("engines", "render", "bot"):
+        for path in sorted((root / room).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ClassDef) and node.name in defined:
+                    defined[node.name].append(path.relative_to(root).as_posix())
+    assert defined == {
+        "MatchRecord": ["bot/service/state.py"],
+        "MatchFile": ["engines/match_files.py"],
+    }

@@ -37,7 +37,7 @@ from bot.service.model import AnalysisStatus
 from bot.terminal import wording
 from bot.terminal.lines import Local, Unclear, read_line
 from engines.errors import GameError
-from engines.match_files import MatchRecord
+from engines.match_files import MatchFile
 from engines.spec import spec_of
 from render import jobs
 from render.text import board_text
@@ -264,7 +264,7 @@ class TerminalMatch:
             say(wording.ANALYSIS_FAILED)
             return
         names = (view.players[0].name, view.players[1].name)
-        say(summary(MatchRecord(view.kind, view.rules, (), names), done.analysis))
+        say(summary(MatchFile(view.kind, view.rules, (), names), done.analysis))
 
     def _seat(self, view: MatchView) -> int:
         seat = view.seat_of(self.human.user_id)
