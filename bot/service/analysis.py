@@ -78,7 +78,8 @@ class GetAnalysis(Command[AnalysisView]):
 @dataclass(frozen=True)
 class ViewsAfterActions(Command[list[MatchView]]):
     """Read-only: the match as it stood after each of ``action_indexes`` of its actions (the
-    worst mistakes' boards), in that order."""
+    worst mistakes' boards, a mined puzzle's), in that order, each true to its moment
+    (:mod:`bot.service.replay`: active until the end, no dice seed before it)."""
 
     match_id: int
     guild_id: int
