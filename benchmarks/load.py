@@ -84,7 +84,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-from bot.service import AcceptChallenge, GetChallenge, GetView, NewChallenge, UpdateSettings
+from bot.service import AcceptChallenge, GetChallenge, NewChallenge, UpdateSettings, ViewMatch
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
@@ -350,7 +350,7 @@ class Load:
         del self.first_board[invitation.id]
         challenge = await self.svc.handle(GetChallenge(challenge_id, guild.id))
         assert challenge.match_id is not None
-        view = await self.svc.handle(GetView(challenge.match_id))
+        view = await self.svc.handle(ViewMatch(challenge.match_id))
         self.where[challenge.match_id] = fake.channels[view.thread_id or view.channel_id]
         return challenge.match_id
 
@@ -423,7 +423,7 @@ class Load:
         fake, svc = self.fake, self.svc
         match_id = self.matches[slot]
         try:
-            view = await svc.handle(GetView(match_id))
+            view = await svc.handle(ViewMatch(match_id))
             if view.match_over:
                 self.matches[slot] = await self.start_match(slot)
                 self.replaced += 1

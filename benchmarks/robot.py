@@ -64,7 +64,7 @@ from bot.discord.app import loop_factory
 from bot.robot import jobs
 from bot.robot.levels import BACKGAMMON_LEVELS, Level
 from bot.robot.worker import RobotWorker
-from bot.service import GetView, UpdateSettings
+from bot.service import UpdateSettings, ViewMatch
 from bot.workers import WorkerPool
 from engines import checkers_search
 from engines.backgammon import Position
@@ -353,7 +353,7 @@ async def driver(matches: int, rounds: int) -> None:
                 acted.clear()
                 calls = []
                 for human, match_id in zip(humans, ids, strict=True):
-                    view = await svc.handle(GetView(match_id))
+                    view = await svc.handle(ViewMatch(match_id))
                     if view.match_over or view.actor not in (0, None):
                         continue
                     channel = fake.channels[view.channel_id]

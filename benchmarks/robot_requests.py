@@ -47,7 +47,7 @@ from support.robot_driver import (
 
 from bot.config import Settings
 from bot.discord.app import create_bot
-from bot.service import GetView, MatchView
+from bot.service import MatchView, ViewMatch
 
 GAMES: list[tuple[str, dict[str, Any]]] = [
     ("nannon", {"points": 3}),
@@ -78,13 +78,13 @@ async def people_match(
     await (await fake.click(invitation, label="Accept", by=b)).response()
     await settle(fake)
     svc = service_of(fake)
-    view = await svc.handle(GetView(match_id))
+    view = await svc.handle(ViewMatch(match_id))
     thread = fake.channels[view.thread_id or view.channel_id]
     rng = random.Random(match_id)  # the first legal move for both may never end a game
     players = {0: a, 1: b} if view.players[0].user_id == a.id else {0: b, 1: a}
     for actions in range(3000):
         await settle(fake)
-        view = await svc.handle(GetView(match_id))
+        view = await svc.handle(ViewMatch(match_id))
         if view.match_over:
             return actions
         who = players[view.actor if view.actor is not None else 0]

@@ -46,8 +46,8 @@ from engines.values import ResignLevel
 
 __all__ = [
     "NOT_A_MATCH_FILE",
+    "MatchFile",
     "MatchFileError",
-    "MatchRecord",
     "match_file_format",
     "read_mat",
     "read_match_file",
@@ -60,7 +60,7 @@ class MatchFileError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
-class MatchRecord:
+class MatchFile:
     """A match read from a file: replaying ``actions`` under ``rules`` rebuilds it."""
 
     kind: GameKind
@@ -194,7 +194,7 @@ class _MatReader:
         self.apply(number, AcceptResign(winner))
 
 
-def read_mat(text: str) -> MatchRecord:
+def read_mat(text: str) -> MatchFile:
     """A ``.mat`` match (backgammon, or Nannon by its variation header); MatchFileError for
     anything we can't read or our rules refuse."""
     headers: dict[str, str] = {}
@@ -262,7 +262,7 @@ def read_mat(text: str) -> MatchRecord:
             raise _error(number, f"can't read {rest[:40]!r}")
     if game == 0:
         raise MatchFileError("no game in the file")
-    return MatchRecord(kind, rules, tuple(reader.match.actions), _names(names))
+    return MatchFile(kind, rules, tuple(reader.match.actions), _names(names))
 
 
 def _names(names: tuple[str, str]) -> tuple[str, str]:
@@ -273,7 +273,7 @@ _PDN_TAG = re.compile(r'^\s*\[(\w+)\s+"(.*)"\s*\]\s*$')
 _PDN_RESULTS = {"1-0": 0, "0-1": 1, "2-0": 0, "0-2": 1, "1/2-1/2": None, "1-1": None, "*": -1}
 
 
-def read_pdn(text: str) -> MatchRecord:
+def read_pdn(text: str) -> MatchFile:
     """A checkers match of one or more PDN games (seat 0 is game 1's Black, the seats swap
     colours each game as in our matches); MatchFileError for anything we can't read."""
     games: list[tuple[int, dict[str, str], list[tuple[int, str]]]] = []
@@ -377,7 +377,7 @@ def read_pdn(text: str) -> MatchRecord:
                 match.apply(Resign(1 - result))
         except GameError as exc:
             raise MatchFileError(f"line {first}: game {game}'s result: {exc}") from None
-    return MatchRecord(GameKind.CHECKERS, match.rules, tuple(match.actions), _names(names))
+    return MatchFile(GameKind.CHECKERS, match.rules, tuple(match.actions), _names(names))
 
 
 _MAT_SIGN = re.compile(r"^\s*(\d+\s+point\s+match\b|Game\s+\d+\s*$)", re.I | re.M)
@@ -397,7 +397,7 @@ def match_file_format(text: str) -> str | None:
     return None
 
 
-def read_match_file(name: str, text: str) -> MatchRecord:
+def read_match_file(name: str, text: str) -> MatchFile:
     """A ``.mat`` or a PDN, told apart by the content (``name`` is for the messages only);
     MatchFileError for a file that is neither."""
     found = match_file_format(text)

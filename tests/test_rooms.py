@@ -70,3 +70,46 @@ def test_every_command_has_a_handler_and_handle_is_the_only_entry() -> None:
     public = {name for name in vars(MatchService) if not name.startswith("_")}
     lifecycle = {"open", "close", "resume_active", "resume_tournaments"}
     assert public == {"store", "clock", "bus", "handle"} | lifecycle
+
+
+def handled_chains() -> set[str]:
+    """What the handlers reach on the service (``svc.analyses.views_at`` ...), as dotted chains
+    after ``svc``: each is a command's work, which only ``handle`` may do."""
+    tree = ast.parse((ROOM / "service.py").read_text(encoding="utf-8"))
+    chains = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            called = ast.unparse(node.func)
+            if called.startswith("svc.") and called.count(".") >= 2:
+                chains.add(called.removeprefix("svc."))
+    return chains
+
+
+def test_issue_34_the_transports_do_a_commands_work_only_through_handle() -> None:
+    """Issue 34, the smaller faults: no transport calls around ``handle`` what a command's
+    handler calls (a cog once read ``service.analyses.views_at`` for a puzzle's board)."""
+    chains = handled_chains()
+    assert "analyses.views_at" in chains and "tournaments.adjudicate" in chains
+    for room in ("discord", "terminal", "robot"):
+        for path in sorted((ROOM.parent / room).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Attribute):
+                    said = ast.unparse(node)
+                    for chain in chains:
+                        assert not said.endswith("." + chain), f"{path.name}: {said}"
+
+
+def test_issue_34_a_match_record_and_a_match_file_are_two_names() -> None:
+    """Issue 34, the smaller faults: the service's in-memory matches row (``MatchRecord``) and
+    a match read from a file (``MatchFile``) were both called ``MatchRecord``."""
+    defined: dict[str, list[str]] = {"MatchRecord": [], "MatchFile": []}
+    root = ROOM.parents[1]
+    for room in ("engines", "render", "bot"):
+        for path in sorted((root / room).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ClassDef) and node.name in defined:
+                    defined[node.name].append(path.relative_to(root).as_posix())
+    assert defined == {
+        "MatchRecord": ["bot/service/state.py"],
+        "MatchFile": ["engines/match_files.py"],
+    }

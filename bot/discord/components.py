@@ -30,7 +30,7 @@ from bot.discord import ratelimit
 from bot.discord.catalogue import text
 from bot.discord.locales import read_by_client, read_by_member
 from bot.discord.replies import admit, escape_name, refuse_closing, reply, report_error
-from bot.service.commands import GetView
+from bot.service.commands import ViewMatch
 from engines.base import Phase, ResignLevel
 from engines.match import NO_MOVE
 from engines.spec import spec_of
@@ -142,7 +142,7 @@ async def check_player(
     if not await check_click(interaction):
         return False
     try:
-        view = await _host(interaction).service.handle(GetView(match_id, interaction.guild_id))
+        view = await _host(interaction).service.handle(ViewMatch(match_id, interaction.guild_id))
         seat = view.seat_of(interaction.user.id)
         if seat is None:
             await reply(interaction, text("refusal.not_in_match"))

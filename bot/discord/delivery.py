@@ -37,7 +37,7 @@ import discord
 
 from bot.discord import permissions, wording
 from bot.discord.catalogue import plural_key, text
-from bot.service.commands import GetSettings, GetView, SetThread
+from bot.service.commands import GetSettings, SetThread, ViewMatch
 from engines.base import GameKind
 from engines.spec import spec_of
 
@@ -247,7 +247,7 @@ async def send_to_match(
             match.channel_id,
         )
     async with moving(match.match_id):
-        view = await bot.service.handle(GetView(match.match_id, match.guild_id))
+        view = await bot.service.handle(ViewMatch(match.match_id, match.guild_id))
         thread_id = view.thread_id
         if thread_id == match.thread_id:  # not moved meanwhile by another refusal or event
             thread_id = await new_thread(bot, view)

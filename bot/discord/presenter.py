@@ -36,9 +36,9 @@ from bot.discord.style import style_of
 from bot.rendering import board_job as board_job
 from bot.service.commands import (
     GetSettings,
-    GetView,
     SetBoardMessage,
     SetThread,
+    ViewMatch,
 )
 from engines.base import GameResult, Phase, ResultKind
 from engines.cube import Cube
@@ -559,7 +559,7 @@ async def move_out_of_thread(
     thread any more, or no longer in ``thread_id``: a lock, then an archive, of one thread
     move the match once)."""
     async with delivery.moving(match_id):
-        view = await bot.service.handle(GetView(match_id, guild_id))
+        view = await bot.service.handle(ViewMatch(match_id, guild_id))
         if view.match_over or view.thread_id is None:
             return False
         if thread_id is not None and view.thread_id != thread_id:
@@ -569,7 +569,7 @@ async def move_out_of_thread(
     # The board in the thread can't be edited any more (gone, locked or archived).
     await bot.service.handle(SetBoardMessage(match_id, None))
     delivery.forget_board(bot, match_id)
-    view = await bot.service.handle(GetView(match_id, guild_id))
+    view = await bot.service.handle(ViewMatch(match_id, guild_id))
     try:
         await post_board(bot, view, [wording.thread_gone(how)])
     except discord.HTTPException as exc:
@@ -619,7 +619,7 @@ async def start_match(
             log.info("match %s stays in its channel: %s", view.match_id, exc)
         else:
             await bot.service.handle(SetThread(view.match_id, thread.id))
-            view = await bot.service.handle(GetView(view.match_id, view.guild_id))
+            view = await bot.service.handle(ViewMatch(view.match_id, view.guild_id))
     if delivery.is_click(via) and via is not None:
         await delivery.defer(via)
         delivery.remember_interaction(bot, view.match_id, via)

@@ -19,7 +19,7 @@ from bot.discord.style import style_of
 from bot.robot import player
 from bot.robot.levels import LEVEL_NAMES
 from bot.service import MatchUpdate, RobotMatch, RobotRematch
-from bot.service.commands import GetView
+from bot.service.commands import ViewMatch
 from engines.base import GameKind
 from engines.errors import GameError
 from engines.spec import spec_of
@@ -111,7 +111,7 @@ async def robot_rematch(
     bot: TableBot, interaction: discord.Interaction[TableBot], match_id: int
 ) -> None:
     """Rematch under a finished robot match: a new one at once, at the same level."""
-    view = await bot.service.handle(GetView(match_id, interaction.guild_id or 0))
+    view = await bot.service.handle(ViewMatch(match_id, interaction.guild_id or 0))
     if not await player.available(bot.robot_worker, spec_of(view.kind)):
         raise GameError(wording.robot_unavailable(view.kind))
     update = await bot.service.handle(

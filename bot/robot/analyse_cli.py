@@ -21,7 +21,7 @@ from typing import Any, NoReturn
 
 from bot.robot import analysis
 from engines.analysis import MatchAnalysis
-from engines.match_files import NOT_A_MATCH_FILE, MatchFileError, MatchRecord, read_match_file
+from engines.match_files import NOT_A_MATCH_FILE, MatchFile, MatchFileError, read_match_file
 from engines.spec import spec_of
 
 __all__ = ["main", "summary", "to_json"]
@@ -51,7 +51,7 @@ def _round(value: float | None, digits: int = 4) -> float | None:
     return None if value is None else round(value, digits)
 
 
-def to_json(record: MatchRecord, result: MatchAnalysis) -> dict[str, Any]:
+def to_json(record: MatchFile, result: MatchAnalysis) -> dict[str, Any]:
     """The analysis as plain JSON data."""
     players = [
         {
@@ -94,7 +94,7 @@ def to_json(record: MatchRecord, result: MatchAnalysis) -> dict[str, Any]:
     }
 
 
-def summary(record: MatchRecord, result: MatchAnalysis) -> str:
+def summary(record: MatchFile, result: MatchAnalysis) -> str:
     """A few readable lines: each player's figures, with their units, and the worst mistakes.
     Only the figures the game has: no cube error rate without a cube, no luck without dice."""
     spec = spec_of(record.kind)

@@ -15,7 +15,7 @@ match: it asks the service for the robot's turn (a private copy of the match), h
 (``robot_pause_ms``) runs, and sends the decision as the service's command with the version it
 thought about. What the robot did reaches the transport as any command's events do
 (:class:`~bot.service.MatchUpdated`, ``by_robot``); a failure is told once per position as
-:class:`RobotStuck` on the bus.
+:class:`~bot.service.RobotStuck` on the bus.
 
 - A stale version (the human acted meanwhile) is thought about again (up to
   :data:`MAX_RETHINKS` in a row); a turn told while the task runs makes it look again before
@@ -35,7 +35,6 @@ import functools
 import logging
 import random
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from bot.robot import player
@@ -47,6 +46,7 @@ from bot.service import (
     MatchService,
     OfferResignation,
     PlayMove,
+    RobotStuck,
     RobotTurn,
     RobotTurnWaiting,
     StaleActionError,
@@ -63,7 +63,7 @@ __all__ = [
     "MAX_RETHINKS",
     "RESIGN_REOFFER_ACTIONS",
     "RobotDriver",
-    "RobotStuck",
+    "RobotStuck",  # the event, defined in bot.service.events
     "command_for",
 ]
 
@@ -79,16 +79,6 @@ DRAW_REOFFER_ACTIONS = 20
 RESIGN_REOFFER_ACTIONS = 20
 # Turns thought about again in a row when the human keeps acting first (a stale version).
 MAX_RETHINKS = 5
-
-
-@dataclass(frozen=True)
-class RobotStuck:
-    """The robot could not decide (or its command was refused) in the match at ``version``:
-    told once per position. A board asked for again (``ShowBoard``) makes it try again."""
-
-    match_id: int
-    guild_id: int
-    version: int
 
 
 def command_for(turn: RobotTurn, decision: Decision) -> MatchCommand | None:

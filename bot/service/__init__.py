@@ -28,7 +28,13 @@ from bot.service.errors import (
     StaleActionError,
     WrongPhase,
 )
-from bot.service.events import MatchEvent, MatchUpdated, RobotTurnWaiting, waits_for_robot
+from bot.service.events import (
+    MatchEvent,
+    MatchUpdated,
+    RobotStuck,
+    RobotTurnWaiting,
+    waits_for_robot,
+)
 from bot.service.model import (
     AnalysisStatus,
     AnalysisView,
@@ -94,6 +100,7 @@ __all__ = [
     "Refused",
     "RequestAnalysis",
     "RobotRecord",
+    "RobotStuck",
     "RobotTurn",
     "RobotTurnWaiting",
     "SetAnalysisMessage",

@@ -27,15 +27,13 @@ from bot.service.events import (
     AnalysisQueued,
 )
 from bot.service.model import AnalysisStatus, AnalysisView, MatchStatus, MatchView
-from bot.service.state import LiveMatch, MatchRecord, ServiceState, storable
-from bot.service.views import build_view
+from bot.service.replay import logged, views_at
+from bot.service.state import MatchRecord, ServiceState, storable
 from bot.storage import GuildShards, Row
 from bot.storage.types import dumps
-from engines import new_match
 from engines.actions import Action, action_from_dict
 from engines.analysis import Decision, DecisionKind, MatchAnalysis, PlayerFigures, summarise
 from engines.base import GameKind, MatchRules
-from engines.dice import FairDice
 from engines.spec import spec_of
 
 log = logging.getLogger(__name__)
@@ -80,7 +78,8 @@ class GetAnalysis(Command[AnalysisView]):
 @dataclass(frozen=True)
 class ViewsAfterActions(Command[list[MatchView]]):
     """Read-only: the match as it stood after each of ``action_indexes`` of its actions (the
-    worst mistakes' boards), in that order."""
+    worst mistakes' boards, a mined puzzle's), in that order, each true to its moment
+    (:mod:`bot.service.replay`: active until the end, no dice seed before it)."""
 
     match_id: int
     guild_id: int
@@ -246,8 +245,8 @@ class AnalysisQueue:
         mistakes' boards), in that order. One replay, in a thread: a long match's replay takes
         tens of milliseconds, which the event loop shouldn't spend in one go."""
         record = await self._record(match_id, guild_id)
-        actions = await self._actions(record.id)
-        return await asyncio.to_thread(_views_at, record, actions, action_indexes)
+        history = logged(await self._state.store.events(record.id))
+        return await asyncio.to_thread(views_at, record, history, action_indexes)
 
     # --- the queue's task -----------------------------------------------------------------------
 
@@ -373,22 +372,6 @@ class AnalysisQueue:
 
     async def _actions(self, match_id: int) -> list[Action]:
         return [action_from_dict(e.payload) for e in await self._state.store.events(match_id)]
-
-
-def _views_at(
-    record: MatchRecord, actions: Sequence[Action], action_indexes: Sequence[int]
-) -> list[MatchView]:
-    match = new_match(record.game, record.rules)
-    live = LiveMatch(record, match, FairDice(record.seed))
-    wanted = sorted({max(0, min(i, len(actions))) for i in action_indexes})
-    views: dict[int, MatchView] = {}
-    done = 0
-    for index in wanted:
-        for action in actions[done:index]:
-            match.apply(action)
-        done = index
-        views[index] = build_view(live)
-    return [views[max(0, min(i, len(actions)))] for i in action_indexes]
 
 
 def _view(record: MatchRecord, row: Row) -> AnalysisView:

@@ -52,6 +52,33 @@ def challenge_from_row(row: Any) -> Challenge:
     )
 
 
+def challenge_row(
+    guild_id: int,
+    channel_id: int,
+    game: GameKind,
+    rules: MatchRules,
+    challenger: Player,
+    opponent: Player | None,
+    now: float,
+    lasts: float,
+) -> dict[str, Any]:
+    """An open challenge's row, as :func:`challenge_from_row` reads it: a member's, or a
+    tournament pairing's; open for ``lasts`` seconds from ``now``."""
+    return {
+        "guild_id": guild_id,
+        "channel_id": channel_id,
+        "game": game.value,
+        "rules": json.dumps(rules.to_dict()),
+        "challenger_id": challenger.user_id,
+        "challenger_name": challenger.name,
+        "opponent_id": None if opponent is None else opponent.user_id,
+        "opponent_name": None if opponent is None else opponent.name,
+        "status": ChallengeStatus.OPEN.value,
+        "created_at": now,
+        "expires_at": now + lasts,
+    }
+
+
 async def new_challenge(
     state: ServiceState,
     guild_id: int,
@@ -84,23 +111,23 @@ async def new_challenge(
     if settings.challenge_channels and channel_id not in settings.challenge_channels:
         raise refused(Refusal.CHANNEL_NOT_ALLOWED, channels=settings.challenge_channels)
     rules = challenge_rules(kind, settings, length, cube, crawford, jacoby, auto_doubles)
-    now = state.now()
-    values: dict[str, Any] = {
-        "guild_id": guild_id,
-        "channel_id": channel_id,
-        "game": kind.value,
-        "rules": json.dumps(rules.to_dict()),
-        "challenger_id": challenger_id,
-        "challenger_name": clean_name(challenger_name),
-        "opponent_id": opponent_id,
-        "opponent_name": None
+    challenger = Player(challenger_id, clean_name(challenger_name))
+    opponent = (
+        None
         if opponent_id is None
-        else clean_name(opponent_name or str(opponent_id)),
-        "status": ChallengeStatus.OPEN.value,
-        "created_at": now,
-        "expires_at": now + settings.challenge_minutes * 60,
-    }
-    challenge_id = await state.store.insert_challenge(values)
+        else Player(opponent_id, clean_name(opponent_name or str(opponent_id)))
+    )
+    row = challenge_row(
+        guild_id,
+        channel_id,
+        kind,
+        rules,
+        challenger,
+        opponent,
+        state.now(),
+        settings.challenge_minutes * 60,
+    )
+    challenge_id = await state.store.insert_challenge(row)
     log.info("challenge %d: %s in guild %d", challenge_id, kind.value, guild_id)
     return await get_challenge(state, challenge_id, guild_id)
 

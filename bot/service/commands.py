@@ -10,8 +10,9 @@ Match actions (:class:`MatchCommand`) name the match, the server and the member.
 version is refused as stale (an old board, a double click). Slash commands leave it ``None``.
 Their handlers pick the engine action (:mod:`engines.actions`) for the acting seat.
 
-Read-only commands (:class:`ShowBoard`, :class:`GetView`, :class:`Leaderboard`, ...) change
-nothing. The adapter's bookkeeping (:class:`SetThread`, :class:`ClaimReminder`, ...) records
+Read-only commands (:class:`ViewMatch`, :class:`Leaderboard`, ...) change nothing;
+:class:`ShowBoardAndWakeRobot` answers as :class:`ViewMatch` does and also wakes a robot that owes
+a move. The adapter's bookkeeping (:class:`SetThread`, :class:`ClaimReminder`, ...) records
 where a match is shown; :class:`ExpireChallenges` is the expiry sweep.
 """
 
@@ -299,9 +300,10 @@ class RecordShout(Command[bool]):
 
 
 @dataclass(frozen=True)
-class ShowBoard(Command[MatchView]):
-    """Read-only: the match as it stands (with ``guild_id``, refused for another server's).
-    A robot that owes a move hears of it again (it retries after a failure)."""
+class ShowBoardAndWakeRobot(Command[MatchView]):
+    """The match as it stands (with ``guild_id``, refused for another server's), as
+    :class:`ViewMatch`; and a robot that owes a move hears of it again (it retries after a
+    failure): what a member's /board asks."""
 
     match_id: int
     guild_id: int | None = None
@@ -311,8 +313,9 @@ class ShowBoard(Command[MatchView]):
 
 
 @dataclass(frozen=True)
-class GetView(Command[MatchView]):
-    """The match as it stands; with ``guild_id``, refused for another server's match."""
+class ViewMatch(Command[MatchView]):
+    """The match as it stands; with ``guild_id``, refused for another server's match. Wakes
+    no one (:class:`ShowBoardAndWakeRobot` also wakes the robot)."""
 
     match_id: int
     guild_id: int | None = None
@@ -585,7 +588,6 @@ __all__ = [
     "GetChallenge",
     "GetRobotTurn",
     "GetSettings",
-    "GetView",
     "History",
     "IdleMatches",
     "Leaderboard",
@@ -615,12 +617,13 @@ __all__ = [
     "SetPuzzleMessage",
     "SetPuzzleOptOut",
     "SetThread",
-    "ShowBoard",
+    "ShowBoardAndWakeRobot",
     "ShowPuzzle",
     "Stats",
     "TakeDouble",
     "UpdateSettings",
     "VerifyMatch",
+    "ViewMatch",
     "asking",
     "command_named",
 ]

@@ -65,6 +65,7 @@ __all__ = [
     "ResignationDeclined",
     "ResignationOffered",
     "Resigned",
+    "RobotStuck",
     "RobotTurnWaiting",
     "Stuck",
     "WinClaimed",
@@ -274,6 +275,17 @@ class RobotTurnWaiting:
     """The match, at ``version``, waits for the robot's seat (or for either seat, at an
     opening): the robot's driver decides and sends its command. Told after every command that
     leaves a robot match so, when its board is shown again, and for each match resumed."""
+
+    match_id: int
+    guild_id: int
+    version: int
+
+
+@dataclass(frozen=True)
+class RobotStuck:
+    """The robot could not decide (or its command was refused) in the match at ``version``:
+    told once per position by its driver. A board asked for again (``ShowBoardAndWakeRobot``)
+    makes it try again."""
 
     match_id: int
     guild_id: int

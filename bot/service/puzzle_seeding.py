@@ -20,13 +20,11 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
 from bot.service.model import MatchStatus, MatchView, Player, PuzzleView
-from bot.service.state import LiveMatch, MatchRecord, ServiceState
-from bot.service.views import build_view
+from bot.service.replay import LoggedAction, views_at
+from bot.service.state import MatchRecord, ServiceState
 from bot.storage.types import dumps
-from engines import new_match
 from engines.actions import action_from_dict
 from engines.base import GameKind, MatchRules
-from engines.dice import FairDice
 from engines.spec import spec_of
 
 log = logging.getLogger(__name__)
@@ -153,9 +151,6 @@ class PuzzleSeeder:
 
 def self_play_view(puzzle: PuzzleView) -> MatchView:
     """A self-play puzzle's board as a match view (the game replayed to the decision)."""
-    match = new_match(puzzle.game, SELF_PLAY_RULES)
-    for action in puzzle.board.get("actions", ()):
-        match.apply(action_from_dict(action))
     robot = Player(SELF_PLAY_PLAYER, "")  # the card names the seats
     record = MatchRecord(
         id=0,
@@ -178,4 +173,6 @@ def self_play_view(puzzle: PuzzleView) -> MatchView:
         reminded_version=None,
         rating_changes=(),
     )
-    return build_view(LiveMatch(record, match, FairDice(b"\0" * 32)))
+    history = [LoggedAction(action_from_dict(a)) for a in puzzle.board.get("actions", ())]
+    [view] = views_at(record, history, [len(history)])
+    return view

@@ -31,11 +31,11 @@ from bot.service.model import (
     PuzzleStanding,
     PuzzleView,
 )
+from bot.service.replay import LoggedAction, logged, views_at
 from bot.service.state import MatchRecord, ServiceState
 from bot.storage import GuildShards, Row
 from bot.storage.types import dumps
-from engines import replay
-from engines.actions import Action, action_from_dict
+from engines.actions import Action
 from engines.analysis import Decision, DecisionKind
 from engines.base import GameKind, MatchRules
 from engines.puzzles import (
@@ -414,8 +414,9 @@ class PuzzleMiner:
         ]
         if not blunders:
             return 0
-        actions = [action_from_dict(e.payload) for e in await store.events(view.match_id)]
-        boards = await asyncio.to_thread(_boards, record, actions, blunders)
+        history = logged(await store.events(view.match_id))
+        actions = [entry.action for entry in history]
+        boards = await asyncio.to_thread(_boards, record, history, blunders)
         added = 0
         for decision, board in zip(blunders, boards, strict=True):
             ranked = await keys.answer_options(
@@ -466,20 +467,18 @@ def position_key(decision: Decision) -> str:
 
 
 def _boards(
-    record: MatchRecord, actions: Sequence[Action], decisions: Sequence[Decision]
+    record: MatchRecord, history: Sequence[LoggedAction], decisions: Sequence[Decision]
 ) -> list[dict[str, Any]]:
     """What the picture of each decision needs besides the match: the position, the dice,
-    whose decision, the score and the length (one replay per decision; a few per match)."""
-    boards = []
-    for decision in decisions:
-        match = replay(record.game, record.rules, actions[: decision.action_index])
-        boards.append(
-            {
-                "position_id": decision.position_id or match.position_id,
-                "dice": list(decision.dice),
-                "seat": decision.player,
-                "score": list(match.score),
-                "length": record.rules.length,
-            }
-        )
-    return boards
+    whose decision, the score and the length (one replay for all of them)."""
+    views = views_at(record, history, [d.action_index for d in decisions])
+    return [
+        {
+            "position_id": decision.position_id or view.position_id,
+            "dice": list(decision.dice),
+            "seat": decision.player,
+            "score": list(view.score),
+            "length": record.rules.length,
+        }
+        for decision, view in zip(decisions, views, strict=True)
+    ]

@@ -5,7 +5,7 @@ The API another transport uses (the Discord adapter is one)::
     service = MatchService(store)                    # or await MatchService.open(path)
     service.bus.subscribe(MatchUpdated, show)        # events out (bot.service.bus)
     update = await service.handle(RollDice(match_id, guild_id, user_id, expected_version=v))
-    view = await service.handle(ShowBoard(match_id, guild_id))   # a read-only command
+    view = await service.handle(ShowBoardAndWakeRobot(match_id, guild_id))   # a read-only command
 
 Every command (:mod:`~bot.service.commands`) has its handler in one table, :data:`HANDLERS`:
 match actions (their engine action decided in :mod:`~bot.service.handlers`, applied by the
@@ -14,7 +14,7 @@ settings, shouts, analysis requests, reads. A handler answers and returns its ev
 command is committed, ``handle`` publishes them on :attr:`MatchService.bus` and answers. The
 subscribers, registered at start-up, react: the Discord presenter, the robot's driver
 (:mod:`bot.robot.driver`), the analysis queue (here). Reads are read-only commands too
-(``GetView``, ``Leaderboard``, ``History``, ``Stats``, ``Export``, ``VerifyMatch``, ...), their
+(``ViewMatch``, ``Leaderboard``, ``History``, ``Stats``, ``Export``, ``VerifyMatch``, ...), their
 answers computed in :mod:`~bot.service.queries`.
 
 It takes plain ids and strings, applies engine actions under one lock per match plus an
@@ -59,7 +59,6 @@ from bot.service.commands import (
     GetChallenge,
     GetRobotTurn,
     GetSettings,
-    GetView,
     History,
     IdleMatches,
     Leaderboard,
@@ -81,11 +80,12 @@ from bot.service.commands import (
     SetPuzzleMessage,
     SetPuzzleOptOut,
     SetThread,
-    ShowBoard,
+    ShowBoardAndWakeRobot,
     ShowPuzzle,
     Stats,
     UpdateSettings,
     VerifyMatch,
+    ViewMatch,
 )
 from bot.service.events import MatchUpdated, robot_follow_up, update_events
 from bot.service.handlers import MATCH_ACTIONS, Decide
@@ -311,7 +311,9 @@ async def due_tournaments(svc: MatchService, command: DueTournaments) -> list[To
     ]
 
 
-async def show_board(svc: MatchService, command: ShowBoard) -> Outcome[MatchView]:
+async def show_board_and_wake_robot(
+    svc: MatchService, command: ShowBoardAndWakeRobot
+) -> Outcome[MatchView]:
     view = await queries.get_view(svc._state, command.match_id, command.guild_id)
     return Outcome(view, robot_follow_up(view))
 
@@ -343,9 +345,9 @@ HANDLERS: dict[type[Command[Any]], Handler] = {
         lambda svc, c: svc.analyses.views_at(c.match_id, c.guild_id, c.action_indexes)
     ),
     SetAnalysisMessage: answered(lambda svc, c: svc.analyses.set_message(c.match_id, c.message_id)),
-    ShowBoard: show_board,
+    ShowBoardAndWakeRobot: show_board_and_wake_robot,
     # read-only
-    GetView: read(queries.get_view),
+    ViewMatch: read(queries.get_view),
     ActiveMatches: read(queries.active_matches),
     MatchInThread: read(queries.match_in_thread),
     CandidateMatches: read(queries.candidate_matches),

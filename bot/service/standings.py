@@ -1,8 +1,7 @@
-"""Standings: what a finished game adds to both players' stats (a pure function), and the match-end
-ratings, streaks and experience.
-
-``rate`` runs inside the action's commit transaction, on the store's thread (it reads the
-players' rating rows from ``db`` and computes).
+"""Standings: what each finished game adds to both players' stats (points won and lost, and the
+game's result counters), a pure function the action's commit stores. The match-end ratings,
+streaks and experience are :func:`bot.service.ratings.rate_match`'s, run inside the commit's
+transaction on the players' rating rows.
 """
 
 from __future__ import annotations

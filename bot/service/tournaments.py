@@ -371,21 +371,18 @@ class Tournaments:
             seats = (board.first, board.second)
             if seats[0] == robot:
                 seats = (seats[1], seats[0])
-            challenge_id = await self.state.store.insert_challenge(
-                {
-                    "guild_id": view.guild_id,
-                    "channel_id": view.channel_id,
-                    "game": view.game.value,
-                    "rules": json.dumps(view.rules.to_dict()),
-                    "challenger_id": seats[0],
-                    "challenger_name": view.name_of(seats[0]),
-                    "opponent_id": seats[1],
-                    "opponent_name": view.name_of(seats[1]),
-                    "status": ChallengeStatus.OPEN.value,
-                    "created_at": self.state.now(),
-                    "expires_at": self.state.now() + view.round_days * DAY,
-                }
+            first, second = (Player(seat, view.name_of(seat)) for seat in seats)
+            values = challenges.challenge_row(
+                view.guild_id,
+                view.channel_id,
+                view.game,
+                view.rules,
+                first,
+                second,
+                self.state.now(),
+                view.round_days * DAY,
             )
+            challenge_id = await self.state.store.insert_challenge(values)
             claimed = await self.state.store.claim_pairing_challenge(
                 view.id, board.round, board.board, challenge_id
             )

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import sqlite3
 
-# Append-only: never edit a released step; add a new one. Step i brings user_version to i + 1.
+# Append-only: never edit a released step; add a new one. Step n (as its comment and the docs
+# number it) is MIGRATIONS[n - 1] and brings user_version to n.
 MIGRATIONS: tuple[str, ...] = (
     """
     CREATE TABLE guild_settings (

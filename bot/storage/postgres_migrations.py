@@ -32,7 +32,7 @@ CREATE_VERSION_TABLE = f"""
 MIGRATION_LOCK_KEY = int.from_bytes(b"tablebot", "big")
 
 # Append-only: never edit a released step; add a new one, here and in migrations.py, with the
-# same number. Step i brings the version to i + 1.
+# same number. Step n is MIGRATIONS[n - 1] and brings the version to n.
 MIGRATIONS: tuple[str, ...] = (
     """
     CREATE TABLE guild_settings (

@@ -24,21 +24,20 @@ from typing import Any, Protocol, TextIO
 
 from bot.rendering import board_job
 from bot.robot.analyse_cli import summary
-from bot.robot.driver import RobotStuck
 from bot.robot.worker import RobotCrashedError, RobotUnavailableError
 from bot.service import (
     MatchCommand,
     MatchService,
     MatchView,
-    ShowBoard,
+    ShowBoardAndWakeRobot,
 )
-from bot.service.commands import AskHint, GetView
-from bot.service.events import AnalysisEvent, AnalysisProgressed, MatchUpdated
+from bot.service.commands import AskHint, ViewMatch
+from bot.service.events import AnalysisEvent, AnalysisProgressed, MatchUpdated, RobotStuck
 from bot.service.model import AnalysisStatus
 from bot.terminal import wording
 from bot.terminal.lines import Local, Unclear, read_line
 from engines.errors import GameError
-from engines.match_files import MatchRecord
+from engines.match_files import MatchFile
 from engines.spec import spec_of
 from render import jobs
 from render.text import board_text
@@ -151,7 +150,7 @@ class TerminalMatch:
         await self.show_again(match_id)  # the robot plays on if it owes a move
         while True:
             await self.robot.wait_idle()
-            view = await self.service.handle(GetView(match_id, self.human.guild_id))
+            view = await self.service.handle(ViewMatch(match_id, self.human.guild_id))
             if view.match_over:
                 await self.show_board(view)
                 await self.analysis(view)
@@ -169,7 +168,7 @@ class TerminalMatch:
     async def show_again(self, match_id: int) -> None:
         """The board is shown again at the prompt; the robot, told, tries again if it owes a
         move (after a failure)."""
-        await self.service.handle(ShowBoard(match_id, self.human.guild_id))
+        await self.service.handle(ShowBoardAndWakeRobot(match_id, self.human.guild_id))
         self._shown = None
 
     async def typed(self, view: MatchView, text: str) -> bool:
@@ -265,7 +264,7 @@ class TerminalMatch:
             say(wording.ANALYSIS_FAILED)
             return
         names = (view.players[0].name, view.players[1].name)
-        say(summary(MatchRecord(view.kind, view.rules, (), names), done.analysis))
+        say(summary(MatchFile(view.kind, view.rules, (), names), done.analysis))
 
     def _seat(self, view: MatchView) -> int:
         seat = view.seat_of(self.human.user_id)

@@ -12,7 +12,7 @@ from fakediscord import FakeDiscord, Member
 from support.discord_driver import next_board, reply_to, service_of
 
 from bot.discord.cogs.admin import NOT_MANAGER, NOT_OWNER
-from bot.service import GetSettings, GetView
+from bot.service import GetSettings, ViewMatch
 
 pytestmark = pytest.mark.asyncio
 
@@ -138,7 +138,7 @@ async def test_config_threads_and_cube(tablebot: FakeDiscord) -> None:
     await fake.click(invitation, label="Accept", by=bob)
     board = await next_board(fake, fake.channel, 1, None)
     assert not fake.threads(fake.channel) and not fake.guild.threads
-    view = await svc.handle(GetView(1))
+    view = await svc.handle(ViewMatch(1))
     assert view.thread_id is None and view.channel_id == fake.channel.id
     assert not view.rules.cube and view.can_double == (False, False)
     assert "Double" not in {b["label"] for b in board.buttons}
@@ -153,4 +153,4 @@ async def test_config_threads_and_cube(tablebot: FakeDiscord) -> None:
     await fake.click(second, label="Accept", by=alice)
     thread = await fake.wait_until(lambda: fake.channels.get(second.id), what="the thread")
     await next_board(fake, thread, 2, None)
-    assert (await svc.handle(GetView(2))).thread_id == thread.id
+    assert (await svc.handle(ViewMatch(2))).thread_id == thread.id

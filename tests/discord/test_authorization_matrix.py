@@ -62,11 +62,11 @@ from bot.service import (
     ChallengeStatus,
     GetChallenge,
     GetSettings,
-    GetView,
     GuildSettings,
     MatchService,
     MatchView,
     UpdateSettings,
+    ViewMatch,
 )
 from engines.base import Phase, ResignLevel, ResultKind
 
@@ -182,7 +182,7 @@ class Scene:
         return 0 if who.id == self.w.alice.id else 1
 
     async def view(self) -> MatchView:
-        return await self.w.svc.handle(GetView(self.mid))
+        return await self.w.svc.handle(ViewMatch(self.mid))
 
     # acting: members of the first server act where the match is; others from their own server
 
@@ -283,7 +283,7 @@ async def accepted(w: World, game: str, points: int) -> Scene:
     match_id = int(footer(first).split("#")[1].split(" ")[0])
     board = await next_board(w.fake, thread, match_id, None)
     await w.fake.wait_bot_idle()
-    view = await w.svc.handle(GetView(match_id))
+    view = await w.svc.handle(ViewMatch(match_id))
     assert view.actor == 0, view  # alice won the opening (or plays Black)
     return Scene(w, w.alice, w.bob, match_id, thread, board, move=view.legal_moves[0])
 

@@ -38,7 +38,7 @@ from support.nannon_driver import faces
 from bot.discord.app import TableBot
 from bot.discord.cogs.reminders import Reminders
 from bot.discord.presenter import board_job
-from bot.service import GetSettings, GetView, MatchService, MatchView, Stats, VerifyMatch
+from bot.service import GetSettings, MatchService, MatchView, Stats, VerifyMatch, ViewMatch
 from engines.base import GameKind, Phase, ResignLevel, ResultKind
 
 pytestmark = pytest.mark.asyncio
@@ -102,21 +102,21 @@ async def test_checkers_accept_draw_button_twice_draws_the_match(tablebot: FakeD
     alice = await fake.add_member("alice")
     bob = await fake.add_member("bob")
     mid, thread, board = await start(fake, alice, bob, game="checkers")
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     assert view.colours == ("black", "white") and view.actor == 0
     check_alt(board, view)
 
     # Game 1: alice offers with the button, bob accepts with the button.
     await fake.click(board, label="Offer draw", by=alice)
     board = await next_board(fake, thread, mid, board)
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     assert (view.phase, view.actor, view.draw_offered_by) == (Phase.DRAW_OFFERED, 1, 0)
     assert labels(board) == ["Accept draw", "Decline draw", "Resign"]
     check_alt(board, view)
     it = await fake.click(board, label="Accept draw", by=bob)
     assert (await it.response()).type == 7  # the board, edited in the click's answer
     board = await next_board(fake, thread, mid, board)
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     assert not view.match_over and view.game_number == 2
     assert view.score == (0.5, 0.5)
     [game1] = view.games
@@ -138,7 +138,7 @@ async def test_checkers_accept_draw_button_twice_draws_the_match(tablebot: FakeD
     it = await fake.slash("draw", by=bob, channel=thread)
     assert (await reply_to(it)).content == "Done."
     board = await next_board(fake, thread, mid, board)
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     assert (view.phase, view.actor, view.draw_offered_by) == (Phase.DRAW_OFFERED, 0, 1)
     assert "bob offers a draw. alice: accept or decline?" in embed_text(board)
     it = await fake.click(board, label="Accept draw", by=alice)
@@ -151,7 +151,7 @@ async def test_checkers_accept_draw_button_twice_draws_the_match(tablebot: FakeD
         what="the match result",
     )
     await fake.wait_bot_idle()
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     assert view.match_over and view.winner_seat is None and view.score == (1.0, 1.0)
     assert [(g.winner, g.kind, g.points) for g in view.games] == [
         (None, ResultKind.DRAW, 0.5),
@@ -178,7 +178,7 @@ async def test_buttons_name_their_command_and_older_boards_still_work(
     alice = await fake.add_member("alice")
     bob = await fake.add_member("bob")
     mid, thread, board = await start(fake, alice, bob, game="checkers")
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     ids = {b["label"]: b["custom_id"] for b in board.buttons}
     assert ids == {
         "Offer draw": f"tb:m:ProposeDraw:{mid}:{view.version}",
@@ -189,7 +189,7 @@ async def test_buttons_name_their_command_and_older_boards_still_work(
     button["custom_id"] = f"tb:m:draw:{mid}:{view.version}"
     await fake.click(board, f"tb:m:draw:{mid}:{view.version}", by=alice)
     board = await next_board(fake, thread, mid, board)
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     assert (view.phase, view.draw_offered_by) == (Phase.DRAW_OFFERED, 0)
     assert {b["custom_id"] for b in board.buttons} == {
         f"tb:m:AgreeDraw:{mid}:{view.version}",
@@ -201,7 +201,7 @@ async def test_buttons_name_their_command_and_older_boards_still_work(
     it = await fake.click(board, f"tb:m:drawno:{mid}:{view.version}", by=bob)
     assert (await it.response()).type == 7
     await fake.wait_bot_idle()
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     assert view.phase is Phase.MOVE and view.draw_offered_by is None
     # The resign menu's buttons carry the level: tb:m:OfferResignation.1, then LeaveMatch.
     board = await next_board(fake, thread, mid, board)
@@ -227,7 +227,7 @@ async def test_boards_naming_the_draw_commands_by_their_former_names_still_work(
     mid, thread, board = await start(fake, alice, bob, game="checkers")
 
     async def click_as_posted_before(board: Message, label: str, former: str, by: Member) -> None:
-        view = await svc.handle(GetView(mid))
+        view = await svc.handle(ViewMatch(mid))
         [button] = [b for b in board.buttons if b["label"] == label]
         button["custom_id"] = f"tb:m:{former}:{mid}:{view.version}"
         it = await fake.click(board, button["custom_id"], by=by)
@@ -236,16 +236,16 @@ async def test_boards_naming_the_draw_commands_by_their_former_names_still_work(
 
     await click_as_posted_before(board, "Offer draw", "OfferDraw", alice)
     board = await next_board(fake, thread, mid, board)
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     assert (view.phase, view.draw_offered_by) == (Phase.DRAW_OFFERED, 0)
     await click_as_posted_before(board, "Decline draw", "DeclineDraw", bob)
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     assert view.phase is Phase.MOVE and view.draw_offered_by is None
     board = await next_board(fake, thread, mid, board)
     await click_as_posted_before(board, "Offer draw", "OfferDraw", alice)
     board = await next_board(fake, thread, mid, board)
     await click_as_posted_before(board, "Accept draw", "AcceptDraw", bob)
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     assert [(g.winner, g.kind) for g in view.games][:1] == [(None, ResultKind.DRAW)]
 
 
@@ -265,7 +265,7 @@ async def test_resign_gammon_and_backgammon_buttons_with_the_cube_at_two(
     async def double_and_take(board: Message) -> Message:
         """alice plays her 6-1 opening; bob doubles; alice takes. bob (who can't redouble) is
         rolled for: 3-3."""
-        view = await svc.handle(GetView(mid))
+        view = await svc.handle(ViewMatch(mid))
         assert (view.phase, view.actor, view.dice) == (Phase.MOVE, 0, (6, 1))
         await fake.select(board, ["13/7 8/7"], by=alice)
         board = await next_board(fake, thread, mid, board)
@@ -273,7 +273,7 @@ async def test_resign_gammon_and_backgammon_buttons_with_the_cube_at_two(
         board = await next_board(fake, thread, mid, board)
         await fake.click(board, label="Take", by=alice)
         board = await next_board(fake, thread, mid, board)
-        view = await svc.handle(GetView(mid))
+        view = await svc.handle(ViewMatch(mid))
         assert (view.cube_value, view.cube_owner) == (2, 0)
         assert (view.phase, view.actor, view.dice) == (Phase.MOVE, 1, (3, 3))
         return board
@@ -287,7 +287,7 @@ async def test_resign_gammon_and_backgammon_buttons_with_the_cube_at_two(
         # bob resigns from the menu (a deliberate second click); alice accepts.
         await resign_by_menu(fake, board, bob, label)
         board = await next_board(fake, thread, mid, board)
-        view = await svc.handle(GetView(mid))
+        view = await svc.handle(ViewMatch(mid))
         assert (view.phase, view.actor, view.resign_offer) == (Phase.RESIGN_OFFERED, 0, (1, level))
         assert f"bob offers to resign ({word}). alice: accept or decline?" in embed_text(board)
         assert labels(board) == ["Accept resignation", "Decline resignation", "Resign"]
@@ -295,7 +295,7 @@ async def test_resign_gammon_and_backgammon_buttons_with_the_cube_at_two(
         it = await fake.click(board, label="Accept resignation", by=alice)
         assert (await it.response()).type == 7
         board = await next_board(fake, thread, mid, board)
-        view = await svc.handle(GetView(mid))
+        view = await svc.handle(ViewMatch(mid))
         result = view.games[-1]
         # level x cube: 2 x 2 for the gammon, 3 x 2 for the backgammon.
         assert (result.game_number, result.winner, result.kind) == (game, 0, ResultKind.RESIGN)
@@ -325,7 +325,7 @@ async def test_move_menu_holds_25_and_says_use_move_when_there_are_more(
     dice.face = faces(6, 1, then=(3,))
     mid, thread, board = await start(fake, alice, bob, game="backgammon", points=5)
 
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     assert (view.phase, view.actor, view.dice) == (Phase.MOVE, 0, (6, 1))
     assert 1 < len(view.legal_moves) < 25
     options = menu_options(board)
@@ -340,7 +340,7 @@ async def test_move_menu_holds_25_and_says_use_move_when_there_are_more(
 
     await fake.click(board, label="Roll", by=bob)
     board = await next_board(fake, thread, mid, board)
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     assert (view.phase, view.actor, view.dice) == (Phase.MOVE, 1, (3, 3))
     count = len(view.legal_moves)
     assert count > 25
@@ -358,7 +358,7 @@ async def test_move_menu_holds_25_and_says_use_move_when_there_are_more(
     it = await fake.slash("move", {"play": hidden}, by=bob, channel=thread)
     assert (await reply_to(it)).content == "Played."
     await next_board(fake, thread, mid, board)
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     assert view.last_move is not None and view.last_move.seat == 1
     assert view.last_move.text == hidden
 
@@ -377,7 +377,7 @@ async def test_turn_and_dice_fields_and_alt_text_from_describe(
     mid, thread, board = await start(fake, alice, bob, game="backgammon", points=5)
 
     # alice's opening 6-1, to move.
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     assert fields(board)["Turn"] == "alice (white)" and fields(board)["Dice"] == "6-1"
     check_alt(board, view)
     assert board.attachments[0].description != ""
@@ -385,7 +385,7 @@ async def test_turn_and_dice_fields_and_alt_text_from_describe(
 
     # bob to roll or double: nothing rolled yet; the alt text shows alice's last move.
     board = await next_board(fake, thread, mid, board)
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     assert view.phase is Phase.ROLL and view.last_move is not None
     assert fields(board)["Turn"] == "bob (black)" and fields(board)["Dice"] == "not rolled"
     check_alt(board, view)
@@ -393,7 +393,7 @@ async def test_turn_and_dice_fields_and_alt_text_from_describe(
 
     # The double on offer: alice's turn to answer, still no dice.
     board = await next_board(fake, thread, mid, board)
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     assert view.phase is Phase.CUBE_OFFERED and view.cube_offered_by == 1
     assert fields(board)["Turn"] == "alice (white)" and fields(board)["Dice"] == "not rolled"
     assert fields(board)["Cube"] == "bob doubles to 2"
@@ -402,7 +402,7 @@ async def test_turn_and_dice_fields_and_alt_text_from_describe(
 
     # bob rolled for (3-3), to move; the cube at 2 is alice's.
     board = await next_board(fake, thread, mid, board)
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     assert (view.phase, view.dice) == (Phase.MOVE, (3, 3))
     assert fields(board)["Turn"] == "bob (black)" and fields(board)["Dice"] == "3-3"
     assert fields(board)["Cube"] == "2, owned by alice"
@@ -415,13 +415,13 @@ async def test_turn_and_dice_fields_and_alt_text_from_describe(
     dice.face = faces(6, 1, then=(3,))
     carol = await fake.add_member("carol")
     nid, nthread, nboard = await start(fake, carol, alice, game="nannon", points=3)
-    nview = await svc.handle(GetView(nid))
+    nview = await svc.handle(ViewMatch(nid))
     assert (nview.phase, nview.actor) == (Phase.ROLL, 1)  # carol's opening 5 was forced
     assert fields(nboard)["Turn"] == "alice (black)" and fields(nboard)["Dice"] == "not rolled"
     check_alt(nboard, nview)
     await fake.click(nboard, label="Roll", by=alice)
     nboard = await next_board(fake, nthread, nid, nboard)
-    nview = await svc.handle(GetView(nid))
+    nview = await svc.handle(ViewMatch(nid))
     assert nview.dice == (3,) and fields(nboard)["Dice"] == "3"
     check_alt(nboard, nview)
 
@@ -442,7 +442,7 @@ async def test_match_over_reveals_the_stored_seed(real_dice_bot: FakeDiscord) ->
     alice = await fake.add_member("alice")
     bob = await fake.add_member("bob")
     mid, thread, board = await start(fake, alice, bob, game="nannon", points=3)
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     commitment = view.dice_commitment
     assert commitment is not None and view.dice_seed is None  # secret while the match is on
     assert commitment in embed_text(board)  # published at the start
@@ -458,7 +458,7 @@ async def test_match_over_reveals_the_stored_seed(real_dice_bot: FakeDiscord) ->
         what="the match result",
     )
     await fake.wait_bot_idle()
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     seed = view.dice_seed
     assert view.match_over and seed is not None and view.dice_commitment == commitment
     report = await svc.handle(VerifyMatch(mid, fake.guild.id))
@@ -494,7 +494,7 @@ async def test_claim_win_refused_to_a_bystander_then_a_forfeit(
     dice.face = faces(6, 1, then=(3,))
     mid, thread, board = await start(fake, alice, bob, game="nannon", points=3)
     # alice's opening 5 was forced; bob is to roll (or double) and goes idle.
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     assert (view.phase, view.actor, view.score) == (Phase.ROLL, 1, (0.0, 0.0))
     settings = await svc.handle(GetSettings(fake.guild.id))
     reminders = reminders_of(fake)
@@ -526,7 +526,7 @@ async def test_claim_win_refused_to_a_bystander_then_a_forfeit(
     assert refusal.ephemeral
     assert refusal.content == "The match is waiting for you: you can't claim it."
     await fake.wait_bot_idle()
-    after = await svc.handle(GetView(mid))
+    after = await svc.handle(ViewMatch(mid))
     assert not after.match_over and after.version == view.version
     assert labels(claim) == ["Claim win"]
 
@@ -540,7 +540,7 @@ async def test_claim_win_refused_to_a_bystander_then_a_forfeit(
         what="the match result",
     )
     await fake.wait_bot_idle()
-    final = await svc.handle(GetView(mid))
+    final = await svc.handle(ViewMatch(mid))
     assert final.match_over and final.winner_seat == 0
     assert final.score == (3.0, 0.0)
     result = final.games[-1]

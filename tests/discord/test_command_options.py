@@ -38,13 +38,13 @@ from bot.service import (
     AcceptChallenge,
     GetChallenge,
     GetSettings,
-    GetView,
     Leaderboard,
     LeaderboardRow,
     LeaveMatch,
     NewChallenge,
     NotFoundError,
     Stats,
+    ViewMatch,
 )
 from engines.base import GameKind, Phase, ResultKind
 
@@ -178,7 +178,7 @@ async def test_config_times_saved_shown_and_used(tablebot: FakeDiscord, dice: Di
     challenge = await svc.handle(GetChallenge(1, fake.guild.id))
     assert challenge.expires_at - challenge.created_at == 7 * 60
     mid, thread = await accept_in_thread(fake, invitation, bob)
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     assert (view.phase, view.actor) == (Phase.ROLL, 1)  # alice's 6-1 opening move was forced
     start = view.last_action_at
 
@@ -238,7 +238,7 @@ async def test_config_automation_off_no_auto_roll_no_forced_move(
     invitation = await invite(fake, alice, game="nannon", opponent=bob, points=3)
     mid, thread = await accept_in_thread(fake, invitation, bob)
     board = await next_board(fake, thread, mid, None)
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     assert (view.phase, view.actor, view.dice) == (Phase.MOVE, 0, (5,))
     assert len(view.legal_moves) == 1 and view.last_move is None
     [menu] = [c for c in board.walk_components() if c.get("type") == 3]
@@ -247,7 +247,7 @@ async def test_config_automation_off_no_auto_roll_no_forced_move(
     it = await fake.select(board, [view.legal_moves[0]], by=alice)
     assert (await it.response()).type == 7  # the board, edited in the click's answer
     board = await next_board(fake, thread, mid, board)
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     assert view.last_move is not None and view.last_move.seat == 0
 
     # bob doubles, alice takes: she owns the cube, so bob can't double. With auto-roll on he
@@ -257,7 +257,7 @@ async def test_config_automation_off_no_auto_roll_no_forced_move(
     board = await next_board(fake, thread, mid, board)
     await fake.click(board, label="Take", by=alice)
     board = await next_board(fake, thread, mid, board)
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     assert (view.cube_value, view.cube_owner) == (2, 0)
     assert (view.phase, view.actor, view.dice, view.can_double[1]) == (
         Phase.ROLL, 1, None, False,
@@ -268,11 +268,11 @@ async def test_config_automation_off_no_auto_roll_no_forced_move(
     assert "**bob to roll.**" in board.embeds[0]["description"]
     version = view.version
     await fake.wait_bot_idle()
-    assert (await svc.handle(GetView(mid))).version == version  # nothing rolled behind his back
+    assert (await svc.handle(ViewMatch(mid))).version == version  # nothing rolled behind his back
     it = await fake.click(board, label="Roll", by=bob)
     assert (await it.response()).type == 7
     board = await next_board(fake, thread, mid, board)
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     assert (view.phase, view.actor, view.dice) == (Phase.MOVE, 1, (3,))
 
 
@@ -373,7 +373,7 @@ async def test_challenge_options_reach_the_rules(
     dice.face = faces(3, 3, 6, 1, then=(3,))
     mid, thread = await accept_in_thread(fake, invitation, bob)
     board = await next_board(fake, thread, mid, None)
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     for name, value in rules.items():
         assert getattr(view.rules, name) == value, name
     fields = {f["name"]: f["value"] for f in board.embeds[0]["fields"]}
@@ -414,7 +414,7 @@ async def test_crawford_false_leaves_the_cube_live_after_match_point(
         dice.face = faces(6, 1, then=(3,))
         await fake.click(board, label="Accept resignation", by=bob)
         board = await next_board(fake, thread, mid, board)
-        view = await svc.handle(GetView(mid))
+        view = await svc.handle(ViewMatch(mid))
         assert view.score == (0.0, 1.0) and view.game_number == 2
         assert view.rules.crawford is crawford and view.crawford is crawford
         # alice's opening move (6-1: a 5) is forced again; then it is bob's turn.

@@ -17,7 +17,7 @@ from support.discord_driver import DiceScript, next_board, reply_to, service_of
 from support.nannon_driver import faces
 
 from bot.discord.replies import APOLOGY
-from bot.service import GetView
+from bot.service import ViewMatch
 from engines.base import Phase
 
 pytestmark = pytest.mark.asyncio
@@ -40,7 +40,7 @@ class Table:
 
     async def state(self) -> tuple[int, int, int]:
         """(match version, stored events, public messages in the thread)."""
-        view = await self.svc.handle(GetView(MATCH))
+        view = await self.svc.handle(ViewMatch(MATCH))
         return view.version, await self.svc.store.event_count(MATCH), len(self.public())
 
 
@@ -93,7 +93,7 @@ async def test_off_turn_commands_and_clicks_are_refused(
     table, board = await backgammon(fake, dice, bob_rolls=False)
     alice, bob = table.alice, table.bob
     carol = await fake.add_member("carol")
-    view = await table.svc.handle(GetView(MATCH))
+    view = await table.svc.handle(ViewMatch(MATCH))
     assert (view.phase, view.actor) == (Phase.ROLL, 1)
     before = await table.state()
 
@@ -126,7 +126,7 @@ async def test_illegal_move_names_the_move_and_the_dice(
 ) -> None:
     fake = tablebot
     table, _board = await backgammon(fake, dice, bob_rolls=True)
-    view = await table.svc.handle(GetView(MATCH))
+    view = await table.svc.handle(ViewMatch(MATCH))
     assert (view.phase, view.actor, view.dice) == (Phase.MOVE, 1, (3, 3))
     before = await table.state()
 
@@ -139,7 +139,7 @@ async def test_illegal_move_names_the_move_and_the_dice(
     assert answer.ephemeral and answer.content.startswith("That move is illegal: 24/21 does not")
     assert "3-3" in answer.content
     assert await table.state() == before
-    assert (await table.svc.handle(GetView(MATCH))).legal_moves == view.legal_moves
+    assert (await table.svc.handle(ViewMatch(MATCH))).legal_moves == view.legal_moves
 
 
 HOSTILE = [
@@ -158,7 +158,7 @@ async def test_hostile_move_text_is_refused_quietly_and_changes_nothing(
 ) -> None:
     fake = tablebot
     table, _board = await backgammon(fake, dice, bob_rolls=True)
-    view = await table.svc.handle(GetView(MATCH))
+    view = await table.svc.handle(ViewMatch(MATCH))
     assert view.phase is Phase.MOVE and len(view.legal_moves) > 25
     before = await table.state()
     [invitation] = [m for m in fake.messages(fake.channel) if not m.ephemeral]
@@ -246,4 +246,4 @@ async def test_unexpected_error_gets_an_apology_and_is_logged_with_context(
     monkeypatch.undo()
     assert await table.state() == before
     assert (await table.say("roll", bob)).content == "Rolled."
-    assert (await svc.handle(GetView(MATCH))).phase is Phase.MOVE
+    assert (await svc.handle(ViewMatch(MATCH))).phase is Phase.MOVE

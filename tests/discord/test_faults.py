@@ -56,7 +56,7 @@ from support.nannon_driver import (
 
 from bot.discord.presenter import BOARD_NOT_POSTED, FIRST_BOARD_NOT_POSTED, RESULT_NOT_POSTED
 from bot.discord.replies import APOLOGY
-from bot.service import GetView, MatchView
+from bot.service import MatchView, ViewMatch
 from engines.base import Phase
 
 pytestmark = pytest.mark.asyncio
@@ -729,7 +729,7 @@ async def test_first_board_refused_at_accept_is_said_and_board_recovers(
     await fake.wait_bot_idle()
     assert said == FIRST_BOARD_NOT_POSTED
     assert outage.hits
-    view = await svc.handle(GetView(MATCH_ID))
+    view = await svc.handle(ViewMatch(MATCH_ID))
     assert not view.match_over and view.thread_id == invitation.id
     thread = fake.channels[invitation.id]
     assert [m for m in fake.messages(thread) if not m.ephemeral] == []

@@ -54,12 +54,12 @@ from bot.service import (
     AcceptChallenge,
     Export,
     GetSettings,
-    GetView,
     History,
     MatchService,
     MatchView,
     NewChallenge,
     UpdateSettings,
+    ViewMatch,
 )
 from engines import replay
 from engines.actions import Move as MoveAction
@@ -205,7 +205,7 @@ async def start_table(fake: FakeDiscord, kind: GameKind, a: Member, b: Member) -
     )
     await handlers_done(fake)
     match_id = int(footer(board).split()[1][1:])
-    view = await service_of(fake).handle(GetView(match_id))
+    view = await service_of(fake).handle(ViewMatch(match_id))
     assert view.kind is kind and view.thread_id == thread.id
     return Table(kind, (a, b), match_id, thread)
 
@@ -303,7 +303,7 @@ async def ready_to_move(world: World, kind: GameKind) -> tuple[Table, MatchView]
     fake, svc = world.fake, world.svc
     table = world.tables[kind]
     for _ in range(20):
-        view = await svc.handle(GetView(table.match_id))
+        view = await svc.handle(ViewMatch(table.match_id))
         if view.match_over:
             table = world.tables[kind] = await start_table(fake, kind, *table.players)
             continue
@@ -378,7 +378,7 @@ async def test_move_text_through_discord_is_refused_clearly_or_plays_the_right_m
     # Played: exactly the move the text means, by the engine alone, on the match before.
     event(f"/move played ({'a legal move' if meant else 'fuzzed text'})")
     assert who == "turn"
-    after = await svc.handle(GetView(table.match_id))
+    after = await svc.handle(ViewMatch(table.match_id))
     on_turn = frozenset() if after.actor is None else {after.players[after.actor].user_id}
     assert_pings_nobody(fake, it, but=frozenset(on_turn))
     engine = replay(view.kind, view.rules, log)
@@ -393,7 +393,7 @@ async def test_move_text_through_discord_is_refused_clearly_or_plays_the_right_m
     played = replay(view.kind, view.rules, [*log, logged[0]])
     assert played.snapshot() == engine.snapshot()
     # The rest (forced moves, automatic rolls) followed from it, and a board shows the result.
-    after = await svc.handle(GetView(table.match_id))
+    after = await svc.handle(ViewMatch(table.match_id))
     assert after.version > view.version
     assert replay(view.kind, view.rules, [*log, *logged]).position_id == after.position_id
     # A board shows it: a new message, or the board edited in place (the same player goes on).

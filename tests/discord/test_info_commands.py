@@ -19,7 +19,6 @@ from bot.service import (
     AcceptChallenge,
     Export,
     GetSettings,
-    GetView,
     Leaderboard,
     MatchService,
     MatchView,
@@ -30,6 +29,7 @@ from bot.service import (
     TakeDouble,
     UpdateSettings,
     VerifyMatch,
+    ViewMatch,
 )
 from engines.base import Phase
 
@@ -102,7 +102,7 @@ async def test_leaderboard_stats_history_after_played_matches(tablebot: FakeDisc
     ids = [await finished_match(fake, alice, bob) for _ in range(2)]
     ids.append(await finished_match(fake, bob, carol))
     svc = service_of(fake)
-    winners = [(await svc.handle(GetView(i))).winner_seat for i in ids]
+    winners = [(await svc.handle(ViewMatch(i))).winner_seat for i in ids]
     assert None not in winners
 
     board = await answer(fake, "leaderboard", {"game": "nannon"}, by=alice)
@@ -304,7 +304,7 @@ async def test_reminder_then_claim_win(tablebot: FakeDiscord, clock: Clock) -> N
     it = await fake.click(message, label="Claim win", by=idle)
     refusal = await reply_to(it)  # a refusal is the click's answer
     assert refusal.ephemeral and "waiting for you" in refusal.content
-    assert not (await svc.handle(GetView(view.match_id))).match_over
+    assert not (await svc.handle(ViewMatch(view.match_id))).match_over
 
     it = await fake.click(message, label="Claim win", by=waiting)
     await it.response()
@@ -315,5 +315,5 @@ async def test_reminder_then_claim_win(tablebot: FakeDiscord, clock: Clock) -> N
         ),
         what="the match result",
     )
-    final = await svc.handle(GetView(view.match_id))
+    final = await svc.handle(ViewMatch(view.match_id))
     assert final.match_over and final.players[final.winner_seat or 0].user_id == waiting.id

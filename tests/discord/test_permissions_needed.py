@@ -22,7 +22,7 @@ from support.db import sql_rows
 from support.discord_driver import next_board, public, reply_to, service_of
 
 from bot.discord.wording import missing_permissions
-from bot.service import GetSettings, GetView
+from bot.service import GetSettings, ViewMatch
 
 NAMES = {
     VIEW_CHANNEL: "View Channels",
@@ -124,7 +124,7 @@ async def test_without_thread_permissions_the_match_is_played_in_the_channel(
         method="POST", route="/channels/{channel_id}/messages/{message_id}/threads", since=mark
     )
     assert not fake.guild.threads
-    view = await svc.handle(GetView(1))
+    view = await svc.handle(ViewMatch(1))
     assert view.thread_id is None and view.channel_id == fake.channel.id
     assert board.channel is fake.channel and board.components
 
@@ -146,5 +146,5 @@ async def test_a_thread_discord_refuses_anyway_leaves_the_match_in_the_channel(
     await fake.click(invitation, label="Accept", by=bob)
     board = await next_board(fake, fake.channel, 1, None)
     assert len(refusal.hits) == 1 and not fake.guild.threads
-    assert (await svc.handle(GetView(1))).thread_id is None
+    assert (await svc.handle(ViewMatch(1))).thread_id is None
     assert board.channel is fake.channel and board.components

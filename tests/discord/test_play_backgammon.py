@@ -26,7 +26,7 @@ from support.discord_driver import (
     service_of,
 )
 
-from bot.service import GetView, MatchView
+from bot.service import MatchView, ViewMatch
 from engines.backgammon import Play, Position
 from engines.base import Phase, ResultKind
 from engines.gnubg import MatchId
@@ -135,7 +135,7 @@ async def test_backgammon_money_game_with_hits_bar_and_bear_off(
     assert thread.name == "Backgammon · alice vs bob · money game"
     board = await next_board(fake, thread, 1, None)
     assert board.image().size == (800, 500)
-    view = await svc.handle(GetView(1))
+    view = await svc.handle(ViewMatch(1))
     assert view.rules.length == 0 and view.rules.jacoby
     assert view.phase is Phase.MOVE and view.actor == 0 and view.dice == (6, 1)
     assert "Opening roll: alice 6, bob 1" in embed_text(board)
@@ -144,7 +144,7 @@ async def test_backgammon_money_game_with_hits_bar_and_bear_off(
     hunting = True
     played: list[str] = []  # every play, ours and the automatic (only legal) ones
     for _ in range(80):
-        view = await svc.handle(GetView(1))
+        view = await svc.handle(ViewMatch(1))
         check_board(board, view)
         if view.last_move is not None:
             mover = players[view.last_move.seat].name
@@ -194,7 +194,7 @@ async def test_backgammon_money_game_with_hits_bar_and_bear_off(
     else:
         raise AssertionError(f"the game did not end: {seen}")
 
-    view = await svc.handle(GetView(1))
+    view = await svc.handle(ViewMatch(1))
     assert view.match_over and view.winner_seat == 0
     if view.last_move is not None:
         played.append(view.last_move.text)

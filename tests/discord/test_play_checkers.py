@@ -9,7 +9,7 @@ import pytest
 from fakediscord import FakeDiscord, Member, Message
 from support.discord_driver import embed_text, next_board, results, service_of
 
-from bot.service import GetView
+from bot.service import ViewMatch
 from engines.base import Phase, ResultKind
 from engines.checkers import Board
 
@@ -43,7 +43,7 @@ async def test_checkers_double_jump_and_draw_offers(tablebot: FakeDiscord) -> No
     assert thread.name == "Checkers · alice vs bob · 1 game"
     board = await next_board(fake, thread, 1, None)
     assert board.image().size == (800, 500)
-    view = await svc.handle(GetView(1))
+    view = await svc.handle(ViewMatch(1))
     assert view.colours == ("black", "white") and view.actor == 0  # Black moves first
     assert labels(board) == {"Offer draw", "Resign"}
     assert "alice (black) to move" in embed_text(board)
@@ -64,14 +64,14 @@ async def test_checkers_double_jump_and_draw_offers(tablebot: FakeDiscord) -> No
     board = await play(bob, "21-17", by_command=True)
     board = await play(alice, "6-9")
     board = await play(bob, "17-14")
-    view = await svc.handle(GetView(1))
+    view = await svc.handle(ViewMatch(1))
     assert set(view.legal_moves) == {"9x18", "10x17"}  # captures are compulsory
     board = await play(alice, "9x18")
-    view = await svc.handle(GetView(1))
+    view = await svc.handle(ViewMatch(1))
     assert set(view.legal_moves) == {"22x15x6", "23x14"}
     # The double jump, typed short: 22x6 is unambiguous here.
     board = await play(bob, "22x6", by_command=True)
-    view = await svc.handle(GetView(1))
+    view = await svc.handle(ViewMatch(1))
     assert view.last_move is not None and view.last_move.text == "22x15x6"
     assert view.last_move.move.captures and len(view.last_move.move.captures) == 2
     assert "bob: 22x15x6" in embed_text(board)
@@ -90,7 +90,7 @@ async def test_checkers_double_jump_and_draw_offers(tablebot: FakeDiscord) -> No
     assert refusal is not None and refusal.ephemeral and "not your turn" in refusal.content
     it = await fake.click(board, label="Decline draw", by=bob)
     board = await next_board(fake, thread, 1, board)
-    view = await svc.handle(GetView(1))
+    view = await svc.handle(ViewMatch(1))
     assert view.phase is Phase.MOVE and view.actor == 0 and view.draw_offered_by is None
     assert "declines the draw" in embed_text(board)
 
@@ -99,11 +99,11 @@ async def test_checkers_double_jump_and_draw_offers(tablebot: FakeDiscord) -> No
     it = await fake.slash("draw", by=alice, channel=thread)
     assert (await it.followup()).content == "Done."
     board = await next_board(fake, thread, 1, board)
-    assert (await svc.handle(GetView(1))).draw_offered_by == 0
+    assert (await svc.handle(ViewMatch(1))).draw_offered_by == 0
     it = await fake.slash("draw", by=bob, channel=thread)
     assert (await it.followup()).content == "Done."
     board = await next_board(fake, thread, 1, board)
-    view = await svc.handle(GetView(1))
+    view = await svc.handle(ViewMatch(1))
     assert not view.match_over and view.game_number == 2
     assert view.score == (0.5, 0.5)
     assert view.games[-1].winner is None and view.games[-1].kind is ResultKind.DRAW

@@ -8,7 +8,7 @@ import pytest
 from fakediscord import FakeDiscord, InteractionHandle, Member, Message
 from support.discord_driver import embed_text, next_board, results, service_of
 
-from bot.service import ActiveMatches, ChallengeStatus, GetChallenge, GetView
+from bot.service import ActiveMatches, ChallengeStatus, GetChallenge, ViewMatch
 from engines.base import GameKind, Phase, ResultKind
 
 pytestmark = pytest.mark.asyncio
@@ -80,7 +80,7 @@ async def test_resign_declined_then_accepted_then_export_and_rematch(
     await fake.click(invitation, label="Accept", by=bob)
     thread = (await fake.wait_until(lambda: fake.threads(fake.channel), what="the thread"))[0]
     board = await next_board(fake, thread, 1, None)
-    view = await svc.handle(GetView(1))
+    view = await svc.handle(ViewMatch(1))
     assert view.actor is not None
     resigner, other = players[view.actor], players[1 - view.actor]
 
@@ -104,7 +104,7 @@ async def test_resign_declined_then_accepted_then_export_and_rematch(
     assert "not your match" in text
 
     board = await offer_resignation()
-    view = await svc.handle(GetView(1))
+    view = await svc.handle(ViewMatch(1))
     assert view.phase is Phase.RESIGN_OFFERED and view.actor == 1 - players_seat(players, resigner)
     assert {"Accept resignation", "Decline resignation"} <= {b["label"] for b in board.buttons}
     assert f"{resigner.name} offers to resign (single)" in embed_text(board)
@@ -113,11 +113,11 @@ async def test_resign_declined_then_accepted_then_export_and_rematch(
     assert "not your turn" in text
     text = await ephemeral_text(await fake.click(board, label="Accept resignation", by=carol))
     assert "not your match" in text
-    assert (await svc.handle(GetView(1))).version == view.version
+    assert (await svc.handle(ViewMatch(1))).version == view.version
 
     await fake.click(board, label="Decline resignation", by=other)
     board = await next_board(fake, thread, 1, board)
-    view = await svc.handle(GetView(1))
+    view = await svc.handle(ViewMatch(1))
     assert view.phase is not Phase.RESIGN_OFFERED and view.resign_offer is None
     assert "declines the resignation" in embed_text(board)
     assert view.actor is not None and players[view.actor] is resigner
@@ -129,7 +129,7 @@ async def test_resign_declined_then_accepted_then_export_and_rematch(
         what="the match result",
     )
     announcement = over[0]
-    view = await svc.handle(GetView(1))
+    view = await svc.handle(ViewMatch(1))
     assert view.match_over and view.winner_seat == players_seat(players, other)
     assert view.games[-1].kind is ResultKind.RESIGN
     text = embed_text(announcement)
@@ -165,7 +165,7 @@ async def test_resign_declined_then_accepted_then_export_and_rematch(
     assert challenge.opponent.user_id == alice.id and challenge.message_id == invitation.id
     await fake.click(invitation, label="Accept", by=alice)
     await fake.wait_until(lambda: len(fake.threads(fake.channel)) == 2, what="the new thread")
-    second = await svc.handle(GetView(2))
+    second = await svc.handle(ViewMatch(2))
     assert second.players[0].user_id == bob.id and second.players[1].user_id == alice.id
 
 

@@ -24,7 +24,7 @@ from support.nannon_driver import NannonForBob, nannon_for_bob_move
 
 from bot.discord.catalogue import text
 from bot.discord.replies import escape_name
-from bot.service import GetSettings, GetView
+from bot.service import GetSettings, ViewMatch
 from engines.base import Phase, ResultKind
 
 pytestmark = pytest.mark.asyncio
@@ -77,7 +77,7 @@ async def test_a_turkish_and_a_greek_member_play_in_an_italian_server(
     match_id = int(footer(board).split("#")[1].split(" ")[0])
     assert match_id == 1
     players = {0: ayse, 1: nikos}
-    view = await svc.handle(GetView(match_id))
+    view = await svc.handle(ViewMatch(match_id))
     board_words = embed_text(board)
     assert text("turn.field.score", "it") in board_words
     assert text("turn.field.score", "en") not in board_words  # "Score" is "Punteggio"
@@ -99,7 +99,7 @@ async def test_a_turkish_and_a_greek_member_play_in_an_italian_server(
     answered: dict[str, str] = {}
     dice.steer = NannonForBob().face  # nikos wins with a NANNON, whose result names the game
     for turn in range(80):
-        view = await svc.handle(GetView(match_id))
+        view = await svc.handle(ViewMatch(match_id))
         if view.match_over:
             break
         assert view.actor is not None
@@ -116,14 +116,14 @@ async def test_a_turkish_and_a_greek_member_play_in_an_italian_server(
             assert view.phase is Phase.MOVE, view.phase
             await fake.select(board, [nannon_for_bob_move(view)], by=who)
         board = await next_board_or_end(fake, thread, match_id, board, "it") or board
-    assert (await svc.handle(GetView(match_id))).match_over
+    assert (await svc.handle(ViewMatch(match_id))).match_over
     assert set(answered.values()) <= {text("done.played", "tr"), text("done.played", "el")}
     assert answered
 
     # The result everyone reads: Italian.
     await fake.wait_until(lambda: results(fake, thread, "it"), what="the result")
     final = embed_text(results(fake, thread, "it")[-1])
-    view = await svc.handle(GetView(match_id))
+    view = await svc.handle(ViewMatch(match_id))
     assert view.match_over
     assert final.startswith(text("result.match_over", "it", title=""))
     assert labels(results(fake, thread, "it")[-1]) >= {text("button.rematch", "it")}

@@ -20,7 +20,7 @@ from support.discord_driver import (
 )
 
 from bot.discord.presenter import SHOUT
-from bot.service import GetView, MatchView, Stats
+from bot.service import MatchView, Stats, ViewMatch
 from engines import new_match
 from engines.actions import Roll, action_from_dict
 from engines.base import GameKind, GameMatch, Phase, ResultKind
@@ -76,7 +76,7 @@ class Driver:
         self.used: Counter[str] = Counter()
 
     async def play_turn(self, board: Message) -> None:
-        fake, view = self.fake, await self.svc.handle(GetView(1))
+        fake, view = self.fake, await self.svc.handle(ViewMatch(1))
         assert view.actor is not None
         who = self.players[view.actor]
         if view.phase in (Phase.ROLL, Phase.OPENING_TIE):
@@ -101,12 +101,12 @@ class Driver:
 
     async def play_until(self, board: Message, done: Callable[[MatchView], bool]) -> Message:
         for _ in range(60):
-            view = await self.svc.handle(GetView(1))
+            view = await self.svc.handle(ViewMatch(1))
             if done(view):
                 return board
             await self.play_turn(board)
             board = await next_board_or_end(self.fake, self.thread, 1, board) or board
-        view = await self.svc.handle(GetView(1))
+        view = await self.svc.handle(ViewMatch(1))
         raise AssertionError(f"not there in 60 turns: {view.phase} {view.actor} {view.score}")
 
 
@@ -150,7 +150,7 @@ async def test_nannon_match_to_3(tablebot: FakeDiscord, dice: DiceScript) -> Non
     assert embed_text(board).count("Position") == 1
 
     # Game 1: alice won the opening 6-1; her only move with 5 (2/S) was played for her.
-    view = await svc.handle(GetView(1))
+    view = await svc.handle(ViewMatch(1))
     assert view.phase is Phase.ROLL and view.actor == 1
     assert "alice: 2/S" in embed_text(board)
     assert f"<@{bob.id}>" in board.content
@@ -161,12 +161,12 @@ async def test_nannon_match_to_3(tablebot: FakeDiscord, dice: DiceScript) -> Non
     assert "not your turn" in (await it.response()).message.content  # type: ignore[union-attr]
     it = await fake.click(board, label="Roll", by=carol)
     assert "not your match" in (await it.response()).message.content  # type: ignore[union-attr]
-    assert (await svc.handle(GetView(1))).version == view.version
+    assert (await svc.handle(ViewMatch(1))).version == view.version
 
     board = await driver.play_until(board, lambda v: v.phase is Phase.ROLL and v.actor == 0)
 
     # Alice doubles; bob passes, and confirms.
-    assert (await svc.handle(GetView(1))).phase is Phase.ROLL
+    assert (await svc.handle(ViewMatch(1))).phase is Phase.ROLL
     it = await fake.click(board, label="Double", by=alice)
     board = await next_board(fake, thread, 1, board)
     assert {"Take", "Pass"} <= {b["label"] for b in board.buttons}
@@ -174,10 +174,10 @@ async def test_nannon_match_to_3(tablebot: FakeDiscord, dice: DiceScript) -> Non
     it = await fake.click(board, label="Pass", by=bob)
     confirm = (await it.response()).message
     assert confirm is not None and confirm.ephemeral
-    assert (await svc.handle(GetView(1))).phase is Phase.CUBE_OFFERED  # nothing passed yet
+    assert (await svc.handle(ViewMatch(1))).phase is Phase.CUBE_OFFERED  # nothing passed yet
     it = await fake.click(confirm, label="Yes, pass", by=bob)
     board = await next_board(fake, thread, 1, board)
-    view = await svc.handle(GetView(1))
+    view = await svc.handle(ViewMatch(1))
     assert view.score == (1, 0) and view.game_number == 2
     game_over = results(fake, thread)[-1]
     assert "bob passed the double" in embed_text(game_over)
@@ -187,7 +187,7 @@ async def test_nannon_match_to_3(tablebot: FakeDiscord, dice: DiceScript) -> Non
     board = await driver.play_until(
         board, lambda v: v.phase is Phase.ROLL and v.actor is not None and v.can_double[v.actor]
     )
-    doubler = (await svc.handle(GetView(1))).actor
+    doubler = (await svc.handle(ViewMatch(1))).actor
     assert doubler is not None
     taker = 1 - doubler
     steer.favour = driver.racer = taker
@@ -195,7 +195,7 @@ async def test_nannon_match_to_3(tablebot: FakeDiscord, dice: DiceScript) -> Non
     board = await next_board(fake, thread, 1, board)
     it = await fake.click(board, label="Take", by=players[taker])
     board = await next_board(fake, thread, 1, board)
-    view = await svc.handle(GetView(1))
+    view = await svc.handle(ViewMatch(1))
     winner, loser = players[taker], players[doubler]
     assert (view.cube_value, view.cube_owner) == (2, taker)
     assert f"2, owned by {winner.name}" in embed_text(board)
@@ -205,7 +205,7 @@ async def test_nannon_match_to_3(tablebot: FakeDiscord, dice: DiceScript) -> Non
         lambda: any(embed_text(m).startswith("Match over") for m in results(fake, thread)),
         what="the match result",
     )
-    view = await svc.handle(GetView(1))
+    view = await svc.handle(ViewMatch(1))
     assert view.match_over and view.winner_seat == taker and view.score[taker] >= 3
     assert driver.used["select"] and driver.used["command"] and driver.used["roll"]
     assert view.games[-1].kind is ResultKind.NANNON and view.games[-1].points == 4

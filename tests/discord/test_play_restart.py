@@ -16,7 +16,7 @@ from support.discord_driver import footer, handlers_done, next_board, reply_to, 
 from bot.discord import presenter
 from bot.discord.app import TableBot
 from bot.rendering import Renderer
-from bot.service import GetView, MatchView
+from bot.service import MatchView, ViewMatch
 from engines.base import Phase
 
 pytestmark = pytest.mark.asyncio
@@ -56,7 +56,7 @@ async def test_old_board_button_works_after_restart(tablebot: FakeDiscord) -> No
     async with asyncio.timeout(5):
         await bot.wait_idle()
     await fake.wait_bot_idle()
-    before = await svc.handle(GetView(1))
+    before = await svc.handle(ViewMatch(1))
     assert before.board_message_id == board.id and before.actor is not None
 
     await fake.restart_bot()
@@ -64,7 +64,7 @@ async def test_old_board_button_works_after_restart(tablebot: FakeDiscord) -> No
     players = {0: alice, 1: bob}
     await act(fake, board, before, players[before.actor])
     board = await next_board(fake, thread, 1, board)
-    after = await service_of(fake).handle(GetView(1))
+    after = await service_of(fake).handle(ViewMatch(1))
     assert after.version > before.version
 
 
@@ -74,7 +74,7 @@ async def test_out_of_date_menu_is_refused_and_changes_nothing(tablebot: FakeDis
     bob = await fake.add_member("bob")
     board = await start_open_match(fake, alice, bob)
     svc = service_of(fake)
-    view = await svc.handle(GetView(1))
+    view = await svc.handle(ViewMatch(1))
     assert view.actor is not None
     players = {0: alice, 1: bob}
     it = await fake.click(board, label="Resign", by=players[view.actor])
@@ -82,12 +82,12 @@ async def test_out_of_date_menu_is_refused_and_changes_nothing(tablebot: FakeDis
     assert menu is not None and menu.ephemeral
     await act(fake, board, view, players[view.actor])
     board = await next_board(fake, board.channel, 1, board)
-    moved = await svc.handle(GetView(1))
+    moved = await svc.handle(ViewMatch(1))
 
     it = await fake.click(menu, label="Resign this game", by=players[view.actor])
     refusal = await reply_to(it)
     assert refusal.ephemeral and "out of date" in refusal.content
-    assert (await svc.handle(GetView(1))).version == moved.version
+    assert (await svc.handle(ViewMatch(1))).version == moved.version
 
 
 async def test_self_and_bot_challenges_are_refused(tablebot: FakeDiscord) -> None:
@@ -132,7 +132,7 @@ async def test_restart_while_an_action_is_in_flight(
     board = await start_open_match(fake, alice, bob)
     thread = board.channel
     await fake.wait_bot_idle()
-    before = await service_of(fake).handle(GetView(1))
+    before = await service_of(fake).handle(ViewMatch(1))
     assert before.actor is not None
     actor, other = players[before.actor], players[1 - before.actor]
 
@@ -160,7 +160,7 @@ async def test_restart_while_an_action_is_in_flight(
     assert new_bot is not old_bot
     board = await next_board(fake, thread, 1, board)
     svc = service_of(fake)
-    after = await svc.handle(GetView(1))
+    after = await svc.handle(ViewMatch(1))
     assert after.version > before.version
     assert after.board_message_id == board.id  # recorded before the database closed
     assert f"move {after.version}" in footer(board)
@@ -172,7 +172,7 @@ async def test_restart_while_an_action_is_in_flight(
     assert after.actor is not None
     await act(fake, board, after, players[after.actor])
     await next_board(fake, thread, 1, board)
-    assert (await svc.handle(GetView(1))).version > after.version
+    assert (await svc.handle(ViewMatch(1))).version > after.version
 
 
 async def test_a_stuck_handler_does_not_hold_the_restart(
@@ -185,7 +185,7 @@ async def test_a_stuck_handler_does_not_hold_the_restart(
     board = await start_open_match(fake, alice, bob)
     thread = board.channel
     await fake.wait_bot_idle()
-    before = await service_of(fake).handle(GetView(1))
+    before = await service_of(fake).handle(ViewMatch(1))
     assert before.actor is not None
     hold = Hold(monkeypatch)
     await act(fake, board, before, players[before.actor])
@@ -199,7 +199,7 @@ async def test_a_stuck_handler_does_not_hold_the_restart(
     await fake.wait_for_commands()
 
     # The action was committed before the handler was cancelled: /board shows where it stands.
-    after = await service_of(fake).handle(GetView(1))
+    after = await service_of(fake).handle(ViewMatch(1))
     assert after.version > before.version
     assert after.actor is not None
     it = await fake.slash("board", by=players[after.actor], channel=thread)

@@ -24,7 +24,7 @@ from support.robot_driver import (
     settle,
 )
 
-from bot.service import GetView, MatchView, UpdateSettings
+from bot.service import MatchView, UpdateSettings, ViewMatch
 from engines.base import Phase
 
 pytestmark = pytest.mark.asyncio
@@ -86,7 +86,7 @@ async def test_a_robot_match_stays_within_the_request_budget(
     assert requests["POST /channels/{channel_id}/messages"] <= 2, requests
     assert requests["PATCH /channels/{channel_id}/messages/{message_id}"] <= 1, requests
     assert_one_board_per_robot_turn(fake, thread, match_id)
-    view = await service_of(fake).handle(GetView(match_id))
+    view = await service_of(fake).handle(ViewMatch(match_id))
     assert view.match_over
 
 
@@ -144,7 +144,7 @@ async def until_the_robot_replies(
     that pings her): the requests of that action and the reply."""
     for _ in range(50):
         await settle(fake)
-        view = await service_of(fake).handle(GetView(match_id))
+        view = await service_of(fake).handle(ViewMatch(match_id))
         assert not view.match_over
         shown = len(boards(fake, thread, match_id))
         before = fake.stats.snapshot()

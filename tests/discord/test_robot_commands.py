@@ -29,10 +29,10 @@ from bot.service import (
     AcceptChallenge,
     ActiveMatches,
     AskHint,
-    GetView,
     MatchView,
     NewChallenge,
     Refusal,
+    ViewMatch,
 )
 from engines.base import Phase
 from engines.nannon import Position as NannonPosition
@@ -55,7 +55,7 @@ async def until_human(fake: FakeDiscord, match_id: int, phase: Phase, alice: Mem
     svc = service_of(fake)
     for _ in range(200):
         await settle(fake)
-        view = await svc.handle(GetView(match_id))
+        view = await svc.handle(ViewMatch(match_id))
         assert not view.match_over
         if view.actor == 0 and view.phase is phase:
             return view
@@ -101,12 +101,12 @@ async def test_hint_is_for_your_own_decision(tablebot: FakeDiscord) -> None:
 
     robot_of(fake).sleep = hold
     match_id, thread, _ = await challenge_robot(fake, alice, "checkers", level="beginner")
-    view = await service_of(fake).handle(GetView(match_id))
+    view = await service_of(fake).handle(ViewMatch(match_id))
     assert view.actor == 0  # Black moves first
     it = await human_acts(fake, thread, view, alice)
     await it.response()
     await fake.wait_until(held.is_set, what="the robot's turn")
-    assert (await service_of(fake).handle(GetView(match_id))).actor == 1
+    assert (await service_of(fake).handle(ViewMatch(match_id))).actor == 1
 
     async def ask(who: Member) -> str:
         # Not say(): it waits for every handler, and the robot's turn is held for good here.
@@ -195,7 +195,7 @@ async def test_the_default_level_the_pause_and_the_rematch(tablebot: FakeDiscord
     robot_of(fake).sleep = paused
     match_id, thread, _ = await challenge_robot(fake, alice, "nannon", points=1)
     svc = service_of(fake)
-    assert (await svc.handle(GetView(match_id))).robot_level == 2  # intermediate
+    assert (await svc.handle(ViewMatch(match_id))).robot_level == 2  # intermediate
     last = await play_to_the_end(fake, thread, match_id, alice)
     assert last.match_over and pauses and set(pauses) == {1.0}
 

@@ -44,7 +44,7 @@ from bot.robot import jobs
 from bot.robot.levels import Level
 from bot.robot.player import Decision
 from bot.robot.worker import RobotCrashedError
-from bot.service import GetView, UpdateSettings, waits_for_robot
+from bot.service import UpdateSettings, ViewMatch, waits_for_robot
 from engines.actions import AcceptResign, Action, DeclineResign, Drop, Move, Resign, Roll, Take
 from engines.base import GameMatch, Phase
 
@@ -84,7 +84,7 @@ async def test_a_nannon_match_against_the_master_robot(
         "alice challenges tablebot (master) to Nannon, to 3 (cube, Crawford). tablebot accepts."
     )
     assert invitation.content == f"tablebot accepted alice's challenge: match #{match_id}."
-    view = await service_of(fake).handle(GetView(match_id))
+    view = await service_of(fake).handle(ViewMatch(match_id))
     assert (view.robot_seat, view.robot_level, view.thread_id) == (1, 5, thread.id)
     last = await play_to_the_end(fake, thread, match_id, alice)
     assert last.match_over and max(last.score) >= 3
@@ -125,7 +125,7 @@ async def test_a_backgammon_match_against_the_robot_with_the_cube(
     made = robot_choices(fake)
     match_id, thread, _ = await challenge_robot(fake, alice, "backgammon", points=3, level="expert")
     svc = service_of(fake)
-    view = await svc.handle(GetView(match_id))
+    view = await svc.handle(ViewMatch(match_id))
     assert made[0] is Move  # its opening 6-1
     # The human doubles at her first chance: the robot takes or passes.
     assert (view.phase, view.actor, view.can_double[0]) == (Phase.ROLL, 0, True)
@@ -147,7 +147,7 @@ async def test_a_checkers_match_against_the_beginner_robot(tablebot: FakeDiscord
     match_id, thread, _ = await challenge_robot(fake, alice, "checkers", level="beginner")
     last = await play_to_the_end(fake, thread, match_id, alice)
     assert last.match_over and made.count(Move) > 5
-    view = await service_of(fake).handle(GetView(match_id))
+    view = await service_of(fake).handle(ViewMatch(match_id))
     assert view.robot_level == int(Level.BEGINNER)
 
 
@@ -200,11 +200,11 @@ async def test_a_restart_while_the_robot_pauses(
     while not held.is_set():
         got = await fake.wait_until(lambda seen=previous: waiting(seen), what="the pause")
         if isinstance(got, Message):
-            view = await svc.handle(GetView(match_id))
+            view = await svc.handle(ViewMatch(match_id))
             it = await human_acts(fake, thread, view, alice)
             await it.response()
             previous = got
-    before = await svc.handle(GetView(match_id))
+    before = await svc.handle(ViewMatch(match_id))
     assert pauses == [1.5] and waits_for_robot(before)
     await svc.handle(UpdateSettings(fake.guild.id, {"robot_pause_ms": 0}))
     await fake.restart_bot()  # the held turn is dropped, with nothing applied
@@ -270,18 +270,18 @@ async def test_a_failing_engine_says_so_and_board_retries(
     driver.decide = crashes
     match_id, thread, _ = await challenge_robot(fake, alice, "checkers", level="beginner")
     svc = service_of(fake)
-    view = await svc.handle(GetView(match_id))
+    view = await svc.handle(ViewMatch(match_id))
     it = await human_acts(fake, thread, view, alice)  # Black (the human) moves first
     await it.response()
     await settle(fake)
-    stuck = await svc.handle(GetView(match_id))
+    stuck = await svc.handle(ViewMatch(match_id))
     assert stuck.actor == 1
     said = [m for m in fake.messages(thread) if m.content == wording.ROBOT_FAILED]
     assert len(said) == 1
     failing = False
     assert await say(fake, "board", alice, thread) == "Board posted."
     await settle(fake)
-    moved = await svc.handle(GetView(match_id))
+    moved = await svc.handle(ViewMatch(match_id))
     assert moved.version > stuck.version and moved.actor == 0
 
 
@@ -305,7 +305,7 @@ async def test_a_turn_gone_stale_is_thought_again(tablebot: FakeDiscord) -> None
     driver.decide = slow
     match_id, thread, _ = await challenge_robot(fake, alice, "checkers", level="beginner")
     svc = service_of(fake)
-    view = await svc.handle(GetView(match_id))
+    view = await svc.handle(ViewMatch(match_id))
     it = await human_acts(fake, thread, view, alice)  # Black (the human) moves first
     await it.response()
     await fake.wait_until(thinking.is_set, what="the robot thinking")
@@ -314,7 +314,7 @@ async def test_a_turn_gone_stale_is_thought_again(tablebot: FakeDiscord) -> None
     it = await fake.click(board, label="Offer draw", by=alice)
     await it.response()
     await fake.wait_bot_idle()
-    offered = await svc.handle(GetView(match_id))
+    offered = await svc.handle(ViewMatch(match_id))
     assert offered.phase is Phase.DRAW_OFFERED and offered.actor == 1
     go_on.set()  # its move is stale now: it thinks again, and answers the offer
     await settle(fake)
@@ -341,7 +341,7 @@ async def test_the_robot_thinks_for_the_servers_time(tablebot: FakeDiscord) -> N
 
     driver.decide = recording
     match_id, thread, _ = await challenge_robot(fake, alice, "checkers", level="beginner")
-    view = await service_of(fake).handle(GetView(match_id))
+    view = await service_of(fake).handle(ViewMatch(match_id))
     it = await human_acts(fake, thread, view, alice)  # Black (the human) moves first
     await it.response()
     await fake.wait_until(lambda: bool(asked), what="the robot thinking")
@@ -365,7 +365,7 @@ async def test_the_robot_answers_a_resignation(tablebot: FakeDiscord) -> None:
     await settle(fake)
     answer = made[before]  # (then, its own turns in the game or the next one)
     assert answer in (AcceptResign, DeclineResign)
-    view = await service_of(fake).handle(GetView(match_id))
+    view = await service_of(fake).handle(ViewMatch(match_id))
     assert view.phase is not Phase.RESIGN_OFFERED
     if answer is AcceptResign:
         assert view.games and view.games[0].winner == 1
@@ -421,7 +421,7 @@ async def test_a_declined_resignation_is_not_offered_again_at_once(
     svc = service_of(fake)
     for _ in range(200):
         await settle(fake)
-        view = await svc.handle(GetView(match_id))
+        view = await svc.handle(ViewMatch(match_id))
         if view.phase is Phase.RESIGN_OFFERED or view.match_over:
             break
         it = await human_acts(fake, thread, view, alice)

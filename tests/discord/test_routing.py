@@ -23,7 +23,7 @@ from support.discord_driver import (
 )
 from support.nannon_driver import faces
 
-from bot.service import ActiveMatches, GetChallenge, GetSettings, GetView
+from bot.service import ActiveMatches, GetChallenge, GetSettings, ViewMatch
 from engines.base import Phase
 
 pytestmark = pytest.mark.asyncio
@@ -59,13 +59,13 @@ async def test_parent_channel_command_finds_the_only_match_and_refuses_two(
     carol = await fake.add_member("carol")
     channel = fake.channel
     thread1, board1 = await accepted_in_thread(fake, await invite(fake, alice, bob), bob, 1)
-    view = await svc.handle(GetView(1))
+    view = await svc.handle(ViewMatch(1))
     assert (view.phase, view.actor) == (Phase.ROLL, 1)
 
     # Typed in #general, not the thread: bob's only match there.
     assert await say(fake, "roll", bob, channel) == "Rolled."
     board1 = await next_board(fake, thread1, 1, board1)
-    view = await svc.handle(GetView(1))
+    view = await svc.handle(ViewMatch(1))
     assert (view.phase, view.dice) == (Phase.MOVE, (3,))
     assert len(public(fake, channel)) == 1  # the invitation; the board went to the thread
     # carol has no match here.
@@ -76,7 +76,7 @@ async def test_parent_channel_command_finds_the_only_match_and_refuses_two(
     # A second match between them, in the same channel.
     dice.face = faces(6, 1, then=(3,))
     thread2, board2 = await accepted_in_thread(fake, await invite(fake, alice, bob), bob, 2)
-    versions = [(await svc.handle(GetView(m))).version for m in (1, 2)]
+    versions = [(await svc.handle(ViewMatch(m))).version for m in (1, 2)]
     posts = [len(public(fake, c)) for c in (channel, thread1, thread2)]
     refusal = await say(fake, "board", bob, channel)
     assert refusal.splitlines() == [
@@ -84,18 +84,18 @@ async def test_parent_channel_command_finds_the_only_match_and_refuses_two(
         f"- #1 nannon vs alice in <#{thread1.id}>",
         f"- #2 nannon vs alice in <#{thread2.id}>",
     ]
-    move = (await svc.handle(GetView(1))).legal_moves[0]
+    move = (await svc.handle(ViewMatch(1))).legal_moves[0]
     assert (await say(fake, "move", bob, channel, play=move)).startswith("You have more than one")
-    assert [(await svc.handle(GetView(m))).version for m in (1, 2)] == versions
+    assert [(await svc.handle(ViewMatch(m))).version for m in (1, 2)] == versions
     assert [len(public(fake, c)) for c in (channel, thread1, thread2)] == posts
 
     # In a thread, the thread's match, whoever else is around.
     assert await say(fake, "move", bob, thread1, play=move) == "Played."
     await next_board(fake, thread1, 1, board1)
-    assert (await svc.handle(GetView(1))).version > versions[0]
+    assert (await svc.handle(ViewMatch(1))).version > versions[0]
     assert await say(fake, "roll", bob, thread2) == "Rolled."
     await next_board(fake, thread2, 2, board2)
-    assert (await svc.handle(GetView(2))).phase is Phase.MOVE
+    assert (await svc.handle(ViewMatch(2))).phase is Phase.MOVE
 
 
 async def test_challenge_outside_the_challenge_channels_is_refused(tablebot: FakeDiscord) -> None:
@@ -140,7 +140,7 @@ async def test_without_thread_permission_the_match_is_played_in_the_channel(
         method="POST", route="/channels/{channel_id}/messages/{message_id}/threads", since=mark
     )
     assert not fake.guild.threads
-    view = await svc.handle(GetView(1))
+    view = await svc.handle(ViewMatch(1))
     assert view.thread_id is None and view.channel_id == fake.channel.id
     assert invitation.content == "bob accepted alice's challenge: match #1."
     assert f"<@{bob.id}>" in board.content
@@ -149,9 +149,9 @@ async def test_without_thread_permission_the_match_is_played_in_the_channel(
     it = await fake.click(board, label="Roll", by=bob)
     assert (await it.response()).type == 7  # the board, edited in the answer
     board = await next_board(fake, fake.channel, 1, board)
-    view = await svc.handle(GetView(1))
+    view = await svc.handle(ViewMatch(1))
     assert (view.phase, view.actor, view.dice) == (Phase.MOVE, 1, (3,))
     assert await say(fake, "move", bob, fake.channel, play=view.legal_moves[0]) == "Played."
     await next_board(fake, fake.channel, 1, board)
-    assert (await svc.handle(GetView(1))).actor == 0
+    assert (await svc.handle(ViewMatch(1))).actor == 0
     assert not fake.guild.threads

@@ -34,13 +34,13 @@ from bot.discord.cogs.reminders import Reminders
 from bot.service import (
     ChallengeStatus,
     GetChallenge,
-    GetView,
     Leaderboard,
     MatchService,
     MatchStatus,
     MatchView,
     UpdateSettings,
     VerifyMatch,
+    ViewMatch,
 )
 from bot.service.commands import MatchCommand, PlayMove, RollDice
 from bot.storage import GuildShards
@@ -61,7 +61,7 @@ async def play_to_the_end(
     for _ in range(300):
         async with asyncio.timeout(5):
             await bot.wait_idle()
-        view = await bot.service.handle(GetView(match_id))
+        view = await bot.service.handle(ViewMatch(match_id))
         if view.status is not MatchStatus.ACTIVE:
             return
         assert current is not None
@@ -102,7 +102,7 @@ async def test_a_match_end_to_end_on_postgresql(on_postgres: FakeDiscord) -> Non
     bob = await fake.add_member("bob")
     match_id, thread, board = await start(fake, alice, bob, game="nannon", points=1)
     await play_to_the_end(fake, bot, match_id, thread, board, {0: alice, 1: bob})
-    view = await svc.handle(GetView(match_id))
+    view = await svc.handle(ViewMatch(match_id))
     assert view.status is MatchStatus.FINISHED and view.winner_seat is not None
     await fake.wait_until(
         lambda: any(str(m.embeds[0].get("title", "")).startswith("Match over")
@@ -117,7 +117,7 @@ async def test_a_match_end_to_end_on_postgresql(on_postgres: FakeDiscord) -> Non
     await fake.restart_bot()
     restarted = fake.bot
     assert isinstance(restarted, TableBot) and restarted.service is not svc
-    again = await restarted.service.handle(GetView(match_id))
+    again = await restarted.service.handle(ViewMatch(match_id))
     assert again.status is MatchStatus.FINISHED and again.winner_seat == view.winner_seat
 
 
@@ -224,7 +224,7 @@ async def test_two_processes_each_serve_their_own_guilds(
     assert heard[first.bot] and set(heard[first.bot]) == {zero.id}
     assert heard[second.bot] and set(heard[second.bot]) == {one.id}
     for process, match_id, _thread, _board, _players in played:
-        assert (await process.service.handle(GetView(match_id))).status is MatchStatus.FINISHED
+        assert (await process.service.handle(ViewMatch(match_id))).status is MatchStatus.FINISHED
         # The other process reads the same from the one database.
         other = second if process is first else first
         row = await other.service.store.match_row(match_id)
@@ -265,7 +265,7 @@ async def test_a_reminder_is_sent_once_and_a_challenge_expires_once(
         challenges[guild.id] = (challenge, invitation)
 
     # Past the reminder time, both processes' loops pass at once: each reminds its own.
-    view = await first.service.handle(GetView(matches[zero.id][0]))
+    view = await first.service.handle(ViewMatch(matches[zero.id][0]))
     due = view.last_action_at + 61 * 60
     done = await asyncio.gather(first.reminders.run_once(due), second.reminders.run_once(due))
     assert done[0] == [("remind", matches[zero.id][0])]
@@ -281,8 +281,8 @@ async def test_a_reminder_is_sent_once_and_a_challenge_expires_once(
     second.bot.settings = replace(second.bot.settings, shard_ids=None)
     assert second.bot.guild_shards is None
     zero_match, zero_thread = matches[zero.id]
-    await first.service.handle(one_step(await first.service.handle(GetView(zero_match))))
-    view = await first.service.handle(GetView(zero_match))
+    await first.service.handle(one_step(await first.service.handle(ViewMatch(zero_match))))
+    view = await first.service.handle(ViewMatch(zero_match))
     due = view.last_action_at + 61 * 60
     expiry = max(c.expires_at for c, _ in challenges.values())
     done = await asyncio.gather(first.reminders.run_once(due), second.reminders.run_once(due))

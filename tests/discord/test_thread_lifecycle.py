@@ -36,7 +36,7 @@ from bot.discord.app import TableBot
 from bot.discord.cogs.reminders import Reminders
 from bot.discord.presenter import BOARD_NOT_POSTED
 from bot.discord.wording import thread_gone
-from bot.service import GetSettings, GetView, UpdateSettings
+from bot.service import GetSettings, UpdateSettings, ViewMatch
 from engines.base import Phase
 
 pytestmark = pytest.mark.asyncio
@@ -58,7 +58,7 @@ async def started(fake: FakeDiscord, dice: DiceScript) -> tuple[int, Channel, Me
     bob = await fake.add_member("bob")
     mid, thread, board = await start(fake, alice, bob, game="nannon", points=3)
     await handlers_done(fake)
-    view = await service_of(fake).handle(GetView(mid))
+    view = await service_of(fake).handle(ViewMatch(mid))
     assert (view.phase, view.actor, view.thread_id) == (Phase.ROLL, 1, thread.id)
     return mid, thread, board, bob
 
@@ -75,7 +75,7 @@ async def new_place(fake: FakeDiscord, mid: int, old: Channel) -> Channel:
     place = found()
     assert place is not None
     await handlers_done(fake)
-    view = await service_of(fake).handle(GetView(mid))
+    view = await service_of(fake).handle(ViewMatch(mid))
     if place.is_thread:
         assert view.thread_id == place.id
         assert place.parent_id == fake.channel.id
@@ -100,7 +100,7 @@ async def goes_on_in(
     board = await next_board(fake, channel, mid, None)
     await handlers_done(fake)
     mark = fake.mark()
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     assert view.board_message_id == board.id
     assert view.thread_id == (channel.id if channel.is_thread else None)
     assert thread_gone(how) in embed_text(board)
@@ -111,12 +111,12 @@ async def goes_on_in(
     it = await fake.click(board, label="Roll", by=bob)
     assert (await it.response()).type == 7
     board = await next_board(fake, channel, mid, board)
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     assert (view.phase, view.actor) == (Phase.MOVE, 1)
     await fake.select(board, [view.legal_moves[0]], by=bob)
     board = await next_board(fake, channel, mid, board)
     await handlers_done(fake)
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     assert view.actor == 0 and view.board_message_id == board.id
 
     # /board, typed there, finds the match and posts its board there.
@@ -127,7 +127,7 @@ async def goes_on_in(
 
     # A reminder for alice, idle past the reminder time, is posted there.
     settings = await svc.handle(GetSettings(fake.guild.id))
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     remind_at = view.last_action_at + settings.reminder_minutes * 60 + 1
     assert await reminders_of(fake).run_once(remind_at) == [("remind", mid)]
     await handlers_done(fake)
@@ -223,7 +223,7 @@ async def test_a_thread_that_archived_itself_keeps_the_match(
     await handlers_done(fake)
     bot = fake.bot
     assert bot is not None and bot.get_channel(thread.id) is None  # not in discord.py's cache
-    assert (await svc.handle(GetView(mid))).thread_id == thread.id
+    assert (await svc.handle(ViewMatch(mid))).thread_id == thread.id
 
     # The reminders find it: the claim for alice goes to the thread, which unarchives.
     assert await reminders_of(fake).run_once(clock()) == [("claim", mid)]
@@ -236,15 +236,15 @@ async def test_a_thread_that_archived_itself_keeps_the_match(
     # bob's Roll and move still play in it.
     await fake.archive_thread(thread)
     await handlers_done(fake)
-    assert (await svc.handle(GetView(mid))).thread_id == thread.id
+    assert (await svc.handle(ViewMatch(mid))).thread_id == thread.id
     it = await fake.click(board, label="Roll", by=bob)
     assert (await it.response()).type == 7
     board = await next_board(fake, thread, mid, board)
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     await fake.select(board, [view.legal_moves[0]], by=bob)
     board = await next_board(fake, thread, mid, board)
     await handlers_done(fake)
-    assert not thread.archived and (await svc.handle(GetView(mid))).thread_id == thread.id
+    assert not thread.archived and (await svc.handle(ViewMatch(mid))).thread_id == thread.id
     assert not boards(fake, fake.channel, mid)
     assert not fake.bot_errors
 
@@ -279,7 +279,7 @@ async def test_an_auto_archive_heard_after_the_next_action_keeps_the_match(
     it = await fake.click(board, label="Roll", by=bob)
     assert (await it.response()).type == 7
     board = await next_board(fake, thread, mid, board)
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     await fake.select(board, [view.legal_moves[0]], by=bob)
     board = await next_board(fake, thread, mid, board)
     await handlers_done(fake)
@@ -288,7 +288,7 @@ async def test_an_auto_archive_heard_after_the_next_action_keeps_the_match(
     gate.set()
     await asyncio.wait_for(handled.wait(), timeout=10)
     await handlers_done(fake)
-    assert (await svc.handle(GetView(mid))).thread_id == thread.id
+    assert (await svc.handle(ViewMatch(mid))).thread_id == thread.id
     assert not boards(fake, fake.channel, mid)
     assert not fake.bot_errors
 
@@ -320,7 +320,7 @@ async def test_a_thread_closed_while_the_bot_was_away_is_left_at_the_first_refus
     assert place.is_thread
     board = await next_board(fake, place, mid, None)
     await handlers_done(fake)
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     assert view.thread_id == place.id and view.board_message_id == board.id
     assert (view.phase, view.actor) == (Phase.MOVE, 1)
     assert board.content.startswith(thread_gone("refused"))
@@ -332,7 +332,7 @@ async def test_a_thread_closed_while_the_bot_was_away_is_left_at_the_first_refus
     # Played on in the new thread.
     await fake.select(board, [view.legal_moves[0]], by=bob)
     await next_board(fake, place, mid, board)
-    assert (await svc.handle(GetView(mid))).actor == 0
+    assert (await svc.handle(ViewMatch(mid))).actor == 0
     assert not fake.bot_errors
 
 
@@ -346,14 +346,14 @@ async def test_a_thread_closed_to_the_bot_moves_its_reminder_and_match_to_the_ch
     mid, _thread, _board, bob = await started(fake, dice)
     bot_member = fake.bot_member(fake.guild)
     await fake.set_overwrite(fake.channel, bot_member, deny=SEND_MESSAGES_IN_THREADS)
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     settings = await svc.handle(GetSettings(fake.guild.id))
     remind_at = view.last_action_at + settings.reminder_minutes * 60 + 1
     assert await reminders_of(fake).run_once(remind_at) == [("remind", mid)]
     reminder = fake.channel.messages[-1]
     assert reminder.content.startswith(thread_gone("refused"))
     assert f"<@{bob.id}>, match #{mid} is waiting for you" in reminder.content
-    assert (await svc.handle(GetView(mid))).thread_id is None
+    assert (await svc.handle(ViewMatch(mid))).thread_id is None
 
 
 async def test_a_channel_that_refuses_the_bot_is_not_retried_in_a_loop(
@@ -366,7 +366,7 @@ async def test_a_channel_that_refuses_the_bot_is_not_retried_in_a_loop(
     svc = service_of(fake)
     mid, _thread, _board, _bob = await started(fake, dice)
     await fake.set_overwrite(fake.channel, fake.bot_member(fake.guild), deny=VIEW_CHANNEL)
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     settings = await svc.handle(GetSettings(fake.guild.id))
     reminders = reminders_of(fake)
     remind_at = view.last_action_at + settings.reminder_minutes * 60 + 1

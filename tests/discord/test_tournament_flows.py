@@ -23,12 +23,12 @@ from support.render_spy import DrawnTexts
 
 from bot.service import (
     Board,
-    GetView,
     ShowTournament,
     Stats,
     TournamentStatus,
     TournamentView,
     UpdateSettings,
+    ViewMatch,
 )
 
 pytestmark = pytest.mark.asyncio
@@ -98,7 +98,7 @@ async def play_round(
         if board.finished:
             continue
         assert board.match_id is not None
-        match = await service_of(fake).handle(GetView(board.match_id, fake.guild.id))
+        match = await service_of(fake).handle(ViewMatch(board.match_id, fake.guild.id))
         assert match.thread_id is not None  # the match has its own thread
         thread = fake.channels[match.thread_id]
         assert await say(fake, "resign", people[loser(board)], thread, level="match")
@@ -109,7 +109,7 @@ async def play_round(
 async def thread_shows_the_end(fake: FakeDiscord, board: Board) -> bool:
     """The board's match thread says the match is over, as any match's does."""
     assert board.match_id is not None
-    match = await service_of(fake).handle(GetView(board.match_id, fake.guild.id))
+    match = await service_of(fake).handle(ViewMatch(board.match_id, fake.guild.id))
     assert match.match_over and match.thread_id is not None
     return bool(results(fake, fake.channels[match.thread_id]))
 
@@ -311,7 +311,7 @@ async def test_the_robot_makes_up_the_numbers_and_plays_its_match(tablebot: Fake
     assert robot.user_id == fake.bot.user.id  # type: ignore[union-attr]
     board = next(b for b in view.round_boards(1) if robot.user_id in (b.first, b.second))
     assert board.match_id is not None
-    match = await service_of(fake).handle(GetView(board.match_id, fake.guild.id))
+    match = await service_of(fake).handle(ViewMatch(board.match_id, fake.guild.id))
     assert match.robot_seat == 1 and match.robot_level == 1 and match.thread_id is not None
     # Its opponent concedes; the other match is conceded too: the final is paired.
     people = by_id(players)

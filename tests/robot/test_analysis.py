@@ -266,13 +266,13 @@ def test_issue_33_point_2_float_noise_is_no_mistake_and_the_mistake_line_says_th
     terminal's mistake lines left out the roll."""
     from bot.robot.analyse_cli import summary
     from engines.analysis import Decision, DecisionKind, summarise
-    from engines.match_files import MatchRecord
+    from engines.match_files import MatchFile
 
     noise = Decision(1, 0, 0, DecisionKind.MOVE, "a", "b", 1.5e-15, False, 0.0, 0.5, dice=(2, 1))
     real = Decision(1, 1, 1, DecisionKind.MOVE, "6/2", "6/4", 0.05, False, 0.0, 0.4, dice=(4, 2))
     result = summarise([noise, real], ("Ann", "Bob"), pr_scale=False)
     assert result.worst(3) == [real]
     assert not noise.is_mistake and real.is_mistake
-    text = summary(MatchRecord(GameKind.NANNON, MatchRules(length=0), (), ("Ann", "Bob")), result)
+    text = summary(MatchFile(GameKind.NANNON, MatchRules(length=0), (), ("Ann", "Bob")), result)
     assert "Bob: roll 4-2, played 6/2" in text
     assert "Ann: roll" not in text

@@ -12,12 +12,11 @@ from typing import Any
 
 import pytest
 
-from bot.robot.driver import DRAW_REOFFER_ACTIONS, RobotDriver, RobotStuck
+from bot.robot.driver import DRAW_REOFFER_ACTIONS, RobotDriver
 from bot.robot.levels import Level
 from bot.robot.player import WAIT, Decision
 from bot.robot.worker import RobotCrashedError, RobotWorker
 from bot.service import (
-    GetView,
     MatchService,
     MatchUpdated,
     MatchView,
@@ -25,8 +24,10 @@ from bot.service import (
     ProposeDraw,
     RefuseDraw,
     RobotMatch,
-    ShowBoard,
+    RobotStuck,
+    ShowBoardAndWakeRobot,
     UpdateSettings,
+    ViewMatch,
     waits_for_robot,
 )
 from bot.storage import Store
@@ -73,7 +74,7 @@ async def robot_match(service: MatchService, game: str = "checkers") -> MatchVie
 
 
 async def human_moves(service: MatchService, match_id: int) -> MatchView:
-    view = await service.handle(GetView(match_id))
+    view = await service.handle(ViewMatch(match_id))
     assert view.actor == 0 and view.phase is Phase.MOVE
     update = await service.handle(PlayMove(match_id, GUILD, ALICE, view.legal_moves[0]))
     return update.view
@@ -107,7 +108,7 @@ async def test_the_robot_answers_each_human_move_after_its_pause(any_store: Stor
         after = await human_moves(service, view.match_id)
         assert waits_for_robot(after)
         await driver.wait_idle()
-        view = await service.handle(GetView(view.match_id))
+        view = await service.handle(ViewMatch(view.match_id))
         assert view.actor == 0 and robot_said[-1] == view.version
     assert pauses == [1.5, 1.5, 1.5] and len(robot_said) == 3
     events = await service.store.events(view.match_id)
@@ -157,13 +158,13 @@ async def test_one_task_per_match_and_a_turn_told_meanwhile_looks_again(
     driver.decide = held
     await human_moves(service, view.match_id)
     for _ in range(3):  # the board asked for again while the robot thinks
-        await service.handle(ShowBoard(view.match_id))
+        await service.handle(ShowBoardAndWakeRobot(view.match_id))
     robot_tasks = [t.get_name() for t in asyncio.all_tasks() if "robot" in t.get_name()]
     assert robot_tasks == [f"tablebot-robot-{view.match_id}"]
     go_on.set()
     await driver.wait_idle()
     assert calls == 1  # it looked again, found the human on turn: nothing more to decide
-    assert (await service.handle(GetView(view.match_id))).actor == 0
+    assert (await service.handle(ViewMatch(view.match_id))).actor == 0
     await driver.close()
     await service.close()
 
@@ -186,14 +187,14 @@ async def test_closing_drops_a_turn_still_thinking_and_a_restart_plays_it(
     await thinking.wait()
     await driver.close()
     assert (
-        await service.handle(GetView(view.match_id))
+        await service.handle(ViewMatch(view.match_id))
     ).version == moved.version  # nothing applied
     # The next start: a new service and driver on the same store resume the match.
     again = MatchService(any_store)
     restarted = driver_on(again)
     await again.resume_active()
     await restarted.wait_idle()
-    after = await again.handle(GetView(view.match_id))
+    after = await again.handle(ViewMatch(view.match_id))
     assert after.version > moved.version and after.actor == 0
     await restarted.close()
     await again.close()
@@ -215,13 +216,14 @@ async def test_a_failure_is_told_once_and_a_board_asked_for_retries(any_store: S
     driver.decide = crashes
     moved = await human_moves(service, view.match_id)
     await driver.wait_idle()
-    await service.handle(ShowBoard(view.match_id))  # a retry that fails again: not told again
+    # A retry that fails again: not told again.
+    await service.handle(ShowBoardAndWakeRobot(view.match_id))
     await driver.wait_idle()
     assert stuck == [RobotStuck(view.match_id, GUILD, moved.version)]
     failing = False
-    await service.handle(ShowBoard(view.match_id))
+    await service.handle(ShowBoardAndWakeRobot(view.match_id))
     await driver.wait_idle()
-    after = await service.handle(GetView(view.match_id))
+    after = await service.handle(ViewMatch(view.match_id))
     assert after.version > moved.version and after.actor == 0
     await driver.close()
     await service.close()
@@ -242,13 +244,13 @@ async def test_no_second_draw_offer_at_once(any_store: Store) -> None:
     driver.decide = offers
     await human_moves(service, view.match_id)
     await driver.wait_idle()
-    offered = await service.handle(GetView(view.match_id))
+    offered = await service.handle(ViewMatch(view.match_id))
     assert offered.phase is Phase.DRAW_OFFERED and offered.actor == 0
     # Declined: the robot moves, offering nothing for DRAW_REOFFER_ACTIONS actions.
     await service.handle(RefuseDraw(view.match_id, GUILD, ALICE))
     await driver.wait_idle()
     assert allowed == [True, False] and DRAW_REOFFER_ACTIONS > 1
-    assert (await service.handle(GetView(view.match_id))).actor == 0
+    assert (await service.handle(ViewMatch(view.match_id))).actor == 0
     await driver.close()
     await service.close()
 

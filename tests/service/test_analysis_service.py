@@ -18,7 +18,6 @@ from bot.service import (
     AcceptChallenge,
     AnalysisStatus,
     GetAnalysis,
-    GetView,
     LeaveMatch,
     MatchService,
     NewChallenge,
@@ -30,6 +29,7 @@ from bot.service import (
     SetAnalysisMessage,
     Stats,
     UpdateSettings,
+    ViewMatch,
     ViewsAfterActions,
 )
 from bot.service.errors import Refusal
@@ -258,7 +258,7 @@ async def test_refusals(
         assert await refusal(bare, RequestAnalysis(other, GUILD, ALICE)) is (
             Refusal.ANALYSIS_UNAVAILABLE
         )
-        assert await bare.analyses.match_ended(await bare.handle(GetView(other))) is None
+        assert await bare.analyses.match_ended(await bare.handle(ViewMatch(other))) is None
     finally:
         await bare.close()
 
@@ -400,7 +400,7 @@ async def test_the_boards_of_mistakes_are_the_match_replayed_to_them(
     actions = [action_from_dict(e.payload) for e in await service.store.events(match_id)]
     indexes = [7, 2, len(actions), 7, 0]
     views = await service.handle(ViewsAfterActions(match_id, GUILD, indexes))
-    rules = (await service.handle(GetView(match_id))).rules
+    rules = (await service.handle(ViewMatch(match_id))).rules
     for index, view in zip(indexes, views, strict=True):
         expected = replay(GameKind.NANNON, rules, actions[:index])
         assert (view.position_id, view.phase) == (expected.position_id, expected.phase), index

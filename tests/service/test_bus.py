@@ -14,7 +14,6 @@ from bot.service import (
     AcceptChallenge,
     EventBus,
     GetSettings,
-    GetView,
     MatchService,
     MatchUpdated,
     NewChallenge,
@@ -22,12 +21,14 @@ from bot.service import (
     RobotMatch,
     RobotTurnWaiting,
     RollDice,
-    ShowBoard,
+    ShowBoardAndWakeRobot,
     UpdateSettings,
+    ViewMatch,
 )
 from bot.service.commands import Command, LeaveMatch
 from bot.storage import Store
 from engines.base import Phase
+from engines.dice import FairDice
 
 pytestmark = pytest.mark.asyncio
 
@@ -109,7 +110,7 @@ async def test_handle_publishes_after_the_commit(any_store: Store) -> None:
     service.bus.subscribe(MatchUpdated, on_update)
     match_id = await started(service)
     assert seen == [("AcceptChallenge", 0, 0)]  # a new match is at version 0
-    view = await service.handle(ShowBoard(match_id, GUILD))
+    view = await service.handle(ShowBoardAndWakeRobot(match_id, GUILD))
     assert view.match_id == match_id and len(seen) == 1  # a read publishes no update
     user = ALICE if view.actor == 0 else BOB
     command: RollDice | PlayMove = RollDice(match_id, GUILD, user)
@@ -132,7 +133,7 @@ async def test_a_failing_subscriber_loses_nothing(
     match_id = await started(service)
     update = await service.handle(LeaveMatch(match_id, GUILD, BOB))
     assert update.match_over
-    assert (await service.handle(GetView(match_id))).match_over
+    assert (await service.handle(ViewMatch(match_id))).match_over
     failures = [r for r in caplog.records if r.exc_info and "presenter down" in str(r.exc_info[1])]
     assert len(failures) == 2  # the accept and the leave
     await service.close()
@@ -151,7 +152,7 @@ async def test_the_robot_hears_when_a_turn_waits_for_it(any_store: Store) -> Non
     robot_owes = view.actor == 1 or view.phase in (Phase.OPENING, Phase.OPENING_TIE)
     assert [w.version for w in waiting] == ([view.version] if robot_owes else [])
     # A board asked for again tells it again (it retries after a failure).
-    await service.handle(ShowBoard(update.match_id))
+    await service.handle(ShowBoardAndWakeRobot(update.match_id))
     assert len(waiting) == (2 if robot_owes else 0)
     # Resumed at start-up: the robot hears of every match that waits for it.
     resumed = MatchService(any_store)
@@ -162,6 +163,34 @@ async def test_the_robot_hears_when_a_turn_waits_for_it(any_store: Store) -> Non
     await service.close()  # the store they share
 
 
+async def test_issue_34_view_match_wakes_no_one_and_show_board_wakes_the_robot(
+    any_store: Store,
+) -> None:
+    """Issue 34, the smaller faults: the two reads answer the same view; only
+    ShowBoardAndWakeRobot (/board) tells the robot again that its turn waits."""
+    seeds = iter(range(1, 100))
+    service = MatchService(any_store, dice_factory=lambda: FairDice(bytes([next(seeds)]) * 32))
+    waiting: list[RobotTurnWaiting] = []
+    service.bus.subscribe(RobotTurnWaiting, waiting.append)
+    for _ in range(20):  # until the opening leaves the robot to play
+        update = await service.handle(
+            RobotMatch(
+                GUILD, CHANNEL, ALICE, "alice", "nannon", robot_id=ROBOT, robot_name="bot", level=1
+            )
+        )
+        if waiting:
+            break
+        await service.handle(LeaveMatch(update.match_id, GUILD, ALICE))
+    assert waiting, "some opening leaves the robot to play"
+    told = len(waiting)
+    viewed = await service.handle(ViewMatch(update.match_id, GUILD))
+    assert len(waiting) == told
+    shown = await service.handle(ShowBoardAndWakeRobot(update.match_id, GUILD))
+    assert shown == viewed
+    assert waiting[told:] == [RobotTurnWaiting(update.match_id, GUILD, viewed.version)]
+    await service.close()
+
+
 async def test_settings_go_through_handle(any_store: Store) -> None:
     service = MatchService(any_store)
     settings = await service.handle(UpdateSettings(GUILD, {"robot_pause_ms": 0}))
@@ -170,3 +199,31 @@ async def test_settings_go_through_handle(any_store: Store) -> None:
     await service.close()
 
     assert all(issubclass(kind, Command) for kind in HANDLERS)
+
+
+async def test_issue_34_every_event_on_the_bus_is_the_services() -> None:
+    """Issue 34, the smaller faults: every event type anyone subscribes to on the bus is one of
+    the service's (``RobotStuck`` was the robot driver's own), named in the service's list."""
+    import ast
+    import importlib
+    from pathlib import Path
+
+    from bot.service import events
+
+    root = Path(__file__).resolve().parents[2]
+    heard: set[type] = set()
+    for path in sorted((root / "bot").rglob("*.py")):
+        module = importlib.import_module(".".join(path.relative_to(root).with_suffix("").parts))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "subscribe"
+                and isinstance(node.args[0], ast.Name)
+            ):
+                heard.add(getattr(module, node.args[0].id))
+    assert events.RobotStuck in heard and events.RobotTurnWaiting in heard
+    for event in heard:
+        assert event.__module__.startswith("bot.service."), event
+    assert "RobotStuck" in events.__all__
+    assert "`RobotStuck`" in (root / "docs" / "service.md").read_text(encoding="utf-8")

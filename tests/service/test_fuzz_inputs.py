@@ -33,7 +33,6 @@ from bot.service import (
     Export,
     GetChallenge,
     GetSettings,
-    GetView,
     GuildSettings,
     LeaveMatch,
     LegalMoves,
@@ -54,6 +53,7 @@ from bot.service import (
     TakeDouble,
     UpdateSettings,
     VerifyMatch,
+    ViewMatch,
 )
 from engines import replay
 from engines.actions import Move as MoveAction
@@ -348,7 +348,7 @@ async def test_unknown_match_and_challenge_ids_are_refused(
     known = {r["id"] for r in await sql_rows(svc.store, "SELECT id FROM matches")}
     known_challenges = {r["id"] for r in await sql_rows(svc.store, "SELECT id FROM challenges")}
     calls = [
-        lambda: svc.handle(GetView(match_id, guild)),
+        lambda: svc.handle(ViewMatch(match_id, guild)),
         lambda: svc.handle(Export(match_id, guild)),
         lambda: svc.handle(VerifyMatch(match_id, guild)),
         lambda: svc.handle(RollDice(match_id, guild, user)),
@@ -387,7 +387,7 @@ async def test_unknown_match_and_challenge_ids_are_refused(
 async def test_ids_beyond_64_bits_are_refused_as_not_found(
     svc: MatchService, match_id: int
 ) -> None:
-    for query in (GetView, Export, VerifyMatch, GetChallenge):
+    for query in (ViewMatch, Export, VerifyMatch, GetChallenge):
         with pytest.raises(NotFoundError):
             await svc.handle(query(match_id, G1))
     user = 3

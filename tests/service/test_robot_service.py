@@ -20,7 +20,6 @@ from bot.service import (
     AskHint,
     GetRobotTurn,
     GetSettings,
-    GetView,
     HintKind,
     IdleMatches,
     Leaderboard,
@@ -39,6 +38,7 @@ from bot.service import (
     Stats,
     TakeDouble,
     UpdateSettings,
+    ViewMatch,
 )
 from engines.base import Phase
 from engines.dice import FairDice
@@ -111,7 +111,7 @@ async def test_the_robot_takes_seat_1_at_its_level(service: MatchService) -> Non
     assert [p.user_id for p in view.players] == [ALICE, ROBOT]
     assert (view.robot_seat, view.robot_level, view.length) == (1, 2, 3)
     assert view.rules.cube and view.rules.crawford  # the server's defaults, as for anyone
-    again = await service.handle(GetView(view.match_id))
+    again = await service.handle(ViewMatch(view.match_id))
     assert (again.robot_seat, again.robot_level) == (1, 2)
     for bad in (0, 6, "3", True):
         with refused(
@@ -151,7 +151,7 @@ async def test_robot_turn_says_when_the_robot_decides_on_a_private_copy(
     from engines.actions import Move
 
     turn.match.apply(Move(1, move))
-    assert (await service.handle(GetView(match_id))).version == update.version
+    assert (await service.handle(ViewMatch(match_id))).version == update.version
     # The robot acts as any player, by the version it thought about.
     update = await service.handle(
         PlayMove(match_id, GUILD, ROBOT, move, expected_version=turn.version)

@@ -33,7 +33,6 @@ from bot.service import (
     Export,
     GetChallenge,
     GetSettings,
-    GetView,
     History,
     Leaderboard,
     LeaveMatch,
@@ -56,6 +55,7 @@ from bot.service import (
     TakeDouble,
     UpdateSettings,
     VerifyMatch,
+    ViewMatch,
 )
 from engines.base import GameKind, Phase
 from engines.dice import FairDice
@@ -236,7 +236,7 @@ async def scene_finished(svc: MatchService) -> Scene:
 
 
 async def do_move(svc: MatchService, mid: int, gid: int, user: int) -> Any:
-    view = await svc.handle(GetView(mid))
+    view = await svc.handle(ViewMatch(mid))
     return await svc.handle(PlayMove(mid, gid, user, view.legal_moves[0]))
 
 
@@ -477,7 +477,7 @@ async def test_guilds_never_see_each_others_data(svc: MatchService) -> None:
     assert await svc.handle(History(G1, DAVE)) == []
 
     for match_id in (two.match_id, three.match_id, active.match_id):
-        for query in (Export, VerifyMatch, GetView):
+        for query in (Export, VerifyMatch, ViewMatch):
             with pytest.raises(NotFoundError):
                 await svc.handle(query(match_id, G1))
         with pytest.raises(NotFoundError):
@@ -758,7 +758,7 @@ async def test_ten_simultaneous_identical_clicks_apply_exactly_once(
     refused = [o for o in outcomes if isinstance(o, BaseException)]
     assert len(applied) == 1
     assert all(isinstance(r, StaleActionError) for r in refused), refused
-    after = await svc.handle(GetView(view.match_id, G1))
+    after = await svc.handle(ViewMatch(view.match_id, G1))
     assert after.version == view.version + 1
     # One action's events (the roll or move, plus any automatic step), not ten.
     new_events = (await svc.store.events(view.match_id))[events_before:]

@@ -30,7 +30,6 @@ from bot.service import (
     Export,
     GetChallenge,
     GetSettings,
-    GetView,
     History,
     IdleMatches,
     Leaderboard,
@@ -58,6 +57,7 @@ from bot.service import (
     TakeDouble,
     UpdateSettings,
     VerifyMatch,
+    ViewMatch,
 )
 from bot.service.events import DiceRolled, MatchStarted, MovePlayed, OpeningRolled
 from engines import match_from_snapshot, replay
@@ -279,7 +279,7 @@ async def test_authorization_refusals(service: MatchService) -> None:
     with refused(PhaseError, "no_draw_offers", match="no draw offers"):
         await service.handle(ProposeDraw(match_id, GUILD, waiter))
     events_before = await service.store.event_count(match_id)
-    assert (await service.handle(GetView(match_id, GUILD))).version == update.version
+    assert (await service.handle(ViewMatch(match_id, GUILD))).version == update.version
     assert await service.store.event_count(match_id) == events_before  # refusals write nothing
 
 
@@ -360,7 +360,7 @@ async def test_random_concurrent_matches_replay_to_their_snapshots(service: Matc
     ]
     await asyncio.gather(*(play_randomly(service, u, random.Random(rng.random())) for u in starts))
     for update in starts:
-        view = await service.handle(GetView(update.match_id, GUILD))
+        view = await service.handle(ViewMatch(update.match_id, GUILD))
         assert view.match_over
         events = await service.store.events(update.match_id)
         rebuilt = replay(view.kind, view.rules, [e.payload for e in events])
@@ -380,7 +380,7 @@ OFFER_KINDS |= {"decline_draw", "concede_match"}
 
 
 async def assert_log_replays(svc: MatchService, match_id: int) -> None:
-    view = await svc.handle(GetView(match_id, GUILD))
+    view = await svc.handle(ViewMatch(match_id, GUILD))
     events = await svc.store.events(match_id)
     assert [e.seq for e in events] == list(range(len(events)))
     rebuilt = replay(view.kind, view.rules, [e.payload for e in events])
@@ -444,7 +444,7 @@ async def test_random_matches_with_offers_and_leaving_replay_to_their_snapshots(
     )
     kinds: set[str] = set()
     for update in starts:
-        view = await service.handle(GetView(update.match_id, GUILD))
+        view = await service.handle(ViewMatch(update.match_id, GUILD))
         assert view.match_over
         await assert_log_replays(service, update.match_id)
         assert (await service.handle(VerifyMatch(update.match_id, GUILD))).ok is True
@@ -586,7 +586,7 @@ async def test_the_seed_commitment_is_shown_at_accept_and_matches_the_seed_revea
                 update = await svc.handle(RollDice(first.match_id, GUILD, user))
             assert update.revealed_seed is None and update.view.dice_seed is None
             assert update.view.dice_commitment == shown
-        assert (await svc.handle(GetView(first.match_id, GUILD))).dice_seed is None
+        assert (await svc.handle(ViewMatch(first.match_id, GUILD))).dice_seed is None
         end = await svc.handle(LeaveMatch(first.match_id, GUILD, ALICE))
         assert end.match_over and end.revealed_seed is not None
         assert hashlib.sha256(bytes.fromhex(end.revealed_seed)).hexdigest() == shown
@@ -865,7 +865,7 @@ async def test_auto_pass_off_waits_for_the_player_to_play_no_move(store_target: 
         assert update.view.turn == 1 and not update.view.must_pass
         # Changing the setting now leaves this match's rule as it started.
         await svc.handle(UpdateSettings(GUILD, {"auto_pass": True}))
-        assert (await svc.handle(GetView(match_id, GUILD))).rules.auto_pass is False
+        assert (await svc.handle(ViewMatch(match_id, GUILD))).rules.auto_pass is False
         events = await svc.store.events(match_id)
         assert {"kind": "move", "player": 0, "move": "no move"} in [e.payload for e in events]
         rebuilt = replay(view.kind, view.rules, [e.payload for e in events])

@@ -11,13 +11,13 @@ import pytest
 from bot.discord.wording import refusal_text
 from bot.service import (
     AcceptChallenge,
-    GetView,
     MatchService,
     NewChallenge,
     PlayMove,
     Refusal,
     RollDice,
     StaleActionError,
+    ViewMatch,
 )
 from engines import replay
 from engines.base import Phase
@@ -43,7 +43,7 @@ async def test_a_version_conflict_is_a_polite_refusal_and_the_match_reloads(
         mid, view = start.match_id, start.view
         assert view.phase is Phase.MOVE  # the opening roll is played by its winner
         mover = view.players[view.actor].user_id
-        stale = await second.handle(GetView(mid))  # the second service loads the same state
+        stale = await second.handle(ViewMatch(mid))  # the second service loads the same state
         assert stale.version == view.version
 
         after = await first.handle(PlayMove(mid, GUILD, mover, view.legal_moves[0]))
@@ -58,7 +58,7 @@ async def test_a_version_conflict_is_a_polite_refusal_and_the_match_reloads(
         assert await first.store.event_count(mid) == events  # nothing written
 
         # Next time the second service reads the stored state and acts on it.
-        fresh = await second.handle(GetView(mid))
+        fresh = await second.handle(ViewMatch(mid))
         assert (fresh.version, fresh.phase, fresh.actor) == (
             after.view.version,
             after.view.phase,

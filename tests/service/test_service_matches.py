@@ -19,7 +19,6 @@ from bot.service import (
     AcceptResignation,
     DeclineResignation,
     Export,
-    GetView,
     Leaderboard,
     LeaveMatch,
     MatchService,
@@ -36,6 +35,7 @@ from bot.service import (
     TakeDouble,
     UpdateSettings,
     VerifyMatch,
+    ViewMatch,
 )
 from engines import new_match, replay
 from engines.actions import action_from_dict
@@ -133,7 +133,7 @@ def all_notes(updates: list[MatchUpdate]) -> list[str]:
 
 
 async def assert_replays(service: MatchService, match_id: int) -> None:
-    view = await service.handle(GetView(match_id, GUILD))
+    view = await service.handle(ViewMatch(match_id, GUILD))
     events = await service.store.events(match_id)
     rebuilt = replay(view.kind, view.rules, [e.payload for e in events])
     assert rebuilt.snapshot() == await service.store.snapshot(match_id)

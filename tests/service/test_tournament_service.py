@@ -19,7 +19,6 @@ from bot.service import (
     Board,
     CreateTournament,
     DueTournaments,
-    GetView,
     JoinTournament,
     LeaveMatch,
     LeaveTournament,
@@ -36,6 +35,7 @@ from bot.service import (
     TournamentStatus,
     TournamentView,
     UpdateSettings,
+    ViewMatch,
     WithdrawFromTournament,
 )
 from engines.dice import FairDice
@@ -292,7 +292,7 @@ async def test_robot_makes_up_the_numbers(open_service: Open) -> None:
     assert robot is not None and robot.robot and len(view.entrants) == 4
     robot_boards = [b for b in view.round_boards(1) if ROBOT in (b.first, b.second)]
     assert len(robot_boards) == 1 and robot_boards[0].match_id is not None
-    match = await service.handle(GetView(robot_boards[0].match_id, GUILD))
+    match = await service.handle(ViewMatch(robot_boards[0].match_id, GUILD))
     assert match.robot_seat == 1 and match.players[1].user_id == ROBOT and match.robot_level == 1
 
 

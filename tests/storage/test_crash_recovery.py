@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[2]
 WORKER = r"""
 import asyncio, random, sys
 from bot.service import (
-    AcceptChallenge, AcceptResignation, GetView, MatchService, NewChallenge, OfferDouble,
+    AcceptChallenge, AcceptResignation, ViewMatch, MatchService, NewChallenge, OfferDouble,
     PassDouble, PlayMove, RefuseDraw, RollDice, TakeDouble,
 )
 from engines.base import Phase
@@ -91,7 +91,7 @@ async def main(path, seed):
                 raise AssertionError(view.phase)
         except GameError as exc:
             print(f"REFUSED {mid} {exc}", file=sys.stderr, flush=True)
-            active[mid] = await svc.handle(GetView(mid))
+            active[mid] = await svc.handle(ViewMatch(mid))
             continue
         print(f"ACK {update.match_id} {update.version}", flush=True)
         if update.view.match_over:

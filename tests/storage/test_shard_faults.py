@@ -40,7 +40,7 @@ GUILDS = [((10**9 * SHARDS + n) << 22) | 77 for n in range(2 * SHARDS)]
 WORKER = r"""
 import asyncio, random, sys
 from bot.service import (
-    AcceptChallenge, AcceptResignation, GetView, MatchService, NewChallenge, OfferDouble,
+    AcceptChallenge, AcceptResignation, ViewMatch, MatchService, NewChallenge, OfferDouble,
     PassDouble, PlayMove, RefuseDraw, RollDice, TakeDouble,
 )
 from bot.storage import GuildShards, shard_of
@@ -79,7 +79,7 @@ async def play(svc, rng, view):
                 raise AssertionError(view.phase)
         except GameError as exc:
             print(f"REFUSED {mid} {exc}", file=sys.stderr, flush=True)
-            view = await svc.handle(GetView(mid))
+            view = await svc.handle(ViewMatch(mid))
             continue
         ack(update)
         view = update.view

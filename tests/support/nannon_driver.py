@@ -12,7 +12,7 @@ from itertools import cycle
 
 from fakediscord import Channel, FakeDiscord, InteractionHandle, Member, Message
 
-from bot.service import GetView, MatchView
+from bot.service import MatchView, ViewMatch
 from engines import replay
 from engines.base import GameMatch, Phase
 from engines.nannon import SAFETY, Move, Position
@@ -52,7 +52,7 @@ class Table:
     players: dict[int, Member]  # seat -> member
 
     async def view(self) -> MatchView:
-        return await service_of(self.fake).handle(GetView(MATCH_ID))
+        return await service_of(self.fake).handle(ViewMatch(MATCH_ID))
 
     async def events(self) -> int:
         return await service_of(self.fake).store.event_count(MATCH_ID)
@@ -60,7 +60,7 @@ class Table:
     async def assert_log_replays(self) -> None:
         """The event log, replayed, gives the stored snapshot and the live view's position."""
         svc = service_of(self.fake)
-        view = await svc.handle(GetView(MATCH_ID))
+        view = await svc.handle(ViewMatch(MATCH_ID))
         events = await svc.store.events(MATCH_ID)
         replayed = replay(view.kind, view.rules, [e.payload for e in events])
         stored = await svc.store.snapshot(MATCH_ID)

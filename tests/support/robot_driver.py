@@ -20,7 +20,7 @@ from fakediscord import Channel, FakeDiscord, InteractionHandle, Member, Message
 
 from bot.discord.app import TableBot
 from bot.robot.driver import RobotDriver
-from bot.service import GetView, MatchView, UpdateSettings
+from bot.service import MatchView, UpdateSettings, ViewMatch
 from engines.base import Phase
 from support.discord_driver import boards, footer, service_of
 
@@ -127,7 +127,7 @@ async def play_to_the_end(
     """The human's side until the match is over (the robot plays the other): its last view."""
     for _ in range(limit):
         await settle(fake)
-        view = await service_of(fake).handle(GetView(match_id))
+        view = await service_of(fake).handle(ViewMatch(match_id))
         if view.match_over:
             return view
         assert view.actor in (0, None), f"the robot should have played: {view.phase}"

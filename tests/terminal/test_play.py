@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bot.__main__ import main as tablebot_main
-from bot.service import GetView, MatchService, MatchStatus
+from bot.service import MatchService, MatchStatus, ViewMatch
 from bot.terminal.cli import HUMAN, main
 from engines.base import GameKind
 from engines.gnubg import MatchId
@@ -79,7 +79,7 @@ def match_status(tmp_path: Path, match_id: int) -> tuple[MatchStatus, int]:
     async def read() -> tuple[MatchStatus, int]:
         service = await MatchService.open(tmp_path / "play.db")
         try:
-            view = await service.handle(GetView(match_id, HUMAN.guild_id))
+            view = await service.handle(ViewMatch(match_id, HUMAN.guild_id))
             return view.status, view.version
         finally:
             await service.close()

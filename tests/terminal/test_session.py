@@ -1,5 +1,5 @@
 """The session with the robot's driver on the service's bus: a robot that can't decide is said
-once, and 'board' (the ShowBoard command) lets it try again."""
+once, and 'board' (the ShowBoardAndWakeRobot command) lets it try again."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from bot.robot import advice
 from bot.robot.driver import RobotDriver
 from bot.robot.player import Decision
 from bot.robot.worker import RobotCrashedError, RobotWorker
-from bot.service import GetView, MatchService, RobotMatch, UpdateSettings
+from bot.service import MatchService, RobotMatch, UpdateSettings, ViewMatch
 from bot.terminal import wording
 from bot.terminal.cli import HUMAN, ROBOT_ID, seeded_dice
 from bot.terminal.session import Console, TerminalMatch
@@ -126,7 +126,7 @@ async def test_conceding_ends_the_match_and_a_failed_analysis_is_said(
         await service.analyses.start()
         update = await service.handle(nannon_against_robo(level=1, length=5))
         assert await session.run(update.match_id) is True
-        view = await service.handle(GetView(update.match_id))
+        view = await service.handle(ViewMatch(update.match_id))
     finally:
         detach()
         await driver.close()

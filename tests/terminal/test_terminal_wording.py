@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from bot.robot.driver import RobotStuck
 from bot.service import (
     AgreeDraw,
     ClaimWin,
@@ -25,6 +24,7 @@ from bot.service import (
 )
 from bot.service import events as ev
 from bot.service.errors import Refusal, refused
+from bot.service.events import RobotStuck
 from bot.service.model import MatchEvent
 from bot.terminal import wording
 from bot.terminal.cli import HUMAN, ROBOT_ID

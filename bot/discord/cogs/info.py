@@ -26,13 +26,13 @@ from bot.discord.style import style_of
 from bot.service.commands import (
     ActiveMatches,
     Export,
-    GetView,
     History,
     Leaderboard,
     PuzzleLeaderboard,
     PuzzleStats,
     Stats,
     VerifyMatch,
+    ViewMatch,
 )
 from engines.base import GameKind, ResultKind
 from engines.spec import spec_of
@@ -464,7 +464,7 @@ class InfoCog(commands.Cog, name="Info"):
         assert interaction.guild_id is not None
         # Refuse unknown ids before deferring: after a public defer, the refusal would be
         # public too. Rebuilding from the event log may take a moment on a long match.
-        await self.service.handle(GetView(match, interaction.guild_id))
+        await self.service.handle(ViewMatch(match, interaction.guild_id))
         await interaction.response.defer(thinking=True)
         exported = await self.service.handle(Export(match, interaction.guild_id))
         data = io.BytesIO(exported.text.encode("utf-8"))
@@ -479,7 +479,7 @@ class InfoCog(commands.Cog, name="Info"):
     @app_commands.describe(match=command_text("command.verify.match"))
     async def verify(self, interaction: discord.Interaction[Any], match: RowId) -> None:
         assert interaction.guild_id is not None
-        await self.service.handle(GetView(match, interaction.guild_id))  # as in /export
+        await self.service.handle(ViewMatch(match, interaction.guild_id))  # as in /export
         await interaction.response.defer(thinking=True)
         report = await self.service.handle(VerifyMatch(match, interaction.guild_id))
         reader.set(await server_reader(interaction.client, interaction.guild_id))  # public

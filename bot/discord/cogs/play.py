@@ -47,7 +47,6 @@ from bot.service.commands import (
     CancelChallenge,
     DeclineChallenge,
     Export,
-    GetView,
     LeaveMatch,
     LegalMoves,
     MatchCommand,
@@ -62,8 +61,9 @@ from bot.service.commands import (
     Rematch,
     RollDice,
     SetChallengeMessage,
-    ShowBoard,
+    ShowBoardAndWakeRobot,
     TakeDouble,
+    ViewMatch,
     command_named,
 )
 from engines.base import GameKind, Phase, ResignLevel
@@ -302,7 +302,7 @@ class PlayCog(commands.Cog):
         await interaction.response.defer(ephemeral=True, thinking=True)
         found = await resolve_match(self.bot.service, interaction)
         # As a command: a robot that owes a move hears of it again (it retries after a failure).
-        view = await self.bot.service.handle(ShowBoard(found.match_id, found.guild_id))
+        view = await self.bot.service.handle(ShowBoardAndWakeRobot(found.match_id, found.guild_id))
         if view.match_over:
             raise GameError(text("refusal.board_match_over", match_id=view.match_id))
         await presenter.post_board(self.bot, view, ping=False)
@@ -351,7 +351,7 @@ class PlayCog(commands.Cog):
             )
             return
         if item.action == "resign":
-            view = await self.bot.service.handle(GetView(item.match_id, guild_id))
+            view = await self.bot.service.handle(ViewMatch(item.match_id, guild_id))
             await interaction.response.send_message(
                 text("menu.resign"),
                 view=resign_menu(view),
@@ -436,7 +436,8 @@ class PlayCog(commands.Cog):
             )
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
-        if (await self.bot.service.handle(GetView(item.match_id, guild_id))).robot_seat is not None:
+        finished = await self.bot.service.handle(ViewMatch(item.match_id, guild_id))
+        if finished.robot_seat is not None:
             await robot_rematch(self.bot, interaction, item.match_id)
             await interaction.followup.send(
                 text("robot.rematch_started"), ephemeral=True, allowed_mentions=NO_MENTIONS
@@ -547,7 +548,7 @@ class PlayCog(commands.Cog):
         )
         if not counted:
             return  # not the winner, or shouted already: nothing happens
-        view = await self.bot.service.handle(GetView(match_id, payload.guild_id))
+        view = await self.bot.service.handle(ViewMatch(match_id, payload.guild_id))
         seat = view.seat_of(payload.user_id)
         name = escape_name(view.players[seat].name) if seat is not None else text("shout.someone")
         said = text(

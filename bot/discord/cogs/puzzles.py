@@ -30,7 +30,7 @@ from bot.discord.locales import server_reader
 from bot.discord.presenter import board_job
 from bot.discord.replies import NO_MENTIONS, display_name, escape_name
 from bot.discord.style import style_of
-from bot.service import MatchView, Player
+from bot.service import MatchView, Player, ViewsAfterActions
 from bot.service.commands import (
     AnswerPuzzle,
     NextPuzzle,
@@ -325,9 +325,8 @@ class PuzzlesCog(commands.Cog, name="Puzzles"):
             if puzzle.match_id is None:  # self-play: its game is in the puzzle
                 view = await asyncio.to_thread(self_play_view, puzzle)
             else:
-                [view] = await self.service.analyses.views_at(
-                    puzzle.match_id, puzzle.guild_id, [puzzle.action_index]
-                )
+                asked = ViewsAfterActions(puzzle.match_id, puzzle.guild_id, [puzzle.action_index])
+                [view] = await self.service.handle(asked)
             png, alt = await self.bot.renderer.board(*board_job(_named(view, puzzle, names)))
         except Exception:
             log.exception("puzzle %s: the board could not be drawn", puzzle.puzzle_id)

@@ -9,7 +9,7 @@
   kept until its turn ends (a member decides next, or a game ended), then its whole turn (the
   roll, the move, every forced step of either side) is one board, a line per step, pinging the
   human, shown through the human's latest interaction while its token lives
-  (:func:`bot.discord.presenter.publish_robot_turn`); :class:`~bot.robot.driver.RobotStuck` is
+  (:func:`bot.discord.presenter.publish_robot_turn`); :class:`~bot.service.RobotStuck` is
   said once in the match's channel (/board makes the robot try again).
 - /hint: the service says whether and on what (``AskHint``), the robot
   computes it in its worker (:func:`bot.robot.advice.match_hint`), the answer is ephemeral.
@@ -30,10 +30,10 @@ from bot.discord.catalogue import command_text, text
 from bot.discord.locales import server_reader
 from bot.discord.replies import NO_MENTIONS, resolve_match
 from bot.robot import advice
-from bot.robot.driver import RobotStuck
 from bot.robot.worker import RobotCrashedError, RobotUnavailableError
 from bot.service import MatchUpdated
-from bot.service.commands import AskHint, GetView
+from bot.service.commands import AskHint, ViewMatch
+from bot.service.events import RobotStuck
 from engines.errors import GameError
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ class RobotCog(commands.Cog, name="Robot"):
     async def robot_stuck(self, event: RobotStuck) -> None:
         """Say (once per position: the driver tells it once) that the robot is stuck, after
         what it did of its turn."""
-        view = await self.bot.service.handle(GetView(event.match_id))
+        view = await self.bot.service.handle(ViewMatch(event.match_id))
         try:
             await presenter.show_robot_stuck(self.bot, view)
         except discord.HTTPException as exc:
