@@ -32,6 +32,7 @@ from bot.service.events import MatchEvent, MatchUpdated, RobotTurnWaiting, waits
 from bot.service.model import (
     AnalysisStatus,
     AnalysisView,
+    BoardPlace,
     Challenge,
     ChallengeStatus,
     DiceFactory,
@@ -64,6 +65,7 @@ __all__ = [
     "AnalysisRunner",
     "AnalysisStatus",
     "AnalysisView",
+    "BoardPlace",
     "Challenge",
     "ChallengeStatus",
     "DiceFactory",

@@ -22,6 +22,7 @@ from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
 from bot.service.model import (
+    BoardPlace,
     Challenge,
     DailyPuzzle,
     ExportFile,
@@ -362,6 +363,17 @@ class Leaderboard(Command[list[LeaderboardRow]]):
     game: GameKind | str
     match_length: int | None = None
     limit: int = 10
+    offset: int = 0  # the ranks before the page (its first row is rank offset + 1)
+
+
+@dataclass(frozen=True)
+class LeaderboardPlace(Command[BoardPlace]):
+    """The member's rank on :class:`Leaderboard` of the game (and length) and its size."""
+
+    guild_id: int
+    game: GameKind | str
+    match_length: int | None
+    user_id: int
 
 
 @dataclass(frozen=True)
@@ -526,6 +538,15 @@ class PuzzleLeaderboard(Command[list[PuzzleStanding]]):
 
     guild_id: int
     limit: int = 10
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class PuzzlePlace(Command[BoardPlace]):
+    """The member's rank on :class:`PuzzleLeaderboard` and its size."""
+
+    guild_id: int
+    user_id: int
 
 
 @dataclass(frozen=True)
@@ -589,6 +610,7 @@ __all__ = [
     "History",
     "IdleMatches",
     "Leaderboard",
+    "LeaderboardPlace",
     "LeaveMatch",
     "LegalMoves",
     "MatchCommand",
@@ -603,6 +625,7 @@ __all__ = [
     "PostDailyPuzzle",
     "ProposeDraw",
     "PuzzleLeaderboard",
+    "PuzzlePlace",
     "PuzzleStats",
     "RecordShout",
     "RefuseDraw",

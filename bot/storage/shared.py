@@ -150,9 +150,32 @@ class SharedOperations(ABC):
 
     # --- ratings and stats --------------------------------------------------------------------
 
-    async def rating_board(self, guild_id: int, game: str, limit: int) -> list[Row]:
+    async def rating_board(
+        self, guild_id: int, game: str, limit: int, offset: int = 0
+    ) -> list[Row]:
         """Leaderboard rows by rating, of the players with a played match."""
-        return await self._rows(self.SQL.rating_board, (guild_id, game, limit))
+        return await self._rows(self.SQL.rating_board, (guild_id, game, limit, offset))
+
+    async def length_board(
+        self, guild_id: int, game: str, length: int, limit: int, offset: int = 0
+    ) -> list[Row]:
+        """Leaderboard rows over finished matches of one length, with the overall rating."""
+        params = (guild_id, game, length, limit, offset)
+        return await self._rows(self.SQL.length_board, params)
+
+    async def board_place(
+        self, guild_id: int, game: str, length: int | None, user_id: int
+    ) -> tuple[int | None, int]:
+        """The member's rank on the rating board (``length`` None) or the length board (None
+        when not on it), and how many the board holds."""
+        if length is None:
+            place = await self._row(self.SQL.rating_place, (guild_id, game, user_id))
+            size = await self._row(self.SQL.rating_board_size, (guild_id, game))
+        else:
+            place = await self._row(self.SQL.length_place, (guild_id, game, length, user_id))
+            size = await self._row(self.SQL.length_board_size, (guild_id, game, length))
+        assert size is not None
+        return (None if place is None else int(place["place"])), int(size["n"])
 
     async def stats_row(self, guild_id: int, game: str, user_id: int) -> Row | None:
         return await self._row(self.SQL.stats_row, (guild_id, game, user_id))
