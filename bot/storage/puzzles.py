@@ -76,6 +76,10 @@ class PuzzleOperations(ABC):
         """The statements (SQLite's dialect) in one transaction, in order; when the first
         changes no row, nothing more runs and False (the transaction changed nothing)."""
 
+    @abstractmethod
+    async def _member_rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        """A member's read-only query no write depends on (``SharedOperations``')."""
+
     async def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         return await self._rows(self._dialect(sql), params)
 
@@ -228,11 +232,11 @@ class PuzzleOperations(ABC):
         return rows[0] if rows else None
 
     async def puzzle_board(self, guild_id: int, limit: int, offset: int = 0) -> list[Row]:
-        return await self._query(PUZZLE_BOARD, (guild_id, limit, offset))
+        return await self._member_rows(self._dialect(PUZZLE_BOARD), (guild_id, limit, offset))
 
     async def puzzle_place(self, guild_id: int, user_id: int) -> tuple[int | None, int]:
-        place = await self._query(PUZZLE_PLACE, (guild_id, user_id))
-        size = await self._query(PUZZLE_BOARD_SIZE, (guild_id,))
+        place = await self._member_rows(self._dialect(PUZZLE_PLACE), (guild_id, user_id))
+        size = await self._member_rows(self._dialect(PUZZLE_BOARD_SIZE), (guild_id,))
         return (int(place[0]["place"]) if place else None), int(size[0]["n"])
 
     async def set_puzzle_opt_out(self, guild_id: int, user_id: int, out: bool, at: float) -> None:

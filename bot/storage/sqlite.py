@@ -148,8 +148,8 @@ class SqliteStore(SharedOperations, TournamentOperations, PuzzleOperations):
         self._frame_size = 4096 + WAL_FRAME_HEADER  # read from the database when connecting
         self._conn: aiosqlite.Connection | None = None
         self._checkpoint_conn: aiosqlite.Connection | None = None
-        # Reads run here, beside the writer (WAL lets readers in while it writes): a member's
-        # heavy read no longer queues every server's moves behind it on one thread.
+        # A member's reads run here, beside the writer (WAL lets readers in while it writes):
+        # a heavy one no longer queues every server's moves behind it on one thread.
         self._read_conn: aiosqlite.Connection | None = None
         self._checkpointer: asyncio.Task[None] | None = None
         self._closed = False
@@ -352,20 +352,21 @@ class SqliteStore(SharedOperations, TournamentOperations, PuzzleOperations):
             return await conn.execute(sql, params)
 
     async def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        """Every row of one query. A SELECT runs on the reader connection (it sees every write
-        committed before it was asked, and runs while the writer writes); anything else (an
-        INSERT ... RETURNING) on the writer, in order with the writes queued."""
-        conn = self._open_conn()
-        if self._read_conn is not None and sql.lstrip()[:6].upper() == "SELECT":
-            conn = self._read_conn
-        with sqlite_errors():
-            rows: list[Row] = list(await conn.execute_fetchall(sql, params))
-        return rows
+        """Every row of one query: one call on the writer's thread, in order with the writes
+        queued (a read asked after a write sees it, one asked before does not: what the
+        service's loads, the actions' checks and the sweeps rely on)."""
+        return await self._fetch(self._open_conn(), sql, params)
 
-    async def raw_rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        """A diagnostic query on the writer connection (its pragmas, in order with the
-        writes queued)."""
-        conn = self._open_conn()
+    async def _member_rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        """A member's read-only query (boards, /history, /stats, /games) on the reader
+        connection, beside the writer: it sees what was committed when it runs, and a heavy
+        one never queues every server's moves behind it."""
+        self._open_conn()
+        assert self._read_conn is not None
+        return await self._fetch(self._read_conn, sql, params)
+
+    @staticmethod
+    async def _fetch(conn: aiosqlite.Connection, sql: str, params: Sequence[Any]) -> list[Row]:
         with sqlite_errors():
             rows: list[Row] = list(await conn.execute_fetchall(sql, params))
         return rows

@@ -100,21 +100,62 @@ async def test_a_write_waits_for_the_transaction_in_flight_and_survives_its_roll
         reading = asyncio.create_task(store.match_row(match_id))
         for _ in range(20):
             await asyncio.sleep(0)  # let the three reach the connection's queue
-        # No write runs inside the open transaction (a write inside would have been rolled
-        # back with it). A read runs beside it, on the reader connection (issue 38), and sees
-        # only what was committed: not the transaction's uncommitted version 1.
-        assert not bookkeeping.done() and not settings.done()
-        before = await reading
-        assert before is not None and (before["version"], before["thread_id"]) == (0, None)
+        # Nothing runs inside the open transaction: not a write, and not a read either (the
+        # values read below prove it too: a write inside would have been rolled back with it,
+        # and a read inside would have seen its uncommitted version 1).
+        assert not bookkeeping.done() and not settings.done() and not reading.done()
         release.set()
         with pytest.raises(RuntimeError):
             await action
         await bookkeeping
         await settings
+        before = await reading
+        # Queued after the bookkeeping write, it sees that, and nothing of the rolled-back one.
+        assert before is not None and (before["version"], before["thread_id"]) == (0, 99)
         row = await store.match_row(match_id)
         assert row is not None and (row["thread_id"], row["version"]) == (99, 0)
         assert await store.guild_settings(1) == {"x": 1}
         assert await store.event_count(match_id) == 0
+    finally:
+        await store.close()
+
+
+@pytest.mark.asyncio
+async def test_a_members_reads_run_beside_the_transaction_in_flight(tmp_path: Path) -> None:
+    """Issue 38: a member's read-only queries (/history, /stats, boards, /games) run on the
+    reader connection while an action's transaction is open, and see only what was committed;
+    the test above shows every other read still waits its turn behind the writes."""
+    store = await SqliteStore.open(tmp_path / "t.db")
+    try:
+        match_id = await make_match(store)
+        event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
+        inside = threading.Event()
+        release = threading.Event()
+
+        def finish(rows: Mapping[int, Row]) -> tuple[list[StatUpdate], dict[str, object]]:
+            inside.set()
+            release.wait(10)  # the transaction stays open while the member reads
+            return [], {"score0": 1}
+
+        action = asyncio.create_task(
+            store.commit_action(match_id, 0, 0, [event], {"n": 1}, {}, finish=finish)
+        )
+        assert await asyncio.to_thread(inside.wait, 10)
+        history = await store.history_rows(1, 3, 10)
+        assert [(row["id"], row["version"], row["score0"]) for row in history] == [(match_id, 0, 0)]
+        assert await store.active_match_ids(1, 4) == [match_id]
+        assert await store.rating_board(1, "nannon", 10) == []
+        assert await store.board_place(1, "nannon", None, 3) == (None, 0)
+        assert await store.board_place(1, "nannon", 1, 3) == (None, 0)
+        assert await store.robot_records(1, "nannon", 3) == []
+        assert (await store.analysis_averages(1, "nannon", 3))["analysed"] == 0
+        assert await store.tournament_record(1, 3) == (0, 0)
+        assert await store.puzzle_board(1, 10) == []
+        assert await store.puzzle_place(1, 3) == (None, 0)
+        assert not action.done()  # all answered while the transaction was still open
+        release.set()
+        await action
+        assert (await store.history_rows(1, 3, 10))[0]["version"] == 1
     finally:
         await store.close()
 
@@ -155,10 +196,7 @@ async def test_a_cancelled_action_commits_or_rolls_back_whole_and_the_store_goes
             with pytest.raises(asyncio.CancelledError):
                 await action
             release.set()
-            # Reads run beside the writer (issue 38); a diagnostic query on the writer's queue
-            # comes after the transaction nobody waits for any more.
-            await store.raw_rows("SELECT 1")
-            row = await store.match_row(match_id)
+            row = await store.match_row(match_id)  # queued behind the transaction
             assert row is not None
             if kind == "fail":  # rolled back whole
                 assert (row["version"], row["score0"]) == (0, 0)
