@@ -21,6 +21,7 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import TextIO
 
 from dotenv import load_dotenv
 
@@ -188,9 +189,9 @@ def migrate_db(args: list[str], env_file: Path | None = None) -> int:
     from bot.storage.transfer import copy_database
 
     target = redact(options.to)
-    print(f"Copying {source} into {target} ...")
+    print(f"Copying {source} into {target} ...", flush=True)
     try:
-        report = asyncio.run(copy_database(source, options.to))
+        report = asyncio.run(copy_database(source, options.to, ProgressBar(sys.stderr)))
     except (StoreError, OSError, ValueError) as exc:
         message = str(exc).replace(options.to, target)
         print(f"tablebot migrate-db: nothing copied: {message}", file=sys.stderr)
@@ -199,6 +200,36 @@ def migrate_db(args: list[str], env_file: Path | None = None) -> int:
     print(f"Every one of the {report.matches_replayed} matches replays to its snapshot.")
     print(f"Now set TABLEBOT_DB={target} (with its password) and start tablebot.")
     return 0
+
+
+class ProgressBar:
+    """migrate-db's progress on stderr: on a terminal one bar per stage, redrawn in place;
+    elsewhere (a log, a pipe) a line at each tenth of it."""
+
+    WIDTH = 30
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._redraw = stream.isatty()
+        self._shown: dict[str, int] = {}  # the tenths each stage has printed (not redrawn)
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if total == 0 and stage not in ("replay", "analyse"):
+            return  # an empty table: nothing to show
+        share = 1.0 if total == 0 else min(done / total, 1.0)
+        label = {"replay": "replaying matches", "analyse": "analysing"}.get(stage, stage)
+        bar = "#" * round(share * self.WIDTH)
+        line = f"{label:<20} [{bar:<{self.WIDTH}}] {share:4.0%} {done:,}/{total:,}"
+        if self._redraw:
+            end = "\n" if done >= total else ""
+            self._stream.write(f"\r{line}{end}")
+        else:
+            tenth = int(share * 10)
+            if self._shown.get(stage, -1) >= tenth:
+                return
+            self._shown[stage] = tenth
+            self._stream.write(f"{line}\n")
+        self._stream.flush()
 
 
 if __name__ == "__main__":

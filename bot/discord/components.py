@@ -332,7 +332,10 @@ def claim_view(match_id: int, version: int) -> discord.ui.View:
 
 # The lists that can grow past one message: /games, /history and the leaderboards. ``arg``
 # says whose list (a user id) or which board ("nannon.11", "nannon.all").
-PAGE_TEMPLATE = r"tb:pg:(?P<kind>games|history|lb):(?P<arg>[a-z0-9.]{1,40}):(?P<page>[0-9]{1,4})"
+# "lbme" is a board's My place: the clicker's own page of it, for them alone.
+PAGE_TEMPLATE = (
+    r"tb:pg:(?P<kind>games|history|lb|lbme):(?P<arg>[a-z0-9.]{1,40}):(?P<page>[0-9]{1,6})"
+)
 
 
 class PageButton(
@@ -359,8 +362,11 @@ class PageButton(
         self.page = page
 
 
-def pager(kind: str, arg: str, page: int, pages: int) -> discord.ui.View | None:
-    """Previous and Next for ``page`` of ``pages`` (None when one page holds the list)."""
+def pager(
+    kind: str, arg: str, page: int, pages: int, *, find_me: bool = False
+) -> discord.ui.View | None:
+    """Previous and Next for ``page`` of ``pages`` (None when one page holds the list); with
+    ``find_me`` (a leaderboard), My place too."""
     if pages <= 1:
         return None
     view = discord.ui.View(timeout=None)
@@ -372,6 +378,8 @@ def pager(kind: str, arg: str, page: int, pages: int) -> discord.ui.View | None:
             kind, arg, min(page + 1, pages), label=text("button.next"), disabled=page >= pages - 1
         )
     )
+    if find_me:
+        view.add_item(PageButton("lbme", arg, 0, label=text("button.my_place")))
     return view
 
 

@@ -38,6 +38,7 @@ from bot.service.events import (
 from bot.service.model import (
     AnalysisStatus,
     AnalysisView,
+    BoardPlace,
     Challenge,
     ChallengeStatus,
     DiceFactory,
@@ -70,6 +71,7 @@ __all__ = [
     "AnalysisRunner",
     "AnalysisStatus",
     "AnalysisView",
+    "BoardPlace",
     "Challenge",
     "ChallengeStatus",
     "DiceFactory",

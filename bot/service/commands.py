@@ -23,6 +23,7 @@ from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
 from bot.service.model import (
+    BoardPlace,
     Challenge,
     DailyPuzzle,
     ExportFile,
@@ -365,6 +366,17 @@ class Leaderboard(Command[list[LeaderboardRow]]):
     game: GameKind | str
     match_length: int | None = None
     limit: int = 10
+    offset: int = 0  # the ranks before the page (its first row is rank offset + 1)
+
+
+@dataclass(frozen=True)
+class LeaderboardPlace(Command[BoardPlace]):
+    """The member's rank on :class:`Leaderboard` of the game (and length) and its size."""
+
+    guild_id: int
+    game: GameKind | str
+    match_length: int | None
+    user_id: int
 
 
 @dataclass(frozen=True)
@@ -529,6 +541,15 @@ class PuzzleLeaderboard(Command[list[PuzzleStanding]]):
 
     guild_id: int
     limit: int = 10
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class PuzzlePlace(Command[BoardPlace]):
+    """The member's rank on :class:`PuzzleLeaderboard` and its size."""
+
+    guild_id: int
+    user_id: int
 
 
 @dataclass(frozen=True)
@@ -591,6 +612,7 @@ __all__ = [
     "History",
     "IdleMatches",
     "Leaderboard",
+    "LeaderboardPlace",
     "LeaveMatch",
     "LegalMoves",
     "MatchCommand",
@@ -605,6 +627,7 @@ __all__ = [
     "PostDailyPuzzle",
     "ProposeDraw",
     "PuzzleLeaderboard",
+    "PuzzlePlace",
     "PuzzleStats",
     "RecordShout",
     "RefuseDraw",

@@ -182,6 +182,15 @@ class MatchUpdate:
 
 
 @dataclass(frozen=True)
+class BoardPlace:
+    """A member's rank on a leaderboard (None when they are not on it) and the board's last
+    rank (how many it holds)."""
+
+    rank: int | None
+    size: int
+
+
+@dataclass(frozen=True)
 class LeaderboardRow:
     rank: int
     user_id: int

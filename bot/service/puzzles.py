@@ -25,6 +25,7 @@ from bot.service.events import AnalysisEvent, AnalysisFinished
 from bot.service.glicko import Glicko
 from bot.service.model import (
     AnalysisView,
+    BoardPlace,
     DailyPuzzle,
     PuzzleResult,
     PuzzleReveal,
@@ -274,8 +275,17 @@ async def puzzle_standing(state: ServiceState, guild_id: int, user_id: int) -> P
     return _standing(row)
 
 
-async def puzzle_board(state: ServiceState, guild_id: int, limit: int) -> list[PuzzleStanding]:
-    return [_standing(row) for row in await state.store.puzzle_board(guild_id, limit)]
+async def puzzle_board(
+    state: ServiceState, guild_id: int, limit: int, offset: int = 0
+) -> list[PuzzleStanding]:
+    rows = await state.store.puzzle_board(guild_id, max(1, min(int(limit), 100)), max(0, offset))
+    return [_standing(row) for row in rows]
+
+
+async def puzzle_place(state: ServiceState, guild_id: int, user_id: int) -> BoardPlace:
+    """The member's rank among the solvers and how many there are."""
+    rank, size = await state.store.puzzle_place(guild_id, user_id)
+    return BoardPlace(rank, size)
 
 
 async def set_opt_out(state: ServiceState, guild_id: int, user_id: int, out: bool) -> bool:

@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 from bot.service.errors import Refusal, refused
 from bot.service.handlers import MAX_MOVE_TEXT
 from bot.service.model import (
+    BoardPlace,
     ExportFile,
     HintKind,
     HintRequest,
@@ -96,14 +97,17 @@ async def leaderboard(
     game: GameKind | str,
     match_length: int | None = None,
     limit: int = 10,
+    offset: int = 0,
 ) -> list[LeaderboardRow]:
-    """Players by rating; with ``match_length``, W-L and points of matches of that length."""
+    """Players by rating; with ``match_length``, W-L and points of matches of that length;
+    the ``limit`` after the first ``offset`` (ranks offset + 1 on)."""
     kind = game_kind(game)
     limit = max(1, min(int(limit), 100))
+    offset = max(0, int(offset))
     if match_length is None:
-        rows = await state.store.rating_board(guild_id, kind.value, limit)
+        rows = await state.store.rating_board(guild_id, kind.value, limit, offset)
     else:
-        rows = await state.store.length_board(guild_id, kind.value, match_length, limit)
+        rows = await state.store.length_board(guild_id, kind.value, match_length, limit, offset)
     return [
         LeaderboardRow(
             rank=rank,
@@ -117,8 +121,18 @@ async def leaderboard(
             points_won=float(row["points_won"]),
             points_lost=float(row["points_lost"]),
         )
-        for rank, row in enumerate(rows, start=1)
+        for rank, row in enumerate(rows, start=offset + 1)
     ]
+
+
+async def leaderboard_place(
+    state: ServiceState, guild_id: int, game: GameKind | str, match_length: int | None, user_id: int
+) -> BoardPlace:
+    """The member's rank on :func:`leaderboard` and the board's size."""
+    rank, size = await state.store.board_place(
+        guild_id, game_kind(game).value, match_length, user_id
+    )
+    return BoardPlace(rank, size)
 
 
 async def history(

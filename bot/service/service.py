@@ -62,6 +62,7 @@ from bot.service.commands import (
     History,
     IdleMatches,
     Leaderboard,
+    LeaderboardPlace,
     LegalMoves,
     MatchCommand,
     MatchInThread,
@@ -70,6 +71,7 @@ from bot.service.commands import (
     NextPuzzle,
     PostDailyPuzzle,
     PuzzleLeaderboard,
+    PuzzlePlace,
     PuzzleStats,
     RecordShout,
     Rematch,
@@ -353,6 +355,7 @@ HANDLERS: dict[type[Command[Any]], Handler] = {
     CandidateMatches: read(queries.candidate_matches),
     LegalMoves: read(queries.legal_moves),
     Leaderboard: read(queries.leaderboard),
+    LeaderboardPlace: read(queries.leaderboard_place),
     History: read(queries.history),
     Stats: read(queries.stats),
     Export: read(queries.export),
@@ -388,8 +391,9 @@ HANDLERS: dict[type[Command[Any]], Handler] = {
         lambda svc, c: puzzles.puzzle_standing(svc._state, c.guild_id, c.user_id)
     ),
     PuzzleLeaderboard: answered(
-        lambda svc, c: puzzles.puzzle_board(svc._state, c.guild_id, c.limit)
+        lambda svc, c: puzzles.puzzle_board(svc._state, c.guild_id, c.limit, c.offset)
     ),
+    PuzzlePlace: answered(lambda svc, c: puzzles.puzzle_place(svc._state, c.guild_id, c.user_id)),
     SetPuzzleOptOut: answered(
         lambda svc, c: puzzles.set_opt_out(svc._state, c.guild_id, c.user_id, c.out)
     ),

@@ -9,6 +9,28 @@ from __future__ import annotations
 
 import sqlite3
 
+# Step 8's trigger body, for a match that finishes and for one inserted finished: add it to
+# each seat's record of its (game, length), with the seat's rating (NULL without a row).
+_COUNT_FINISHED = """
+BEGIN
+        INSERT INTO length_records (guild_id, game, length, user_id, rating, played, won, lost,
+                                    drawn, points_won, points_lost)
+        SELECT NEW.guild_id, NEW.game, NEW.length, seat.user_id,
+               (SELECT r.rating FROM ratings AS r WHERE r.guild_id = NEW.guild_id
+                    AND r.game = NEW.game AND r.user_id = seat.user_id),
+               1, NEW.winner_seat IS seat.n, NEW.winner_seat IS 1 - seat.n,
+               NEW.winner_seat IS NULL, seat.pw, seat.pl
+        FROM (SELECT 0 AS n, NEW.player0_id AS user_id, NEW.score0 AS pw, NEW.score1 AS pl
+              UNION ALL
+              SELECT 1, NEW.player1_id, NEW.score1, NEW.score0) AS seat
+        WHERE true
+        ON CONFLICT (guild_id, game, length, user_id) DO UPDATE SET
+            played = played + 1, won = won + excluded.won, lost = lost + excluded.lost,
+            drawn = drawn + excluded.drawn, points_won = points_won + excluded.points_won,
+            points_lost = points_lost + excluded.points_lost;
+END;
+"""
+
 # Append-only: never edit a released step; add a new one. Step n (as its comment and the docs
 # number it) is MIGRATIONS[n - 1] and brings user_version to n.
 MIGRATIONS: tuple[str, ...] = (
@@ -338,14 +360,98 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE UNIQUE INDEX puzzles_position ON puzzles (guild_id, game, position_key);
     CREATE INDEX puzzles_posted ON puzzles (guild_id, posted_at);
     """,
+    # 8: a big server's reads. Each seat's matches by id (a member's history and analysed
+    # averages read one index range instead of the server's history), each seat's active
+    # matches (/games), a tournament's matches by challenge (its standings), the rating and puzzle
+    # boards in their order (a page, not every member sorted), and each
+    # member's record per (game, length) of finished matches, kept by triggers as a match
+    # finishes and as a rating changes (the length leaderboard reads one page of an index
+    # instead of counting the history); filled from the history here.
+    """
+    CREATE INDEX matches_seat0 ON matches (guild_id, player0_id, id);
+    CREATE INDEX matches_seat1 ON matches (guild_id, player1_id, id);
+    CREATE INDEX matches_active_seat0 ON matches (guild_id, player0_id) WHERE status = 'active';
+    CREATE INDEX matches_active_seat1 ON matches (guild_id, player1_id) WHERE status = 'active';
+    CREATE INDEX matches_challenge ON matches (challenge_id);
+    CREATE INDEX ratings_board
+        ON ratings (guild_id, game, rating DESC, won DESC, user_id, played)
+        WHERE played > 0;
+    CREATE INDEX puzzle_ratings_board
+        ON puzzle_ratings (guild_id, rating DESC, solved DESC, user_id, attempts)
+        WHERE attempts > 0;
+    CREATE TABLE length_records (
+        guild_id INTEGER NOT NULL,
+        game TEXT NOT NULL,
+        length INTEGER NOT NULL,
+        user_id INTEGER NOT NULL,
+        rating REAL,
+        played INTEGER NOT NULL DEFAULT 0,
+        won INTEGER NOT NULL DEFAULT 0,
+        lost INTEGER NOT NULL DEFAULT 0,
+        drawn INTEGER NOT NULL DEFAULT 0,
+        points_won REAL NOT NULL DEFAULT 0,
+        points_lost REAL NOT NULL DEFAULT 0,
+        PRIMARY KEY (guild_id, game, length, user_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX length_records_board
+        ON length_records (guild_id, game, length, rating DESC, won DESC, user_id);
+    INSERT INTO length_records
+        (guild_id, game, length, user_id, played, won, lost, drawn, points_won, points_lost)
+    SELECT guild_id, game, length, user_id, count(*), sum(won), sum(lost), sum(drawn),
+           sum(pw), sum(pl)
+    FROM (
+        SELECT guild_id, game, length, player0_id AS user_id, winner_seat IS 0 AS won,
+               winner_seat IS 1 AS lost, winner_seat IS NULL AS drawn, score0 AS pw,
+               score1 AS pl
+        FROM matches
+        WHERE status = 'finished' AND (robot_seat IS NULL OR rating_changes IS NOT NULL)
+        UNION ALL
+        SELECT guild_id, game, length, player1_id, winner_seat IS 1, winner_seat IS 0,
+               winner_seat IS NULL, score1, score0
+        FROM matches
+        WHERE status = 'finished' AND (robot_seat IS NULL OR rating_changes IS NOT NULL)
+    )
+    GROUP BY guild_id, game, length, user_id;
+    UPDATE length_records SET rating = (
+        SELECT r.rating FROM ratings AS r WHERE r.guild_id = length_records.guild_id
+            AND r.game = length_records.game AND r.user_id = length_records.user_id
+    );
+    CREATE TRIGGER length_records_finish AFTER UPDATE OF status ON matches
+    WHEN NEW.status = 'finished' AND OLD.status IS NOT 'finished'
+        AND (NEW.robot_seat IS NULL OR NEW.rating_changes IS NOT NULL)
+    {_COUNT_FINISHED}
+    CREATE TRIGGER length_records_finished AFTER INSERT ON matches
+    WHEN NEW.status = 'finished' AND (NEW.robot_seat IS NULL OR NEW.rating_changes IS NOT NULL)
+    {_COUNT_FINISHED}
+    CREATE TRIGGER length_records_rated AFTER INSERT ON ratings
+    BEGIN
+        UPDATE length_records SET rating = NEW.rating
+        WHERE guild_id = NEW.guild_id AND game = NEW.game AND user_id = NEW.user_id;
+    END;
+    CREATE TRIGGER length_records_rerated AFTER UPDATE OF rating ON ratings
+    BEGIN
+        UPDATE length_records SET rating = NEW.rating
+        WHERE guild_id = NEW.guild_id AND game = NEW.game AND user_id = NEW.user_id;
+    END;
+    CREATE TRIGGER length_records_unrated AFTER DELETE ON ratings
+    BEGIN
+        UPDATE length_records SET rating = NULL
+        WHERE guild_id = OLD.guild_id AND game = OLD.game AND user_id = OLD.user_id;
+    END;
+    """.replace("{_COUNT_FINISHED}", _COUNT_FINISHED.strip()),
 )
 
 
 def apply_step(step: int, db: sqlite3.Connection) -> None:
     """Run step ``step`` (0-based) and set ``user_version`` to ``step + 1``; inside a
     transaction the caller opened, which rolls the whole step back if a statement fails."""
-    for statement in MIGRATIONS[step].split(";"):
-        if statement.strip():
-            db.execute(statement)
+    statement = ""
+    for piece in MIGRATIONS[step].split(";"):
+        # A trigger's body holds semicolons: a statement ends where SQLite says it is whole.
+        statement += piece + ";"
+        if sqlite3.complete_statement(statement):
+            if statement.strip(" \n;"):
+                db.execute(statement)
+            statement = ""
     # PRAGMA takes no parameters; step is an int we control.
     db.execute(f"PRAGMA user_version = {step + 1}")

@@ -369,40 +369,6 @@ class PostgresStore(SharedOperations, TournamentOperations, PuzzleOperations):
 
     # --- ratings and stats --------------------------------------------------------------------
 
-    async def length_board(self, guild_id: int, game: str, length: int, limit: int) -> list[Row]:
-        """Leaderboard rows over finished matches of one length, with the overall rating."""
-        return await self._all(
-            """
-            WITH seats AS (
-                SELECT player0_id AS user_id, winner_seat = 0 AS won, winner_seat = 1 AS lost,
-                       winner_seat IS NULL AS drawn, score0 AS pw, score1 AS pl
-                FROM matches
-                WHERE guild_id = $1 AND game = $2 AND length = $3 AND status = 'finished'
-                  AND (robot_seat IS NULL OR rating_changes IS NOT NULL)
-                UNION ALL
-                SELECT player1_id, winner_seat = 1, winner_seat = 0,
-                       winner_seat IS NULL, score1, score0
-                FROM matches
-                WHERE guild_id = $1 AND game = $2 AND length = $3 AND status = 'finished'
-                  AND (robot_seat IS NULL OR rating_changes IS NOT NULL)
-            )
-            SELECT s.user_id, r.name, r.rating, count(*) AS played,
-                   count(*) FILTER (WHERE s.won) AS won,
-                   count(*) FILTER (WHERE s.lost) AS lost,
-                   count(*) FILTER (WHERE s.drawn) AS drawn,
-                   sum(s.pw) AS points_won, sum(s.pl) AS points_lost
-            FROM seats AS s
-            JOIN ratings AS r ON r.guild_id = $1 AND r.game = $2 AND r.user_id = s.user_id
-            GROUP BY s.user_id, r.name, r.rating
-            ORDER BY r.rating DESC, won DESC, s.user_id
-            LIMIT $4
-            """,
-            guild_id,
-            game,
-            length,
-            limit,
-        )
-
     async def record_shout(
         self, match_id: int, game_number: int, user_id: int, guild_id: int, game: str, at: float
     ) -> bool:

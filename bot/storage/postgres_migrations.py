@@ -304,6 +304,99 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE puzzles ALTER COLUMN match_id DROP NOT NULL;
     """,
+    # 8: a big server's reads: each seat's matches by id and each member's record per (game,
+    # length), kept by triggers (as step 8 of migrations.py).
+    """
+    CREATE INDEX matches_seat0 ON matches (guild_id, player0_id, id);
+    CREATE INDEX matches_seat1 ON matches (guild_id, player1_id, id);
+    CREATE INDEX matches_active_seat0 ON matches (guild_id, player0_id) WHERE status = 'active';
+    CREATE INDEX matches_active_seat1 ON matches (guild_id, player1_id) WHERE status = 'active';
+    CREATE INDEX matches_challenge ON matches (challenge_id);
+    CREATE INDEX ratings_board
+        ON ratings (guild_id, game, rating DESC, won DESC, user_id, played)
+        WHERE played > 0;
+    CREATE INDEX puzzle_ratings_board
+        ON puzzle_ratings (guild_id, rating DESC, solved DESC, user_id, attempts)
+        WHERE attempts > 0;
+    CREATE TABLE length_records (
+        guild_id bigint NOT NULL,
+        game text NOT NULL,
+        length integer NOT NULL,
+        user_id bigint NOT NULL,
+        rating double precision,
+        played integer NOT NULL DEFAULT 0,
+        won integer NOT NULL DEFAULT 0,
+        lost integer NOT NULL DEFAULT 0,
+        drawn integer NOT NULL DEFAULT 0,
+        points_won double precision NOT NULL DEFAULT 0,
+        points_lost double precision NOT NULL DEFAULT 0,
+        PRIMARY KEY (guild_id, game, length, user_id)
+    );
+    CREATE INDEX length_records_board
+        ON length_records (guild_id, game, length, rating DESC, won DESC, user_id);
+    INSERT INTO length_records
+        (guild_id, game, length, user_id, rating, played, won, lost, drawn, points_won,
+         points_lost)
+    SELECT s.guild_id, s.game, s.length, s.user_id,
+           (SELECT r.rating FROM ratings AS r WHERE r.guild_id = s.guild_id
+                AND r.game = s.game AND r.user_id = s.user_id),
+           count(*), count(*) FILTER (WHERE s.won), count(*) FILTER (WHERE s.lost),
+           count(*) FILTER (WHERE s.drawn), sum(s.pw), sum(s.pl)
+    FROM (
+        SELECT guild_id, game, length, player0_id AS user_id,
+               winner_seat IS NOT DISTINCT FROM 0 AS won,
+               winner_seat IS NOT DISTINCT FROM 1 AS lost, winner_seat IS NULL AS drawn,
+               score0 AS pw, score1 AS pl
+        FROM matches
+        WHERE status = 'finished' AND (robot_seat IS NULL OR rating_changes IS NOT NULL)
+        UNION ALL
+        SELECT guild_id, game, length, player1_id, winner_seat IS NOT DISTINCT FROM 1,
+               winner_seat IS NOT DISTINCT FROM 0, winner_seat IS NULL, score1, score0
+        FROM matches
+        WHERE status = 'finished' AND (robot_seat IS NULL OR rating_changes IS NOT NULL)
+    ) AS s
+    GROUP BY s.guild_id, s.game, s.length, s.user_id;
+    CREATE FUNCTION length_records_finish() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        INSERT INTO length_records AS l (guild_id, game, length, user_id, rating, played, won,
+                                         lost, drawn, points_won, points_lost)
+        SELECT NEW.guild_id, NEW.game, NEW.length, seat.user_id,
+               (SELECT r.rating FROM ratings AS r WHERE r.guild_id = NEW.guild_id
+                    AND r.game = NEW.game AND r.user_id = seat.user_id),
+               1, (NEW.winner_seat IS NOT DISTINCT FROM seat.n)::integer,
+               (NEW.winner_seat IS NOT DISTINCT FROM 1 - seat.n)::integer,
+               (NEW.winner_seat IS NULL)::integer, seat.pw, seat.pl
+        FROM (VALUES (0, NEW.player0_id, NEW.score0, NEW.score1),
+                     (1, NEW.player1_id, NEW.score1, NEW.score0)) AS seat (n, user_id, pw, pl)
+        ON CONFLICT (guild_id, game, length, user_id) DO UPDATE SET
+            played = l.played + 1, won = l.won + excluded.won, lost = l.lost + excluded.lost,
+            drawn = l.drawn + excluded.drawn, points_won = l.points_won + excluded.points_won,
+            points_lost = l.points_lost + excluded.points_lost;
+        RETURN NULL;
+    END;
+    $$;
+    CREATE TRIGGER length_records_finish AFTER UPDATE OF status ON matches FOR EACH ROW
+    WHEN (NEW.status = 'finished' AND OLD.status IS DISTINCT FROM 'finished'
+          AND (NEW.robot_seat IS NULL OR NEW.rating_changes IS NOT NULL))
+    EXECUTE FUNCTION length_records_finish();
+    CREATE TRIGGER length_records_finished AFTER INSERT ON matches FOR EACH ROW
+    WHEN (NEW.status = 'finished' AND (NEW.robot_seat IS NULL OR NEW.rating_changes IS NOT NULL))
+    EXECUTE FUNCTION length_records_finish();
+    CREATE FUNCTION length_records_rating() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF TG_OP = 'DELETE' THEN
+            UPDATE length_records SET rating = NULL
+            WHERE guild_id = OLD.guild_id AND game = OLD.game AND user_id = OLD.user_id;
+        ELSE
+            UPDATE length_records SET rating = NEW.rating
+            WHERE guild_id = NEW.guild_id AND game = NEW.game AND user_id = NEW.user_id;
+        END IF;
+        RETURN NULL;
+    END;
+    $$;
+    CREATE TRIGGER length_records_rating AFTER INSERT OR DELETE OR UPDATE OF rating ON ratings
+    FOR EACH ROW EXECUTE FUNCTION length_records_rating();
+    """,
 )
 
 

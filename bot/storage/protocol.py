@@ -197,17 +197,31 @@ class Store(Protocol):
 
     # --- ratings and stats --------------------------------------------------------------------
 
-    async def rating_board(self, guild_id: int, game: str, limit: int) -> list[Row]:
+    async def rating_board(
+        self, guild_id: int, game: str, limit: int, offset: int = 0
+    ) -> list[Row]:
         """The leaderboard by rating: ratings rows of players with a played match (columns
         user_id, name, rating, played, won, lost, drawn, points_won, points_lost), by rating
-        descending, then wins descending, then user id; at most ``limit``."""
+        descending, then wins descending, then user id; at most ``limit``, after the first
+        ``offset``."""
         ...
 
-    async def length_board(self, guild_id: int, game: str, length: int, limit: int) -> list[Row]:
+    async def length_board(
+        self, guild_id: int, game: str, length: int, limit: int, offset: int = 0
+    ) -> list[Row]:
         """The leaderboard over finished matches of one length (the same columns as
         :meth:`rating_board`, counted over those matches, with the overall rating), in the same
-        order; at most ``limit``. A match against the robot counts only if it was rated (its
-        ``rating_changes`` were recorded)."""
+        order; at most ``limit``, after the first ``offset``. A match against the robot counts
+        only if it was rated (its ``rating_changes`` were recorded). Read from the records
+        the database keeps as matches finish (``length_records``), not from the history."""
+        ...
+
+    async def board_place(
+        self, guild_id: int, game: str, length: int | None, user_id: int
+    ) -> tuple[int | None, int]:
+        """The member's rank (1-based) on :meth:`rating_board` (``length`` None) or on
+        :meth:`length_board` of ``length``, None when they are not on it; and the number of
+        rows the board holds (its last rank)."""
         ...
 
     async def stats_row(self, guild_id: int, game: str, user_id: int) -> Row | None:
@@ -401,8 +415,14 @@ class Store(Protocol):
         """The member's puzzle rating and counts, None before their first attempt."""
         ...
 
-    async def puzzle_board(self, guild_id: int, limit: int) -> list[Row]:
-        """The guild's solvers by puzzle rating, at most ``limit``."""
+    async def puzzle_board(self, guild_id: int, limit: int, offset: int = 0) -> list[Row]:
+        """The guild's solvers by puzzle rating (then solved, then user id), at most
+        ``limit``, after the first ``offset``."""
+        ...
+
+    async def puzzle_place(self, guild_id: int, user_id: int) -> tuple[int | None, int]:
+        """The member's rank on :meth:`puzzle_board` (None when not on it) and how many
+        solvers the board holds."""
         ...
 
     async def set_puzzle_opt_out(self, guild_id: int, user_id: int, out: bool, at: float) -> None:

@@ -42,6 +42,25 @@ _PUZZLE_RATING = (
 )
 
 
+# The solvers' board, a page of its index (puzzle_ratings_board), and a member's place on it:
+# 1 + the solvers ahead of them in its order.
+PUZZLE_BOARD = (
+    "SELECT r.* FROM (SELECT user_id FROM puzzle_ratings WHERE guild_id = ?1 AND attempts > 0 "
+    "ORDER BY rating DESC, solved DESC, user_id LIMIT ?2 OFFSET ?3) AS page "
+    "CROSS JOIN puzzle_ratings AS r WHERE r.guild_id = ?1 AND r.user_id = page.user_id "
+    "ORDER BY r.rating DESC, r.solved DESC, r.user_id"
+)
+PUZZLE_PLACE = (
+    "SELECT 1 + (SELECT count(*) FROM puzzle_ratings AS o WHERE o.guild_id = ?1 "
+    "AND o.attempts > 0 AND o.rating > m.rating) "
+    "+ (SELECT count(*) FROM puzzle_ratings AS o WHERE o.guild_id = ?1 AND o.attempts > 0 "
+    "AND o.rating = m.rating AND (o.solved > m.solved "
+    "OR (o.solved = m.solved AND o.user_id < m.user_id))) AS place FROM puzzle_ratings AS m "
+    "WHERE m.guild_id = ?1 AND m.user_id = ?2 AND m.attempts > 0"
+)
+PUZZLE_BOARD_SIZE = "SELECT count(*) AS n FROM puzzle_ratings WHERE guild_id = ? AND attempts > 0"
+
+
 class PuzzleOperations(ABC):
     @abstractmethod
     async def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
@@ -56,6 +75,10 @@ class PuzzleOperations(ABC):
     async def _guarded(self, statements: Sequence[Statement]) -> bool:
         """The statements (SQLite's dialect) in one transaction, in order; when the first
         changes no row, nothing more runs and False (the transaction changed nothing)."""
+
+    @abstractmethod
+    async def _member_rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        """A member's read-only query no write depends on (``SharedOperations``')."""
 
     async def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         return await self._rows(self._dialect(sql), params)
@@ -208,12 +231,13 @@ class PuzzleOperations(ABC):
         )
         return rows[0] if rows else None
 
-    async def puzzle_board(self, guild_id: int, limit: int) -> list[Row]:
-        return await self._query(
-            "SELECT * FROM puzzle_ratings WHERE guild_id = ? AND attempts > 0 "
-            "ORDER BY rating DESC, solved DESC, user_id LIMIT ?",
-            (guild_id, limit),
-        )
+    async def puzzle_board(self, guild_id: int, limit: int, offset: int = 0) -> list[Row]:
+        return await self._member_rows(self._dialect(PUZZLE_BOARD), (guild_id, limit, offset))
+
+    async def puzzle_place(self, guild_id: int, user_id: int) -> tuple[int | None, int]:
+        place = await self._member_rows(self._dialect(PUZZLE_PLACE), (guild_id, user_id))
+        size = await self._member_rows(self._dialect(PUZZLE_BOARD_SIZE), (guild_id,))
+        return (int(place[0]["place"]) if place else None), int(size[0]["n"])
 
     async def set_puzzle_opt_out(self, guild_id: int, user_id: int, out: bool, at: float) -> None:
         if out:

@@ -34,6 +34,17 @@ class SharedOperations(ABC):
         rows = await self._rows(sql, params)
         return rows[0] if rows else None
 
+    async def _member_rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        """The rows of a member's read-only query that no write depends on (boards,
+        /history, /stats, /games): a store may answer it beside its writes (SQLite: on the
+        reader connection), seeing what was committed when it runs. Every other read keeps
+        :meth:`_rows`' order with the writes asked before it."""
+        return await self._rows(sql, params)
+
+    async def _member_row(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        rows = await self._member_rows(sql, params)
+        return rows[0] if rows else None
+
     @abstractmethod
     async def _changed(self, sql: str, params: Sequence[Any] = ()) -> int:
         """One statement, its own (autocommitted) transaction; the rows it changed."""
@@ -134,7 +145,7 @@ class SharedOperations(ABC):
         return await self._rows(self.SQL.game_results, (match_id,))
 
     async def active_match_ids(self, guild_id: int, user_id: int) -> list[int]:
-        rows = await self._rows(self.SQL.active_match_ids, (guild_id, user_id))
+        rows = await self._member_rows(self.SQL.active_match_ids, (guild_id, user_id))
         return [row["id"] for row in rows]
 
     async def match_id_in_thread(self, thread_id: int) -> int | None:
@@ -146,19 +157,42 @@ class SharedOperations(ABC):
         return [row["id"] for row in await self._rows(self.SQL.candidate_match_ids, params)]
 
     async def history_rows(self, guild_id: int, user_id: int, limit: int) -> list[Row]:
-        return await self._rows(self.SQL.history_rows, (guild_id, user_id, limit))
+        return await self._member_rows(self.SQL.history_rows, (guild_id, user_id, limit))
 
     # --- ratings and stats --------------------------------------------------------------------
 
-    async def rating_board(self, guild_id: int, game: str, limit: int) -> list[Row]:
+    async def rating_board(
+        self, guild_id: int, game: str, limit: int, offset: int = 0
+    ) -> list[Row]:
         """Leaderboard rows by rating, of the players with a played match."""
-        return await self._rows(self.SQL.rating_board, (guild_id, game, limit))
+        return await self._member_rows(self.SQL.rating_board, (guild_id, game, limit, offset))
+
+    async def length_board(
+        self, guild_id: int, game: str, length: int, limit: int, offset: int = 0
+    ) -> list[Row]:
+        """Leaderboard rows over finished matches of one length, with the overall rating."""
+        params = (guild_id, game, length, limit, offset)
+        return await self._member_rows(self.SQL.length_board, params)
+
+    async def board_place(
+        self, guild_id: int, game: str, length: int | None, user_id: int
+    ) -> tuple[int | None, int]:
+        """The member's rank on the rating board (``length`` None) or the length board (None
+        when not on it), and how many the board holds."""
+        if length is None:
+            place = await self._member_row(self.SQL.rating_place, (guild_id, game, user_id))
+            size = await self._member_row(self.SQL.rating_board_size, (guild_id, game))
+        else:
+            place = await self._member_row(self.SQL.length_place, (guild_id, game, length, user_id))
+            size = await self._member_row(self.SQL.length_board_size, (guild_id, game, length))
+        assert size is not None
+        return (None if place is None else int(place["place"])), int(size["n"])
 
     async def stats_row(self, guild_id: int, game: str, user_id: int) -> Row | None:
         return await self._row(self.SQL.stats_row, (guild_id, game, user_id))
 
     async def robot_records(self, guild_id: int, game: str, user_id: int) -> list[Row]:
-        return await self._rows(self.SQL.robot_records, (guild_id, game, user_id))
+        return await self._member_rows(self.SQL.robot_records, (guild_id, game, user_id))
 
     # --- analyses -----------------------------------------------------------------------------
 
@@ -185,6 +219,6 @@ class SharedOperations(ABC):
         await self._update("analyses", "match_id", match_id, ANALYSIS_COLUMNS, changes)
 
     async def analysis_averages(self, guild_id: int, game: str, user_id: int) -> Row:
-        row = await self._row(self.SQL.analysis_averages, (user_id, guild_id, game))
+        row = await self._member_row(self.SQL.analysis_averages, (user_id, guild_id, game))
         assert row is not None
         return row

@@ -148,6 +148,9 @@ class SqliteStore(SharedOperations, TournamentOperations, PuzzleOperations):
         self._frame_size = 4096 + WAL_FRAME_HEADER  # read from the database when connecting
         self._conn: aiosqlite.Connection | None = None
         self._checkpoint_conn: aiosqlite.Connection | None = None
+        # A member's reads run here, beside the writer (WAL lets readers in while it writes):
+        # a heavy one no longer queues every server's moves behind it on one thread.
+        self._read_conn: aiosqlite.Connection | None = None
         self._checkpointer: asyncio.Task[None] | None = None
         self._closed = False
         # Held while connecting, so two connects open once and a close waits for a connect.
@@ -201,6 +204,7 @@ class SqliteStore(SharedOperations, TournamentOperations, PuzzleOperations):
         await asyncio.to_thread(_probe, path)
         conn = await aiosqlite.connect(str(path), isolation_level=None)
         checkpoint_conn: aiosqlite.Connection | None = None
+        read_conn: aiosqlite.Connection | None = None
         try:
             conn.row_factory = sqlite3.Row
             await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -215,13 +219,20 @@ class SqliteStore(SharedOperations, TournamentOperations, PuzzleOperations):
             checkpoint_conn = await aiosqlite.connect(str(path), isolation_level=None)
             await checkpoint_conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             await checkpoint_conn.execute("PRAGMA synchronous = NORMAL")
+            read_conn = await aiosqlite.connect(str(path), isolation_level=None)
+            read_conn.row_factory = sqlite3.Row
+            await read_conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            await read_conn.execute("PRAGMA query_only = ON")
         except BaseException:
+            if read_conn is not None:
+                await read_conn.close()
             if checkpoint_conn is not None:
                 await checkpoint_conn.close()
             await conn.close()
             raise
         self._conn = conn
         self._checkpoint_conn = checkpoint_conn
+        self._read_conn = read_conn
         self._checkpointer = asyncio.create_task(
             self._checkpoint_loop(), name=f"tablebot checkpoints {path}"
         )
@@ -240,6 +251,8 @@ class SqliteStore(SharedOperations, TournamentOperations, PuzzleOperations):
                 await asyncio.wait([self._checkpointer])
             if self._checkpoint_conn is not None:
                 await self._checkpoint_conn.close()
+            if self._read_conn is not None:
+                await self._read_conn.close()
             # aiosqlite's queue runs the writes and reads already queued, then closes. The last
             # connection to close checkpoints the WAL and removes it.
             if self._conn is not None:
@@ -339,8 +352,21 @@ class SqliteStore(SharedOperations, TournamentOperations, PuzzleOperations):
             return await conn.execute(sql, params)
 
     async def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        """Every row of one query: one call on the thread, in order with the writes queued."""
-        conn = self._open_conn()
+        """Every row of one query: one call on the writer's thread, in order with the writes
+        queued (a read asked after a write sees it, one asked before does not: what the
+        service's loads, the actions' checks and the sweeps rely on)."""
+        return await self._fetch(self._open_conn(), sql, params)
+
+    async def _member_rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        """A member's read-only query (boards, /history, /stats, /games) on the reader
+        connection, beside the writer: it sees what was committed when it runs, and a heavy
+        one never queues every server's moves behind it."""
+        self._open_conn()
+        assert self._read_conn is not None
+        return await self._fetch(self._read_conn, sql, params)
+
+    @staticmethod
+    async def _fetch(conn: aiosqlite.Connection, sql: str, params: Sequence[Any]) -> list[Row]:
         with sqlite_errors():
             rows: list[Row] = list(await conn.execute_fetchall(sql, params))
         return rows
@@ -498,35 +524,6 @@ class SqliteStore(SharedOperations, TournamentOperations, PuzzleOperations):
         return cursor.rowcount == 1
 
     # --- ratings and stats --------------------------------------------------------------------
-
-    async def length_board(self, guild_id: int, game: str, length: int, limit: int) -> list[Row]:
-        """Leaderboard rows over finished matches of one length, with the overall rating."""
-        return await self._rows(
-            """
-            WITH seats AS (
-                SELECT player0_id AS user_id, winner_seat = 0 AS won, winner_seat = 1 AS lost,
-                       winner_seat IS NULL AS drawn, score0 AS pw, score1 AS pl
-                FROM matches
-                WHERE guild_id = ?1 AND game = ?2 AND length = ?3 AND status = 'finished'
-                  AND (robot_seat IS NULL OR rating_changes IS NOT NULL)
-                UNION ALL
-                SELECT player1_id, winner_seat = 1, winner_seat = 0,
-                       winner_seat IS NULL, score1, score0
-                FROM matches
-                WHERE guild_id = ?1 AND game = ?2 AND length = ?3 AND status = 'finished'
-                  AND (robot_seat IS NULL OR rating_changes IS NOT NULL)
-            )
-            SELECT s.user_id, r.name, r.rating, COUNT(*) AS played,
-                   SUM(s.won) AS won, SUM(s.lost) AS lost, SUM(s.drawn) AS drawn,
-                   SUM(s.pw) AS points_won, SUM(s.pl) AS points_lost
-            FROM seats AS s
-            JOIN ratings AS r ON r.guild_id = ?1 AND r.game = ?2 AND r.user_id = s.user_id
-            GROUP BY s.user_id
-            ORDER BY r.rating DESC, won DESC, s.user_id
-            LIMIT ?4
-            """,
-            (guild_id, game, length, limit),
-        )
 
     async def record_shout(
         self, match_id: int, game_number: int, user_id: int, guild_id: int, game: str, at: float

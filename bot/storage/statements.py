@@ -118,27 +118,54 @@ class Statements:
     events: str = "SELECT * FROM events WHERE match_id = ? ORDER BY seq"
     event_count: str = "SELECT count(*) AS n FROM events WHERE match_id = ?"
     game_results: str = "SELECT * FROM game_results WHERE match_id = ? ORDER BY game_number"
+    # Each seat's active matches from its own partial index (step 8), not every server's.
     active_match_ids: str = (
-        "SELECT id FROM matches WHERE guild_id = ?1 AND status = 'active' "
-        "AND (player0_id = ?2 OR player1_id = ?2) ORDER BY id"
+        "SELECT id FROM matches WHERE guild_id = ?1 AND status = 'active' AND player0_id = ?2 "
+        "UNION SELECT id FROM matches WHERE guild_id = ?1 AND status = 'active' "
+        "AND player1_id = ?2 ORDER BY id"
     )
     match_id_in_thread: str = (
         "SELECT id FROM matches WHERE thread_id = ? "
         "ORDER BY status = 'active' DESC, id DESC LIMIT 1"
     )
     candidate_match_ids: str = (
-        "SELECT id FROM matches WHERE guild_id = ?1 AND status = 'active' "
-        "AND (player0_id = ?3 OR player1_id = ?3) AND (channel_id = ?2 OR thread_id = ?2) "
-        "ORDER BY id"
+        "SELECT id FROM matches WHERE guild_id = ?1 AND status = 'active' AND player0_id = ?3 "
+        "AND (channel_id = ?2 OR thread_id = ?2) "
+        "UNION SELECT id FROM matches WHERE guild_id = ?1 AND status = 'active' "
+        "AND player1_id = ?3 AND (channel_id = ?2 OR thread_id = ?2) ORDER BY id"
     )
+    # Each seat's newest ``limit`` from its own index range, then the newest of both: never
+    # the whole server's history (an OR of the seats reads it all and sorts it).
     history_rows: str = (
-        "SELECT * FROM matches WHERE guild_id = ?1 AND (player0_id = ?2 OR player1_id = ?2) "
-        "ORDER BY id DESC LIMIT ?3"
+        "SELECT m.* FROM ("
+        "SELECT id FROM (SELECT id FROM matches WHERE guild_id = ?1 AND player0_id = ?2 "
+        "ORDER BY id DESC LIMIT ?3) AS seat0 "
+        "UNION SELECT id FROM (SELECT id FROM matches WHERE guild_id = ?1 AND player1_id = ?2 "
+        "ORDER BY id DESC LIMIT ?3) AS seat1) AS mine "
+        # CROSS JOIN: SQLite keeps the few ids outside, each match found by its key.
+        "CROSS JOIN matches AS m WHERE m.id = mine.id ORDER BY m.id DESC LIMIT ?3"
     )
     rating_board: str = (
-        "SELECT user_id, name, rating, played, won, lost, drawn, points_won, points_lost "
-        "FROM ratings WHERE guild_id = ? AND game = ? AND played > 0 "
-        "ORDER BY rating DESC, won DESC, user_id LIMIT ?"
+        "SELECT r.user_id, r.name, r.rating, r.played, r.won, r.lost, r.drawn, r.points_won, "
+        "r.points_lost FROM (SELECT user_id FROM ratings "
+        "WHERE guild_id = ?1 AND game = ?2 AND played > 0 "
+        "ORDER BY rating DESC, won DESC, user_id LIMIT ?3 OFFSET ?4) AS page "
+        "CROSS JOIN ratings AS r WHERE r.guild_id = ?1 AND r.game = ?2 "
+        "AND r.user_id = page.user_id ORDER BY r.rating DESC, r.won DESC, r.user_id"
+    )
+    # A member's place on the rating board: 1 + the players ahead of them in its order (an
+    # index range of the board, not the history); no row when they are not on it.
+    rating_place: str = (
+        "SELECT 1 + (SELECT count(*) FROM ratings AS o WHERE o.guild_id = ?1 AND o.game = ?2 "
+        "AND o.played > 0 AND o.rating > m.rating) "
+        "+ (SELECT count(*) FROM ratings AS o WHERE o.guild_id = ?1 AND o.game = ?2 "
+        "AND o.played > 0 AND o.rating = m.rating AND (o.won > m.won "
+        "OR (o.won = m.won AND o.user_id < m.user_id))) AS place "
+        "FROM ratings AS m WHERE m.guild_id = ?1 AND m.game = ?2 AND m.user_id = ?3 "
+        "AND m.played > 0"
+    )
+    rating_board_size: str = (
+        "SELECT count(*) AS n FROM ratings WHERE guild_id = ? AND game = ? AND played > 0"
     )
     stats_row: str = "SELECT * FROM ratings WHERE guild_id = ? AND game = ? AND user_id = ?"
     robot_records: str = (
@@ -160,14 +187,43 @@ class Statements:
         "WHERE analyses.status = 'failed'"
     )
     analysis_row: str = "SELECT * FROM analyses WHERE match_id = ?"
+    # Each seat's analysed matches from its own index range (a match of a member against
+    # themselves counts once, as seat 0).
     analysis_averages: str = (
-        "SELECT count(*) AS analysed, "
-        "avg(CASE WHEN m.player0_id = ?1 THEN a.error_rate0 ELSE a.error_rate1 END) "
-        "AS error_rate, "
-        "avg(CASE WHEN m.player0_id = ?1 THEN a.pr0 ELSE a.pr1 END) AS pr "
-        "FROM analyses AS a JOIN matches AS m ON m.id = a.match_id "
-        "WHERE a.status = 'done' AND m.guild_id = ?2 AND m.game = ?3 "
-        "AND (m.player0_id = ?1 OR m.player1_id = ?1)"
+        "SELECT count(*) AS analysed, avg(error_rate) AS error_rate, avg(pr) AS pr FROM ("
+        "SELECT a.error_rate0 AS error_rate, a.pr0 AS pr "
+        "FROM matches AS m JOIN analyses AS a ON a.match_id = m.id "
+        "WHERE m.guild_id = ?2 AND m.player0_id = ?1 AND m.game = ?3 AND a.status = 'done' "
+        "UNION ALL SELECT a.error_rate1, a.pr1 "
+        "FROM matches AS m JOIN analyses AS a ON a.match_id = m.id "
+        "WHERE m.guild_id = ?2 AND m.player1_id = ?1 AND m.player0_id <> ?1 AND m.game = ?3 "
+        "AND a.status = 'done') AS seats"
+    )
+    # One page of the length leaderboard, from the records step 8 keeps (see migrations.py).
+    # (Both boards pick a page's members from the board's index alone, so what OFFSET skips
+    # is index entries, not rows: the last page of 10,000 costs a range, then ten rows by key.)
+    length_board: str = (
+        "SELECT l.user_id, r.name, l.rating, l.played, l.won, l.lost, l.drawn, l.points_won, "
+        "l.points_lost FROM (SELECT user_id FROM length_records "
+        "WHERE guild_id = ?1 AND game = ?2 AND length = ?3 AND rating IS NOT NULL "
+        "ORDER BY rating DESC, won DESC, user_id LIMIT ?4 OFFSET ?5) AS page "
+        "CROSS JOIN length_records AS l CROSS JOIN ratings AS r "
+        "WHERE l.guild_id = ?1 AND l.game = ?2 AND l.length = ?3 AND l.user_id = page.user_id "
+        "AND r.guild_id = ?1 AND r.game = ?2 AND r.user_id = page.user_id "
+        "ORDER BY l.rating DESC, l.won DESC, l.user_id"
+    )
+    length_place: str = (
+        "SELECT 1 + (SELECT count(*) FROM length_records AS o WHERE o.guild_id = ?1 "
+        "AND o.game = ?2 AND o.length = ?3 AND o.rating > m.rating) "
+        "+ (SELECT count(*) FROM length_records AS o WHERE o.guild_id = ?1 AND o.game = ?2 "
+        "AND o.length = ?3 AND o.rating = m.rating AND (o.won > m.won "
+        "OR (o.won = m.won AND o.user_id < m.user_id))) AS place "
+        "FROM length_records AS m WHERE m.guild_id = ?1 AND m.game = ?2 AND m.length = ?3 "
+        "AND m.user_id = ?4 AND m.rating IS NOT NULL"
+    )
+    length_board_size: str = (
+        "SELECT count(*) AS n FROM length_records "
+        "WHERE guild_id = ? AND game = ? AND length = ? AND rating IS NOT NULL"
     )
 
     # Add to a player's record against the robot, making a missing row.

@@ -51,6 +51,10 @@ class TournamentOperations(ABC):
         """The statements (SQLite's placeholders) as one transaction when the first changes
         exactly one row; False (nothing written) when it changes none."""
 
+    @abstractmethod
+    async def _member_rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        """A member's read-only query no write depends on (``SharedOperations``')."""
+
     async def _select(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         return await self._rows(self._dialect(sql), params)
 
@@ -162,11 +166,11 @@ class TournamentOperations(ABC):
         return None if not rows else int(rows[0]["tournament_id"])
 
     async def tournament_record(self, guild_id: int, user_id: int) -> tuple[int, int]:
-        rows = await self._select(
+        sql = (
             "SELECT count(*) AS played, "
             "coalesce(sum(CASE WHEN t.winner_id = e.user_id THEN 1 ELSE 0 END), 0) AS won "
             "FROM tournament_entries AS e JOIN tournaments AS t ON t.id = e.tournament_id "
-            "WHERE t.guild_id = ? AND e.user_id = ? AND t.status = 'finished'",
-            (guild_id, user_id),
+            "WHERE t.guild_id = ? AND e.user_id = ? AND t.status = 'finished'"
         )
+        rows = await self._member_rows(self._dialect(sql), (guild_id, user_id))
         return int(rows[0]["played"]), int(rows[0]["won"])

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from fakediscord import FakeDiscord, InteractionHandle, Member, Message
+from support.db import sql_write
 from support.discord_driver import handlers_done, reply_to, service_of
 
 from bot.discord.cogs.admin import describe_settings
@@ -142,6 +143,86 @@ async def test_leaderboard_pages_rank_everyone_and_anyone_may_turn_them(
         assert footer == f"rank · name · rating · W-L · points won-lost · Page {number} of 3"
         ranks += [int(r) for r in re.findall(r"^\*\*(\d+)\.\*\*", description(page), re.M)]
     assert ranks == list(range(1, 25))
+
+
+# Issue 38: boards of a big server, past the old cap of 100 ranks.
+RANKED = 125
+BOARDS = {  # /leaderboard's options, the board's arg, the footer before "Page n of m"
+    "by game": ({"game": "backgammon"}, "rank · name · rating · W-L · points won-lost · "),
+    "by length": (
+        {"game": "backgammon", "points": 5},
+        "rank · name · rating · W-L · points won-lost · ",
+    ),
+    "puzzles": ({"game": "puzzles"}, ""),
+}
+
+
+RANKING = {  # how the store keeps a rank on each board
+    "ratings": "INSERT INTO ratings (guild_id, game, user_id, name, rating, played, won) "
+    "VALUES (?1, 'backgammon', ?2, ?3, ?4, 2, 1)",
+    "length records": "INSERT INTO length_records (guild_id, game, length, user_id, rating, "
+    "played, won) VALUES (?1, 'backgammon', 5, ?2, ?4, 2, 1)",
+    "solvers": "INSERT INTO puzzle_ratings (guild_id, user_id, name, rating, attempts, solved) "
+    "VALUES (?1, ?2, ?3, ?4, 3, 1)",
+}
+
+
+async def ranked_server(fake: FakeDiscord, board: str) -> list[Member]:
+    """``RANKED`` members on ``board``, rank n being players[n - 1] (ratings written as the
+    store keeps them: the ratings row and the length records the triggers keep, or the
+    solvers' row)."""
+    store = service_of(fake)._state.store
+    players = [await fake.add_member(f"m{n}") for n in range(RANKED)]
+    tables = ("solvers",) if board == "puzzles" else ("ratings", "length records")
+    for n, member in enumerate(players):
+        for table in tables:
+            values = (fake.guild.id, member.id, member.name, 2000.0 - n)
+            await sql_write(store, RANKING[table], values)
+    return players
+
+
+def ranks_on(page: Message) -> list[int]:
+    return [int(r) for r in re.findall(r"^\**(\d+)\.", description(page), re.M)]
+
+
+@pytest.mark.parametrize("board", list(BOARDS))
+async def test_every_leaderboard_pages_to_its_last_rank(tablebot: FakeDiscord, board: str) -> None:
+    """Issue 38: each leaderboard (by game, by length, puzzles) reads a page at a time from the
+    store and Next goes on to the last rank, past the 100 the boards used to stop at."""
+    fake = tablebot
+    options, footer = BOARDS[board]
+    await ranked_server(fake, board)
+    carol = await fake.add_member("carol")
+    pages = await pages_of(fake, await fake.slash("leaderboard", options, by=carol), carol)
+    assert len(pages) == 13
+    for number, page in enumerate(pages, start=1):
+        assert page.embeds[0]["footer"]["text"] == f"{footer}Page {number} of 13"
+    assert [rank for page in pages for rank in ranks_on(page)] == list(range(1, RANKED + 1))
+    assert "m124" in description(pages[-1])
+
+
+@pytest.mark.parametrize("board", list(BOARDS))
+async def test_a_member_finds_their_own_rank_and_page(tablebot: FakeDiscord, board: str) -> None:
+    """Issue 38: My place under a leaderboard answers the clicker alone with their rank and
+    the page they stand on (whose pages they can turn); someone not on it is told so."""
+    fake = tablebot
+    options, footer = BOARDS[board]
+    players = await ranked_server(fake, board)
+    board_message = await reply_to(await fake.slash("leaderboard", options, by=players[0]))
+    click = await fake.click(board_message, label="My place", by=players[56])
+    mine = await reply_to(click)
+    assert mine.ephemeral
+    assert description(mine).startswith("You are **#57** of 125 on this board.")
+    assert mine.embeds[0]["footer"]["text"] == f"{footer}Page 6 of 13"
+    assert ranks_on(mine) == list(range(51, 61)) and "m56" in description(mine)
+    await (await fake.click(mine, label="Next", by=players[56])).response()
+    await handlers_done(fake)
+    assert ranks_on(mine) == list(range(61, 71))  # their own copy turns its pages
+    assert ranks_on(board_message) == list(range(1, 11))  # the public board didn't move
+    stranger = await fake.add_member("stranger")
+    theirs = await reply_to(await fake.click(board_message, label="My place", by=stranger))
+    assert description(theirs).startswith("You are not on this board yet")
+    assert ranks_on(theirs) == list(range(1, 11))
 
 
 async def test_config_show_fits_one_message_at_its_longest(tablebot: FakeDiscord) -> None:

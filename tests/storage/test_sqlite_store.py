@@ -121,6 +121,46 @@ async def test_a_write_waits_for_the_transaction_in_flight_and_survives_its_roll
 
 
 @pytest.mark.asyncio
+async def test_a_members_reads_run_beside_the_transaction_in_flight(tmp_path: Path) -> None:
+    """Issue 38: a member's read-only queries (/history, /stats, boards, /games) run on the
+    reader connection while an action's transaction is open, and see only what was committed;
+    the test above shows every other read still waits its turn behind the writes."""
+    store = await SqliteStore.open(tmp_path / "t.db")
+    try:
+        match_id = await make_match(store)
+        event = NewEvent(1.0, 3, "roll", {"kind": "roll", "player": 0, "dice": [3]})
+        inside = threading.Event()
+        release = threading.Event()
+
+        def finish(rows: Mapping[int, Row]) -> tuple[list[StatUpdate], dict[str, object]]:
+            inside.set()
+            release.wait(10)  # the transaction stays open while the member reads
+            return [], {"score0": 1}
+
+        action = asyncio.create_task(
+            store.commit_action(match_id, 0, 0, [event], {"n": 1}, {}, finish=finish)
+        )
+        assert await asyncio.to_thread(inside.wait, 10)
+        history = await store.history_rows(1, 3, 10)
+        assert [(row["id"], row["version"], row["score0"]) for row in history] == [(match_id, 0, 0)]
+        assert await store.active_match_ids(1, 4) == [match_id]
+        assert await store.rating_board(1, "nannon", 10) == []
+        assert await store.board_place(1, "nannon", None, 3) == (None, 0)
+        assert await store.board_place(1, "nannon", 1, 3) == (None, 0)
+        assert await store.robot_records(1, "nannon", 3) == []
+        assert (await store.analysis_averages(1, "nannon", 3))["analysed"] == 0
+        assert await store.tournament_record(1, 3) == (0, 0)
+        assert await store.puzzle_board(1, 10) == []
+        assert await store.puzzle_place(1, 3) == (None, 0)
+        assert not action.done()  # all answered while the transaction was still open
+        release.set()
+        await action
+        assert (await store.history_rows(1, 3, 10))[0]["version"] == 1
+    finally:
+        await store.close()
+
+
+@pytest.mark.asyncio
 async def test_a_cancelled_action_commits_or_rolls_back_whole_and_the_store_goes_on(
     tmp_path: Path,
 ) -> None:

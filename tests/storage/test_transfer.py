@@ -22,7 +22,7 @@ from support.random_matches import GUILD, play_random_match
 from bot.storage import RobotRecordUpdate, StatUpdate, StoreError
 from bot.storage.postgres import PostgresStore
 from bot.storage.sqlite import SqliteStore
-from bot.storage.transfer import TABLES, copy_database
+from bot.storage.transfer import POOL_FROM, REPLAY_BATCH, TABLES, copy_database
 
 pytestmark = pytest.mark.postgres
 
@@ -221,6 +221,70 @@ async def test_a_match_that_does_not_replay_stops_the_copy_whole(
         assert await postgres_rows(url, table) == [], table
 
 
+async def make_many(path: Path, count: int) -> list[int]:
+    """``count`` short matches (a few actions each): more than one replay worker's batch."""
+    rng = random.Random(3)
+    store = await SqliteStore.open(path)
+    try:
+        return [
+            await play_random_match(store, "nannon", (100 + 2 * n, 101 + 2 * n), rng, actions=3)
+            for n in range(count)
+        ]
+    finally:
+        await store.close()
+
+
+@pytest.mark.asyncio
+async def test_a_big_copy_is_replayed_in_batches_by_workers_shown_and_analysed(
+    tmp_path: Path, postgres_database: Callable[..., str]
+) -> None:
+    """Issue 38: past POOL_FROM matches the replay check runs in worker processes, a batch at
+    a time, and still names the match that doesn't replay; the copy reports its progress
+    (every table's rows, the matches replayed) and leaves the planner its statistics
+    (ANALYZE: pg_class.reltuples and pg_stats filled, not the -1 of a table never analysed)."""
+    import asyncpg
+
+    source = tmp_path / "t.db"
+    count = POOL_FROM + REPLAY_BATCH // 2
+    made = await make_many(source, count)
+    broken = made[-3]  # in the last batch, replayed by a worker
+    with sqlite3.connect(source) as db:
+        [(kept,)] = db.execute("SELECT data FROM snapshots WHERE match_id = ?", (broken,))
+        db.execute("UPDATE snapshots SET data = '{}' WHERE match_id = ?", (broken,))
+    url = postgres_database()
+    with pytest.raises(StoreError, match=rf"1 of {count} matches don't replay.*match {broken} \("):
+        await copy_database(source, url)
+    assert await postgres_rows(url, "matches") == []
+    with sqlite3.connect(source) as db:  # mended: the copy goes through
+        db.execute("UPDATE snapshots SET data = ? WHERE match_id = ?", (kept, broken))
+    shown: list[tuple[str, int, int]] = []
+    report = await copy_database(source, url, lambda *step: shown.append(step))
+    assert report.matches_replayed == count
+    replays = [(done, total) for stage, done, total in shown if stage == "replay"]
+    assert replays[0] == (0, count) and replays[-1] == (count, count)
+    assert len(replays) >= count // REPLAY_BATCH  # batch by batch
+    assert [done for done, _ in replays] == sorted(done for done, _ in replays)
+    for table in TABLES:
+        assert (table, report.rows[table], report.rows[table]) in shown, table
+    assert shown[-1] == ("analyse", 1, 1)
+    db = await asyncpg.connect(url)
+    try:
+        tuples = dict(
+            await db.fetch(
+                "SELECT relname, reltuples FROM pg_class WHERE relname = ANY($1::text[])",
+                ["matches", "events", "snapshots"],
+            )
+        )
+        assert tuples == {
+            "matches": count,
+            "events": report.rows["events"],
+            "snapshots": count,
+        }
+        assert await db.fetchval("SELECT count(*) FROM pg_stats WHERE tablename = 'matches'") > 0
+    finally:
+        await db.close()
+
+
 @pytest.mark.asyncio
 async def test_what_copy_database_refuses_up_front(
     tmp_path: Path, postgres_database: Callable[..., str]
@@ -258,6 +322,12 @@ async def test_tablebot_migrate_db_copies_tablebot_db_into_the_url(
     done = run_cli(tmp_path, {"TABLEBOT_DB": str(source)}, "migrate-db", "--to", url)
     assert done.returncode == 0, done.stderr
     assert "9 matches" in done.stdout and "replay" in done.stdout
+    # Its progress on stderr (not a terminal here: a line at each tenth of each stage).
+    lines = done.stderr.splitlines()
+    events = len(sqlite_rows(source, "events"))
+    for label, total in (("events", events), ("replaying matches", 9), ("analysing", 1)):
+        assert f"{label:<20} [{'#' * 30}] 100% {total:,}/{total:,}" in lines, lines
+    assert f"{'replaying matches':<20} [{' ' * 30}]   0% 0/9" in lines
     assert f"TABLEBOT_DB={url}" in done.stdout
     assert await postgres_rows(url, "events") == sqlite_rows(source, "events")
     # Again: the target holds data now.

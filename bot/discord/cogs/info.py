@@ -17,7 +17,7 @@ from discord.ext import commands
 
 from bot.discord import wording
 from bot.discord.catalogue import choices, command_text, number, plural_key, reader, text
-from bot.discord.cogs.puzzles import TOP, solvers_embed
+from bot.discord.cogs.puzzles import solvers_embed
 from bot.discord.components import PageButton, pager
 from bot.discord.locales import server_reader
 from bot.discord.options import RowId
@@ -28,7 +28,9 @@ from bot.service.commands import (
     Export,
     History,
     Leaderboard,
+    LeaderboardPlace,
     PuzzleLeaderboard,
+    PuzzlePlace,
     PuzzleStats,
     Stats,
     VerifyMatch,
@@ -41,7 +43,7 @@ from render.common import format_score
 if TYPE_CHECKING:
     from bot.discord.app import TableBot
     from bot.service import HistoryEntry, LeaderboardRow, MatchService, MatchView, StatLine
-    from bot.service.model import PuzzleStanding
+    from bot.service.model import BoardPlace, PuzzleStanding
 
 log = logging.getLogger(__name__)
 
@@ -113,10 +115,27 @@ def page_of(pages: list[list[str]], page: int) -> tuple[int, list[str]]:
     return page, pages[page]
 
 
+def page_count(size: int) -> int:
+    """The pages a board of ``size`` ranks takes (one, maybe empty, at least)."""
+    return max(1, -(-size // PAGE_LINES))
+
+
+def place_text(place: BoardPlace) -> str:
+    """The line saying where the member who asked stands on a board ("You are #12 of 340")."""
+    if place.rank is None:
+        return text("leaderboard.not_placed")
+    return text("leaderboard.your_place", rank=place.rank, size=place.size)
+
+
+def board_footer(footer: str, page: int, pages: int) -> str:
+    return f"{footer} · {wording.page_of(page, pages)}" if pages > 1 else footer
+
+
 def format_leaderboard(
-    game: GameKind, rows: list[LeaderboardRow], points: int | None, page: int = 0
+    game: GameKind, rows: list[LeaderboardRow], points: int | None, page: int = 0, pages: int = 1
 ) -> tuple[discord.Embed, discord.ui.View | None]:
-    """A page of the leaderboard and its Previous and Next (None when it fits one page)."""
+    """``page`` of ``pages`` of the leaderboard (``rows``, ranked already) and its Previous,
+    Next and My place (None when the board fits one page)."""
     title = text("leaderboard.title", game=wording.game_title(game))
     if points is not None:
         title += (
@@ -140,15 +159,10 @@ def format_leaderboard(
                 points=f"{_num(row.points_won)}-{_num(row.points_lost)}",
             )
         )
-    pages = paginate(lines, DESCRIPTION_ROOM)
-    page, shown = page_of(pages, page)
-    embed.description = "\n".join(shown)
-    footer = text("leaderboard.footer")
-    if len(pages) > 1:
-        footer += f" · {wording.page_of(page, len(pages))}"
-    embed.set_footer(text=footer)
+    embed.description = "\n".join(lines)[:DESCRIPTION_ROOM]
+    embed.set_footer(text=board_footer(text("leaderboard.footer"), page, pages))
     arg = f"{game.value}.{'all' if points is None else points}"
-    return embed, pager("lb", arg, page, len(pages))
+    return embed, pager("lb", arg, page, pages, find_me=True)
 
 
 def counters_text(line: StatLine) -> str:
@@ -331,15 +345,54 @@ class InfoCog(commands.Cog, name="Info"):
             shown = interaction.message.embeds if interaction.message is not None else []
             title = (shown[0].title if shown else None) or text("history.default_title")
             embed, pages = history_page(title, entries, user_id, item.page)
+        elif item.kind == "lbme":  # My place: the clicker's page, for them alone
+            mine = await self.board_page(guild_id, item.arg, None, interaction.user.id)
+            embed, pages = mine
+            await interaction.response.send_message(
+                embed=embed,
+                view=pages if pages is not None else discord.utils.MISSING,
+                ephemeral=True,
+                allowed_mentions=NO_MENTIONS,
+            )
+            return
         else:
-            game, length = item.arg.split(".", 1)
-            kind = GameKind(game)
-            points = None if length == "all" else int(length)
-            rows = await self.service.handle(Leaderboard(guild_id, kind, points, LIST_DEPTH))
-            embed, pages = format_leaderboard(kind, rows, points, item.page)
+            embed, pages = await self.board_page(guild_id, item.arg, item.page)
         await interaction.response.edit_message(
             embed=embed, view=pages, allowed_mentions=NO_MENTIONS
         )
+
+    async def board_page(
+        self, guild_id: int, board: str, page: int | None, user_id: int = 0
+    ) -> tuple[discord.Embed, discord.ui.View | None]:
+        """A page of a leaderboard (``board``: "puzzles", "nannon.all", "nannon.5"), read from
+        the store one page at a time, to the last rank; with ``page`` None, the page where
+        ``user_id`` stands, saying so (the first page when they are not on the board)."""
+        if board == PUZZLES:
+            place = await self.service.handle(PuzzlePlace(guild_id, user_id))
+        else:
+            game, length = board.split(".", 1)
+            kind = GameKind(game)
+            points = None if length == "all" else int(length)
+            place = await self.service.handle(LeaderboardPlace(guild_id, kind, points, user_id))
+        pages = page_count(place.size)
+        if page is None:
+            page = 0 if place.rank is None else (place.rank - 1) // PAGE_LINES
+        page = max(0, min(page, pages - 1))  # the board may have shrunk since
+        offset = page * PAGE_LINES
+        if board == PUZZLES:
+            solvers = await self.service.handle(PuzzleLeaderboard(guild_id, PAGE_LINES, offset))
+            embed = solvers_embed(solvers, offset + 1)
+            if pages > 1:
+                embed.set_footer(text=wording.page_of(page, pages))
+            view = pager("lb", PUZZLES, page, pages, find_me=True)
+        else:
+            rows = await self.service.handle(
+                Leaderboard(guild_id, kind, points, PAGE_LINES, offset)
+            )
+            embed, view = format_leaderboard(kind, rows, points, page, pages)
+        if user_id:
+            embed.description = f"{place_text(place)}\n\n{embed.description or ''}"
+        return embed, view
 
     async def _match_id_choices(
         self, interaction: discord.Interaction[Any], current: str
@@ -398,17 +451,9 @@ class InfoCog(commands.Cog, name="Info"):
     ) -> None:
         assert interaction.guild_id is not None
         reader.set(await server_reader(interaction.client, interaction.guild_id))  # public
-        if game == PUZZLES:  # the solvers (bot.discord.cogs.puzzles)
-            solvers = await self.service.handle(PuzzleLeaderboard(interaction.guild_id, TOP))
-            await interaction.response.send_message(
-                embed=solvers_embed(solvers), allowed_mentions=NO_MENTIONS
-            )
-            return
-        kind = GameKind(game)
-        rows = await self.service.handle(
-            Leaderboard(interaction.guild_id, kind, points, LIST_DEPTH)
-        )
-        embed, pages = format_leaderboard(kind, rows, points)
+        # The puzzle solvers (bot.discord.cogs.puzzles) or a game's players, a page at a time.
+        board = PUZZLES if game == PUZZLES else f"{game}.{'all' if points is None else points}"
+        embed, pages = await self.board_page(interaction.guild_id, board, 0)
         await interaction.response.send_message(
             embed=embed,
             allowed_mentions=NO_MENTIONS,

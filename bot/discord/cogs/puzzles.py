@@ -56,7 +56,6 @@ log = logging.getLogger(__name__)
 
 GameName = Literal["nannon", "backgammon", "checkers"]
 REVEAL_LINES = 10  # the ranking's lines in a reveal
-TOP = 20  # the solvers /leaderboard game:puzzles lists
 TOP_COLOUR = discord.Colour(0x6A1B9A)
 
 
@@ -119,8 +118,9 @@ def result_text(result: PuzzleResult) -> str:
     )
 
 
-def solvers_embed(rows: list[PuzzleStanding]) -> discord.Embed:
-    """The server's solvers by puzzle rating (``/leaderboard game:puzzles``)."""
+def solvers_embed(rows: list[PuzzleStanding], first_rank: int = 1) -> discord.Embed:
+    """A page of the server's solvers by puzzle rating (``/leaderboard game:puzzles``), its
+    first row ranked ``first_rank``."""
     embed = discord.Embed(title=text("puzzle.top.title"), colour=TOP_COLOUR)
     lines = [
         text(
@@ -131,7 +131,7 @@ def solvers_embed(rows: list[PuzzleStanding]) -> discord.Embed:
             solved=row.solved,
             tried=row.attempts,
         )
-        for rank, row in enumerate(rows, 1)
+        for rank, row in enumerate(rows, first_rank)
     ]
     embed.description = "\n".join(lines) if lines else text("puzzle.top.empty")
     return embed
