@@ -46,8 +46,12 @@ def _kind(kind: GameKind | str) -> GameKind:
         raise ValueError(f"unknown game kind {kind!r}") from None
 
 
-def new_match(kind: GameKind | str, rules: MatchRules) -> GameMatch:
-    """A fresh match of ``kind`` under ``rules``; a GameError if the rules don't fit the game."""
+def new_match(kind: GameKind | str, rules: MatchRules, *, recorded: bool = False) -> GameMatch:
+    """A fresh match of ``kind`` under ``rules``; a GameError if the rules don't fit the game.
+
+    ``recorded`` for a match that replays a log someone already played: it accepts what the
+    rules accepted when the log was written (a double on a dead cube, before that ruling).
+    """
     game = _kind(kind)
     if game is GameKind.CHECKERS:
         from engines.checkers import CheckersMatch
@@ -55,7 +59,7 @@ def new_match(kind: GameKind | str, rules: MatchRules) -> GameMatch:
         return CheckersMatch(rules)
     from engines.match import DiceMatch
 
-    return DiceMatch(_dice_variant(game), rules)
+    return DiceMatch(_dice_variant(game), rules, recorded=recorded)
 
 
 def replay(
@@ -63,7 +67,8 @@ def replay(
     rules: MatchRules,
     actions: Iterable[Action | Mapping[str, Any]],
 ) -> GameMatch:
-    """A new match with ``actions`` (values or their ``to_dict()`` form) applied in order."""
+    """A new match with ``actions`` (values or their ``to_dict()`` form) applied in order, as a
+    recorded log (see :func:`new_match`)."""
     game = _kind(kind)
     values = [a if isinstance(a, Action) else action_from_dict(dict(a)) for a in actions]
     if game is GameKind.CHECKERS:

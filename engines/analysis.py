@@ -245,7 +245,7 @@ class GameEvaluator(Protocol):
 
 def count_games(kind: GameKind, rules: MatchRules, actions: Sequence[Action]) -> int:
     """How many games the actions play into (a game with any action counts)."""
-    match = new_match(kind, rules)
+    match = new_match(kind, rules, recorded=True)
     games = 0
     for action in actions:
         games = max(games, match.game_number)

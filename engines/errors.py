@@ -63,6 +63,7 @@ class CubeErrorReason(enum.Enum):
 
     NO_CUBE = "no_cube"  # the cube is off for this match
     CRAWFORD = "crawford"  # nobody doubles in the Crawford game
+    DEAD = "dead"  # a win at the cube's value already takes the match: a double changes nothing
     NOT_OWNER = "not_owner"  # the opponent owns the cube
     ALREADY_ROLLED = "already_rolled"  # doubling comes before the roll
     MONEY_ONLY = "money_only"  # Jacoby and automatic doubles apply to money play only

@@ -104,7 +104,7 @@ def _games(
 ) -> tuple[list[_Game], _Concession | None]:
     """Replay the actions and collect each game's records, and how the match was conceded."""
     kind = spec.kind
-    match = new_match(kind, rules)
+    match = new_match(kind, rules, recorded=True)
     games = [_Game(1, (0, 0))]
     conceded: _Concession | None = None
     for action in actions:

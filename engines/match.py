@@ -182,8 +182,11 @@ class DiceMatch:
     die, seat 1's) and ``last_move`` (seat, move). ``spec`` is the variant's game's spec.
     """
 
-    def __init__(self, variant: DiceVariant, rules: MatchRules) -> None:
+    def __init__(self, variant: DiceVariant, rules: MatchRules, *, recorded: bool = False) -> None:
         validate_rules(variant.kind, rules)
+        # A replayed log is held to the rules it was played under: a double on a dead cube
+        # was accepted before the dead-cube ruling, and old logs hold some.
+        self.recorded = recorded
         self.variant = variant
         self.kind: GameKind = variant.kind
         self.spec: GameSpec = spec_of(variant.kind)  # the game's traits
@@ -320,8 +323,29 @@ class DiceMatch:
         return self._games[-1].winner
 
     def can_double(self, seat: int) -> bool:
-        """True when ``Double(seat)`` would be accepted now."""
-        return self._double_refusal(seat) is None
+        """True when ``Double(seat)`` would be accepted now: the one cube predicate that the
+        buttons, the prompts, the robot, the hints and the analysis ask."""
+        return self._double_refusal(seat, ruling=True) is None
+
+    def _may_double(self, seat: int) -> bool:
+        """Whether this match accepts ``Double(seat)``: :meth:`can_double`, except that a
+        recorded log may hold a double on a dead cube."""
+        return self._double_refusal(seat, ruling=not self.recorded) is None
+
+    def cube_dead(self, seat: int) -> bool:
+        """True in match play when a win at the cube's value already takes the match for
+        ``seat`` (a 1-point match, double match point, a side 1 away): its double could change
+        nothing, so the rules refuse it (the dead-cube ruling, docs/rules.md).
+
+        >>> from engines import new_match
+        >>> from engines.base import MatchRules
+        >>> new_match("backgammon", MatchRules(length=1)).cube_dead(0)
+        True
+        >>> new_match("backgammon", MatchRules(length=3)).cube_dead(0)
+        False
+        """
+        length = self.rules.length
+        return length > 0 and self._score[seat] + self.cube.value >= length
 
     @property
     def draw_offered_by(self) -> None:
@@ -380,7 +404,7 @@ class DiceMatch:
                 # Nannon ruling: on a tie either player may turn the (still centred) cube;
                 # stay in OPENING when nobody may (cube off, Crawford game).
                 self._phase = Phase.OPENING_TIE
-                if not (self.can_double(0) or self.can_double(1)):
+                if not (self._may_double(0) or self._may_double(1)):
                     self._phase = Phase.OPENING
             elif self._auto_doubles < self.rules.auto_doubles and self.cube.centred:
                 self.cube = self.cube.auto_doubled()
@@ -472,7 +496,7 @@ class DiceMatch:
 
     def _double(self, action: Double) -> ActionResult:
         seat = self._seat(action)
-        refusal = self._double_refusal(seat)
+        refusal = self._double_refusal(seat, ruling=not self.recorded)
         if refusal is not None:
             raise refusal
         self._resume_phase = self._phase
@@ -480,8 +504,9 @@ class DiceMatch:
         self._phase = Phase.CUBE_OFFERED
         return ActionResult(Double(seat))
 
-    def _double_refusal(self, seat: int) -> GameError | None:
-        """Why ``seat`` may not double now, or None when it may."""
+    def _double_refusal(self, seat: int, *, ruling: bool) -> GameError | None:
+        """Why ``seat`` may not double now, or None when it may; ``ruling`` False leaves out
+        the dead-cube ruling (for recorded logs)."""
         phase = self._phase
         if phase is Phase.MATCH_OVER:
             return PhaseError("The match is over.", code="match_over")
@@ -511,6 +536,14 @@ class DiceMatch:
                 CubeErrorReason.NOT_YOUR_TURN,
                 "Only the player on turn may double, before rolling.",
                 code="double_on_turn",
+            )
+        if ruling and self.cube.may_double(seat) and self.cube_dead(seat):
+            # Before "you rolled already": with a dead cube the service rolls for the player.
+            return CubeError(
+                CubeErrorReason.DEAD,
+                "The cube is dead: a win at its value already takes you the match, so a double "
+                "would change nothing.",
+                code="dead_cube",
             )
         if phase is Phase.MOVE:
             return CubeError(
@@ -837,7 +870,7 @@ class DiceMatch:
         actions: Iterable[Action | Mapping[str, Any]],
     ) -> DiceMatch:
         """A new match with ``actions`` (values, or their ``to_dict()`` form) applied in order."""
-        match = cls(variant, rules)
+        match = cls(variant, rules, recorded=True)
         for action in actions:
             if not isinstance(action, Action):
                 action = action_from_dict(dict(action))

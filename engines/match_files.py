@@ -114,7 +114,7 @@ def _mat_play(text: str) -> str:
 class _MatReader:
     def __init__(self, kind: GameKind, rules: MatchRules) -> None:
         self.kind = kind
-        self.match: GameMatch = new_match(kind, rules)
+        self.match: GameMatch = new_match(kind, rules, recorded=True)
         self.nannon = kind is GameKind.NANNON
 
     def apply(self, number: int, action: Action) -> None:

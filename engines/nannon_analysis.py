@@ -35,8 +35,6 @@ from engines.nannon import Position
 from engines.nannon_solver import (
     Context,
     CubeDecision,
-    CubeState,
-    InvalidContextError,
     NannonSolver,
 )
 from engines.puzzles import Option, cube_options, take_options
@@ -55,13 +53,9 @@ CLOSE_CUBE = 0.16
 
 
 def context_of(match: GameMatch, seat: int) -> Context:
-    """The solver's context for ``seat``; a match without the cube or the Crawford rule is
-    valued as if it had them (as the robot plays it: nobody may double there)."""
-    try:
-        return Context.of_match(match, seat)
-    except InvalidContextError:
-        length, score = match.rules.length, match.score
-        return Context.match(length - int(score[seat]), length - int(score[1 - seat]), CubeState())
+    """The solver's context for ``seat``: the real cube and score, with or without the
+    Crawford rule (:meth:`Context.of_match`)."""
+    return Context.of_match(match, seat)
 
 
 def roll_values(solver: NannonSolver, position: Position, context: Context) -> list[float]:
@@ -106,7 +100,7 @@ class _GameReplay:
     """Replays one game beside the solver, collecting its decisions."""
 
     def __init__(self, rules: MatchRules, solver: NannonSolver, game: int) -> None:
-        self.match = new_match(GameKind.NANNON, rules)
+        self.match = new_match(GameKind.NANNON, rules, recorded=True)
         self.solver = solver
         self.game = game
         self.decisions: list[Decision] = []

@@ -62,6 +62,7 @@ from typing import Any
 
 from engines import nannon_met
 from engines.base import GameKind, GameMatch
+from engines.cube import Cube
 from engines.nannon import Move, Places, Position, all_positions
 
 __all__ = [
@@ -732,7 +733,8 @@ MAX_AWAY = 25
 @dataclass(frozen=True, slots=True)
 class MatchScore:
     """Points each side still needs, the side on roll first; ``crawford`` for the Crawford
-    game (one side is 1 away for the first time: nobody may double).
+    game (one side is 1 away for the first time: nobody may double); ``crawford_rule`` False
+    for a match played without the Crawford rule (no game is ever the Crawford game).
 
     With one side 1 away and ``crawford`` False, the game is post-Crawford.
 
@@ -741,11 +743,14 @@ class MatchScore:
     >>> MatchScore(3, 3, crawford=True)
     Traceback (most recent call last):
     engines.nannon_solver.InvalidContextError: the Crawford game needs one side 1 away, not 3-3
+    >>> MatchScore(3, 4, crawford_rule=False).flipped()
+    MatchScore(away_me=4, away_them=3, crawford_rule=False)
     """
 
     away_me: int
     away_them: int
     crawford: bool = False
+    crawford_rule: bool = True
 
     def __post_init__(self) -> None:
         for away in (self.away_me, self.away_them):
@@ -757,13 +762,21 @@ class MatchScore:
             raise InvalidContextError(
                 f"the Crawford game needs one side 1 away, not {self.away_me}-{self.away_them}"
             )
+        if self.crawford and not self.crawford_rule:
+            raise InvalidContextError("without the Crawford rule no game is the Crawford game")
+
+    def __repr__(self) -> str:
+        # The rule is named only when it is off, so that the common repr stays short.
+        rule = "" if self.crawford_rule else ", crawford_rule=False"
+        crawford = ", crawford=True" if self.crawford else ", crawford=False" if rule == "" else ""
+        return f"MatchScore(away_me={self.away_me}, away_them={self.away_them}{crawford}{rule})"
 
     @property
     def post_crawford(self) -> bool:
         return not self.crawford and min(self.away_me, self.away_them) == 1
 
     def flipped(self) -> MatchScore:
-        return MatchScore(self.away_them, self.away_me, self.crawford)
+        return MatchScore(self.away_them, self.away_me, self.crawford, self.crawford_rule)
 
 
 @dataclass(frozen=True, slots=True)
@@ -814,8 +827,9 @@ Crawford game)
         cube: CubeState | None = CubeState(),
         *,
         crawford: bool = False,
+        crawford_rule: bool = True,
     ) -> Context:
-        return cls(MatchScore(away_me, away_them, crawford), cube)
+        return cls(MatchScore(away_me, away_them, crawford, crawford_rule), cube)
 
     @classmethod
     def of_match(cls, match: GameMatch, seat: int | None = None) -> Context:
@@ -833,15 +847,15 @@ cube=CubeState(value=2, owner=<CubeOwner.THEM: 'them'>))
         if match.kind is not GameKind.NANNON or match.cube is None:
             raise InvalidContextError(f"not a Nannon match: {match.kind}")
         rules = match.rules
-        if not rules.cube or not rules.crawford:
-            raise InvalidContextError(
-                "the solver plays matches with the cube and the Crawford rule"
-            )
         me = match.turn if seat is None else seat
         if me not in (0, 1):
             raise InvalidContextError(f"a seat is 0 or 1, not {me!r}")
         score = match.score
         cube = match.cube
+        if not rules.cube:
+            # The solver has no cubeless match play: it values the match as if the cube were
+            # centred (nobody may double there: can_double says so).
+            cube = Cube()
         owner = CubeOwner.CENTRED
         if cube.owner is not None:
             owner = CubeOwner.ME if cube.owner == me else CubeOwner.THEM
@@ -850,6 +864,7 @@ cube=CubeState(value=2, owner=<CubeOwner.THEM: 'them'>))
             rules.length - int(score[1 - me]),
             CubeState(cube.value, owner),
             crawford=match.crawford_game,
+            crawford_rule=rules.crawford,
         )
 
     @property
@@ -991,6 +1006,7 @@ class _Game:
     dmp: Sequence[float]
     states: dict[tuple[int, int], tuple[Sequence[float], Sequence[float]]]
     start: float = 0.0
+    rule: bool = True  # the match has the Crawford rule
     tie_doubles: int = 0  # opening-tie cube states where a double is right
     tie_conflicts: int = 0  # ... where both sides would double (A is taken to act first)
     openings: dict[tuple[int, int], float] = field(default_factory=dict)  # by cube state
@@ -1036,8 +1052,9 @@ class NannonSolver:
         self._cubeless_probs: tuple[list[float], ...] | None = None
         self._money: tuple[list[float], list[float], list[float]] | None = None
         self._dmp: list[float] | None = None
-        self._met: dict[tuple[int, int, bool], float] = {}
-        self._games: dict[tuple[int, int, bool], _Game] = {}
+        # Keyed (a, b, crawford, crawford_rule); see _key.
+        self._met: dict[tuple[int, int, bool, bool], float] = {}
+        self._games: dict[tuple[int, int, bool, bool], _Game] = {}
 
     # -- positions and contexts ----------------------------------------------------------------
 
@@ -1061,11 +1078,11 @@ class NannonSolver:
             if cube.owner is CubeOwner.ME:
                 return _Frame(owned, other, v, other, 2 * v, 1.0)
             return _Frame(other, owned, v)
-        a, b, crawford = score.away_me, score.away_them, score.crawford
+        a, b, crawford, rule = score.away_me, score.away_them, score.crawford, score.crawford_rule
         if a <= b:
-            game, me = self._game(a, b, crawford), 0
+            game, me = self._game(a, b, crawford, rule), 0
         else:
-            game, me = self._game(b, a, crawford), 1
+            game, me = self._game(b, a, crawford, rule), 1
         owner = _CENTRED
         if cube.owner is not CubeOwner.CENTRED:
             owner = _A_OWNS if (cube.owner is CubeOwner.ME) == (me == 0) else _B_OWNS
@@ -1075,7 +1092,7 @@ class NannonSolver:
             return _Frame(mine, theirs, 1.0)
         mine_owner = _A_OWNS if me == 0 else _B_OWNS
         doubled = game.lookup(2 * cube.value, _OTHER[mine_owner])[me]
-        cash = self._won(a, b, crawford, cube.value)
+        cash = self._won(a, b, crawford, cube.value, rule)
         return _Frame(mine, theirs, 1.0, doubled, 1.0, cash)
 
     # -- money play ----------------------------------------------------------------------------
@@ -1130,54 +1147,68 @@ class NannonSolver:
             self._dmp = _solve([_Layer((1.0, 1.0, -1.0, -1.0), 0)])[: _graph().size]
         return self._dmp
 
-    def _met_equity(self, a: int, b: int, crawford: bool) -> float:
-        """Side A's equity at the opening roll, ``a`` away against ``b`` away."""
+    @staticmethod
+    def _key(a: int, b: int, crawford: bool, rule: bool) -> tuple[int, int, bool, bool]:
+        """One key for the scores that are the same game: with a side 1 away (and not the
+        Crawford game) the game is post-Crawford whether or not the match has the rule."""
+        if a == b == 1:
+            crawford = False
+        if min(a, b) == 1 and not crawford:
+            rule = True
+        return a, b, crawford, rule
+
+    def _met_equity(self, a: int, b: int, crawford: bool, rule: bool = True) -> float:
+        """Side A's equity at the opening roll, ``a`` away against ``b`` away; ``rule`` False
+        in a match without the Crawford rule."""
         if a <= 0:
             return 1.0
         if b <= 0:
             return -1.0
-        if a == b == 1:
-            crawford = False
-        key = (a, b, crawford)
+        key = self._key(a, b, crawford, rule)
+        a, b, crawford, rule = key
         equity = self._met.get(key)
         if equity is None:
             if a > b:
-                equity = -self._met_equity(b, a, crawford)
+                equity = -self._met_equity(b, a, crawford, rule)
             elif self._table and b <= nannon_met.LENGTH:
-                equity = (nannon_met.CRAWFORD if crawford else nannon_met.EQUITY[a - 1])[b - 1]
+                if crawford:
+                    equity = nannon_met.CRAWFORD[b - 1]
+                else:
+                    equity = (nannon_met.EQUITY if rule else nannon_met.NO_CRAWFORD)[a - 1][b - 1]
             else:
-                equity = self._game(a, b, crawford).start
+                equity = self._game(a, b, crawford, rule).start
             self._met[key] = equity
         return equity
 
-    def _won(self, a: int, b: int, crawford: bool, points: int) -> float:
+    def _won(self, a: int, b: int, crawford: bool, points: int, rule: bool = True) -> float:
         """Side A's equity once it has won ``points`` in the game at ``a``-``b``."""
         left = a - points
         if left <= 0:
             return 1.0
         # The Crawford game follows the game in which a side first reaches 1 away.
-        next_crawford = not crawford and min(a, b) > 1 and left == 1
-        return self._met_equity(left, b, next_crawford)
+        next_crawford = rule and not crawford and min(a, b) > 1 and left == 1
+        return self._met_equity(left, b, next_crawford, rule)
 
-    def _utilities(self, a: int, b: int, crawford: bool, value: int) -> Utilities:
+    def _utilities(self, a: int, b: int, crawford: bool, value: int, rule: bool) -> Utilities:
         return (
-            self._won(a, b, crawford, value),
-            self._won(a, b, crawford, 2 * value),
-            -self._won(b, a, crawford, value),
-            -self._won(b, a, crawford, 2 * value),
+            self._won(a, b, crawford, value, rule),
+            self._won(a, b, crawford, 2 * value, rule),
+            -self._won(b, a, crawford, value, rule),
+            -self._won(b, a, crawford, 2 * value, rule),
         )
 
-    def _game(self, a: int, b: int, crawford: bool) -> _Game:
-        key = (a, b, crawford)
+    def _game(self, a: int, b: int, crawford: bool, rule: bool = True) -> _Game:
+        key = self._key(a, b, crawford, rule)
+        a, b, crawford, rule = key
         game = self._games.pop(key, None)
         if game is None:
-            game = self._solve_game(a, b, crawford)
+            game = self._solve_game(a, b, crawford, rule)
             while len(self._games) >= self._cache_size:
                 del self._games[next(iter(self._games))]
         self._games[key] = game  # the most recently used last
         return game
 
-    def _solve_game(self, a: int, b: int, crawford: bool) -> _Game:
+    def _solve_game(self, a: int, b: int, crawford: bool, rule: bool = True) -> _Game:
         n = _graph().size
         dmp = self._dmp_values()
         dead = 1
@@ -1185,7 +1216,7 @@ class NannonSolver:
             dead *= 2
         if crawford:
             dead = 2  # nobody doubles: one cube state
-        game = _Game(a, b, crawford, dead, dmp, {})
+        game = _Game(a, b, crawford, dead, dmp, {}, rule=rule)
         states = game.states
 
         def halves(v: list[float]) -> tuple[array[float], array[float]]:
@@ -1200,7 +1231,7 @@ class NannonSolver:
 
         value = dead // 2
         while value >= 1:
-            ua = self._utilities(a, b, crawford, value)
+            ua = self._utilities(a, b, crawford, value, rule)
             ub = _flip(ua)
             if crawford:
                 states[(1, _CENTRED)] = halves(_solve([_Layer(ua, 1), _Layer(ub, 0)]))
@@ -1255,11 +1286,11 @@ class NannonSolver:
         if not game.crawford and value < game.dead:
             a_doubles = b_doubles = False
             if owner != _B_OWNS:  # A may double: B takes (B owns the cube) or passes
-                cash = self._won(game.a, game.b, False, value)
+                cash = self._won(game.a, game.b, False, value, game.rule)
                 a_value = min(self._opening(game, 2 * value, _B_OWNS, memo), cash)
                 a_doubles = a_value > no_double
             if owner != _A_OWNS:
-                cash = -self._won(game.b, game.a, False, value)
+                cash = -self._won(game.b, game.a, False, value, game.rule)
                 b_value = max(self._opening(game, 2 * value, _A_OWNS, memo), cash)
                 b_doubles = b_value < no_double
             if a_doubles:
@@ -1311,8 +1342,12 @@ class NannonSolver:
             centred, owned, other = self._money_openings()
             normal = {CubeOwner.CENTRED: centred, CubeOwner.ME: owned, CubeOwner.THEM: other}
             return normal[cube.owner] * cube.value
-        a, b, crawford = score.away_me, score.away_them, score.crawford
-        game, me = (self._game(a, b, crawford), 0) if a <= b else (self._game(b, a, crawford), 1)
+        a, b, crawford, rule = score.away_me, score.away_them, score.crawford, score.crawford_rule
+        game, me = (
+            (self._game(a, b, crawford, rule), 0)
+            if a <= b
+            else (self._game(b, a, crawford, rule), 1)
+        )
         owner = _CENTRED
         if cube.owner is not CubeOwner.CENTRED:
             owner = _A_OWNS if (cube.owner is CubeOwner.ME) == (me == 0) else _B_OWNS
@@ -1339,7 +1374,8 @@ class NannonSolver:
         if context.score is None:
             cash = float(value)
         else:
-            cash = self._won(context.score.away_me, context.score.away_them, False, value)
+            score = context.score
+            cash = self._won(score.away_me, score.away_them, False, value, score.crawford_rule)
         return CubeDecision.classify(no_double, take, cash, dead=context.cube_dead)
 
     # -- answers -------------------------------------------------------------------------------
@@ -1349,6 +1385,23 @@ class NannonSolver:
         cube decisions."""
         frame = self._frame(context)
         return frame.mine[self._index(position)] * frame.scale
+
+    def won_equity(self, context: Context, points: int) -> float:
+        """The equity of winning ``points`` now, for the side of ``context``: the points in
+        money play, ``2 * MWC - 1`` in a match (the Crawford game follows the game in which a
+        side first reaches 1 away, where the match has the rule).
+
+        >>> solver = NannonSolver()
+        >>> round(solver.won_equity(Context.match(2, 3), 1), 4)  # to 1-away: the Crawford game
+        0.5474
+        >>> round(solver.won_equity(Context.match(2, 3, crawford_rule=False), 1), 4)
+        0.4934
+        """
+        score = context.score
+        if score is None:
+            return float(points)
+        a, b = score.away_me, score.away_them
+        return self._won(a, b, score.crawford, points, score.crawford_rule)
 
     def match_equity(self, score: MatchScore) -> float:
         """The match-winning chance (0..1) of the side ``score.away_me`` away at the opening
@@ -1362,7 +1415,10 @@ class NannonSolver:
         """
         if not isinstance(score, MatchScore):
             raise InvalidContextError(f"not a MatchScore: {score!r}")
-        return (1 + self._met_equity(score.away_me, score.away_them, score.crawford)) / 2
+        equity = self._met_equity(
+            score.away_me, score.away_them, score.crawford, score.crawford_rule
+        )
+        return (1 + equity) / 2
 
     def cubeless(self, position: Position) -> GameProbabilities:
         """How the game ends from ``position`` (side on roll, before rolling) when both sides

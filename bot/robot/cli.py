@@ -96,19 +96,16 @@ class _Answer:
     """A hint and how to print it: ``heading`` names the game, the side and the unit;
     ``measure`` is the column's name (checkers: "score"); ``mover_first`` turns Nannon's
     positions after a move (the opponent's first, in the data) to the mover's side. ``result``
-    None: the side on roll may not double (``cant_double`` says why); ``equity`` is then the
-    position's."""
+    None: the side on roll may not double (``cant_double`` says why, ``reason`` is its code
+    for --json); ``equity`` is then the position's."""
 
     result: dict[str, Any] | None
     heading: str
     measure: str = "equity"
     mover_first: bool = False
     cant_double: str = ""
+    reason: str = ""
     equity: float = 0.0
-
-
-class _CantDouble(ValueError):
-    """The side on roll may not double: with --json, a bad question (exit status 2)."""
 
 
 _DICE = re.compile(r"([1-6])[-/ ,]?([1-6])")
@@ -183,16 +180,25 @@ def _backgammon(parser: argparse.ArgumentParser, args: argparse.Namespace, level
     )
     if not may_double(match):
         equity = hints.backgammon_equity(args.position_id, match_id, level)
-        return _Answer(None, heading, cant_double=_backgammon_reason(match), equity=equity)
+        if match.cube_owner not in (-1, match.player_on_roll):
+            reason = "opponent_owns_cube"
+        else:
+            reason = "crawford" if match.crawford else "dead_cube"
+        return _cant_double(heading, reason, equity)
     return _Answer(hints.backgammon_hint(args.position_id, match_id, level), heading)
 
 
-def _backgammon_reason(match: MatchId) -> str:
-    if match.cube_owner not in (-1, match.player_on_roll):
-        return "the cube is your opponent's"
-    if match.crawford:
-        return "this is the Crawford game"
-    return "the cube is dead: winning this game at its value wins the match"
+_CANT_DOUBLE = {
+    "opponent_owns_cube": "the cube is your opponent's",
+    "crawford": "this is the Crawford game",
+    "dead_cube": "the cube is dead: winning this game at its value wins the match",
+    "no_cube": "there is no cube",
+}
+"""Why the side on roll can't double, by the code ``--json`` gives."""
+
+
+def _cant_double(heading: str, reason: str, equity: float) -> _Answer:
+    return _Answer(None, heading, cant_double=_CANT_DOUBLE[reason], reason=reason, equity=equity)
 
 
 def _nannon(parser: argparse.ArgumentParser, args: argparse.Namespace) -> _Answer:
@@ -217,12 +223,15 @@ def _nannon(parser: argparse.ArgumentParser, args: argparse.Namespace) -> _Answe
         return _Answer(result, heading, mover_first=True)
     heading = f"Nannon {args.position} ({where}), before the roll; equity for the side on roll "
     heading += unit
-    if not context.may_double:
-        reason = "the cube is your opponent's" if context.cube else "there is no cube"
-        if context.score is not None and context.score.crawford:
-            reason = "this is the Crawford game"
+    if not context.may_double or context.cube_dead:
+        if context.cube is None:
+            reason = "no_cube"
+        elif context.score is not None and context.score.crawford:
+            reason = "crawford"
+        else:
+            reason = "dead_cube" if context.may_double else "opponent_owns_cube"
         equity = round(solver.equity(NannonPosition.from_id(args.position), context), 6)
-        return _Answer(None, heading, cant_double=reason, equity=equity)
+        return _cant_double(heading, reason, equity)
     return _Answer(hints.nannon_hint(solver, args.position, None, context), heading)
 
 
@@ -321,8 +330,9 @@ def table(result: dict[str, Any], measure: str = "equity", *, mover_first: bool 
 
 def _printed(answer: _Answer, as_json: bool) -> str:
     if answer.result is None:
-        if as_json:
-            raise _CantDouble(f"the side on roll may not double here: {answer.cant_double}")
+        if as_json:  # no cube action is possible: the answer is to roll (issue 33)
+            roll = {"action": "roll", "reason": answer.reason, "equity": answer.equity}
+            return json.dumps({"no_cube_action": roll})
         return "\n".join(
             [
                 answer.heading,
@@ -345,7 +355,7 @@ def main(argv: Sequence[str]) -> int:
         return exc.code if isinstance(exc.code, int) else 2
     except (ValueError, hints.HintUnavailableError) as exc:
         # ValueError: the engines' GameError (a bad ID or FEN), InvalidContextError (a score or
-        # cube the solver refuses), CannotDoubleError, a roll out of range; _CantDouble.
+        # cube the solver refuses), CannotDoubleError, a roll out of range.
         print(f"tablebot hint: {exc}", file=sys.stderr)
         return 2
     print(printed)

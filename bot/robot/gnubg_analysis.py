@@ -69,16 +69,18 @@ class _Turn:
     roll_index: int | None = None  # a move's roll action (None: the opening roll)
     dice: tuple[int, int] = (0, 0)
     play: Play | None = None  # None: the roll could not be played
+    live: bool = True  # False for a recorded double on a dead cube, and its answer
 
 
 def _our_turns(rules: MatchRules, actions: Sequence[Action], game: int) -> list[_Turn]:
     """Our replay of game ``game``: every move (with its roll), double, take and pass."""
-    match = new_match("backgammon", rules)
+    match = new_match("backgammon", rules, recorded=True)
     if not isinstance(match, DiceMatch):
         raise TypeError("a backgammon match is a DiceMatch")
     turns: list[_Turn] = []
     roll_index: int | None = None
     offer: MatchId | None = None  # the doubler's Match ID, for the answer
+    offer_live = True  # whether that double could change anything (the dead-cube ruling)
     for index, action in enumerate(actions):
         number = match.game_number
         if number > game:
@@ -89,6 +91,7 @@ def _our_turns(rules: MatchRules, actions: Sequence[Action], game: int) -> list[
         before = Position.from_id(match.position_id)
         state = MatchId.decode(match_id_of(match))
         rolled = match.dice
+        live = not isinstance(action, Double) or match.can_double(state.player_on_roll)
         parsed = match.parse_move(action.move) if isinstance(action, Move) else None
         result = match.apply(action)
         seat = state.player_on_roll
@@ -104,11 +107,12 @@ def _our_turns(rules: MatchRules, actions: Sequence[Action], game: int) -> list[
             dice = (rolled[0], rolled[1])
             turns.append(_Turn("move", seat, index, before, state, roll_index, dice, play))
         elif isinstance(action, Double):
-            offer = state
-            turns.append(_Turn("double", seat, index, before, state))
+            offer, offer_live = state, live
+            turns.append(_Turn("double", seat, index, before, state, live=live))
         elif isinstance(action, Take | Drop) and offer is not None:
             kind = "take" if isinstance(action, Take) else "drop"
-            turns.append(_Turn(kind, 1 - offer.player_on_roll, index, before, offer))
+            answerer = 1 - offer.player_on_roll
+            turns.append(_Turn(kind, answerer, index, before, offer, live=offer_live))
     return turns
 
 
@@ -271,7 +275,9 @@ class _Pairing:
     ) -> None:
         doubler = turn.match.player_on_roll
         played = {"double": "double", "take": "take", "drop": "pass"}[what]
-        if "DA" not in node:  # gnubg leaves it out (no cube analysis): not a decision
+        # gnubg leaves the cube analysis out, or the log holds a double on a dead cube (made
+        # before the dead-cube ruling; gnubg can't judge it): not a decision.
+        if "DA" not in node or not turn.live:
             self.decisions.append(
                 self.decision(
                     turn,

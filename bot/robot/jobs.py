@@ -91,14 +91,7 @@ def nannon_won_equity(context: Context, points: int) -> float:
     """The equity of winning ``points`` now, for the side of ``context``: the points in money
     play, ``2 * MWC - 1`` in a match (the Crawford game follows the game in which a side
     first reaches 1 away)."""
-    score = context.score
-    if score is None:
-        return float(points)
-    left, theirs = score.away_me - points, score.away_them
-    if left <= 0:
-        return 1.0
-    crawford = not score.crawford and min(score.away_me, theirs) > 1 and left == 1
-    return 2.0 * solver().match_equity(MatchScore(left, theirs, crawford)) - 1.0
+    return solver().won_equity(context, points)
 
 
 def nannon_sure_loss(position_id: str, context: Context, stakes: Sequence[int]) -> int:

@@ -66,8 +66,6 @@ from engines.nannon import Position as NannonPosition
 from engines.nannon_solver import (
     Context,
     CubeDecision,
-    CubeState,
-    InvalidContextError,
     choose_cube,
     choose_move,
     choose_take,
@@ -172,11 +170,16 @@ async def _backgammon(
     assert isinstance(match, DiceMatch)
     phase = match.phase
     position_id = match.position_id
+    # A decided game is resigned on roll, or at the move when the service rolled (a dead cube).
+    if (
+        phase in (Phase.ROLL, Phase.MOVE)
+        and offers.resignation
+        and not gnubg_brain.has_contact(Position.from_id(position_id))
+    ):
+        lost = await worker.resign_offer(position_id, match_id_of(match))
+        if lost:
+            return _resignation(match, seat, ResignLevel(lost))
     if phase is Phase.ROLL:
-        if offers.resignation and not gnubg_brain.has_contact(Position.from_id(position_id)):
-            lost = await worker.resign_offer(position_id, match_id_of(match))
-            if lost:
-                return _resignation(match, seat, ResignLevel(lost))
         if not match.can_double(seat):
             return Decision(Roll)
         try:
@@ -216,14 +219,9 @@ async def _backgammon(
 
 
 def nannon_context(match: GameMatch, seat: int) -> Context:
-    """The solver's context for ``seat``. A match without the cube or the Crawford rule is
-    played as if it had them (the robot then never doubles: the rules don't let it)."""
-    try:
-        return Context.of_match(match, seat)
-    except InvalidContextError:
-        length = match.rules.length
-        score = match.score
-        return Context.match(length - int(score[seat]), length - int(score[1 - seat]), CubeState())
+    """The solver's context for ``seat``: the real cube and score, with or without the
+    Crawford rule (:meth:`Context.of_match`)."""
+    return Context.of_match(match, seat)
 
 
 async def _won_equity(worker: RobotWorker, context: Context, points: int) -> float:
@@ -247,11 +245,12 @@ async def _nannon(
             return Decision(Roll)
         cube = await worker.nannon_opening_cube_action(context)
         return _cube_choice(cube, choose_cube(cube, level, rng))
+    # A decided game is resigned on roll, or at the move when the service rolled (a dead cube).
+    if phase in (Phase.ROLL, Phase.MOVE) and offers.resignation:
+        lost = await _nannon_lost(worker, match, position_id, context)
+        if lost is not None:
+            return _resignation(match, seat, lost)
     if phase is Phase.ROLL:
-        if offers.resignation:
-            lost = await _nannon_lost(worker, match, position_id, context)
-            if lost is not None:
-                return _resignation(match, seat, lost)
         if not match.can_double(seat):
             return Decision(Roll)
         cube = await worker.nannon_cube_action(position_id, context)

@@ -61,7 +61,7 @@ def _clamp(index: int, length: int) -> int:
 def _views(
     record: MatchRecord, log: Sequence[LoggedAction], ascending: Iterable[int]
 ) -> Iterator[MatchView]:
-    match = new_match(record.game, record.rules)
+    match = new_match(record.game, record.rules, recorded=True)
     live = LiveMatch(record, match, _NoDice())
     done = version = 0
     for index in ascending:

@@ -425,11 +425,17 @@ async def test_crawford_false_leaves_the_cube_live_after_match_point(
             assert view.can_double == (False, False) and "Double" not in labels(board)
             assert "alice 0 to 1 bob (to 2), Crawford game" in embed_text(board)
         else:
-            assert (view.phase, view.actor, view.dice) == (Phase.ROLL, 1, None)
-            assert view.can_double == (False, True)
-            assert labels(board) == ["Roll", "Double", "Resign"]
+            # An ordinary game: bob, 1 away, has a dead cube (the dead-cube ruling) and is
+            # rolled for; alice's cube is live, and her next turn offers the double.
+            assert (view.phase, view.actor, view.dice) == (Phase.MOVE, 1, (3,))
             assert "Score: alice 0 to 1 bob (to 2)\n" in embed_text(board)
             assert "Crawford" not in embed_text(board)
+            it = await fake.slash("move", {"play": view.legal_moves[0]}, by=bob, channel=thread)
+            await it.response()
+            board = await next_board(fake, thread, mid, board)
+            view = await svc.handle(ViewMatch(mid))
+            assert (view.phase, view.actor, view.can_double) == (Phase.ROLL, 0, (True, False))
+            assert labels(board) == ["Roll", "Double", "Resign"]
 
 
 # --- 5. /stats, /history, /leaderboard options -------------------------------------------------
@@ -544,7 +550,8 @@ async def test_nannon_match_played_out_then_stats_and_leaderboard(
         board = await table.next_after(view, board, mark) or board
     announcement = await table.wait_match_over()
     view = await table.view()
-    assert view.match_over and view.winner_seat == 1 and clicks >= 4
+    # clicks: a 1-point match has a dead cube, so the service rolls for both players.
+    assert view.match_over and view.winner_seat == 1 and clicks >= 3
     assert view.games[-1].kind is ResultKind.NANNON and view.games[-1].points == 2
     assert view.score == (0.0, 2.0)
 

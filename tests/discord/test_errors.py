@@ -16,6 +16,7 @@ from fakediscord import Channel, FakeDiscord, InteractionHandle, Member, Message
 from support.discord_driver import DiceScript, next_board, reply_to, service_of
 from support.nannon_driver import faces
 
+from bot.discord import catalogue
 from bot.discord.replies import APOLOGY
 from bot.service import ViewMatch
 from engines.base import Phase
@@ -247,3 +248,38 @@ async def test_unexpected_error_gets_an_apology_and_is_logged_with_context(
     assert await table.state() == before
     assert (await table.say("roll", bob)).content == "Rolled."
     assert (await svc.handle(ViewMatch(MATCH))).phase is Phase.MOVE
+
+
+async def test_issue_33_a_dead_cube_offers_no_double_and_refuses_a_typed_one(
+    tablebot: FakeDiscord, dice: DiceScript
+) -> None:
+    """A 1-point match: a win already takes the match, so the cube is dead (docs/rules.md).
+    bob's board has no Double button (he is rolled for at once), and a typed /double gets the
+    polite ephemeral refusal, in his language too, and changes nothing."""
+    fake = tablebot
+    dice.face = faces(6, 1, then=(3,))
+    alice = await fake.add_member("alice")
+    bob = await fake.add_member("bob")
+    bob.user.locale = "tr"  # his Discord app's language
+    it = await fake.slash(
+        "challenge", {"game": "backgammon", "opponent": bob, "points": 1}, by=alice
+    )
+    invitation = (await it.response()).message
+    assert invitation is not None
+    await fake.click(invitation, label="Accept", by=bob)
+    thread = await fake.wait_until(lambda: fake.channels.get(invitation.id), what="the thread")
+    table = Table(fake, alice, bob, thread)
+    board = await next_board(fake, thread, MATCH, None)
+    assert (await table.say("move", alice, play="13/7 8/7")).content == "Played."
+    board = await next_board(fake, thread, MATCH, board)
+    await fake.wait_bot_idle()
+    view = await table.svc.handle(ViewMatch(MATCH))
+    assert (view.phase, view.actor, view.can_double) == (Phase.MOVE, 1, (False, False))
+    labels = [button.get("label") for button in board.buttons]
+    assert labels and "Double" not in labels
+    before = await table.state()
+    answer = await table.say("double", bob)
+    assert answer.ephemeral
+    assert answer.content == catalogue.text("engine.dead_cube", "tr")
+    assert answer.content.startswith("Katlama zar")  # Turkish, not English
+    assert await table.state() == before

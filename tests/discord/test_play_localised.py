@@ -56,7 +56,7 @@ async def test_a_turkish_and_a_greek_member_play_in_an_italian_server(
     assert (await svc.handle(GetSettings(fake.guild.id))).language == "it"
 
     # The invitation is public: Italian, whoever wrote the command.
-    it = await fake.slash("challenge", {"game": "nannon", "opponent": nikos, "points": 1}, by=ayse)
+    it = await fake.slash("challenge", {"game": "nannon", "opponent": nikos, "points": 2}, by=ayse)
     invitation = (await it.response()).message
     assert invitation is not None and not invitation.ephemeral
     assert labels(invitation) == {

@@ -211,7 +211,7 @@ async def test_nannon_match_to_3(tablebot: FakeDiscord, dice: DiceScript) -> Non
     assert view.games[-1].kind is ResultKind.NANNON and view.games[-1].points == 4
     # Nobody was rolled for while they could double: replay the event log and check each
     # automatic roll (in game 2 they come after the take, when the doubler no longer has
-    # the cube).
+    # the cube, or where the cube is dead).
     replayed = new_match(GameKind.NANNON, view.rules)
     auto_rolls = 0
     for event in await svc.store.events(1):
@@ -219,7 +219,11 @@ async def test_nannon_match_to_3(tablebot: FakeDiscord, dice: DiceScript) -> Non
         if isinstance(action, Roll) and event.actor is None:
             auto_rolls += 1
             assert not replayed.can_double(replayed.turn), (event.seq, replayed.cube)
-            assert replayed.cube.owner == 1 - replayed.turn or replayed.crawford_game
+            assert (
+                replayed.cube.owner == 1 - replayed.turn
+                or replayed.crawford_game
+                or replayed.cube_dead(replayed.turn)  # the dead-cube ruling
+            )
         replayed.apply(action)
     assert auto_rolls
     announcement = results(fake, thread)[-1]

@@ -155,7 +155,8 @@ async def test_robot_matches_are_unrated_unless_the_server_rates_them(
         in shown.content.splitlines()
     )
     for _ in range(2):
-        _, thread, _ = await challenge_robot(fake, alice, "nannon", points=1)
+        # 3 points: a live cube, so the match waits at alice's roll (a dead one rolls for her).
+        _, thread, _ = await challenge_robot(fake, alice, "nannon", points=3)
         assert await say(fake, "resign", alice, thread, level="match") == (
             "You conceded the match."
         )
@@ -193,7 +194,7 @@ async def test_the_default_level_the_pause_and_the_rematch(tablebot: FakeDiscord
         pauses.append(seconds)
 
     robot_of(fake).sleep = paused
-    match_id, thread, _ = await challenge_robot(fake, alice, "nannon", points=1)
+    match_id, thread, _ = await challenge_robot(fake, alice, "nannon", points=3)
     svc = service_of(fake)
     assert (await svc.handle(ViewMatch(match_id))).robot_level == 2  # intermediate
     last = await play_to_the_end(fake, thread, match_id, alice)
@@ -205,7 +206,7 @@ async def test_the_default_level_the_pause_and_the_rematch(tablebot: FakeDiscord
     await settle(fake)
     again = await svc.handle(ActiveMatches(fake.guild.id, alice.id))
     assert len(again) == 1 and again[0].match_id != match_id
-    assert (again[0].robot_seat, again[0].robot_level, again[0].length) == (1, 2, 1)
+    assert (again[0].robot_seat, again[0].robot_level, again[0].length) == (1, 2, 3)
     assert again[0].thread_id is not None and again[0].thread_id != thread.id
 
 

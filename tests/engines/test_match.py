@@ -423,7 +423,7 @@ def test_no_cube_when_the_match_is_played_without_it() -> None:
 
 
 def test_redoubles_are_unlimited() -> None:
-    m = nannon()
+    m = nannon(10_000)  # a cube worth the match would be dead (the dead-cube ruling)
     doubler = 0
     for power in range(1, 13):  # up to 4096, redoubled by alternating owners
         play(m, OpeningRoll(None, (2, 2)), Double(doubler), Take(1 - doubler))
@@ -544,18 +544,20 @@ def test_match_to_3_with_doubles_takes_drops_and_a_nannon() -> None:
     assert result.game_result is not None
     assert (result.game_result.kind, result.game_result.points) == (ResultKind.NANNON, 2)
     assert m.score == (2, 2)
-    # Game 3 is post-Crawford: doubling is back. Seat 1 doubles, seat 0 takes, seat 1 resigns.
+    # Game 3 is post-Crawford at double match point: the cube is dead for both (the dead-cube
+    # ruling), so nobody doubles. Seat 1 resigns.
     assert not m.crawford_game and m.post_crawford
-    play(m, OpeningRoll(None, (6, 1)), Move(0, "2/S"), Double(1), Take(0))
+    play(m, OpeningRoll(None, (6, 1)), Move(0, "2/S"))
+    assert refused(m, Double(1), CubeError).reason is CubeErrorReason.DEAD  # type: ignore[attr-defined]
     result = m.apply(Resign(1, ResignLevel.SINGLE))
     result = m.apply(AcceptResign(0))
     assert result.match_over
-    assert m.score == (4, 2)
+    assert m.score == (3, 2)
     assert m.winner() == 0 and m.is_over()
     assert [(g.winner, g.kind, g.points, g.cube) for g in m.games] == [
         (0, ResultKind.DROP, 2, 2),
         (1, ResultKind.NANNON, 2, 1),
-        (0, ResultKind.RESIGN, 2, 2),
+        (0, ResultKind.RESIGN, 1, 1),
     ]
     assert sum(g.points for g in m.games if g.winner == 0) == m.score[0]
     replayed = DiceMatch.replay(VARIANT, m.rules, [a.to_dict() for a in m.actions])
@@ -813,8 +815,9 @@ def test_backgammon_crawford_game_in_a_match_to_5() -> None:
     assert info.value.reason is CubeErrorReason.CRAWFORD
     play(m, Resign(1, ResignLevel.SINGLE), AcceptResign(0))
     assert m.score == (1, 4) and m.post_crawford and not m.crawford_game
-    play(m, OpeningRoll(None, (6, 1)), Move(0, "13/7 8/7"), Double(1), Take(0))
-    assert m.cube == Cube(2, 0)
+    assert m.cube_dead(1) and not m.cube_dead(0)  # seat 1 is 1 away: its cube is dead
+    play(m, OpeningRoll(None, (1, 6)), Move(1, "13/7 8/7"), Double(0), Take(1))
+    assert m.cube == Cube(2, 1)
     play(m, Resign(1, ResignLevel.BACKGAMMON), AcceptResign(0))
     assert m.score == (7, 4) and m.winner() == 0 and m.is_over()
 

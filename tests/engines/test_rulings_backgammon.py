@@ -247,3 +247,34 @@ def test_ruling_leaving_a_match_concedes_the_match() -> None:
     assert result.match_over and m.is_over() and m.winner() == 0
     with pytest.raises(PhaseError):
         m.apply(Roll(1, (3, 1)))
+
+
+def test_ruling_dead_cube_no_double_when_a_win_at_its_value_takes_the_match() -> None:
+    """docs/rules.md, dead cube (issue 33): a 1-point match, a player 1 away after the
+    Crawford game, a cube worth the points a player needs; a recorded log still replays."""
+    one_point = started(1)
+    assert one_point.cube_dead(1) and not one_point.can_double(1)
+    with pytest.raises(CubeError) as info:
+        one_point.apply(Double(1))
+    assert info.value.reason is CubeErrorReason.DEAD and info.value.code == "dead_cube"
+    one_point.apply(Roll(1, (3, 1)))  # the player rolls instead
+
+    m = match(3)  # seat 1 wins a gammon: 0-2, seat 1 is 1 away
+    m.apply(OpeningRoll(None, (6, 1)))
+    m.apply(Resign(0, ResignLevel.GAMMON))
+    m.apply(AcceptResign(1))
+    assert m.crawford_game  # the Crawford game: nobody doubles, seat 0 wins it
+    m.apply(OpeningRoll(None, (6, 1)))
+    m.apply(Resign(1, ResignLevel.SINGLE))
+    m.apply(AcceptResign(0))
+    assert m.score == (1, 2) and m.post_crawford
+    m.apply(OpeningRoll(None, (1, 6)))  # seat 1 (1 away) opens; seat 0 may double, 1 may not
+    m.apply(Move(1, "13/7 8/7"))
+    assert m.can_double(0) and not m.cube_dead(0)
+    m.apply(Double(0))
+    m.apply(Take(1))  # the cube at 2: seat 0 (2 away) is now dead too, and owns nothing
+    assert m.cube_dead(0) and m.cube_dead(1)
+
+    # A log written before the ruling replays as it was played.
+    recorded = DiceMatch.replay(VARIANT, MatchRules(1), [*started(1).actions, Double(1), Take(0)])
+    assert recorded.cube.value == 2 and recorded.cube.owner == 0

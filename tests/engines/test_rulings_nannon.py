@@ -347,3 +347,23 @@ def test_ruling_crawford_nobody_doubles_in_the_game_after_first_reaching_n_minus
     assert m.score == (2, 1) and m.post_crawford and not m.crawford_game
     play(m, OpeningRoll(None, (6, 1)), Move(0, "2/S"))
     assert m.can_double(1)
+
+
+def test_ruling_dead_cube_no_double_when_a_win_at_its_value_takes_the_match() -> None:
+    """docs/rules.md, dead cube (issue 33), in Nannon: a 1-point match has no cube to turn,
+    even after a tied opening roll; without the Crawford rule a cube worth the points a
+    player needs is dead for them."""
+    one = nannon(1)
+    play(one, OpeningRoll(None, (4, 4)))
+    assert one.phase is Phase.OPENING  # nobody may double on the tie: roll again
+    play(one, OpeningRoll(None, (5, 2)))
+    with pytest.raises(CubeError) as info:
+        play(one, Move(0, one.legal_moves().notation[0]), Double(1))
+    assert info.value.reason is CubeErrorReason.DEAD
+
+    m = nannon(5, crawford=False)
+    play(m, OpeningRoll(None, (5, 2)), Move(0, "H/3"))  # seat 1 is on roll at 0-0
+    m.cube = Cube(4, 1)  # as after two takes: 4 points, seat 1 needs 5
+    assert m.can_double(1) and not m.cube_dead(1)
+    m.cube = Cube(8, 1)  # the issue's example: the cube at 8 is dead for a side 5 away
+    assert m.cube_dead(1) and not m.can_double(1)

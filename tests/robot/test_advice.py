@@ -11,7 +11,7 @@ import pytest
 from bot.robot.advice import match_hint
 from bot.robot.levels import Level
 from bot.robot.worker import NOT_AVAILABLE, RobotUnavailableError, RobotWorker
-from engines import new_match
+from engines import new_match, replay
 from engines.actions import Double, Move, OpeningRoll
 from engines.base import MatchRules, Phase
 from engines.nannon import Position as NannonPosition
@@ -88,6 +88,7 @@ async def test_a_dead_cube_has_no_cube_hint(robot_worker: RobotWorker) -> None:
     match = new_match("backgammon", MatchRules(length=1))
     match.apply(OpeningRoll(None, (6, 1)))
     match.apply(Move(0, "13/7 8/7"))
+    assert not match.can_double(1)  # the dead-cube ruling: the service asks no cube hint
     assert await match_hint(robot_worker, match, 1, "cube", Level.EXPERT) == {"cube": None}
-    match.apply(Double(1))
-    assert await match_hint(robot_worker, match, 0, "take", Level.EXPERT) == {"take": None}
+    recorded = replay("backgammon", match.rules, [*match.actions, Double(1)])  # an old log
+    assert await match_hint(robot_worker, recorded, 0, "take", Level.EXPERT) == {"take": None}

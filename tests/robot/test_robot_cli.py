@@ -101,11 +101,14 @@ def test_backgammon_with_a_double_offered_gives_take_or_pass(
 
 
 @needs_gnubg
-def test_backgammon_that_may_not_double_exits_2(capfd: pytest.CaptureFixture[str]) -> None:
+def test_issue_33_backgammon_that_may_not_double_is_told_to_roll(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
     theirs = MatchId(cube_value=2, cube_owner=1).encode()
-    status, _, err = hint(capfd, "--game", "backgammon", "--position-id", START,
-                          "--match-id", theirs)  # fmt: skip
-    assert status == 2 and "may not double" in err
+    status, result, err = hint(capfd, "--game", "backgammon", "--position-id", START,
+                               "--match-id", theirs)  # fmt: skip
+    assert status == 0 and err == ""
+    assert result["no_cube_action"]["reason"] == "opponent_owns_cube"
 
 
 def test_nannon_with_a_roll_gives_exact_equities(capfd: pytest.CaptureFixture[str]) -> None:
@@ -204,12 +207,43 @@ def test_a_side_that_may_not_double_is_told_to_roll_with_the_equity(
     assert cli.main(crawford) == 0
     out, _ = capfd.readouterr()
     assert "Roll: you can't double (this is the Crawford game)." in out
-    # With --json it is a question without an answer there: exit 2, one plain line.
-    assert cli.main([*theirs, "--json"]) == 2
+    # Issue 33: with --json too the answer is that no cube action is possible: roll, exit 0.
+    assert cli.main([*theirs, "--json"]) == 0
     out, err = capfd.readouterr()
-    assert out == "" and err.strip() == (
-        "tablebot hint: the side on roll may not double here: the cube is your opponent's"
-    )
+    assert err == ""
+    assert json.loads(out) == {
+        "no_cube_action": {"action": "roll", "reason": "opponent_owns_cube",
+                           "equity": round(equity, 6)}
+    }  # fmt: skip
+    assert cli.main([*crawford, "--json"]) == 0
+    out, _ = capfd.readouterr()
+    assert json.loads(out)["no_cube_action"]["reason"] == "crawford"
+
+
+def test_issue_33_a_dead_nannon_cube_gets_no_cube_verdict(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """A 1-point match: a win at the cube's value takes the match, so doubling changes
+    nothing (the dead-cube ruling); the hint says roll, in text and in JSON."""
+    one_point = ["--game", "nannon", "--position", "012-012", "--length", "1"]
+    assert cli.main(one_point) == 0
+    out, _ = capfd.readouterr()
+    assert "Roll: you can't double (the cube is dead" in out
+    assert cli.main([*one_point, "--json"]) == 0
+    out, _ = capfd.readouterr()
+    assert json.loads(out)["no_cube_action"]["reason"] == "dead_cube"
+
+
+@needs_gnubg
+def test_issue_33_a_dead_backgammon_cube_gets_the_roll_in_json(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """cAmgABAAIAAE: a 5-point match at 1-4 after the Crawford game, the 1-away side on roll."""
+    status, result, _ = hint(capfd, "--game", "backgammon", "--position-id", START,
+                             "--match-id", "cAmgABAAIAAE")  # fmt: skip
+    assert status == 0
+    assert result["no_cube_action"]["action"] == "roll"
+    assert result["no_cube_action"]["reason"] == "dead_cube"
 
 
 def test_checkers_hints_are_scores_for_the_side_to_move(capfd: pytest.CaptureFixture[str]) -> None:

@@ -15,7 +15,7 @@ import pytest
 from bot.robot import jobs
 from bot.robot.player import Decision, choose_action
 from bot.robot.worker import NOT_AVAILABLE, RobotUnavailableError, RobotWorker
-from engines import new_match
+from engines import new_match, replay
 from engines.actions import (
     AcceptDraw,
     AcceptResign,
@@ -34,6 +34,7 @@ from engines.actions import (
 from engines.backgammon import Position as BgPosition
 from engines.base import GameMatch, MatchRules, Phase, ResignLevel
 from engines.checkers import Board, CheckersMatch, Game
+from engines.cube import Cube
 from engines.match import DiceMatch
 from engines.nannon import Position as NannonPosition
 from engines.nannon_solver import Level, MatchScore
@@ -283,11 +284,37 @@ async def test_a_dead_cube_is_neither_turned_nor_passed(robot_worker: RobotWorke
     match = new_match("backgammon", MatchRules(length=1))
     match.apply(OpeningRoll(None, (6, 1)))
     match.apply(Move(0, "13/7 8/7"))
-    assert match.phase is Phase.ROLL and match.can_double(1)  # the rules allow it
+    assert match.phase is Phase.ROLL and not match.can_double(1)  # the dead-cube ruling
     rng = random.Random(1)
     assert await choose_action(robot_worker, match, 1, Level.MASTER, rng) == Decision(Roll)
-    match.apply(Double(1))  # doubled anyway: the robot takes, it costs nothing
-    assert await choose_action(robot_worker, match, 0, Level.MASTER, rng) == Decision(Take)
+    # A log from before the ruling may hold such a double: the robot takes, it costs nothing.
+    recorded = replay("backgammon", match.rules, [*match.actions, Double(1)])
+    assert await choose_action(robot_worker, recorded, 0, Level.MASTER, rng) == Decision(Take)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("level", list(Level))
+async def test_issue_33_the_nannon_robot_sees_the_real_cube_without_the_crawford_rule(
+    robot_worker: RobotWorker, level: Level
+) -> None:
+    """0-0 in a 5-point match without the Crawford rule, the cube at 8: it is dead for its
+    owner (a win at 8 takes the match), who rolls; and a redouble to 16 is taken at every
+    level even when it would be a pass at cube 1, since a pass loses the match (it was
+    valued as losing 1 point)."""
+    match = new_match("nannon", MatchRules(length=5, crawford=False))
+    assert isinstance(match, DiceMatch)
+    match.apply(OpeningRoll(None, (4, 1)))
+    match.apply(Move(0, match.legal_moves().notation[0]))
+    match.cube = Cube(8, 1)  # seat 1, on roll, owns the cube at 8
+    rng = random.Random(7)
+    assert await choose_action(robot_worker, match, 1, level, rng) == Decision(Roll)
+    recorded = replay("nannon", match.rules, match.actions)
+    assert isinstance(recorded, DiceMatch)
+    recorded.cube = Cube(8, 1)
+    recorded.position = NannonPosition.from_id("677-000")  # seat 1 is crushing: a cash
+    recorded.apply(Double(1))  # only a recorded log can hold it
+    decision = await choose_action(robot_worker, recorded, 0, level, rng)
+    assert decision.action is Take
 
 
 # -- resignations ---------------------------------------------------------------------------

@@ -511,7 +511,7 @@ async def test_listed_moves_are_never_stale_and_any_spelling_records_the_same(
 async def test_close_and_reopen_mid_match_continues(store_target: str | Path) -> None:
     path = store_target
     svc = await MatchService.open(path)
-    update = await start(svc, "backgammon", length=1)
+    update = await start(svc, "backgammon", length=3)  # a live cube: nobody is rolled for
     update = await svc.handle(
         PlayMove(update.match_id, GUILD, user_on(update), update.view.legal_moves[0])
     )
@@ -622,7 +622,7 @@ async def test_match_aware_dice_are_shown_the_state_each_die_is_rolled_for(
     assert not isinstance(FairDice(bytes(32)), MatchAwareDice)  # fair dice need no match
     svc = await MatchService.open(store_target, dice_factory=lambda: dice)
     try:
-        update = await start(svc, "nannon", length=1)
+        update = await start(svc, "nannon", length=3)  # a live cube: the roll is asked for
         assert update.match_id == 1
         # The accept rolls the opening before the match has an id: the dice see its opening.
         assert dice.seen[:2] == [(Phase.OPENING, 0), (Phase.OPENING, 0)]

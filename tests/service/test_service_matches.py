@@ -179,11 +179,11 @@ async def test_backgammon_match_reaches_a_crawford_game(open_service) -> None:  
     seen: list[MatchUpdate] = []
     first = await start(service, "backgammon", length=3)
     end = await drive(service, first, random.Random(0), 0, 1, seen)
+    # With the dead-cube ruling bob (1 away after the Crawford game) is rolled for at once.
     assert [(g.kind, g.winner, g.points) for g in end.view.games] == [
         (ResultKind.GAMMON, 1, 2),
         (ResultKind.SINGLE, 0, 1),
-        (ResultKind.SINGLE, 0, 1),
-        (ResultKind.SINGLE, 1, 1),
+        (ResultKind.GAMMON, 1, 2),
     ]
     # Bob reached 2 = N-1 in game 1: game 2 is the Crawford game, game 3 post-Crawford.
     events = await service.store.events(end.match_id)
@@ -197,12 +197,13 @@ async def test_backgammon_match_reaches_a_crawford_game(open_service) -> None:  
         allowed = match.can_double(0) or match.can_double(1)  # type: ignore[attr-defined]
         doubling[number] = doubling.get(number, False) or allowed
         match.apply(action_from_dict(event.payload))
-    assert crawford == {1: False, 2: True, 3: False, 4: False}
-    # Nobody may double in any state of the Crawford game; the games after it allow it again.
-    assert doubling == {1: True, 2: False, 3: True, 4: True}
+    assert crawford == {1: False, 2: True, 3: False}
+    # Nobody may double in any state of the Crawford game; the game after it allows it again
+    # (to alice: bob's cube is dead).
+    assert doubling == {1: True, 2: False, 3: True}
     assert "Game 2 is the Crawford game: no doubling." in all_notes(seen)
     assert all(u.view.crawford == (u.view.game_number == 2) for u in seen)
-    assert end.view.score == (2, 3) and end.winner_seat == 1
+    assert end.view.score == (1, 4) and end.winner_seat == 1
     bob = await service.handle(Stats(GUILD, BOB, "backgammon"))
     alice = await service.handle(Stats(GUILD, ALICE, "backgammon"))
     # FIBS by hand: equal ratings, so P_upset = 1 / (10^0 + 1) = 1/2 whoever wins; K = 5 - 0/100
@@ -215,14 +216,14 @@ async def test_backgammon_match_reaches_a_crawford_game(open_service) -> None:  
         (0, ALICE, 1500, pytest.approx(1500 - change, abs=1e-9)),
         (1, BOB, 1500, pytest.approx(1500 + change, abs=1e-9)),
     ]
-    # Bob won a gammon (2) and the last game (1); alice the two games in between.
+    # Bob won two gammons (2 each); alice the game in between.
     assert counts(bob) == dict(
-        played=1, won=1, lost=0, drawn=0, points_won=3, points_lost=2, gammons_for=1,
+        played=1, won=1, lost=0, drawn=0, points_won=4, points_lost=1, gammons_for=2,
         gammons_against=0, backgammons_for=0, backgammons_against=0, experience=3, streak=1,
     )  # fmt: skip
     assert counts(alice) == dict(
-        played=1, won=0, lost=1, drawn=0, points_won=2, points_lost=3, gammons_for=0,
-        gammons_against=1, backgammons_for=0, backgammons_against=0, experience=3, streak=-1,
+        played=1, won=0, lost=1, drawn=0, points_won=1, points_lost=4, gammons_for=0,
+        gammons_against=2, backgammons_for=0, backgammons_against=0, experience=3, streak=-1,
     )  # fmt: skip
     board = await service.handle(Leaderboard(GUILD, "backgammon", match_length=3))
     assert [(r.user_id, r.won, r.lost) for r in board] == [(BOB, 1, 0), (ALICE, 0, 1)]
@@ -232,7 +233,7 @@ async def test_backgammon_match_reaches_a_crawford_game(open_service) -> None:  
 
 @pytest.mark.asyncio
 async def test_crawford_match_with_cube_action_rates_by_fibs_with_experience(open_service) -> None:  # type: ignore[no-untyped-def]
-    service = await open_service(26)
+    service = await open_service(36)
     # Rolls wait for the player (auto-roll off), so every turn shows whether it may double.
     await service.handle(UpdateSettings(GUILD, {"auto_roll": False}))
     # First alice beats carol (who leaves) in a 1-point match: alice 1510, experience 1.
@@ -248,14 +249,14 @@ async def test_crawford_match_with_cube_action_rates_by_fibs_with_experience(ope
 
     seen: list[MatchUpdate] = []
     first = await start(service, "backgammon", length=3)
-    end = await drive(service, first, random.Random(26), 0.03, 1, seen)
+    end = await drive(service, first, random.Random(36), 0.03, 1, seen)
     match_id = end.match_id
     assert [(g.kind, g.winner, g.points, g.cube) for g in end.view.games] == [
-        (ResultKind.SINGLE, 0, 2, 2),  # a double taken before the Crawford game
-        (ResultKind.SINGLE, 1, 1, 1),  # the Crawford game: alice at 2 = N-1
-        (ResultKind.SINGLE, 1, 2, 2),  # post-Crawford, a double taken again
+        (ResultKind.SINGLE, 1, 2, 2),  # a double taken before the Crawford game
+        (ResultKind.SINGLE, 0, 1, 1),  # the Crawford game: bob at 2 = N-1
+        (ResultKind.SINGLE, 1, 2, 2),  # post-Crawford, alice's double taken (bob's is dead)
     ]
-    assert end.view.score == (2, 3) and end.winner_seat == 1
+    assert end.view.score == (1, 4) and end.winner_seat == 1
     kinds_by_game: dict[int, list[str]] = {}
     match = new_match(GameKind.BACKGAMMON, end.view.rules)
     for event in await service.store.events(match_id):
@@ -293,11 +294,11 @@ async def test_crawford_match_with_cube_action_rates_by_fibs_with_experience(ope
     assert alice.rating == pytest.approx(alice_after, abs=1e-9)
     assert bob.rating == pytest.approx(bob_after, abs=1e-9)
     assert counts(alice) == dict(
-        played=2, won=1, lost=1, drawn=0, points_won=3, points_lost=3, gammons_for=0,
+        played=2, won=1, lost=1, drawn=0, points_won=2, points_lost=4, gammons_for=0,
         gammons_against=0, backgammons_for=0, backgammons_against=0, experience=4, streak=-1,
     )  # fmt: skip
     assert counts(bob) == dict(
-        played=1, won=1, lost=0, drawn=0, points_won=3, points_lost=2, gammons_for=0,
+        played=1, won=1, lost=0, drawn=0, points_won=4, points_lost=1, gammons_for=0,
         gammons_against=0, backgammons_for=0, backgammons_against=0, experience=3, streak=1,
     )  # fmt: skip
     assert (await service.handle(Stats(GUILD, CAROL, "backgammon"))).rating == pytest.approx(1490)
