@@ -439,6 +439,21 @@ MIGRATIONS: tuple[str, ...] = (
         WHERE guild_id = OLD.guild_id AND game = OLD.game AND user_id = OLD.user_id;
     END;
     """.replace("{_COUNT_FINISHED}", _COUNT_FINISHED.strip()),
+    # Step 9 (issue 34): one clock for every deadline. A row per (kind, key) armed; a process
+    # claims a due one with a lease (claimed_until), and marks it fired when its handler ran.
+    """
+    CREATE TABLE deadlines (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL,
+        key TEXT NOT NULL,
+        due_at REAL NOT NULL,
+        claimed_by TEXT,
+        claimed_until REAL,
+        fired_at REAL,
+        UNIQUE (kind, key)
+    );
+    CREATE INDEX deadlines_due ON deadlines (due_at) WHERE fired_at IS NULL;
+    """,
 )
 
 
