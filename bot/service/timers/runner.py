@@ -96,18 +96,17 @@ class TimerRunner:
     async def run(self) -> None:
         """Passes until :meth:`stop`; a pass that fails is logged and the loop goes on."""
         self._stopped = False
-        while not self.stopped:
+        while not self.stopped():
             try:
                 await self.run_due()
                 delay = await self.wait_seconds()
             except Exception:
                 log.exception("timer pass failed")
                 delay = self.poll
-            if self.stopped:
+            if self.stopped():
                 break
             await self._sleep(delay)
 
-    @property
     def stopped(self) -> bool:
         return self._stopped
 
