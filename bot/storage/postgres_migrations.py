@@ -410,6 +410,19 @@ MIGRATIONS: tuple[str, ...] = (
         UNIQUE (kind, key)
     );
     CREATE INDEX deadlines_due ON deadlines (due_at) WHERE fired_at IS NULL;
+    INSERT INTO deadlines (kind, key, due_at)
+    SELECT 'challenge.expiry', id::text, expires_at FROM challenges WHERE status = 'open';
+    CREATE FUNCTION challenge_expiry_armed() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        INSERT INTO deadlines (kind, key, due_at)
+        VALUES ('challenge.expiry', NEW.id::text, NEW.expires_at)
+        ON CONFLICT (kind, key) DO UPDATE SET due_at = excluded.due_at, claimed_by = NULL,
+            claimed_until = NULL, fired_at = NULL;
+        RETURN NULL;
+    END;
+    $$;
+    CREATE TRIGGER challenge_expiry_armed AFTER INSERT ON challenges FOR EACH ROW
+    WHEN (NEW.status = 'open') EXECUTE FUNCTION challenge_expiry_armed();
     """,
 )
 

@@ -78,3 +78,24 @@ async def test_issue_34_several_processes_fire_each_deadline_once(
     finally:
         for store in stores:
             await store.close()
+
+
+async def test_issue_34_a_challenge_arms_its_expiry_in_its_own_transaction(
+    any_store: Store,
+) -> None:
+    challenge_id = await any_store.insert_challenge(
+        {
+            "guild_id": 1,
+            "channel_id": 10,
+            "game": "nannon",
+            "rules": "{}",
+            "challenger_id": 3,
+            "challenger_name": "c",
+            "status": "open",
+            "created_at": 0.0,
+            "expires_at": 600.0,
+        }
+    )
+    row = await any_store.deadline("challenge.expiry", str(challenge_id))
+    assert row is not None and (row["due_at"], row["fired_at"]) == (600.0, None)
+    assert [r["key"] for r in await any_store.due_deadlines(600.0)] == [str(challenge_id)]
