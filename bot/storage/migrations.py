@@ -439,6 +439,33 @@ MIGRATIONS: tuple[str, ...] = (
         WHERE guild_id = OLD.guild_id AND game = OLD.game AND user_id = OLD.user_id;
     END;
     """.replace("{_COUNT_FINISHED}", _COUNT_FINISHED.strip()),
+    # Step 9 (issue 34): one clock for every deadline. A row per (kind, key) armed; a process
+    # claims a due one with a lease (claimed_until), and marks it fired when its handler ran.
+    # A challenge's expiry is armed by a trigger, in the transaction that inserts the challenge.
+    """
+    CREATE TABLE deadlines (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL,
+        key TEXT NOT NULL,
+        due_at REAL NOT NULL,
+        claimed_by TEXT,
+        claimed_until REAL,
+        fired_at REAL,
+        UNIQUE (kind, key)
+    );
+    CREATE INDEX deadlines_due ON deadlines (due_at) WHERE fired_at IS NULL;
+    INSERT INTO deadlines (kind, key, due_at)
+    SELECT 'challenge.expiry', CAST(id AS TEXT), expires_at FROM challenges
+    WHERE status = 'open';
+    CREATE TRIGGER challenge_expiry_armed AFTER INSERT ON challenges
+    WHEN NEW.status = 'open'
+    BEGIN
+        INSERT INTO deadlines (kind, key, due_at)
+        VALUES ('challenge.expiry', CAST(NEW.id AS TEXT), NEW.expires_at)
+        ON CONFLICT (kind, key) DO UPDATE SET due_at = excluded.due_at, claimed_by = NULL,
+            claimed_until = NULL, fired_at = NULL;
+    END;
+    """,
 )
 
 

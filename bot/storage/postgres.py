@@ -42,6 +42,7 @@ from urllib.parse import urlsplit
 import asyncpg
 
 from bot.storage import postgres_migrations as migrations
+from bot.storage.deadlines import DeadlineOperations
 from bot.storage.postgres_statements import (
     DRIVER_ERRORS,
     Connection,
@@ -90,7 +91,7 @@ POOL_MIN_SIZE = 1
 POOL_MAX_SIZE = 10
 
 
-class PostgresStore(SharedOperations, TournamentOperations, PuzzleOperations):
+class PostgresStore(SharedOperations, TournamentOperations, PuzzleOperations, DeadlineOperations):
     """The :class:`~bot.storage.protocol.Store` on a PostgreSQL database:
     ``PostgresStore(url)``, then ``await connect()``; or ``await PostgresStore.open(url)``.
     ``close()`` when done."""

@@ -431,6 +431,38 @@ class Store(Protocol):
 
     async def puzzle_opted_out(self, guild_id: int, user_id: int) -> bool: ...
 
+    # --- deadlines (issue 34: one clock for every deadline) ------------------------------------
+
+    async def arm_deadline(self, kind: str, key: str, due_at: float) -> None:
+        """Arm the ``(kind, key)`` deadline at ``due_at``; re-arming one (fired or not) sets
+        its new time and forgets its claim."""
+        ...
+
+    async def cancel_deadline(self, kind: str, key: str) -> bool:
+        """Forget an unfired deadline; whether there was one."""
+        ...
+
+    async def deadline(self, kind: str, key: str) -> Row | None:
+        """The ``(kind, key)`` deadline's row, or None."""
+        ...
+
+    async def due_deadlines(self, now: float, limit: int = 100) -> list[Row]:
+        """Unfired deadlines due by ``now`` and not under a live claim, soonest first."""
+        ...
+
+    async def next_deadline_at(self) -> float | None:
+        """The due time of the soonest unfired deadline, None when none is armed."""
+        ...
+
+    async def claim_deadline(self, deadline_id: int, owner: str, now: float, lease: float) -> bool:
+        """Compare-and-set: claim a due, unfired deadline for ``owner`` until ``now + lease``
+        when no live claim holds it; of several processes asking at once exactly one wins."""
+        ...
+
+    async def fire_deadline(self, deadline_id: int, owner: str, at: float) -> bool:
+        """Mark ``owner``'s claimed deadline fired at ``at``; False when the claim was lost."""
+        ...
+
     async def unmined_analyses(self, guilds: GuildShards | None = None) -> list[int]:
         """The matches (in ``guilds``' guilds; None: every guild) whose analysis is done but
         not mined for puzzles yet, oldest first."""

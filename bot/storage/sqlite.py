@@ -52,6 +52,7 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from bot.storage import migrations
+from bot.storage.deadlines import DeadlineOperations
 from bot.storage.puzzles import PuzzleOperations
 from bot.storage.shared import SharedOperations
 from bot.storage.sqlite_statements import (
@@ -118,7 +119,7 @@ def _probe(path: str | Path) -> None:
     sqlite3.connect(str(path)).close()
 
 
-class SqliteStore(SharedOperations, TournamentOperations, PuzzleOperations):
+class SqliteStore(SharedOperations, TournamentOperations, PuzzleOperations, DeadlineOperations):
     """The :class:`~bot.storage.protocol.Store` on a SQLite file: ``SqliteStore(path)``, then
     ``await connect()``; or ``await SqliteStore.open(path)``. ``close()`` when done."""
 
