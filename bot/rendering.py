@@ -90,9 +90,13 @@ class Renderer:
         headings: Sequence[str],
         rows: Sequence[Sequence[str]],
         highlight: int | None = None,
+        legend: Sequence[str] = (),
     ) -> tuple[bytes, str]:
-        """(PNG, alt text) of a tournament's table, every word given."""
-        return await self._draw(jobs.standings, title, tuple(headings), tuple(rows), highlight)
+        """(PNG, alt text) of a tournament's table, every word given (``legend``: what its
+        abbreviations mean, drawn under it)."""
+        return await self._draw(
+            jobs.standings, title, tuple(headings), tuple(rows), highlight, tuple(legend)
+        )
 
     async def bracket(
         self,

@@ -57,10 +57,14 @@ def mistake(
 
 
 def standings(
-    title: str, headings: Sequence[str], rows: Sequence[Sequence[str]], highlight: int | None
+    title: str,
+    headings: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    highlight: int | None,
+    legend: Sequence[str] = (),
 ) -> tuple[bytes, str]:
     """A tournament's table (:func:`render.tournament.standings_picture`): PNG and alt text."""
-    return tournament.standings_picture(title, headings, rows, highlight=highlight)
+    return tournament.standings_picture(title, headings, rows, highlight=highlight, legend=legend)
 
 
 def bracket(

@@ -43,6 +43,8 @@ WIDTH = 800
 TEXT_SIZE = 28  # digits are about 20 px high: 9.5 px at 380 px wide
 TITLE_SIZE = 30
 ROW = 44
+LEGEND_SIZE = 26
+LEGEND_ROW = 34
 MARGIN = 16
 MAX_TABLE_ROWS = 24  # a longer table is shown a page at a time by the caller
 MAX_BRACKET_MATCHES = 8  # the first column of one bracket picture: 16 names
@@ -77,10 +79,12 @@ def standings_picture(
     rows: Sequence[Sequence[str]],
     *,
     highlight: int | None = None,
+    legend: Sequence[str] = (),
 ) -> tuple[bytes, str]:
     """A table: ``headings`` over ``rows`` (one string a cell; the second column is the
     name and takes the room the others leave). ``highlight`` marks a row (the champion, or
-    the reader). Returns the PNG and its alt text."""
+    the reader); ``legend`` lines say under the table what its abbreviations mean. Returns
+    the PNG and its alt text."""
     if len(rows) > MAX_TABLE_ROWS:
         raise ValueError(f"at most {MAX_TABLE_ROWS} rows a picture, not {len(rows)}")
     columns = len(headings)
@@ -92,7 +96,9 @@ def standings_picture(
     others = sum(w for c, w in enumerate(widths) if c != name_column)
     widths[name_column] = max(120, WIDTH - 2 * MARGIN - others)
     top = MARGIN + TITLE_SIZE + 18
-    image, draw = _canvas(top + ROW * (len(rows) + 1) + MARGIN)
+    notes = [line for entry in legend for line in _wrapped(entry, LEGEND_SIZE, WIDTH - 2 * MARGIN)]
+    legend_top = top + ROW * (len(rows) + 1) + 6
+    image, draw = _canvas(legend_top + LEGEND_ROW * len(notes) + MARGIN)
     _title(image, title)
     for r, cells in enumerate([list(headings), *(list(row) for row in rows)]):
         y = top + r * ROW
@@ -109,8 +115,23 @@ def standings_picture(
             x += widths[c]
         if r == 0:
             draw.line((MARGIN, y + ROW - 4, WIDTH - MARGIN, y + ROW - 4), fill=TEXT_DIM)
-    alt = ". ".join([title, " ".join(headings), *(" ".join(row) for row in rows)]) + "."
+    for n, line in enumerate(notes):
+        draw_text(image, (MARGIN, legend_top + n * LEGEND_ROW), line, LEGEND_SIZE, TEXT_DIM)
+    notes_said = [entry.rstrip(" .") for entry in legend]  # each ends in one full stop
+    alt = ". ".join([title, " ".join(headings), *(" ".join(row) for row in rows), *notes_said])
+    alt += "."
     return _encode(image), alt
+
+
+def _wrapped(text: str, size: int, width: int) -> list[str]:
+    """``text`` in lines no wider than ``width`` at ``size``, broken between words."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and text_width(f"{lines[-1]} {word}", size) <= width:
+            lines[-1] = f"{lines[-1]} {word}"
+        else:
+            lines.append(word)
+    return lines
 
 
 def bracket_picture(

@@ -183,7 +183,7 @@ def _crosstable(view: TournamentView) -> tuple[Any, ...]:
         ]
         rows.append([str(i + 1), view.name_of(line.id), *cells, number(line.points)])
     title = text("tournament.crosstable_title", tournament_id=view.id, round=rounds_done(view))
-    return title, headings, rows
+    return title, headings, rows, []  # no abbreviations to explain
 
 
 def _standings(view: TournamentView) -> tuple[Any, ...]:
@@ -205,7 +205,11 @@ def _standings(view: TournamentView) -> tuple[Any, ...]:
         for line in view.table()[:MAX_TABLE_ROWS]
     ]
     title = text("tournament.standings_title", tournament_id=view.id, round=rounds_done(view))
-    return title, headings, rows
+    legend = [
+        text("tournament.buchholz_legend", short=text("tournament.buchholz")),
+        text("tournament.sonneborn_berger_legend", short=text("tournament.sonneborn_berger")),
+    ]
+    return title, headings, rows, legend
 
 
 async def picture(bot: TableBot, view: TournamentView) -> discord.File | None:
@@ -222,9 +226,10 @@ async def picture(bot: TableBot, view: TournamentView) -> discord.File | None:
                 view.format is TournamentFormat.ROUND_ROBIN
                 and len(view.entrants) <= CROSSTABLE_MOST
             )
-            title, headings, rows = _crosstable(view) if crosstable else _standings(view)
+            table = _crosstable(view) if crosstable else _standings(view)
+            title, headings, rows, legend = table
             winner = next((i for i, r in enumerate(view.table()) if r.id == view.winner_id), None)
-            png, alt = await bot.renderer.standings(title, headings, rows, winner)
+            png, alt = await bot.renderer.standings(title, headings, rows, winner, legend)
     except Exception:
         log.exception("tournament %d: picture failed", view.id)
         return None

@@ -48,10 +48,22 @@ class Table:
 async def backgammon(fake: FakeDiscord, dice: DiceScript, bob_rolls: bool) -> tuple[Table, Message]:
     """alice challenges bob, bob accepts, alice plays her opening 6-1 by /move (bob, who may
     double, is not rolled for); with ``bob_rolls`` bob then rolls 3-3 by /roll."""
+    table, board = await opened(fake, dice)
+    bob = table.bob
+    if bob_rolls:
+        assert (await table.say("roll", bob)).content == "Rolled."
+        board = await next_board(fake, table.thread, MATCH, board)
+    await fake.wait_bot_idle()
+    return table, board
+
+
+async def opened(fake: FakeDiscord, dice: DiceScript, **options: Any) -> tuple[Table, Message]:
+    """alice challenges bob (``options`` for /challenge), bob accepts, alice plays her opening
+    6-1 by /move: the table and the board after it."""
     dice.face = faces(6, 1, then=(3,))
     alice = await fake.add_member("alice")
     bob = await fake.add_member("bob")
-    it = await fake.slash("challenge", {"game": "backgammon", "opponent": bob}, by=alice)
+    it = await fake.slash("challenge", {"game": "backgammon", "opponent": bob, **options}, by=alice)
     invitation = (await it.response()).message
     assert invitation is not None
     await fake.click(invitation, label="Accept", by=bob)
@@ -59,12 +71,7 @@ async def backgammon(fake: FakeDiscord, dice: DiceScript, bob_rolls: bool) -> tu
     table = Table(fake, alice, bob, thread)
     board = await next_board(fake, thread, MATCH, None)
     assert (await table.say("move", alice, play="13/7 8/7")).content == "Played."
-    board = await next_board(fake, thread, MATCH, board)
-    if bob_rolls:
-        assert (await table.say("roll", bob)).content == "Rolled."
-        board = await next_board(fake, thread, MATCH, board)
-    await fake.wait_bot_idle()
-    return table, board
+    return table, await next_board(fake, thread, MATCH, board)
 
 
 def bodies(fake: FakeDiscord, it: InteractionHandle) -> list[dict[str, Any]]:
@@ -257,28 +264,15 @@ async def test_issue_33_a_dead_cube_offers_no_double_and_refuses_a_typed_one(
     bob's board has no Double button (he is rolled for at once), and a typed /double gets the
     polite ephemeral refusal, in his language too, and changes nothing."""
     fake = tablebot
-    dice.face = faces(6, 1, then=(3,))
-    alice = await fake.add_member("alice")
-    bob = await fake.add_member("bob")
-    bob.user.locale = "tr"  # his Discord app's language
-    it = await fake.slash(
-        "challenge", {"game": "backgammon", "opponent": bob, "points": 1}, by=alice
-    )
-    invitation = (await it.response()).message
-    assert invitation is not None
-    await fake.click(invitation, label="Accept", by=bob)
-    thread = await fake.wait_until(lambda: fake.channels.get(invitation.id), what="the thread")
-    table = Table(fake, alice, bob, thread)
-    board = await next_board(fake, thread, MATCH, None)
-    assert (await table.say("move", alice, play="13/7 8/7")).content == "Played."
-    board = await next_board(fake, thread, MATCH, board)
+    table, board = await opened(fake, dice, points=1)
+    table.bob.user.locale = "tr"  # his Discord app's language
     await fake.wait_bot_idle()
     view = await table.svc.handle(ViewMatch(MATCH))
     assert (view.phase, view.actor, view.can_double) == (Phase.MOVE, 1, (False, False))
     labels = [button.get("label") for button in board.buttons]
     assert labels and "Double" not in labels
     before = await table.state()
-    answer = await table.say("double", bob)
+    answer = await table.say("double", table.bob)
     assert answer.ephemeral
     assert answer.content == catalogue.text("engine.dead_cube", "tr")
     assert answer.content.startswith("Katlama zar")  # Turkish, not English

@@ -200,6 +200,10 @@ async def test_swiss_of_6_over_3_rounds_shows_its_standings(tablebot: FakeDiscor
     it = await fake.slash("tournament show", {"tournament": 1}, by=players[3])
     shown = await reply_to(it)
     assert shown.attachments and "Buch SB" in (shown.attachments[0].description or "")
+    # Issue 33: the picture says what Buch and SB are (drawn, and in its alt text).
+    assert "Buch: Buchholz, the sum of the opponents' points. SB: Sonneborn-Berger" in (
+        shown.attachments[0].description or ""
+    )
     assert "Won by p1." in str(shown.embeds[0]["description"])
 
 

@@ -141,3 +141,18 @@ def test_issue_33_32_character_names_fit_by_width_and_stay_whole_in_the_alt_text
     room = WIDTH - 2 * 16 - 24 - 30 - font(TEXT_SIZE).getlength("3")
     assert font(TEXT_SIZE).getlength(cell) <= room
     assert cell == name or font(TEXT_SIZE).getlength(name) > room
+
+
+def test_issue_33_the_legend_says_what_the_abbreviations_mean() -> None:
+    rows = [("1", "alice", "3", "4.5", "4")]
+    legend = [
+        "Buch: Buchholz, the sum of the opponents' points",
+        "SB: Sonneborn-Berger, " + "x " * 40,
+    ]
+    png, alt = standings_picture("T", HEADINGS, rows, legend=legend)
+    bare = _image(standings_picture("T", HEADINGS, rows)[0])
+    image = _image(png)
+    assert alt.endswith(f"4.5 4. {legend[0]}. {legend[1].rstrip()}.")
+    # Drawn under the table, the long line wrapped to a second: three lines more.
+    assert image.height > bare.height + 3 * 30
+    assert _count(image, PANEL, (WIDTH - 8, 0, WIDTH, image.height)) == 8 * image.height
