@@ -148,6 +148,9 @@ def board_job(
         game_number=view.game_number,
         words=words,
         finished=view.match_over or view.phase is Phase.MATCH_OVER,
+        # A member playing the robot sees the board in their own numbering all match long,
+        # the robot's double included (issue 33); between members it follows who acts.
+        viewer=None if view.robot_seat is None else 1 - view.robot_seat,
     )
     last = (view.last_move.seat, view.last_move.move) if view.last_move else None
     args: tuple[Any, ...]

@@ -17,8 +17,9 @@ match length and Crawford flag (:class:`render.common.Scene`).
 Fixed layout, whoever is on roll: seat 0 (ivory, plain) plays at the bottom, its home board
 bottom right, and bears off into the bottom of the right-hand tray; seat 1 (black with a light
 inner ring) plays at the top, home board top right. Point numbers along the frame are those of
-the player on roll. Stacks show at most five checkers; the fifth carries the count. A checker on
-the bar sits in its owner's half of the bar. The cube sits on the left rail: middle when centred,
+the scene's viewer, else of the player who acts now (:func:`render.common.numbered_for`).
+Stacks show at most five checkers; the fifth carries the count. A checker on the bar sits in
+its owner's half of the bar. The cube sits on the left rail: middle when centred,
 at the owner's edge when owned; an offered cube is drawn large, in amber, on the doubler's half
 of the board, and the panel lights the player who must take or pass it. The dice sit on the
 right half for seat 0 and the left half for seat 1, in the roller's colours. The last play shows
@@ -72,6 +73,7 @@ from render.common import (
     ghost_sprite,
     match_lines,
     match_words,
+    numbered_for,
     palette_from,
     parsed_or_none,
     possessive,
@@ -317,7 +319,8 @@ def board_image(
     for a mistake card: the play made and the best play, by the player on roll, drawn as
     arrows (vermillion and sky blue; None where there is nothing to draw)."""
     sprites = _SPRITES.get()
-    canvas = sprites.backgrounds[turn].copy()
+    seen = numbered_for(scene, turn, cube_offered_by)
+    canvas = sprites.backgrounds[seen].copy()
     draw = ImageDraw.Draw(canvas)
     sides = _seat_sides(position, turn)
     marks = _marks(last_move)
@@ -327,7 +330,7 @@ def board_image(
             x, y = _label_pos(p)
             draw.rounded_rectangle((x - 18, y - 13, x + 18, y + 13), radius=6, fill=HIGHLIGHT)
             draw_text(
-                canvas, (x, y), _label(p, turn), NUMBER_SIZE, fill=INK, anchor="mm", bold=True
+                canvas, (x, y), _label(p, seen), NUMBER_SIZE, fill=INK, anchor="mm", bold=True
             )
 
     half = CHECKER // 2
@@ -516,19 +519,23 @@ def describe(
 ) -> str:
     """Plain-text alt text: names, colours, score, every checker, pips, roll, cube, last move.
 
-    Points are numbered for the player on roll, as on the image."""
+    Points are numbered as on the image (:func:`render.common.numbered_for`)."""
     names = tuple(clean_name(n, seat) for seat, n in enumerate(scene.names))
     sides = _seat_sides(position, turn)
+    seen = numbered_for(scene, turn, cube_offered_by)
     parts = [
         match_words("Backgammon", scene),
         f"Score: {names[0]} (white, bottom) {format_score(scene.score[0])}, "
         f"{names[1]} (black, top) {format_score(scene.score[1])}.",
     ]
     roll = f", rolled {'-'.join(str(d) for d in dice)}" if dice else ""
+    numbered = f"Points are numbered for {names[seen]}."
     if scene.finished:
-        parts.append(f"The game is over. Points are numbered for {names[turn]}.")
+        parts.append(f"The game is over. {numbered}")
+    elif cube_offered_by is not None:
+        parts.append(numbered)  # the cube's line says who answers
     else:
-        parts.append(f"{names[turn]} to play{roll}. Points are numbered for {names[turn]}.")
+        parts.append(f"{names[turn]} to play{roll}. {numbered}")
     for seat in (0, 1):
         side = sides[seat]
         words = []
@@ -536,8 +543,8 @@ def describe(
             words.append(f"bar {side[BAR]}")
         # Highest point first, as a player reads their own checkers from the back.
         shown = sorted(
-            ((own if seat == turn else 25 - own, side[own]) for own in range(1, 25) if side[own]),
-            reverse=seat == turn,
+            ((own if seat == seen else 25 - own, side[own]) for own in range(1, 25) if side[own]),
+            reverse=seat == seen,
         )
         words += [f"{p}-point {n}" for p, n in shown]
         if side[OFF]:

@@ -118,7 +118,9 @@ class Scene:
     in the panel. ``note`` is one short line for the panel and the alt text, such as
     ``"Alice wins 2"`` at the end of a game (keep it under about 14 characters). ``words``:
     the panel's labels, in the reader's language. ``finished``: the game (or the match) is
-    over, so no seat is on turn: no bar is lit and no one is "to play" (issue 33).
+    over, so no seat is on turn: no bar is lit and no one is "to play" (issue 33). ``viewer``:
+    the seat whose numbering the points or spots show for the whole match (the member playing
+    the robot); None numbers them for the seat that acts now (see :func:`numbered_for`).
     """
 
     names: tuple[str, str] = SEAT_NAMES_DEFAULT
@@ -129,6 +131,7 @@ class Scene:
     note: str = ""
     words: BoardWords = BOARD_WORDS
     finished: bool = False
+    viewer: int | None = None
 
 
 DEFAULT_SCENE = Scene()
@@ -685,6 +688,14 @@ def answering(turn: int, offered_by: int | None, *, finished: bool = False) -> i
     offered, the one who must answer it; None once the game is over (``Scene.finished``)."""
     if finished:
         return None
+    return turn if offered_by is None else 1 - offered_by
+
+
+def numbered_for(scene: Scene, turn: int, offered_by: int | None) -> int:
+    """The seat whose numbering a dice board shows: the scene's viewer, else the seat that acts
+    now, so a double is numbered for the one who answers it, not for the doubler (issue 33)."""
+    if scene.viewer is not None:
+        return scene.viewer
     return turn if offered_by is None else 1 - offered_by
 
 

@@ -16,9 +16,10 @@ numbering. ``cube`` is the :class:`engines.cube.Cube` (None: no cube in play);
 Fixed layout, whoever is on turn: seat 0 (ivory, plain) has HOME bottom left and SAFETY bottom
 right and runs left to right along the six spots; seat 1 (black with a light inner ring) has
 HOME top right and SAFETY top left and runs right to left. The spot numbers are those of the
-player on turn. The cube sits in the left column: middle when centred (showing 64), at the
-owner's edge when owned, and in amber beside the doubler when offered (the panel then
-lights the player who must take or pass).
+scene's viewer, else of the player who acts now (:func:`render.common.numbered_for`). The cube
+sits in the left column: middle when centred (showing 64), at the owner's edge when owned, and
+in amber beside the doubler when offered (the panel then lights the player who must take or
+pass).
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ from render.common import (
     ghost_sprite,
     match_lines,
     match_words,
+    numbered_for,
     palette_from,
     parsed_or_none,
     possessive,
@@ -231,7 +233,7 @@ def board_image(
     for a mistake card: the move made and the best move, by the player on turn, drawn as
     arrows (vermillion and sky blue; None where there is nothing to draw)."""
     sprites = _SPRITES.get()
-    canvas = sprites.backgrounds[turn].copy()
+    canvas = sprites.backgrounds[numbered_for(scene, turn, cube_offered_by)].copy()
     _draw_tray_captions(canvas, scene.words)
     by_seat = _seat_places(position, turn)
 
@@ -420,25 +422,29 @@ def describe(
 ) -> str:
     """Plain-text alt text: names, colours, score, every checker, the roll, cube, last move.
 
-    Spots are numbered for the player on turn (as on the image)."""
+    Spots are numbered as on the image (:func:`render.common.numbered_for`)."""
     names = tuple(clean_name(n, seat) for seat, n in enumerate(scene.names))
     colours = ("white", "black")
     by_seat = _seat_places(position, turn)
+    seen = numbered_for(scene, turn, cube_offered_by)
     parts = [
         match_words("Nannon", scene),
         f"Score: {names[0]} ({colours[0]}, bottom) {format_score(scene.score[0])}, "
         f"{names[1]} ({colours[1]}, top) {format_score(scene.score[1])}.",
     ]
     roll = f", rolled {'-'.join(str(d) for d in dice)}" if dice else ""
+    numbered = f"Spots are numbered for {names[seen]}."
     if scene.finished:
-        parts.append(f"The game is over. Spots are numbered for {names[turn]}.")
+        parts.append(f"The game is over. {numbered}")
+    elif cube_offered_by is not None:
+        parts.append(numbered)  # the cube's line says who answers
     else:
-        parts.append(f"{names[turn]} to play{roll}. Spots are numbered for {names[turn]}.")
+        parts.append(f"{names[turn]} to play{roll}. {numbered}")
     for seat in (0, 1):
-        # Seat places into the on-turn player's numbering: spot k of the other is 7 - k.
+        # Seat places into the numbering shown: spot k of the other seat is 7 - k.
         words = []
         for place in sorted(by_seat[seat]):
-            shown = place if seat == turn or place in (HOME, SAFETY) else 7 - place
+            shown = place if seat == seen or place in (HOME, SAFETY) else 7 - place
             words.append(_place_words(shown))
         parts.append(f"{possessive(names[seat], start=True)} checkers: {', '.join(words)}.")
     if cube is not None:

@@ -11,7 +11,8 @@ API (all pure)::
 
 The arguments are those of each game's ``board_png`` and ``describe``, so a caller that builds
 a picture's job builds the text board from the same job. The layout is the pictures': seat 0 at
-the bottom for the whole match; point and spot numbers are those of the player on turn. Seat 0
+the bottom for the whole match; point and spot numbers are those of the scene's viewer, else of
+the player who acts now (:func:`render.common.numbered_for`). Seat 0
 plays ``O`` and seat 1 ``X`` in the dice games (white and black); checkers has ``b``/``w`` men
 and ``B``/``W`` kings, as :class:`engines.checkers.Board` prints them. Each line is at most 79
 characters.
@@ -36,6 +37,7 @@ from render.common import (
     cube_label,
     format_score,
     match_words,
+    numbered_for,
 )
 
 __all__ = ["backgammon_text", "board_text", "checkers_text", "nannon_text"]
@@ -72,6 +74,7 @@ def _dice_lines(
     game: str,
     names: tuple[str, str],
     turn: int,
+    seen: int,
     dice: Sequence[int] | None,
     cube: Cube | None,
     cube_offered_by: int | None,
@@ -79,7 +82,7 @@ def _dice_lines(
     finished: bool = False,
 ) -> list[str]:
     """The lines under a dice board: the cube, the last move, who is to play what (no one once
-    the game is over)."""
+    the game is over), numbered for seat ``seen``."""
     lines = []
     if cube is not None:
         if cube_offered_by is not None:
@@ -94,7 +97,7 @@ def _dice_lines(
     if last_move is not None:
         mover, move = last_move
         lines.append(f"Last move: {names[mover]} {move}.")
-    numbered = f"numbered from {MARKS[turn]}'s side"  # the mark: a name may be long, or "You"
+    numbered = f"numbered from {MARKS[seen]}'s side"  # the mark: a name may be long, or "You"
     if finished:
         lines.append(f"The game is over; {game} {numbered}.")
     elif dice:
@@ -102,6 +105,8 @@ def _dice_lines(
         lines.append(f"{names[turn]} ({MARKS[turn]}) to play {roll}; {game} {numbered}.")
     elif cube_offered_by is None:
         lines.append(f"{names[turn]} ({MARKS[turn]}) on turn; {game} {numbered}.")
+    else:
+        lines.append(f"{game.capitalize()} {numbered}.")
     return lines
 
 
@@ -115,9 +120,9 @@ def _cell(count: int, mark: str, row: int) -> str:
     return f" {mark} " if row < count else "   "
 
 
-def _point_label(point: int, turn: int) -> str:
-    """Seat 0's point as the player on turn numbers it, padded with dashes (gnubg's frame)."""
-    return f"{point if turn == 0 else 25 - point:->2}-"
+def _point_label(point: int, seen: int) -> str:
+    """Seat 0's point as seat ``seen`` numbers it, padded with dashes (gnubg's frame)."""
+    return f"{point if seen == 0 else 25 - point:->2}-"
 
 
 def backgammon_text(
@@ -139,6 +144,7 @@ def backgammon_text(
     """
     names = _names(scene)
     sides = _seat_sides(position, turn)
+    seen = numbered_for(scene, turn, cube_offered_by)
     # Each seat's checkers per point in seat 0's numbering (index 1..24).
     on_point = [[0] * 25, [0] * 25]
     for own in range(1, 25):
@@ -168,10 +174,10 @@ def backgammon_text(
     ]
     top = [row(top_points, 1, r) for r in range(STACK_ROWS)]
     bottom = [row(bottom_points, 0, r) for r in reversed(range(STACK_ROWS))]
-    top_frame = "+" + "".join(_point_label(p, turn) for p in range(13, 19)) + "-----"
-    top_frame += "".join(_point_label(p, turn) for p in range(19, 25)) + "+"
-    bottom_frame = "+" + "".join(_point_label(p, turn) for p in range(12, 6, -1)) + "-----"
-    bottom_frame += "".join(_point_label(p, turn) for p in range(6, 0, -1)) + "+"
+    top_frame = "+" + "".join(_point_label(p, seen) for p in range(13, 19)) + "-----"
+    top_frame += "".join(_point_label(p, seen) for p in range(19, 25)) + "+"
+    bottom_frame = "+" + "".join(_point_label(p, seen) for p in range(12, 6, -1)) + "-----"
+    bottom_frame += "".join(_point_label(p, seen) for p in range(6, 0, -1)) + "+"
     middle = "|" + " " * 18 + "|BAR|" + " " * 18 + "|"
     cube_note = ""
     if cube is not None and cube_offered_by is None:
@@ -190,7 +196,7 @@ def backgammon_text(
     drawn = [line + ("  " + legend[i] if legend.get(i) else "") for i, line in enumerate(board)]
     header = [match_words("Backgammon", scene), _score_line(scene, names)]
     footer = _dice_lines(
-        "points", names, turn, dice, cube, cube_offered_by, last_move, scene.finished
+        "points", names, turn, seen, dice, cube, cube_offered_by, last_move, scene.finished
     )
     footer.append(f"Position ID: {position.id}")
     return "\n".join([*header, *(line.rstrip() for line in drawn), *footer])
@@ -235,7 +241,8 @@ def nannon_text(
         for place in sides[seat]:
             if place not in (HOME, SAFETY):
                 spots[place if seat == 0 else 7 - place] = f" {MARKS[seat]} "
-    labels = [str(k if turn == 0 else 7 - k) for k in range(1, 7)]
+    seen = numbered_for(scene, turn, cube_offered_by)
+    labels = [str(k if seen == 0 else 7 - k) for k in range(1, 7)]
     trays = [(sides[s].count(HOME), sides[s].count(SAFETY)) for s in (0, 1)]
     edge = "          +" + "---+" * 6
     top = f"  {MARKS[1]} {names[1]} ({COLOURS[1]})"
@@ -256,7 +263,7 @@ def nannon_text(
         bottom,
     ]
     lines += _dice_lines(
-        "spots", names, turn, dice, cube, cube_offered_by, last_move, scene.finished
+        "spots", names, turn, seen, dice, cube, cube_offered_by, last_move, scene.finished
     )
     lines.append(f"Position: {position.id}")
     return "\n".join(lines)
