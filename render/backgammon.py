@@ -82,6 +82,7 @@ from render.common import (
     possessive,
     roll_of,
     shade,
+    show_through,
 )
 
 __all__ = ["board_image", "board_png", "describe", "parse_choice"]
@@ -429,6 +430,7 @@ def _draw_choices(
     several checkers (6-6: 13/7(2)) is one arrow with a badge saying how many."""
     stacks = _stacks(sides)
     played, best = choices
+    under = canvas.copy()
     shared = {(m.src, m.dst) for m in best.moves} if best is not None else set()
     counts: list[tuple[tuple[int, int], tuple[int, int], float, Point, int, int, RGB]] = []
     for play, colour, bend in ((best, BEST, 0.32), (played, PLAYED, 0.16)):
@@ -446,6 +448,10 @@ def _draw_choices(
                 counts.append((start, end, bend, middle, side, times, colour))
     for count_args in counts:  # on top of every arrow
         _draw_count(canvas, *count_args)
+    for p in range(1, 25):  # the point numbers stay on top
+        show_through(
+            canvas, under, _label_pos(p), _label(p, mover), NUMBER_SIZE, anchor="mm", bold=True
+        )
 
 
 def _draw_count(

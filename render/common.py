@@ -21,7 +21,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Generic, TypeVar
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 T = TypeVar("T")
 RGB = tuple[int, int, int]
@@ -363,6 +363,28 @@ def draw_text(
         mask, dx, dy = _squeezed_mask(text, size, anchor, bold, squeeze)
     x, y = round(xy[0]) + dx, round(xy[1]) + dy
     canvas.paste(fill, (x, y, x + mask.width, y + mask.height), mask)
+
+
+def show_through(
+    canvas: Image.Image,
+    under: Image.Image,
+    xy: tuple[float, float],
+    text: str,
+    size: int,
+    *,
+    anchor: str = "la",
+    bold: bool = False,
+    halo: int = 3,
+) -> None:
+    """Paints ``under`` (the picture before something was drawn over it) back onto ``canvas``
+    through ``text``'s shape grown by ``halo`` px: text drawn there comes back on top, ringed."""
+    mask, dx, dy = _text_mask(text, size, anchor, bold)
+    grown = Image.new("L", (mask.width + 2 * halo, mask.height + 2 * halo), 0)
+    grown.paste(mask, (halo, halo))
+    grown = grown.filter(ImageFilter.MaxFilter(2 * halo + 1))
+    x, y = round(xy[0]) + dx - halo, round(xy[1]) + dy - halo
+    box = (x, y, x + grown.width, y + grown.height)
+    canvas.paste(under.crop(box), box[:2], grown)
 
 
 def format_score(points: float) -> str:

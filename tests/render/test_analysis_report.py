@@ -20,7 +20,7 @@ from engines import checkers as ck
 from engines import nannon as nn
 from engines.analysis import Decision, DecisionKind
 from engines.cube import Cube
-from render import backgammon, jobs
+from render import backgammon, jobs, nannon
 from render.analysis_report import CAPTION_HEIGHT, CardWords, mistake_card
 from render.common import BEST, HEIGHT, HIGHLIGHT, MAX_PNG_BYTES, PLAYED, WIDTH, Scene, text_width
 
@@ -273,3 +273,50 @@ def test_issue_33_moves_that_chain_are_separate_arrows_and_only_repeats_are_coun
     starts = [backgammon._slot(("point", 13), 4), backgammon._slot(("point", 8), 2)]
     assert [start for start, _, _ in arrows] == starts
     assert [text for _, text, _ in badges] == ["\u00d73"]
+
+
+def label_boxes(game: str, turn: int) -> list[tuple[int, int, int, int]]:
+    """Where the board's point (spot) numbers are, and Nannon's tray names."""
+    if game == "backgammon":
+        spots = [(*backgammon._label_pos(p), 20, 14) for p in range(1, 25)]
+    else:
+        y = nannon.SPOT_Y + (64 if turn == 0 else -64)
+        spots = [(nannon.SPOT_X0 + i * nannon.SPOT_PITCH, y, 16, 18) for i in range(6)]
+        for (seat, _), (x, y) in nannon._TRAYS.items():
+            y = y - 13 if seat == 0 else y + nannon.TRAY_H + 13
+            spots.append((x + nannon.TRAY_W // 2, y, 40, 13))
+    return [(x - dx, y - dy, x + dx, y + dy) for x, y, dx, dy in spots]
+
+
+LABELLED = {
+    # An arrow out of Nannon's HOME crosses the spot numbers and the tray's name.
+    "nannon H/5": ("nannon", (nn.Position((0, 0, 4), (0, 0, 0)), 1, SCENE), (5,), "H/5", "4/S"),
+    "nannon H/2": ("nannon", (nn.Position((0, 0, 4), (0, 0, 0)), 0, SCENE), (2,), "H/2", "4/6"),
+    "backgammon 6-6": ("backgammon", (bg.Position.initial(), 0, SCENE), (6, 6),
+                       "13/7(2) 8/2(2)", "24/18(2) 13/7(2)"),
+    # Lone checkers by the top labels, and 4-4 badges.
+    "backgammon 4-4": ("backgammon", (bg.Position.initial(), 1, SCENE), (4, 4),
+                       "24/20(2) 13/9(2)", "13/5(2)"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", LABELLED)
+def test_issue_33_arrows_leave_the_point_labels_clear(case: str) -> None:
+    """Every pixel of a number (or a tray's name) the plain board draws is the same on the
+    card: no arrow, head or badge covers one, the numbers staying on top where one passes."""
+    game, args, dice, played, best = LABELLED[case]
+    kwargs = {"dice": dice, "cube": Cube()}
+    decision = Decision(2, 10, args[1], DecisionKind.MOVE, played, best, 0.1, False, None, 0.4)
+    card = image_of(mistake_card(game, args, kwargs, decision)[0])
+    plain = image_of(jobs.board(game, args, kwargs)[0])
+    assert card.crop((0, 0, WIDTH, HEIGHT)).tobytes() != plain.tobytes()
+    covered = []
+    for box in label_boxes(game, args[1]):
+        before, after = plain.crop(box), card.crop(box)
+        for xy in ((x, y) for x in range(before.width) for y in range(before.height)):
+            colour = before.getpixel(xy)
+            assert isinstance(colour, tuple)
+            lit = sum(abs(a - b) for a, b in zip(colour, render.common.LABEL, strict=True)) < 60
+            if lit and after.getpixel(xy) != colour:
+                covered.append((box, xy))
+    assert covered == []
