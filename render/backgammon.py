@@ -51,20 +51,25 @@ from render.common import (
     PLAYED,
     POINT_DARK,
     POINT_LIGHT,
+    RGB,
     SEAT_STYLES,
     TEXT,
     WIDTH,
     Lazy,
+    Point,
     Scene,
     SeatInfo,
     Stat,
     answering,
+    arrow_middle,
+    badge_size,
     checker_sprite,
     clean_name,
     cube_label,
     cube_sprite,
     die_sprite,
     draw_arrow,
+    draw_badge,
     draw_panel,
     draw_text,
     drawable_name,
@@ -79,6 +84,7 @@ from render.common import (
     possessive,
     roll_of,
     shade,
+    show_through,
 )
 
 __all__ = ["board_image", "board_png", "describe", "parse_choice"]
@@ -423,19 +429,54 @@ def _draw_choices(
     choices: tuple[Play | None, Play | None],
 ) -> None:
     """Each checker move of the best play, then of the play made, as an arrow from the top
-    checker it moves to where it lands, bowed towards the board's middle."""
+    checker it moves to where it lands, bowed towards the board's middle. A move made by
+    several checkers (6-6: 13/7(2)) is one arrow with a badge saying how many."""
     stacks = _stacks(sides)
     played, best = choices
+    under = canvas.copy()
+    shared = {(m.src, m.dst) for m in best.moves} if best is not None else set()
+    counts: list[tuple[tuple[int, int], tuple[int, int], float, Point, int, int, RGB]] = []
     for play, colour, bend in ((best, BEST, 0.32), (played, PLAYED, 0.16)):
         if play is None:
             continue
-        for m in play.moves:
-            src, dst = _where(mover, m.src), _where(mover, m.dst)
+        for (a, b), times in Counter((m.src, m.dst) for m in play.moves).items():
+            side = -1 if play is played and (a, b) in shared else 1
+            src, dst = _where(mover, a), _where(mover, b)
             owner, count = stacks.get(dst, (mover, 0))
             start = _slot(src, max(0, stacks.get(src, (mover, 1))[1] - 1))
             end = _slot(dst, count if owner == mover else 0)
             middle = ((start[0] + end[0]) / 2, MID)
             draw_arrow(canvas, start, end, colour, bend=bend, towards=middle)
+            if times > 1:
+                counts.append((start, end, bend, middle, side, times, colour))
+    for count_args in counts:  # on top of every arrow
+        _draw_count(canvas, *count_args)
+    for p in range(1, 25):  # the point numbers stay on top
+        show_through(
+            canvas, under, _label_pos(p), _label(p, mover), NUMBER_SIZE, anchor="mm", bold=True
+        )
+
+
+def _draw_count(
+    canvas: Image.Image,
+    start: tuple[int, int],
+    end: tuple[int, int],
+    bend: float,
+    towards: Point,
+    side: int,
+    times: int,
+    colour: RGB,
+) -> None:
+    """The count ("\u00d72") beside the middle of an arrow, outside its curve (``side`` 1)
+    or inside (-1: the played arrow of a move the best play makes too, whose arrow bows
+    further out); kept off the point labels."""
+    text = f"\u00d7{times}"
+    w, h = badge_size(text)
+    (x, y), (nx, ny) = arrow_middle(start, end, bend=bend, towards=towards)
+    away = side * (abs(nx) * w / 2 + abs(ny) * h / 2 + 8)
+    x = min(max(x + nx * away, LEFT_X + w / 2), TRAY_X + TRAY_W - w / 2)
+    y = min(max(y + ny * away, TOP + h / 2 + 2), BOTTOM - h / 2 - 2)
+    draw_badge(canvas, (x, y), text, colour)
 
 
 def parse_choice(

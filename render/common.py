@@ -21,7 +21,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Generic, TypeVar
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 T = TypeVar("T")
 RGB = tuple[int, int, int]
@@ -368,6 +368,28 @@ def draw_text(
     canvas.paste(fill, (x, y, x + mask.width, y + mask.height), mask)
 
 
+def show_through(
+    canvas: Image.Image,
+    under: Image.Image,
+    xy: tuple[float, float],
+    text: str,
+    size: int,
+    *,
+    anchor: str = "la",
+    bold: bool = False,
+    halo: int = 3,
+) -> None:
+    """Paints ``under`` (the picture before something was drawn over it) back onto ``canvas``
+    through ``text``'s shape grown by ``halo`` px: text drawn there comes back on top, ringed."""
+    mask, dx, dy = _text_mask(text, size, anchor, bold)
+    grown = Image.new("L", (mask.width + 2 * halo, mask.height + 2 * halo), 0)
+    grown.paste(mask, (halo, halo))
+    grown = grown.filter(ImageFilter.MaxFilter(2 * halo + 1))
+    x, y = round(xy[0]) + dx - halo, round(xy[1]) + dy - halo
+    box = (x, y, x + grown.width, y + grown.height)
+    canvas.paste(under.crop(box), box[:2], grown)
+
+
 def format_score(points: float) -> str:
     """``3``, ``1½``, ``½``: checkers scores come in halves, written with ½ wherever a score
     is shown (issue 33: boards said 1.5 where the messages said 1½); a quarter stays 0.25.
@@ -476,9 +498,8 @@ def ghost_sprite(diameter: int) -> Image.Image:
 Point = tuple[float, float]
 
 
-def _bezier(start: Point, end: Point, bend: float, towards: Point | None) -> list[Point]:
-    """Points along the curve from ``start`` to ``end`` bowed sideways by ``bend`` times its
-    length, to the side of ``towards`` (a straight line when ``bend`` is 0)."""
+def _control(start: Point, end: Point, bend: float, towards: Point | None) -> tuple[Point, Point]:
+    """The curve's control point, and the unit normal it bows along."""
     (x0, y0), (x1, y1) = start, end
     dx, dy = x1 - x0, y1 - y0
     length = math.hypot(dx, dy) or 1.0
@@ -486,7 +507,23 @@ def _bezier(start: Point, end: Point, bend: float, towards: Point | None) -> lis
     mx, my = (x0 + x1) / 2, (y0 + y1) / 2
     if towards is not None and (towards[0] - mx) * nx + (towards[1] - my) * ny < 0:
         nx, ny = -nx, -ny
-    cx, cy = mx + nx * bend * length, my + ny * bend * length
+    return (mx + nx * bend * length, my + ny * bend * length), (nx, ny)
+
+
+def arrow_middle(
+    start: Point, end: Point, *, bend: float = 0.0, towards: Point | None = None
+) -> tuple[Point, Point]:
+    """The middle of the curve :func:`draw_arrow` draws, and the unit normal it bows along."""
+    (cx, cy), normal = _control(start, end, bend, towards)
+    middle = ((start[0] + end[0]) / 4 + cx / 2, (start[1] + end[1]) / 4 + cy / 2)
+    return middle, normal
+
+
+def _bezier(start: Point, end: Point, bend: float, towards: Point | None) -> list[Point]:
+    """Points along the curve from ``start`` to ``end`` bowed sideways by ``bend`` times its
+    length, to the side of ``towards`` (a straight line when ``bend`` is 0)."""
+    (x0, y0), (x1, y1) = start, end
+    (cx, cy), _ = _control(start, end, bend, towards)
     steps = 16 if bend else 1
     return [
         (
@@ -551,6 +588,34 @@ def draw_arrow(
         ]
         draw.polygon([local(p) for p in head], fill=255)
         canvas.paste(fill, (left, top, right, bottom), mask.reduce(ss))
+
+
+BADGE_SIZE = 25  # a badge's digits: 9 px high when a phone shows the board 380 px wide
+
+
+def badge_size(text: str, size: int = BADGE_SIZE) -> tuple[int, int]:
+    """The width and height of :func:`draw_badge`'s pill for ``text``."""
+    return text_width(text, size) + 18, size + 8  # bold draws 2 px wider
+
+
+def draw_badge(
+    canvas: Image.Image, centre: Point, text: str, colour: RGB, size: int = BADGE_SIZE
+) -> None:
+    """``text`` (a count: "\u00d72") in ink on a pill of ``colour`` with an ink edge."""
+    w, h = badge_size(text, size)
+    big = Image.new("RGBA", (w * _SS, h * _SS), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(big)
+    edge = 2 * _SS
+    draw.rounded_rectangle((0, 0, w * _SS - 1, h * _SS - 1), radius=h * _SS // 2, fill=INK)
+    draw.rounded_rectangle(
+        (edge, edge, w * _SS - 1 - edge, h * _SS - 1 - edge),
+        radius=h * _SS // 2 - edge,
+        fill=colour,
+    )
+    pill = _shrink(big, (w, h))
+    x, y = round(centre[0] - w / 2), round(centre[1] - h / 2)
+    canvas.paste(pill, (x, y), pill)
+    draw_text(canvas, (x + w / 2, y + h / 2), text, size, fill=INK, anchor="mm", bold=True)
 
 
 def roll_of(dice: Sequence[int], board_kwargs: Mapping[str, object]) -> tuple[int, ...]:

@@ -74,6 +74,7 @@ from render.common import (
     possessive,
     roll_of,
     shade,
+    show_through,
 )
 
 __all__ = ["board_image", "board_png", "describe", "parse_choice"]
@@ -130,6 +131,18 @@ class _Sprites:
     backgrounds: tuple[Image.Image, Image.Image]  # spot numbers for seat 0 / seat 1 on turn
 
 
+Text = tuple[tuple[float, float], str, int, bool]  # where (its middle), what, size, bold
+
+
+def _spot_labels(turn: int) -> list[Text]:
+    """The spot numbers of the player on turn, along that player's track."""
+    y = SPOT_Y + 64 if turn == 0 else SPOT_Y - 64
+    return [
+        ((SPOT_X0 + i * SPOT_PITCH, y), str(i + 1 if turn == 0 else 6 - i), 27, True)
+        for i in range(6)
+    ]
+
+
 def _background(turn: int) -> Image.Image:
     canvas = Image.new("RGB", (WIDTH, HEIGHT), FRAME)
     draw = ImageDraw.Draw(canvas)
@@ -152,10 +165,8 @@ def _background(turn: int) -> Image.Image:
         fill = POINT_LIGHT if i % 2 == 0 else POINT_DARK
         draw.ellipse((cx - r, SPOT_Y - r, cx + r, SPOT_Y + r), fill=INK)
         draw.ellipse((cx - r + 3, SPOT_Y - r + 3, cx + r - 3, SPOT_Y + r - 3), fill=fill)
-        # Spot numbers of the player on turn, along that player's track.
-        label = str(i + 1 if turn == 0 else 6 - i)
-        label_y = SPOT_Y + 64 if turn == 0 else SPOT_Y - 64
-        draw_text(canvas, (cx, label_y), label, 27, fill=LABEL, anchor="mm", bold=True)
+    for xy, label, size, bold in _spot_labels(turn):
+        draw_text(canvas, xy, label, size, fill=LABEL, anchor="mm", bold=bold)
     for x, y in _TRAYS.values():
         draw.rounded_rectangle((x, y, x + TRAY_W, y + TRAY_H), radius=12, fill=FRAME_DARK)
         draw.rounded_rectangle(
@@ -164,14 +175,20 @@ def _background(turn: int) -> Image.Image:
     return canvas
 
 
-def _draw_tray_captions(canvas: Image.Image, words: BoardWords) -> None:
+def _captions(words: BoardWords) -> list[Text]:
     """Each tray's name in the reader's language (drawn per image: the background is shared)."""
+    out: list[Text] = []
     for (seat, place), (x, y) in _TRAYS.items():
         caption = words.home if place == HOME else words.safety
         cy = y - 13 if seat == 0 else y + TRAY_H + 13
         size = fit_size(caption, 20, TRAY_W, smallest=14)
-        caption = fit(caption, size, TRAY_W)
-        draw_text(canvas, (x + TRAY_W / 2, cy), caption, size, fill=LABEL, anchor="mm")
+        out.append(((x + TRAY_W / 2, cy), fit(caption, size, TRAY_W), size, False))
+    return out
+
+
+def _draw_tray_captions(canvas: Image.Image, words: BoardWords) -> None:
+    for xy, caption, size, _ in _captions(words):
+        draw_text(canvas, xy, caption, size, fill=LABEL, anchor="mm")
 
 
 def _build() -> _Sprites:
@@ -279,6 +296,7 @@ def board_image(
         _draw_cube(canvas, cube, cube_offered_by)
 
     if choices is not None:
+        under = canvas.copy()
         places = by_seat[turn]
         # Away from the row of spot numbers, which lies on the mover's side of the spots.
         away = SPOT_Y + (-160 if turn == 0 else 160)
@@ -291,6 +309,9 @@ def board_image(
             end = _centre(turn, choice.dst, dst_slot)
             towards = ((start[0] + end[0]) / 2, away)
             draw_arrow(canvas, start, end, colour, bend=bend, towards=towards)
+        # An arrow out of HOME crosses the spot numbers and the tray's name: they stay on top.
+        for xy, text, size, bold in (*_spot_labels(turn), *_captions(scene.words)):
+            show_through(canvas, under, xy, text, size, anchor="mm", bold=bold)
 
     names = tuple(drawable_name(n, seat) for seat, n in enumerate(scene.names))
     seats = tuple(

@@ -20,7 +20,7 @@ from engines import checkers as ck
 from engines import nannon as nn
 from engines.analysis import Decision, DecisionKind
 from engines.cube import Cube
-from render import backgammon, jobs
+from render import backgammon, jobs, nannon
 from render.analysis_report import CAPTION_HEIGHT, CardWords, mistake_card
 from render.common import BEST, HEIGHT, HIGHLIGHT, MAX_PNG_BYTES, PLAYED, WIDTH, Scene, text_width
 
@@ -200,3 +200,123 @@ def test_the_caption_is_in_the_callers_words_and_a_long_line_shrinks_rather_than
     sizes = dict(drawn)
     assert line in sizes and sizes[line] < 24  # whole, smaller
     assert text_width(line, sizes[line]) + 42 <= WIDTH - 16 - 24 - 16 - text_width("-0.100", 24)
+
+
+# --- issue 33, "pictures that say less than they should": the arrows --------------------------
+
+
+TWICE = "\u00d72"  # the times sign, not a letter x
+
+
+def arrows_and_badges(monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], list[Any]]:
+    """Start recording the arrows backgammon draws on a board and the badges beside them."""
+    backgammon._PALETTE.get()  # its sample boards draw arrows too
+    arrows: list[Any] = []
+    badges: list[Any] = []
+    draw_arrow = backgammon.draw_arrow
+    draw_badge = getattr(backgammon, "draw_badge", lambda *args: None)  # new in issue 33
+
+    def arrow(canvas: Any, start: Any, end: Any, colour: Any, **kwargs: Any) -> None:
+        arrows.append((start, end, colour))
+        draw_arrow(canvas, start, end, colour, **kwargs)
+
+    def badge(canvas: Any, centre: Any, text: str, colour: Any, *args: Any) -> None:
+        badges.append((centre, text, colour))
+        draw_badge(canvas, centre, text, colour, *args)
+
+    monkeypatch.setattr(backgammon, "draw_arrow", arrow)
+    monkeypatch.setattr(backgammon, "draw_badge", badge, raising=False)
+    return arrows, badges
+
+
+def test_issue_33_a_doubles_play_draws_one_arrow_per_move_with_its_count(
+    monkeypatch: pytest.MonkeyPatch, drawn_texts: DrawnTexts
+) -> None:
+    """6-6 from the start, 13/7(2) 8/2(2) played where 24/18(2) 13/7(2) was best: four
+    arrows, not eight drawn two by two on top of each other, each with a "\u00d72" badge in its
+    colour, on the playing area, large enough for a phone."""
+    arrows, badges = arrows_and_badges(monkeypatch)
+    drawn = drawn_texts(render.common)
+    args = (bg.Position.initial(), 0, SCENE)
+    kwargs = {"dice": (6, 6), "cube": Cube()}
+    decision = mistake(0.1, "13/7(2) 8/2(2)", "24/18(2) 13/7(2)")
+    card = image_of(mistake_card("backgammon", args, kwargs, decision)[0])
+    assert len(arrows) == len(set(arrows)) == 4
+    assert sorted((text, colour) for _, text, colour in badges) == sorted(
+        [(TWICE, BEST), (TWICE, BEST), (TWICE, PLAYED), (TWICE, PLAYED)]
+    )
+    assert [size for text, size in drawn if text == TWICE] == [25] * 4  # 9 px high on a phone
+    w, h = render.common.badge_size(TWICE)
+    for (x, y), _, colour in badges:
+        assert backgammon.TOP + h / 2 <= y <= backgammon.BOTTOM - h / 2
+        assert colour_pixels(card.crop((x - w / 2, y - h / 2, x + w / 2, y + h / 2)), colour) > 40
+    # The two 13/7 arrows' badges (both plays make it) do not overlap.
+    (a, _, _), (b, _, _) = sorted(
+        (badge for badge in badges if backgammon._point_x(13) < badge[0][0] < backgammon.BAR_X),
+        key=lambda badge: badge[2],
+    )
+    assert abs(a[0] - b[0]) >= w or abs(a[1] - b[1]) >= h
+
+
+def test_issue_33_moves_that_chain_are_separate_arrows_and_only_repeats_are_counted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """5-5: 13/3 13/8(2) is 13/8 three times and 8/3 once (the checker that went on)."""
+    arrows, badges = arrows_and_badges(monkeypatch)
+    board = backgammon.board_image(
+        bg.Position.initial(),
+        0,
+        dice=(5, 5),
+        choices=(bg.parse_play("13/3 13/8(2)", bg.Position.initial(), (5, 5)), None),
+    )
+    assert board.size == (WIDTH, HEIGHT)
+    starts = [backgammon._slot(("point", 13), 4), backgammon._slot(("point", 8), 2)]
+    assert [start for start, _, _ in arrows] == starts
+    assert [text for _, text, _ in badges] == ["\u00d73"]
+
+
+def label_boxes(game: str, turn: int) -> list[tuple[int, int, int, int]]:
+    """Where the board's point (spot) numbers are, and Nannon's tray names."""
+    if game == "backgammon":
+        spots = [(*backgammon._label_pos(p), 20, 14) for p in range(1, 25)]
+    else:
+        y = nannon.SPOT_Y + (64 if turn == 0 else -64)
+        spots = [(nannon.SPOT_X0 + i * nannon.SPOT_PITCH, y, 16, 18) for i in range(6)]
+        for (seat, _), (x, y) in nannon._TRAYS.items():
+            y = y - 13 if seat == 0 else y + nannon.TRAY_H + 13
+            spots.append((x + nannon.TRAY_W // 2, y, 40, 13))
+    return [(x - dx, y - dy, x + dx, y + dy) for x, y, dx, dy in spots]
+
+
+LABELLED = {
+    # An arrow out of Nannon's HOME crosses the spot numbers and the tray's name.
+    "nannon H/5": ("nannon", (nn.Position((0, 0, 4), (0, 0, 0)), 1, SCENE), (5,), "H/5", "4/S"),
+    "nannon H/2": ("nannon", (nn.Position((0, 0, 4), (0, 0, 0)), 0, SCENE), (2,), "H/2", "4/6"),
+    "backgammon 6-6": ("backgammon", (bg.Position.initial(), 0, SCENE), (6, 6),
+                       "13/7(2) 8/2(2)", "24/18(2) 13/7(2)"),
+    # Lone checkers by the top labels, and 4-4 badges.
+    "backgammon 4-4": ("backgammon", (bg.Position.initial(), 1, SCENE), (4, 4),
+                       "24/20(2) 13/9(2)", "13/5(2)"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", LABELLED)
+def test_issue_33_arrows_leave_the_point_labels_clear(case: str) -> None:
+    """Every pixel of a number (or a tray's name) the plain board draws is the same on the
+    card: no arrow, head or badge covers one, the numbers staying on top where one passes."""
+    game, args, dice, played, best = LABELLED[case]
+    kwargs = {"dice": dice, "cube": Cube()}
+    decision = Decision(2, 10, args[1], DecisionKind.MOVE, played, best, 0.1, False, None, 0.4)
+    card = image_of(mistake_card(game, args, kwargs, decision)[0])
+    plain = image_of(jobs.board(game, args, kwargs)[0])
+    assert card.crop((0, 0, WIDTH, HEIGHT)).tobytes() != plain.tobytes()
+    covered = []
+    for box in label_boxes(game, args[1]):
+        before, after = plain.crop(box), card.crop(box)
+        for xy in ((x, y) for x in range(before.width) for y in range(before.height)):
+            colour = before.getpixel(xy)
+            assert isinstance(colour, tuple)
+            lit = sum(abs(a - b) for a, b in zip(colour, render.common.LABEL, strict=True)) < 60
+            if lit and after.getpixel(xy) != colour:
+                covered.append((box, xy))
+    assert covered == []
