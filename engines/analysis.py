@@ -31,29 +31,38 @@ solver's equity; checkers, the search's score mapped onto an expected result fro
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from engines import new_match
 from engines.actions import Action
 from engines.base import GameKind, MatchRules
+from engines.puzzles import EQUITY_TOLERANCE, PuzzleRule
 from engines.spec import spec_of
 
 __all__ = [
+    "ACCEPT",
     "BLUNDER",
+    "DECLINE",
     "ERROR",
     "MISTAKE",
+    "PLAY_ON",
     "RATING_SCALE",
     "Decision",
     "DecisionKind",
     "GameEvaluator",
     "MatchAnalysis",
     "PlayerFigures",
+    "Resignation",
+    "ResignationValue",
+    "Resignations",
     "analyse_match",
     "analysis_details",
     "count_games",
+    "puzzle_candidates",
     "rating_word",
+    "resign_words",
     "summarise",
 ]
 
@@ -82,6 +91,14 @@ class DecisionKind(enum.StrEnum):
     MOVE = "move"  # a play of the dice (or a checkers move)
     CUBE = "cube"  # double or not, before rolling
     TAKE = "take"  # take or pass a double
+    RESIGN = "resign"  # offer a resignation rather than play on
+    RESIGN_ANSWER = "resign_answer"  # accept or decline a resignation
+
+    @property
+    def resignation(self) -> bool:
+        """A resignation's offer or answer: judged and listed, but, as GNU Backgammon's
+        statistics, not counted in the error rates, PR or error counts."""
+        return self in (DecisionKind.RESIGN, DecisionKind.RESIGN_ANSWER)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +115,7 @@ class Decision:
     kind: DecisionKind
     played: str
     """What was played, in the game's notation ("13/8 6/5", "double", "no double", "take",
-    "pass")."""
+    "pass", "resign", "resign gammon", "play on", "accept", "decline")."""
     best: str
     """The best choice, in the same notation."""
     equity_loss: float
@@ -198,7 +215,7 @@ def summarise(
     """Each player's figures from the decisions; ``pr_scale`` gives the PR (backgammon)."""
     figures = []
     for seat in (0, 1):
-        mine = [d for d in decisions if d.player == seat]
+        mine = [d for d in decisions if d.player == seat and not d.kind.resignation]
         unforced = [d for d in mine if not d.forced]
         moves = [d for d in unforced if d.kind is DecisionKind.MOVE]
         cube = [d for d in unforced if d.kind is not DecisionKind.MOVE]
@@ -225,6 +242,152 @@ def summarise(
         )
     games = max((d.game for d in decisions), default=0)
     return MatchAnalysis((figures[0], figures[1]), tuple(decisions), games, dict(details or {}))
+
+
+PLAY_ON = "play on"
+ACCEPT = "accept"
+DECLINE = "decline"
+
+
+def resign_words(level_name: str) -> str:
+    """A resignation as the analysis writes it: "resign" for a single game, else "resign
+    gammon" (the level's name from :meth:`engines.spec.GameSpec.resign_level_name`).
+
+    >>> resign_words("single"), resign_words("a NANNON")
+    ('resign', 'resign a NANNON')
+    """
+    return "resign" if level_name == "single" else f"resign {level_name}"
+
+
+@dataclass(frozen=True, slots=True)
+class ResignationValue:
+    """A resignation offer as a game's evaluator values it, in the resigner's equity (the
+    units of the game's decisions), with seat 0's chance each way for the chart."""
+
+    play_on: float
+    """What playing on is worth to the resigner."""
+    resigned: float
+    """What the resignation, accepted, leaves the resigner (minus what it gives)."""
+    chance: float
+    """Seat 0's chance playing on."""
+    resigned_chance: float
+    """Seat 0's chance once the resignation is accepted."""
+
+
+@dataclass(frozen=True, slots=True)
+class Resignation:
+    """One resignation offer of a game, waiting for its answer: :meth:`judged` makes the
+    offer's decision and the answer's, judged as GNU Backgammon judges them. Offering costs
+    what playing on was worth above what the resignation leaves; declining costs the same
+    (the answerer then gets less than was offered); accepting costs what the answerer would
+    have had playing on above what was offered.
+
+    >>> offer = Resignation(1, 10, 0, "resign", ResignationValue(-0.4, -1.0, 0.3, 0.0))
+    >>> [(d.played, d.best, round(d.equity_loss, 2)) for d in offer.judged((11, True))]
+    [('resign', 'play on', 0.6), ('accept', 'accept', 0.0)]
+    >>> lost = Resignation(1, 10, 0, "resign", ResignationValue(-1.0, -1.0, 0.0, 0.0))
+    >>> [(d.played, d.best, d.equity_loss) for d in lost.judged((11, False))]
+    [('resign', 'resign', 0.0), ('decline', 'accept', 0.0)]
+    """
+
+    game: int
+    action_index: int
+    seat: int
+    played: str
+    value: ResignationValue
+    position_id: str = ""
+    dice: tuple[int, ...] = ()
+    match_id: str = ""
+
+    def judged(self, answer: tuple[int, bool] | None) -> list[Decision]:
+        """The offer's decision and, where ``answer`` (its action index, accepted) is
+        given, the answer's, in playing order."""
+        value = self.value
+        generous = value.play_on - value.resigned  # > 0: the resigner gives away too much
+        out = [
+            Decision(
+                self.game,
+                self.action_index,
+                self.seat,
+                DecisionKind.RESIGN,
+                self.played,
+                PLAY_ON if generous >= MISTAKE else self.played,
+                max(0.0, generous),
+                False,
+                None,
+                value.chance,
+                self.position_id,
+                self.dice,
+                self.match_id,
+            )
+        ]
+        if answer is not None:
+            index, accepted = answer
+            out.append(
+                Decision(
+                    self.game,
+                    index,
+                    1 - self.seat,
+                    DecisionKind.RESIGN_ANSWER,
+                    ACCEPT if accepted else DECLINE,
+                    ACCEPT if generous > -MISTAKE else DECLINE,
+                    max(0.0, -generous if accepted else generous),
+                    False,
+                    None,
+                    value.resigned_chance if accepted else value.chance,
+                    self.position_id,
+                    self.dice,
+                    self.match_id,
+                )
+            )
+        return out
+
+
+class Resignations:
+    """Pairs each resignation of a game with its answer, as an evaluator replays it."""
+
+    def __init__(self) -> None:
+        self.pending: Resignation | None = None
+        self.decisions: list[Decision] = []
+
+    def offered(self, offer: Resignation) -> None:
+        self.close()
+        self.pending = offer
+
+    def answered(self, action_index: int, accepted: bool) -> list[Decision]:
+        """The waiting offer's decisions with this answer (none when nothing waits)."""
+        if self.pending is None:
+            return []
+        judged = self.pending.judged((action_index, accepted))
+        self.pending = None
+        self.decisions += judged
+        return judged
+
+    def close(self) -> list[Decision]:
+        """An offer never answered (a resignation that ends the game at once, as in
+        checkers, or the match conceded): the offer's decision alone."""
+        if self.pending is None:
+            return []
+        judged = self.pending.judged(None)
+        self.pending = None
+        self.decisions += judged
+        return judged
+
+
+def puzzle_candidates(
+    decisions: Iterable[Decision], rule: PuzzleRule, seats: Container[int] = (0, 1)
+) -> list[Decision]:
+    """The analysed decisions that may make puzzles under ``rule``: by one of ``seats``, not
+    forced, not a resignation (no puzzle asks whether to resign), and losing at least the
+    rule's minimum; each still has to :func:`engines.puzzles.qualifies` on its ranked options."""
+    return [
+        d
+        for d in decisions
+        if not d.forced
+        and not d.kind.resignation
+        and d.player in seats
+        and d.equity_loss >= rule.min_loss - EQUITY_TOLERANCE
+    ]
 
 
 class GameEvaluator(Protocol):

@@ -11,19 +11,30 @@ move's loss is equity-like, and the same error (0.02) and blunder (0.08) bounds 
 blunder is about a third of a man given away, an error a twelfth.
 
 A move with no alternative (one legal move; captures are compulsory) is ``forced``. There are
-no dice, so ``luck`` is None. Draw offers and answers are not decisions. ``win_chance`` is
-seat 0's expected score in the game after each move, ``(1 + equity) / 2``: a draw is a half.
+no dice, so ``luck`` is None. Draw offers and answers are not decisions. A resignation ends the
+game at once (a lost game, -1): it costs what playing on was worth above that, by the same
+search, probing the endgame database (``endgames``) where the board has few enough pieces, so
+a resignation of a lost ending costs exactly nothing (:class:`engines.analysis.Resignation`).
+``win_chance`` is seat 0's expected score in the game after each move, ``(1 + equity) / 2``: a
+draw is a half.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from engines.actions import Action, Move
-from engines.analysis import Decision, DecisionKind
+from engines.actions import Action, Move, Resign
+from engines.analysis import (
+    Decision,
+    DecisionKind,
+    Resignation,
+    Resignations,
+    ResignationValue,
+    resign_words,
+)
 from engines.base import MatchRules, Phase
 from engines.checkers import CheckersMatch
-from engines.checkers_search import analyse
+from engines.checkers_search import Endgames, analyse
 from engines.puzzles import Option
 
 __all__ = ["DEPTH", "CheckersEvaluator", "analyse_checkers_game", "checkers_options"]
@@ -38,14 +49,17 @@ class CheckersEvaluator:
 
     details: dict[str, object]
 
-    def __init__(self, depth: int = DEPTH) -> None:
+    def __init__(
+        self, depth: int = DEPTH, endgames: Callable[[], Endgames | None] = lambda: None
+    ) -> None:
         self.depth = depth
+        self.endgames = endgames  # called only when a resignation is judged
         self.details = {"evaluator": f"alpha-beta search, {depth} plies"}
 
     def analyse_game(
         self, rules: MatchRules, actions: Sequence[Action], names: tuple[str, str], game: int
     ) -> list[Decision]:
-        return analyse_checkers_game(rules, actions, names, game, self.depth)
+        return analyse_checkers_game(rules, actions, names, game, self.depth, self.endgames)
 
 
 def analyse_checkers_game(
@@ -54,9 +68,10 @@ def analyse_checkers_game(
     names: tuple[str, str],
     game: int,
     depth: int = DEPTH,
+    endgames: Callable[[], Endgames | None] = lambda: None,
 ) -> list[Decision]:
-    """Every move of game ``game`` (from 1) of the checkers match ``actions`` replay, in
-    order; a GameError (a ValueError) where the actions don't fit the rules."""
+    """Every move and resignation of game ``game`` (from 1) of the checkers match ``actions``
+    replay, in order; a GameError (a ValueError) where the actions don't fit the rules."""
     match = CheckersMatch(rules)
     decisions: list[Decision] = []
     for index, action in enumerate(actions):
@@ -64,8 +79,43 @@ def analyse_checkers_game(
             break
         if match.game_number == game and isinstance(action, Move):
             decisions.append(_decision(match, index, action, game, depth))
+        elif match.game_number == game and isinstance(action, Resign):
+            decisions += _resignation(match, index, action, game, depth, endgames())
         match.apply(action)
     return decisions
+
+
+def _resignation(
+    match: CheckersMatch,
+    index: int,
+    action: Resign,
+    game: int,
+    depth: int,
+    endgames: Endgames | None,
+) -> list[Decision]:
+    """A resignation, which loses the game at once, against playing on."""
+    board = match.board
+    seat = action.player if action.player is not None else match.turn
+    ranked = analyse(board, match.game.reversible_positions, depth=depth, endgames=endgames)
+    if not ranked:  # nothing to play on with (the game is already lost)
+        return []
+    on_move = ranked[0].equity
+    play_on = on_move if seat == match.turn else -on_move
+    offer = Resignation(
+        game,
+        index,
+        seat,
+        resign_words(match.spec.resign_level_name(action.level)),
+        ResignationValue(play_on, -1.0, _seat0_chance(play_on, seat), 0.0 if seat == 0 else 1.0),
+        position_id=board.fen,
+    )
+    resignations = Resignations()
+    resignations.offered(offer)
+    return resignations.close()
+
+
+def _seat0_chance(equity: float, seat: int) -> float:
+    return (1.0 + (equity if seat == 0 else -equity)) / 2.0
 
 
 def _decision(match: CheckersMatch, index: int, action: Move, game: int, depth: int) -> Decision:
@@ -77,7 +127,6 @@ def _decision(match: CheckersMatch, index: int, action: Move, game: int, depth: 
         raise ValueError(f"{played} is not a legal move in {board.fen}")
     best = ranked[0]
     equity = mine.equity
-    seat0 = equity if seat == 0 else -equity
     return Decision(
         game=game,
         action_index=index,
@@ -88,7 +137,7 @@ def _decision(match: CheckersMatch, index: int, action: Move, game: int, depth: 
         equity_loss=max(0.0, best.equity - equity),
         forced=len(ranked) == 1,
         luck=None,
-        win_chance=(1.0 + seat0) / 2.0,
+        win_chance=_seat0_chance(equity, seat),
         position_id=board.fen,
     )
 

@@ -492,7 +492,7 @@ class DiceMatch:
         if outcome is None:
             return ActionResult(recorded)
         kind, multiplier = outcome
-        return self._end_game(recorded, seat, kind, self._stake(multiplier))
+        return self._end_game(recorded, seat, kind, self.stake(multiplier))
 
     def _double(self, action: Double) -> ActionResult:
         seat = self._seat(action)
@@ -634,7 +634,7 @@ class DiceMatch:
     def _accept_resign(self, action: AcceptResign) -> ActionResult:
         seat = self._seat(action)
         _, level = self._answer_resign(seat)
-        return self._end_game(AcceptResign(seat), seat, ResultKind.RESIGN, self._stake(level))
+        return self._end_game(AcceptResign(seat), seat, ResultKind.RESIGN, self.stake(level))
 
     def _decline_resign(self, action: DeclineResign) -> ActionResult:
         seat = self._seat(action)
@@ -663,8 +663,9 @@ class DiceMatch:
 
     # -- helpers -------------------------------------------------------------------------------
 
-    def _stake(self, multiplier: int) -> int:
-        """Points for a game won at ``multiplier`` (1, 2 or 3) times the cube, after Jacoby."""
+    def stake(self, multiplier: int) -> int:
+        """Points for a game won at ``multiplier`` (1, 2 or 3: a resignation's level) times the
+        cube, after Jacoby."""
         if self.rules.jacoby and self.rules.length == 0 and self.cube.centred:
             # Jacoby: gammons count single unless the cube was turned, i.e. a double was taken
             # and someone owns it; automatic doubles leave it centred, so they don't count.

@@ -10,7 +10,11 @@ All in the solver's equity of the decider (match play: ``2 * MWC - 1``), so a lo
   doubling was close (costs less than :data:`CLOSE_CUBE`); otherwise it is ``forced``. After a
   tied opening roll (the Nannon ruling) a double, or a roll again when a side could double,
   is judged at the opening roll (:meth:`NannonSolver.opening_cube_action`);
-- a take or pass costs the better answer's equity minus the chosen one's.
+- a take or pass costs the better answer's equity minus the chosen one's;
+- a resignation and its answer (:class:`engines.analysis.Resignation`): playing on is worth
+  the exact equity at that moment (at the opening roll, before a roll with the cube decisions,
+  or the roll's best move), the resignation what losing its points is worth
+  (:meth:`NannonSolver.won_equity`, the Crawford rule as the match has it).
 
 Luck of a roll: its value (the best move's equity, or the equity after the forced pass) minus
 the average over the six rolls, for the roller. The opening roll's luck goes to its winner: the
@@ -28,9 +32,28 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from engines import new_match, replay
-from engines.actions import Action, Double, Drop, Move, OpeningRoll, Roll, Take
-from engines.analysis import Decision, DecisionKind
+from engines.actions import (
+    AcceptResign,
+    Action,
+    DeclineResign,
+    Double,
+    Drop,
+    Move,
+    OpeningRoll,
+    Resign,
+    Roll,
+    Take,
+)
+from engines.analysis import (
+    Decision,
+    DecisionKind,
+    Resignation,
+    Resignations,
+    ResignationValue,
+    resign_words,
+)
 from engines.base import GameKind, GameMatch, MatchRules, Phase
+from engines.match import DiceMatch
 from engines.nannon import Position
 from engines.nannon_solver import (
     Context,
@@ -45,6 +68,7 @@ __all__ = [
     "analyse_nannon_game",
     "context_of",
     "nannon_options",
+    "play_on_equity",
     "roll_values",
 ]
 
@@ -68,6 +92,38 @@ def roll_values(solver: NannonSolver, position: Position, context: Context) -> l
         else:  # no legal move: the opponent is on roll in the same position
             values.append(-solver.equity(position.pass_turn(), context.flipped()))
     return values
+
+
+def play_on_equity(solver: NannonSolver, match: GameMatch, seat: int) -> float:
+    """What playing on is worth to ``seat`` now, exactly: at the opening roll (before it, or
+    after a tie, the cube as it stands), before a roll with the right cube decisions, or after
+    it with the roll's best move."""
+    if match.phase in (Phase.OPENING, Phase.OPENING_TIE):
+        return solver.opening_equity(context_of(match, seat))
+    on_turn = match.turn
+    position = Position.from_id(match.position_id)
+    context = context_of(match, on_turn)
+    if match.dice:
+        equity = roll_values(solver, position, context)[match.dice[0] - 1]
+    else:
+        equity = solver.equity(position, context)
+    return equity if on_turn == seat else -equity
+
+
+def resignation_value(
+    solver: NannonSolver, match: GameMatch, seat: int, level: int
+) -> ResignationValue:
+    """A resignation by ``seat`` at ``level`` now against playing on, exactly."""
+    assert isinstance(match, DiceMatch)
+    play_on = play_on_equity(solver, match, seat)
+    resigned = -solver.won_equity(context_of(match, 1 - seat), match.stake(level))
+    return ResignationValue(play_on, resigned, _chance(play_on, seat), _chance(resigned, seat))
+
+
+def _chance(equity: float, seat: int) -> float:
+    """Seat 0's chance for ``seat``'s equity, ``(1 + equity) / 2``."""
+    mine = equity if seat == 0 else -equity
+    return min(1.0, max(0.0, (1.0 + mine) / 2.0))
 
 
 def _opening_values(solver: NannonSolver, match: GameMatch) -> dict[tuple[int, int], float]:
@@ -105,6 +161,7 @@ class _GameReplay:
         self.game = game
         self.decisions: list[Decision] = []
         self.luck: float | None = None  # the roll's luck, for the move that plays it
+        self.resignations = Resignations()
 
     def add(
         self,
@@ -122,7 +179,6 @@ class _GameReplay:
         dice: tuple[int, ...] = (),
     ) -> None:
         """A decision; ``equity`` is the decider's after it."""
-        mine = equity if seat == 0 else -equity
         self.decisions.append(
             Decision(
                 game=self.game,
@@ -134,7 +190,7 @@ class _GameReplay:
                 equity_loss=max(0.0, loss),
                 forced=forced,
                 luck=luck,
-                win_chance=min(1.0, max(0.0, (1.0 + mine) / 2.0)),
+                win_chance=_chance(equity, seat),
                 position_id=position_id,
                 dice=dice,
             )
@@ -168,6 +224,11 @@ class _GameReplay:
                 self.cube(index, seat, cube, isinstance(action, Double), where)
         elif phase is Phase.CUBE_OFFERED and isinstance(action, Take | Drop):
             self.answer(index, action)
+        elif isinstance(action, Resign):
+            self.resign(index, action)
+        elif isinstance(action, AcceptResign | DeclineResign):
+            accepted = isinstance(action, AcceptResign)
+            self.decisions += self.resignations.answered(index, accepted)
         if isinstance(action, OpeningRoll):
             self.opening(index, action)
         elif isinstance(action, Roll):
@@ -176,6 +237,24 @@ class _GameReplay:
             self.move(index, action)
         else:
             match.apply(action)
+
+    def resign(self, index: int, action: Resign) -> None:
+        match = self.match
+        seat = action.player if action.player is not None else match.turn
+        level = match.spec.resign_level_name(action.level)
+        value = resignation_value(self.solver, match, seat, action.level)
+        dice = tuple(match.dice or ())
+        self.resignations.offered(
+            Resignation(
+                self.game,
+                index,
+                seat,
+                resign_words(level),
+                value,
+                position_id=match.position_id,
+                dice=dice,
+            )
+        )
 
     def answer(self, index: int, action: Take | Drop) -> None:
         match = self.match
@@ -324,7 +403,7 @@ def analyse_nannon_game(
             match.apply(action)
         else:
             replay.step(index, action)
-    return replay.decisions
+    return replay.decisions + replay.resignations.close()
 
 
 def nannon_options(

@@ -1354,6 +1354,17 @@ class NannonSolver:
         equity = self._opening(game, cube.value, owner, game.openings)
         return equity if me == 0 else -equity
 
+    def opening_equity(self, context: Context) -> float:
+        """The equity of the side of ``context`` at the opening roll of a game, before the
+        dice are rolled (or after a tie, before either side doubles), the cube as it stands.
+
+        >>> NannonSolver().opening_equity(MONEY)
+        0.0
+        """
+        if not isinstance(context, Context):
+            raise InvalidContextError(f"not a Context: {context!r}")
+        return self._opening_equity(context)
+
     def opening_cube_action(self, context: Context) -> CubeDecision:
         """The cube decision after a tied opening roll, when either side may double (the
         Nannon ruling), for the side of ``context``; equities at the opening roll.

@@ -344,7 +344,7 @@ def chart_image(
     canvas = Image.new("RGB", (CHART_WIDTH, CHART_HEIGHT), CARD)
     count = len(decisions)
     runs = game_runs(decisions)
-    cube = any(d.kind is not DecisionKind.MOVE for d in decisions)
+    cube = any(d.kind in (DecisionKind.CUBE, DecisionKind.TAKE) for d in decisions)
     _draw_frame(canvas, count, match_play, words, cube)
     _draw_legend(canvas, names, words)
     if not count:

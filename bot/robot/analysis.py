@@ -8,7 +8,9 @@ gets its :class:`~engines.analysis.GameEvaluator`:
 - ``exact solver``: Nannon's exact solver (:class:`engines.nannon_analysis.NannonEvaluator`),
   one per worker process (:func:`bot.robot.jobs.solver`), so scores the robot solved are reused.
 - ``search``: the checkers search at a fixed depth
-  (:class:`engines.checkers_analysis.CheckersEvaluator`); ``ply`` is not used.
+  (:class:`engines.checkers_analysis.CheckersEvaluator`), with the shipped endgame database for
+  resignations (:mod:`bot.robot.endgames`, read when a resignation is first judged); ``ply``
+  is not used.
 
 The bot calls :func:`game_decisions` in the analysis worker, game by game
 (:mod:`bot.robot.analysis_runner`), so progress can be shown between games; the CLI
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from bot.robot import jobs
+from bot.robot import endgames, jobs
 from engines import analysis
 from engines.actions import Action
 from engines.analysis import Decision, DecisionKind, GameEvaluator, MatchAnalysis
@@ -49,7 +51,7 @@ def _gnubg(ply: int) -> GameEvaluator:
 _EVALUATORS: dict[Evaluator, Callable[[int], GameEvaluator]] = {
     Evaluator.GNUBG: _gnubg,
     Evaluator.EXACT_SOLVER: lambda ply: NannonEvaluator(jobs.solver),
-    Evaluator.SEARCH: lambda ply: CheckersEvaluator(),
+    Evaluator.SEARCH: lambda ply: CheckersEvaluator(endgames=endgames.endgames),
 }
 
 

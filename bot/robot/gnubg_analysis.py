@@ -23,6 +23,13 @@ What gnubg's SGF says (sgf.c), and how gnubg's statistics count it (analysis.c):
   A no double costs optimal - ND and counts only when close: optimal - min(DT, 1) < 0.16.
 - ``;W[double]`` / ``[take]`` / ``[drop]`` carry the doubler's DA and always count: a double costs
   optimal - min(DT, DP), a take DT - DP, a pass DP - DT (each when > 0).
+
+Resignations are judged here, not from the SGF (a ``.mat`` file carries only an accepted
+resignation, as the game's result): playing on is gnubg's cubeful equity of the position at the
+same ply (:func:`bot.robot.gnubg_brain.position_equity`; at an opening roll, an even game), the
+resignation the match-winning chance after its points (gnubg's ``eq2mwc``), both in the
+resigner's EMG (money: per cube), and each offer and answer is judged as
+:class:`engines.analysis.Resignation` says.
 """
 
 from __future__ import annotations
@@ -37,12 +44,30 @@ from typing import Any
 
 from bot.robot import gnubg_brain
 from engines import new_match, replay
-from engines.actions import Action, Double, Drop, Move, OpeningRoll, Roll, Take
-from engines.analysis import Decision, DecisionKind
+from engines.actions import (
+    AcceptResign,
+    Action,
+    DeclineResign,
+    Double,
+    Drop,
+    Move,
+    OpeningRoll,
+    Resign,
+    Roll,
+    Take,
+)
+from engines.analysis import (
+    Decision,
+    DecisionKind,
+    Resignation,
+    Resignations,
+    ResignationValue,
+    resign_words,
+)
 from engines.backgammon import BAR, OFF, Play, Position
 from engines.base import MatchRules
 from engines.exports import mat_export
-from engines.gnubg import MatchId, match_id_of
+from engines.gnubg import GameState, MatchId, match_id_of
 from engines.match import NO_MOVE, DiceMatch
 from engines.puzzles import Option, cube_options, take_options
 from engines.spec import BACKGAMMON
@@ -61,7 +86,7 @@ class AnalysisError(RuntimeError):
 class _Turn:
     """One of our decisions to pair with a gnubg record."""
 
-    kind: str  # "move", "double", "take" or "drop"
+    kind: str  # "move", "double", "take", "drop" or "resign"
     player: int
     action_index: int
     position: Position  # seen from the side on roll (the doubler during a cube offer)
@@ -70,10 +95,14 @@ class _Turn:
     dice: tuple[int, int] = (0, 0)
     play: Play | None = None  # None: the roll could not be played
     live: bool = True  # False for a recorded double on a dead cube, and its answer
+    stake: int = 0  # a resignation's points (its level times the cube, after Jacoby)
+    resigned: str = ""  # a resignation in words ("resign gammon")
+    answer: tuple[int, bool] | None = None  # a resignation's answer: its action, accepted
 
 
 def _our_turns(rules: MatchRules, actions: Sequence[Action], game: int) -> list[_Turn]:
-    """Our replay of game ``game``: every move (with its roll), double, take and pass."""
+    """Our replay of game ``game``: every move (with its roll), double, take, pass and
+    resignation (with its answer)."""
     match = new_match("backgammon", rules, recorded=True)
     if not isinstance(match, DiceMatch):
         raise TypeError("a backgammon match is a DiceMatch")
@@ -113,7 +142,83 @@ def _our_turns(rules: MatchRules, actions: Sequence[Action], game: int) -> list[
             kind = "take" if isinstance(action, Take) else "drop"
             answerer = 1 - offer.player_on_roll
             turns.append(_Turn(kind, answerer, index, before, offer, live=offer_live))
+        elif isinstance(action, Resign):
+            resigner = action.player if action.player is not None else seat
+            words = resign_words(match.spec.resign_level_name(action.level))
+            stake = match.stake(action.level)
+            turns.append(
+                _Turn("resign", resigner, index, before, state, stake=stake, resigned=words)
+            )
+        elif isinstance(action, AcceptResign | DeclineResign) and turns[-1:]:
+            last = turns[-1]
+            if last.kind == "resign" and last.answer is None:
+                answer = (index, isinstance(action, AcceptResign))
+                turns[-1] = dataclasses.replace(last, answer=answer)
     return turns
+
+
+def _resignations(game: int, turns: list[_Turn], ply: int) -> list[Decision]:
+    """Each resignation of the game and its answer, judged by gnubg at ``ply``."""
+    judged = Resignations()
+    for turn in turns:
+        if turn.kind != "resign":
+            continue
+        value = _resignation_value(turn, ply)
+        match_id = turn.match.encode()
+        offer = Resignation(
+            game,
+            turn.action_index,
+            turn.player,
+            turn.resigned,
+            value,
+            turn.position.id,
+            turn.match.dice if turn.match.dice != (0, 0) else (),
+            match_id,
+        )
+        judged.offered(offer)
+        if turn.answer is not None:
+            judged.answered(*turn.answer)
+    judged.close()
+    return judged.decisions
+
+
+def _resignation_value(turn: _Turn, ply: int) -> ResignationValue:
+    """A resignation against playing on, in the resigner's EMG (money: per cube)."""
+    match, seat = turn.match, turn.player
+    gnubg = gnubg_brain.gnubg_module()
+    if match.game_state is GameState.NONE:  # at an opening roll: an even game
+        on_roll = 0.0 if not match.match_length else _even_game(match)
+    else:
+        on_roll = gnubg_brain.position_equity(turn.position.id, match.encode(), ply)
+    play_on = on_roll if seat == match.player_on_roll else -on_roll
+    if not match.match_length:
+        cube = match.cube_value
+        lost = 0.0 if seat == 0 else 1.0
+        return ResignationValue(
+            play_on / cube, -turn.stake / cube, _seat0((1 + play_on / cube) / 2, seat), lost
+        )
+    length, score, crawford = match.match_length, match.score, int(match.crawford)
+    mine = gnubg.cubeinfo(match.cube_value, match.cube_owner, seat, length, score, crawford, 0)
+    theirs = gnubg.cubeinfo(turn.stake, -1, 1 - seat, length, score, crawford, 0)
+    play_mwc = (1 + play_on) / 2
+    resigned_mwc = 1 - float(gnubg.eq2mwc(1.0, theirs))  # the opponent wins the stake
+    return ResignationValue(
+        float(gnubg.mwc2eq(play_mwc, mine)),
+        float(gnubg.mwc2eq(resigned_mwc, mine)),
+        _seat0(play_mwc, seat),
+        _seat0(resigned_mwc, seat),
+    )
+
+
+def _even_game(match: MatchId) -> float:
+    """The side on roll's ``2 * MWC - 1`` in an even game at this score and cube."""
+    info = gnubg_brain.cube_info(match)
+    return 2.0 * float(gnubg_brain.gnubg_module().eq2mwc(0.0, info)) - 1.0
+
+
+def _seat0(chance: float, seat: int) -> float:
+    """Seat 0's chance from ``seat``'s, within 0..1."""
+    return min(1.0, max(0.0, chance if seat == 0 else 1.0 - chance))
 
 
 # -- gnubg -------------------------------------------------------------------------------------
@@ -452,7 +557,10 @@ def analyse_backgammon_game(
     """Game ``game`` (from 1) of the backgammon match as gnubg's ``analyse game`` judges it at
     ``ply`` (0 to 4), every decision in playing order. Run it in the robot's worker (main thread).
     AnalysisError when gnubg can't read or analyse the game, or its record differs from ours."""
-    turns = _our_turns(rules, actions, game)
+    everything = _our_turns(rules, actions, game)
+    turns = [turn for turn in everything if turn.kind != "resign"]
+    if not turns and everything:  # resigned at an opening roll: nothing for gnubg to read
+        return _resignations(game, everything, ply)
     if not turns:
         raise AnalysisError(f"the match has no game {game} with a move in it")
     mat = mat_export(BACKGAMMON.kind, rules, actions, names, 0, "2000.01.01")
@@ -477,7 +585,8 @@ def analyse_backgammon_game(
                 raise AnalysisError(f"gnubg's roll {value[:2]} differs from ours {turn.dice}")
             value = value[2:]
         pairing.add(turn, node, value if what == "move" else what)
-    return pairing.decisions
+    resigned = _resignations(game, everything, ply)
+    return sorted(pairing.decisions + resigned, key=lambda d: d.action_index)
 
 
 def backgammon_options(

@@ -320,11 +320,8 @@ def _nannon_contact(position: NannonPosition) -> bool:
 def _stake(match: GameMatch, level: ResignLevel) -> int:
     """The points a resignation at ``level`` gives (the Jacoby rule: single while the cube is
     centred in money play)."""
-    cube = match.cube
-    assert cube is not None
-    if match.rules.jacoby and not match.rules.length and cube.centred:
-        return cube.value
-    return int(level) * cube.value
+    assert isinstance(match, DiceMatch)
+    return match.stake(level)
 
 
 def _resignation(match: GameMatch, seat: int, lost: ResignLevel) -> Decision:

@@ -21,9 +21,10 @@ from engines import checkers_search as checkers
 from engines import nannon_solver as nannon
 from engines import new_match, replay
 from engines.actions import Move, OpeningRoll, Roll
+from engines.analysis import puzzle_candidates
 from engines.base import GameKind, GameMatch, MatchRules, Phase
 from engines.checkers import CheckersMatch
-from engines.puzzles import EQUITY_TOLERANCE, AnswerKey, qualifies
+from engines.puzzles import AnswerKey, qualifies
 from engines.spec import Evaluator, spec_of
 
 __all__ = ["RULES", "self_play_puzzles"]
@@ -127,13 +128,9 @@ def self_play_puzzles(
         levels[weak] = rng.randint(*WEAK)
         match = _play(kind, (levels[0], levels[1]), rng)
         actions = list(match.actions)
-        for decision in evaluator.analyse_game(RULES, actions, NAMES, 1):
-            if (
-                decision.forced
-                or decision.player != weak
-                or decision.equity_loss < rule.min_loss - EQUITY_TOLERANCE
-            ):
-                continue
+        for decision in puzzle_candidates(
+            evaluator.analyse_game(RULES, actions, NAMES, 1), rule, {weak}
+        ):
             ranked = analysis.answer_options(
                 kind, RULES, actions, decision.action_index, decision.kind, weak, ply
             )

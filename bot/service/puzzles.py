@@ -37,7 +37,7 @@ from bot.service.state import MatchRecord, ServiceState
 from bot.storage import GuildShards, Row
 from bot.storage.types import dumps
 from engines.actions import Action
-from engines.analysis import Decision, DecisionKind
+from engines.analysis import Decision, DecisionKind, puzzle_candidates
 from engines.base import GameKind, MatchRules
 from engines.puzzles import (
     EQUITY_TOLERANCE,
@@ -415,13 +415,8 @@ class PuzzleMiner:
             for seat, player in enumerate(record.players)
             if await store.puzzle_opted_out(record.guild_id, player.user_id)
         }
-        blunders = [
-            d
-            for d in analysis.decisions
-            if not d.forced
-            and d.player not in opted_out
-            and d.equity_loss >= rule.min_loss - EQUITY_TOLERANCE
-        ]
+        seats = {0, 1} - opted_out
+        blunders = puzzle_candidates(analysis.decisions, rule, seats)
         if not blunders:
             return 0
         history = logged(await store.events(view.match_id))

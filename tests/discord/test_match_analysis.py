@@ -17,6 +17,7 @@ from support.discord_driver import embed_text, reply_to, service_of
 from support.robot_driver import bot_of, challenge_robot, play_to_the_end, robot_ready, settle
 
 from bot.discord import wording
+from bot.discord.catalogue import text
 from bot.service import (
     AcceptChallenge,
     AnalysisStatus,
@@ -26,6 +27,7 @@ from bot.service import (
     NewChallenge,
 )
 from bot.service.analysis import DEFAULT_PLY
+from engines.analysis import DecisionKind
 from engines.nannon_solver import Context, CubeState, NannonSolver
 from render.common import BEST, PLAYED
 
@@ -50,12 +52,9 @@ async def analysed(fake: FakeDiscord, match_id: int) -> None:
     assert view.status is AnalysisStatus.DONE, view
 
 
-def report_of(channel: Channel, match_id: int) -> Message:
-    found = [
-        m
-        for m in channel.messages
-        if m.embeds and f"Match #{match_id} (" in (m.embeds[0].get("title") or "")
-    ]
+def report_of(channel: Channel, match_id: int, locale: str = "en-US") -> Message:
+    title = text("analysis.title", locale, match_id=match_id, game="")[:-2]  # up to "("
+    found = [m for m in channel.messages if m.embeds and title in (m.embeds[0].get("title") or "")]
     assert found, [m.content for m in channel.messages]
     return found[-1]
 
@@ -255,3 +254,39 @@ async def test_a_restart_runs_a_queued_analysis_again(tablebot: FakeDiscord) -> 
     await fake.wait_for_commands()
     await analysed(fake, match_id)
     report_of(thread, match_id)
+
+
+@pytest.mark.parametrize("locale", ["en-US", "tr"])
+async def test_issue_33_a_resignation_is_judged_in_the_report(
+    tablebot: FakeDiscord, locale: str
+) -> None:
+    """Alice resigns a 1-point Nannon match at her first turn, which the robot accepts: the
+    report's first mistake is the resignation, judged against the exact solver (playing on
+    was worth far more), in the server's words."""
+    fake = tablebot
+    await fake.set_guild_locale(locale)
+    await robot_ready(fake, analyse_robot_matches=True)
+    alice = await fake.add_member("alice")
+    match_id, thread, _ = await challenge_robot(fake, alice, "nannon", points=1)
+    offered = await reply_to(await fake.slash("resign", by=alice, channel=thread))
+    assert offered.content == text("done.resignation_offered"), offered.content  # her app's
+    await analysed(fake, match_id)
+    view = await service_of(fake).handle(GetAnalysis(match_id))
+    assert view.analysis is not None
+    worst = view.analysis.worst(1)[0]
+    assert (worst.kind, worst.player, worst.played, worst.best) == (
+        DecisionKind.RESIGN,
+        0,
+        "resign",
+        "play on",
+    )
+    assert worst.equity_loss > 0.5  # a match thrown away at about even chances
+    answers = [d for d in view.analysis.decisions if d.kind is DecisionKind.RESIGN_ANSWER]
+    assert [(d.player, d.played, d.best, d.equity_loss) for d in answers] == [
+        (1, "accept", "accept", 0.0)
+    ]
+    first = report_of(thread, match_id, locale).embeds[1]
+    played, best = (text(f"analysis.cube_action.{key}", locale) for key in ("resign", "play_on"))
+    assert played in first["description"] and best in first["description"]
+    if locale == "tr":
+        assert "play on" not in first["description"]

@@ -75,7 +75,7 @@ def test_nannon_keys_are_the_solvers_and_price_the_played_option(
                 assert {o.move for o in key.options} == legal
             kinds.add(decision.kind)
             checked += 1
-    assert checked > 10 and kinds == set(DecisionKind)
+    assert checked > 10 and kinds == {kind for kind in DecisionKind if not kind.resignation}
 
 
 def test_cube_and_take_options_price_as_the_analysis_does() -> None:

@@ -240,6 +240,34 @@ def test_the_shipped_examples_are_finished_robot_matches_that_analyse(
     assert "examples/backgammon.mat" in (EXAMPLES.parent / "README.md").read_text()
 
 
+@pytest.mark.parametrize(
+    ("name", "resigned"),
+    [
+        pytest.param(
+            "backgammon.mat",
+            ["resign gammon", "accept"],
+            marks=pytest.mark.skipif(
+                importlib.util.find_spec("gnubg") is None, reason="no gnubg wheel here"
+            ),
+        ),
+        ("checkers.pdn", ["resign"]),
+    ],
+)
+def test_issue_33_the_cli_judges_the_examples_resignations(
+    capsys: pytest.CaptureFixture[str], name: str, resigned: list[str]
+) -> None:
+    """Both examples end with the robot resigning a game it can't save (gnubg's sure gammon;
+    the endgame database's lost king ending): judged, each costs exactly nothing. A .mat or
+    PDN file carries only an accepted resignation (as the game's result), so that is all a
+    file's analysis can judge."""
+    code, out, err = _run(capsys, str(EXAMPLES / name), "--ply", "0", "--json")
+    assert code == 0, err
+    judged = [d for d in json.loads(out)["decisions"] if d["kind"].startswith("resign")]
+    assert [d["played"] for d in judged] == resigned
+    assert [d["best"] for d in judged] == resigned
+    assert [d["equity_loss"] for d in judged] == [0.0] * len(resigned)
+
+
 def test_details_say_how_each_game_is_analysed_and_solve_nothing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

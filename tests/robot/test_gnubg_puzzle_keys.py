@@ -42,4 +42,4 @@ def test_backgammon_keys_rank_as_the_analysis() -> None:
             if key.margin > 1e-6:
                 assert key.best.move == decision.best, decision
         kinds.add(decision.kind)
-    assert kinds == set(DecisionKind)
+    assert kinds == {kind for kind in DecisionKind if not kind.resignation}  # no puzzle

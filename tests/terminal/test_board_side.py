@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
+from support.terminal_views import robot_match_view
 
 from bot.rendering import board_job
-from bot.service import MatchService, MatchView, RobotMatch
-from bot.terminal.cli import HUMAN, ROBOT_ID
+from bot.service import MatchView
 from engines.backgammon import Position as BackgammonPosition
 from engines.base import GameKind
 from engines.cube import Cube
@@ -24,27 +24,6 @@ from render.text import backgammon_text, board_text, nannon_text
 
 DICE_GAMES = (GameKind.BACKGAMMON, GameKind.NANNON)
 NAMES = ("Ann", "Robo")
-
-
-async def _robot_match(tmp_path: Path, game: GameKind) -> MatchView:
-    service = await MatchService.open(tmp_path / "side.db")
-    try:
-        update = await service.handle(
-            RobotMatch(
-                0,
-                0,
-                HUMAN.user_id,
-                "Ann",
-                game,
-                robot_id=ROBOT_ID,
-                robot_name="Robo",
-                level=2,
-                length=5,
-            )
-        )
-        return update.view
-    finally:
-        await service.close()
 
 
 def _robot_doubled(view: MatchView) -> MatchView:
@@ -59,7 +38,7 @@ def _robot_doubled(view: MatchView) -> MatchView:
 async def test_issue_33_the_robot_s_double_keeps_the_member_s_numbering(
     tmp_path: Path, game: GameKind
 ) -> None:
-    view = _robot_doubled(await _robot_match(tmp_path, game))
+    view = _robot_doubled(await robot_match_view(tmp_path, game, length=5))
     name, args, kwargs = board_job(view)
     assert args[2].viewer == 0
     text = board_text(name, args, kwargs)
@@ -77,7 +56,7 @@ async def test_issue_33_the_robot_s_double_keeps_the_member_s_numbering(
 async def test_issue_33_the_robot_s_turn_keeps_the_member_s_numbering(
     tmp_path: Path, game: GameKind
 ) -> None:
-    view = await _robot_match(tmp_path, game)
+    view = await robot_match_view(tmp_path, game, length=5)
     robot_on_roll = replace(view, turn=1, actor=1, dice=None)
     text = board_text(*board_job(robot_on_roll))
     assert "Robo (X) on turn" in text and "numbered from O's side" in text

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from support.terminal_views import robot_match_view
 
 from bot.service import (
     AgreeDraw,
@@ -19,7 +20,6 @@ from bot.service import (
     OfferResignation,
     PlayMove,
     RefuseDraw,
-    RobotMatch,
     RollDice,
 )
 from bot.service import events as ev
@@ -27,33 +27,11 @@ from bot.service.errors import Refusal, refused
 from bot.service.events import RobotStuck
 from bot.service.model import MatchEvent
 from bot.terminal import wording
-from bot.terminal.cli import HUMAN, ROBOT_ID
+from bot.terminal.cli import HUMAN
 from bot.terminal.lines import Asked, Local, Unclear, read_line
 from bot.terminal.session import Console, TerminalMatch
 from engines.base import GameKind, GameResult, Phase, ResignLevel, ResultKind
 from engines.errors import IllegalMoveError
-
-
-async def _view(tmp_path: Path, game: GameKind, length: int = 3) -> MatchView:
-    service = await MatchService.open(tmp_path / "w.db")
-    try:
-        update = await service.handle(
-            RobotMatch(
-                0,
-                0,
-                HUMAN.user_id,
-                "Ann",
-                game,
-                robot_id=ROBOT_ID,
-                robot_name="Robo",
-                level=2,
-                length=length,
-            )
-        )
-        return update.view
-    finally:
-        await service.close()
-
 
 EVENTS: list[tuple[MatchEvent, str]] = [
     (ev.OpeningRolled((4, 4), None, True), "Opening roll: Ann 4, Robo 4: a tie. Either player"),
@@ -88,7 +66,7 @@ EVENTS: list[tuple[MatchEvent, str]] = [
 
 @pytest.mark.asyncio
 async def test_every_match_event_has_a_sentence(tmp_path: Path) -> None:
-    view = await _view(tmp_path, GameKind.NANNON)
+    view = await robot_match_view(tmp_path, GameKind.NANNON)
     for event, said in EVENTS:
         text = wording.event_text(event, view)
         assert text is not None and text.startswith(said), (event, text)
@@ -115,7 +93,7 @@ def test_refusals_in_words_and_the_engines_errors_as_they_are() -> None:
 
 @pytest.mark.asyncio
 async def test_typed_lines_become_the_services_commands(tmp_path: Path) -> None:
-    view = await _view(tmp_path, GameKind.BACKGAMMON, length=5)
+    view = await robot_match_view(tmp_path, GameKind.BACKGAMMON, length=5)
     ids = (view.match_id, HUMAN.guild_id, HUMAN.user_id)
     v = view.version
 
@@ -207,7 +185,7 @@ async def test_issue_33_a_finished_match_board_shows_no_player_on_turn(
     from bot.service.model import MatchStatus
     from render.text import board_text
 
-    view = await _view(tmp_path, game)
+    view = await robot_match_view(tmp_path, game)
     playing = board_text(*board_job(view))
     assert " to play" in playing or " on turn" in playing or " to move" in playing
     finished = replace(view, status=MatchStatus.FINISHED, phase=Phase.MATCH_OVER)
