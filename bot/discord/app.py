@@ -138,7 +138,8 @@ class TableBot(commands.AutoShardedBot):
     in (:attr:`robot_worker`, the service's analysis runner's too when :func:`create_bot` built it);
     None: new ones. They are the bot's: :meth:`close` shuts them down, and no others.
     ``sync_only`` loads the commands and nothing else (``tablebot sync``); ``clock`` times the
-    rate limit (monotonic seconds); ``client_options`` go to discord.py.
+    rate limit (monotonic seconds); ``run_timers`` starts the service's scheduler at start-up
+    (tests on an injected clock fire deadlines themselves); ``client_options`` go to discord.py.
 
     Sharded: it runs the shards ``settings.shard_ids`` of ``settings.shard_count`` (None:
     every shard, as many as Discord advises), so several processes, each with its own range,
@@ -162,6 +163,7 @@ class TableBot(commands.AutoShardedBot):
         robot_worker: RobotWorker | None = None,
         sync_only: bool = False,
         clock: Callable[[], float] = time.monotonic,
+        run_timers: bool = True,
         **client_options: Any,
     ) -> None:
         # tablebot has no voice: discord.py's warnings that its voice libraries are missing
@@ -188,6 +190,7 @@ class TableBot(commands.AutoShardedBot):
         )
         self.settings = settings
         self.sync_only = sync_only
+        self.run_timers = run_timers
         self.service = service
         self.pools = WorkerPools.create() if pools is None else pools
         self.renderer = Renderer(self.pools.render)
@@ -258,6 +261,8 @@ class TableBot(commands.AutoShardedBot):
         requeued = await self.service.analyses.start(self.guild_shards)
         if requeued:
             log.info("queued %d analyses again", requeued)
+        if self.run_timers:  # deadlines stored before the restart fire as soon as they are due
+            self.service.start_timers()
         if self.owns_shard_zero:
             if self.settings.dev_guild_id is not None:
                 registered = await self.sync_dev_guild()

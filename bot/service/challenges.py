@@ -10,7 +10,7 @@ from typing import Any
 
 from bot.service.actions import Step, advance, make_update, new_event
 from bot.service.errors import Refusal, refused
-from bot.service.events import MatchStarted
+from bot.service.events import ChallengeExpired, MatchStarted
 from bot.service.model import Challenge, ChallengeStatus, MatchStatus, MatchUpdate, Player
 from bot.service.settings import MAX_AUTO_DOUBLES, MAX_LENGTH, GuildSettings
 from bot.service.state import (
@@ -21,8 +21,8 @@ from bot.service.state import (
     game_kind,
     storable,
 )
+from bot.service.timers import Deadline
 from bot.service.views import colours as match_colours
-from bot.storage import GuildShards
 from engines import new_match
 from engines.base import GameKind, MatchRules
 from engines.dice import commitment
@@ -330,9 +330,9 @@ async def start_match(
 
 def check_open(challenge: Challenge) -> None:
     """Refuse to answer a challenge (as :meth:`get_challenge` gives it: expired once past
-    its time, even before :meth:`expire_challenges` records it) that is no longer open.
-    Accept, decline and cancel refuse alike and write nothing; the sweep records the expiry
-    and closes the invitation."""
+    its time, even before its expiry deadline records it) that is no longer open. Accept,
+    decline and cancel refuse alike and write nothing; the deadline records the expiry and the
+    adapter closes the invitation."""
     if challenge.status is ChallengeStatus.ACCEPTED:
         raise refused(Refusal.CHALLENGE_ACCEPTED)
     if challenge.status is ChallengeStatus.EXPIRED:
@@ -377,7 +377,7 @@ async def get_challenge(state: ServiceState, challenge_id: int, guild_id: int) -
         raise refused(Refusal.NO_SUCH_CHALLENGE, challenge_id=challenge_id)
     challenge = challenge_from_row(row)
     if challenge.status is ChallengeStatus.OPEN and state.now() >= challenge.expires_at:
-        # Past its time, not yet swept by expire_challenges: expired all the same.
+        # Past its time, its expiry deadline not fired yet: expired all the same.
         challenge = replace(challenge, status=ChallengeStatus.EXPIRED)
     return challenge
 
@@ -386,13 +386,20 @@ async def set_challenge_message(state: ServiceState, challenge_id: int, message_
     await state.store.set_challenge_message(challenge_id, message_id)
 
 
-async def expire_challenges(
-    state: ServiceState, now: float | None = None, guilds: GuildShards | None = None
-) -> list[Challenge]:
-    """Mark open challenges past their expiry (in ``guilds``) as expired and return them (each
-    once, with its ``channel_id`` and ``message_id``, so the caller can close its invitation)."""
-    rows = await state.store.expire_challenges(state.now() if now is None else now, guilds)
-    return [replace(challenge_from_row(row), status=ChallengeStatus.EXPIRED) for row in rows]
+EXPIRY = "challenge.expiry"
+"""The deadline kind of a challenge's expiry: armed in the transaction that inserts the
+challenge (a trigger of migration step 9), due at its ``expires_at``."""
+
+
+async def expiry_due(state: ServiceState, deadline: Deadline, now: float) -> list[ChallengeExpired]:
+    """A challenge's expiry deadline fired: the challenge, still open, is marked expired (once,
+    even with several processes) and :class:`ChallengeExpired` tells the adapter to close its
+    invitation; one answered meanwhile expires nothing."""
+    rows = await state.store.expire_challenges(now, ids=[int(deadline.key)])
+    return [
+        ChallengeExpired(replace(challenge_from_row(row), status=ChallengeStatus.EXPIRED))
+        for row in rows
+    ]
 
 
 def _rematch_options(record: MatchRecord) -> dict[str, Any]:

@@ -13,7 +13,8 @@ Their handlers pick the engine action (:mod:`engines.actions`) for the acting se
 Read-only commands (:class:`ViewMatch`, :class:`Leaderboard`, ...) change nothing;
 :class:`ShowBoardAndWakeRobot` answers as :class:`ViewMatch` does and also wakes a robot that owes
 a move. The adapter's bookkeeping (:class:`SetThread`, :class:`ClaimReminder`, ...) records
-where a match is shown; :class:`ExpireChallenges` is the expiry sweep.
+where a match is shown. Deadlines (a challenge's expiry) are the scheduler's, not commands
+(:attr:`bot.service.MatchService.timers`).
 """
 
 from __future__ import annotations
@@ -459,16 +460,6 @@ class AskHint(Command[HintRequest]):
 
 
 @dataclass(frozen=True)
-class ExpireChallenges(Command[list[Challenge]]):
-    """Mark open challenges past their expiry (in ``guilds``; None: everywhere) as expired and
-    answer them (each once, even to several processes at once, with its ``channel_id`` and
-    ``message_id``, so the caller can close its invitation)."""
-
-    now: float | None = None
-    guilds: GuildShards | None = None
-
-
-@dataclass(frozen=True)
 class SetChallengeMessage(Command[None]):
     """The message that shows the challenge."""
 
@@ -604,7 +595,6 @@ __all__ = [
     "Command",
     "DeclineChallenge",
     "DeclineResignation",
-    "ExpireChallenges",
     "Export",
     "GetChallenge",
     "GetRobotTurn",

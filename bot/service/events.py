@@ -15,7 +15,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from bot.service.commands import Command
-from bot.service.model import AnalysisView, MatchEvent, MatchUpdate, MatchView
+from bot.service.model import AnalysisView, Challenge, MatchEvent, MatchUpdate, MatchView
 from bot.service.views import must_pass
 from engines.actions import (
     AcceptDraw,
@@ -44,6 +44,7 @@ __all__ = [
     "AnalysisFinished",
     "AnalysisProgressed",
     "AnalysisQueued",
+    "ChallengeExpired",
     "CrawfordGame",
     "DiceRolled",
     "DoubleOffered",
@@ -268,6 +269,14 @@ class MatchUpdated:
         view = self.update.view
         user = getattr(self.command, "user_id", None)
         return view.robot_seat is not None and view.seat_of(user or 0) == view.robot_seat
+
+
+@dataclass(frozen=True)
+class ChallengeExpired:
+    """A challenge's expiry deadline fired and the challenge is recorded expired: its
+    invitation (``challenge.channel_id``, ``challenge.message_id``) is to be closed."""
+
+    challenge: Challenge
 
 
 @dataclass(frozen=True)

@@ -26,10 +26,13 @@ its code and parameters. It writes no sentences.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -54,7 +57,6 @@ from bot.service.commands import (
     ClaimReminder,
     Command,
     DeclineChallenge,
-    ExpireChallenges,
     Export,
     GetChallenge,
     GetRobotTurn,
@@ -94,6 +96,7 @@ from bot.service.handlers import MATCH_ACTIONS, Decide
 from bot.service.model import DiceFactory, MatchUpdate, MatchView
 from bot.service.puzzle_seeding import PuzzleSeeder, SelfPlay
 from bot.service.state import ServiceState
+from bot.service.timers import Handlers, TimerRunner
 from bot.service.tournament_model import (
     AdjudicateMatch,
     AdvanceTournament,
@@ -147,6 +150,28 @@ class MatchService:
         self.analyses.listeners.append(self.puzzles.analysis_told)
         runner = analysis_runner if isinstance(analysis_runner, SelfPlay) else None
         self.seeder = PuzzleSeeder(self._state, runner)
+        # The one scheduler (issue 34): each capability registers its deadlines' handlers.
+        deadlines = Handlers()
+        deadlines.register(challenges.EXPIRY, partial(challenges.expiry_due, self._state))
+        self.timers = TimerRunner(store, deadlines, bus=self.bus, clock=clock)
+        self._timer_task: asyncio.Task[None] | None = None
+
+    def start_timers(self) -> None:
+        """Run the scheduler (:attr:`timers`) in a task of its own until :meth:`close`: every
+        stored deadline fires once, to the second, deadlines stored before a restart too.
+        Tests leave it stopped and fire what is due with ``timers.run_due(now)``."""
+        if self._timer_task is None:
+            self._timer_task = asyncio.get_running_loop().create_task(
+                self.timers.run(), name="tablebot-timers"
+            )
+
+    async def _stop_timers(self) -> None:
+        task, self._timer_task = self._timer_task, None
+        if task is not None:
+            self.timers.stop()
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
     async def _queue_analysis(self, event: MatchUpdated) -> None:
         """A finished match's analysis is queued (where the server asks for it)."""
@@ -167,6 +192,7 @@ class MatchService:
         return cls(store, dice_factory=dice_factory, clock=clock, analysis_runner=analysis_runner)
 
     async def close(self) -> None:
+        await self._stop_timers()
         await self.analyses.stop()
         await self.puzzles.stop()
         await self.seeder.stop()
@@ -366,7 +392,6 @@ HANDLERS: dict[type[Command[Any]], Handler] = {
     GetChallenge: read(challenges.get_challenge),
     GetSettings: answered(lambda svc, c: svc._state.guild_settings(c.guild_id)),
     # the adapter's bookkeeping and the sweeps
-    ExpireChallenges: read(challenges.expire_challenges),
     SetChallengeMessage: read(challenges.set_challenge_message),
     SetThread: answered(set_thread),
     SetBoardMessage: answered(set_board_message),

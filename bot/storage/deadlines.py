@@ -64,7 +64,12 @@ class DeadlineOperations(ABC):
         )
 
     async def next_deadline_at(self) -> float | None:
-        rows = await self._rows("SELECT min(due_at) AS due FROM deadlines WHERE fired_at IS NULL")
+        # A deadline claimed by a runner whose handler failed may be taken again only once
+        # its lease runs out: until then it is not "next", or a runner would spin on it.
+        rows = await self._rows(
+            "SELECT min(CASE WHEN claimed_until > due_at THEN claimed_until ELSE due_at END) "
+            "AS due FROM deadlines WHERE fired_at IS NULL"
+        )
         due = rows[0]["due"] if rows else None
         return None if due is None else float(due)
 

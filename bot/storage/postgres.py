@@ -248,14 +248,19 @@ class PostgresStore(SharedOperations, TournamentOperations, PuzzleOperations, De
         challenge_id: int = await self._run(lambda db: db.fetchval(sql, *params))
         return challenge_id
 
-    async def expire_challenges(self, now: float, guilds: GuildShards | None = None) -> list[Row]:
+    async def expire_challenges(
+        self, now: float, guilds: GuildShards | None = None, ids: Sequence[int] | None = None
+    ) -> list[Row]:
+        only = "" if ids is None else " AND id = ANY($2::bigint[])"
+        params: tuple[Any, ...] = (now,) if ids is None else (now, list(ids))
+
         async def expire(db: Connection) -> list[Row]:
             # Locked as read: a challenge accepted (or expired by another process) meanwhile
             # is re-checked and left out.
             rows: list[Row] = await db.fetch(
                 "SELECT * FROM challenges WHERE status = 'open' AND expires_at <= $1"
-                f"{guild_condition(guilds)} ORDER BY id FOR UPDATE",
-                now,
+                f"{only}{guild_condition(guilds)} ORDER BY id FOR UPDATE",
+                *params,
             )
             if rows:
                 await db.execute(

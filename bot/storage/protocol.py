@@ -88,11 +88,13 @@ class Store(Protocol):
         """Record the message that shows the challenge."""
         ...
 
-    async def expire_challenges(self, now: float, guilds: GuildShards | None = None) -> list[Row]:
+    async def expire_challenges(
+        self, now: float, guilds: GuildShards | None = None, ids: Sequence[int] | None = None
+    ) -> list[Row]:
         """Mark every open challenge that expired by ``now`` (in ``guilds``' guilds; None: in
-        every guild) as expired, in one transaction; their rows as they were before (status
-        still ``open``). A compare-and-set: of several processes expiring at once, each
-        challenge is returned to one."""
+        every guild; of ``ids`` only, when given) as expired, in one transaction; their rows as
+        they were before (status still ``open``). A compare-and-set: of several processes
+        expiring at once, each challenge is returned to one."""
         ...
 
     # --- matches ------------------------------------------------------------------------------

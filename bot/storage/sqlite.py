@@ -415,14 +415,20 @@ class SqliteStore(SharedOperations, TournamentOperations, PuzzleOperations, Dead
         assert cursor.lastrowid is not None
         return cursor.lastrowid
 
-    async def expire_challenges(self, now: float, guilds: GuildShards | None = None) -> list[Row]:
+    async def expire_challenges(
+        self, now: float, guilds: GuildShards | None = None, ids: Sequence[int] | None = None
+    ) -> list[Row]:
         where = f"status = 'open' AND expires_at <= ?{guild_condition(guilds)}"
+        params: tuple[Any, ...] = (now,)
+        if ids is not None:
+            where += f" AND id IN ({', '.join('?' for _ in ids) or 'NULL'})"
+            params += tuple(ids)
 
         def expire(db: sqlite3.Connection) -> list[Row]:
-            rows = db.execute(f"SELECT * FROM challenges WHERE {where} ORDER BY id", (now,))
+            rows = db.execute(f"SELECT * FROM challenges WHERE {where} ORDER BY id", params)
             found = rows.fetchall()
             if found:
-                db.execute(f"UPDATE challenges SET status = 'expired' WHERE {where}", (now,))
+                db.execute(f"UPDATE challenges SET status = 'expired' WHERE {where}", params)
             return found
 
         return await self._transaction(expire)

@@ -180,6 +180,7 @@ async def play(options: argparse.Namespace, console: Console) -> int:
             console.say(exc.message)
             return exc.status
         await service.analyses.start()
+        service.start_timers()  # the one scheduler, as in the bot (stopped by close)
         await session.run(match_id)
         return 0
     finally:

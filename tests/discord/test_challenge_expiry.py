@@ -1,6 +1,8 @@
-"""Expired challenges through the fake Discord: the reminder loop's pass expires them and closes
-their invitations (no buttons left); a click on an old Accept, Decline or Cancel that still
-reaches the bot is refused ephemerally and starts nothing; a deleted invitation is skipped."""
+"""Expired challenges through the fake Discord: the service's scheduler fires each challenge's
+expiry deadline and the bot closes its invitation (no buttons left); a click on an old Accept,
+Decline or Cancel that still reaches the bot is refused ephemerally and starts nothing; a
+deleted invitation is skipped; a bot started after an expiry time closes the invitation at
+start-up, on its own scheduler (issue 34)."""
 
 from __future__ import annotations
 
@@ -10,20 +12,18 @@ import copy
 import pytest
 from fakediscord import FakeDiscord, Member, Message
 from support.db import sql_rows
-from support.discord_driver import reply_to, service_of
+from support.discord_driver import Clock, reply_to, service_of
 
 from bot.discord.app import TableBot
-from bot.discord.cogs.reminders import Reminders
 from bot.service import ActiveMatches, Challenge, ChallengeStatus, GetChallenge
 
 pytestmark = pytest.mark.asyncio
 
 
-def reminders_of(fake: FakeDiscord) -> Reminders:
-    cog = fake.bot.get_cog("Reminders")  # type: ignore[union-attr]
-    # load_extension builds its own module object: compare by name, not isinstance.
-    assert type(cog).__name__ == "Reminders"
-    return cog  # type: ignore[return-value]
+async def expire_due(fake: FakeDiscord, at: float) -> list[tuple[str, int]]:
+    """The service's scheduler fires what is due at ``at``: the challenges it expired."""
+    fired = await service_of(fake).timers.run_due(at)
+    return [("expire", int(d.key)) for d in fired if d.kind == "challenge.expiry"]
 
 
 async def recorded(fake: FakeDiscord, guild_id: int, challenge_id: int) -> Challenge:
@@ -63,11 +63,10 @@ async def test_expired_invitation_is_closed_and_its_old_buttons_refused(
     stale = copy.copy(invitation)
     stale.components = copy.deepcopy(invitation.components)
 
-    reminders = reminders_of(fake)
-    assert await reminders.run_once(challenge.expires_at - 1) == []
+    assert await expire_due(fake, challenge.expires_at - 1) == []
     assert not invitation.edits
     mark = fake.mark()
-    assert await reminders.run_once(challenge.expires_at) == [("expire", challenge.id)]
+    assert await expire_due(fake, challenge.expires_at) == [("expire", challenge.id)]
     call = await fake.wait_for_call(
         method="PATCH", route="/channels/{channel_id}/messages/{message_id}", since=mark
     )
@@ -76,10 +75,10 @@ async def test_expired_invitation_is_closed_and_its_old_buttons_refused(
     assert not invitation.components
     assert invitation.embeds  # what was offered stays readable
     assert (await svc.handle(GetChallenge(1, guild))).status is ChallengeStatus.EXPIRED
-    assert await reminders.run_once(challenge.expires_at + 60) == []  # closed once
+    assert await expire_due(fake, challenge.expires_at + 60) == []  # closed once
 
     # The service's clock is the real one, well before the expiry time: the refusal comes from
-    # the expiry the sweep recorded.
+    # the expiry the deadline recorded.
     for label, by in (("Accept", bob), ("Decline", bob), ("Cancel", alice)):
         it = await fake.click(stale, label=label, by=by)
         response = await it.response()
@@ -109,7 +108,7 @@ async def test_a_deleted_invitation_is_skipped_quietly(tablebot: FakeDiscord) ->
     await fake.delete_message(gone)
 
     mark = fake.mark()
-    done = await reminders_of(fake).run_once(second.expires_at)
+    done = await expire_due(fake, second.expires_at)
     assert done == [("expire", 1), ("expire", 2)]
     await fake.wait_until(lambda: kept.edits, what="the second invitation closed")
     assert kept.content == "carol's challenge expired: nobody accepted it in time."
@@ -122,3 +121,23 @@ async def test_a_deleted_invitation_is_skipped_quietly(tablebot: FakeDiscord) ->
         assert (
             await svc.handle(GetChallenge(challenge_id, guild))
         ).status is ChallengeStatus.EXPIRED
+
+
+async def test_issue_34_a_bot_started_after_the_expiry_time_closes_the_invitation(
+    tablebot: FakeDiscord, clock: Clock
+) -> None:
+    """The bot was down when the challenge expired: its scheduler, started with the bot (as
+    ``tablebot`` runs it), fires the stored deadline at once, with no sweep of its own."""
+    fake = tablebot
+    alice = await fake.add_member("alice")
+    bob = await fake.add_member("bob")
+    invitation = await invite(fake, alice, bob)
+    challenge = await recorded(fake, fake.guild.id, 1)
+    clock.advance(challenge.expires_at - clock() + 5)
+    fake._client_options = {**fake._client_options, "run_timers": True}
+    await fake.restart_bot()
+    await fake.wait_until(lambda: not invitation.components, what="the invitation closed")
+    assert invitation.content == "alice's challenge to bob expired: it was not answered in time."
+    got = await service_of(fake).handle(GetChallenge(1, fake.guild.id))
+    assert got.status is ChallengeStatus.EXPIRED
+    assert await expire_due(fake, clock() + 60) == []  # fired once

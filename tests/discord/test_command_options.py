@@ -36,6 +36,7 @@ from bot.discord.cogs.reminders import Reminders
 from bot.discord.presenter import SHOUT
 from bot.service import (
     AcceptChallenge,
+    ChallengeStatus,
     GetChallenge,
     GetSettings,
     Leaderboard,
@@ -182,7 +183,7 @@ async def test_config_times_saved_shown_and_used(tablebot: FakeDiscord, dice: Di
     assert (view.phase, view.actor) == (Phase.ROLL, 1)  # alice's 6-1 opening move was forced
     start = view.last_action_at
 
-    # A second, open challenge, never answered: the reminder pass expires it.
+    # A second, open challenge, never answered: the service's scheduler expires it.
     await invite(fake, bob, game="nannon", points=1)
     late = await svc.handle(GetChallenge(2, fake.guild.id))
     assert late.expires_at - late.created_at == 7 * 60
@@ -201,7 +202,14 @@ async def test_config_times_saved_shown_and_used(tablebot: FakeDiscord, dice: Di
     )
     assert int(call.params["channel_id"]) == thread.id
     assert await reminders.run_once(late.created_at + 7 * 60 - 1) == []
-    assert await reminders.run_once(late.created_at + 7 * 60 + 1) == [("expire", 2)]
+    # The challenge's expiry is the service's scheduler's, after 7 minutes.
+    before = await svc.timers.run_due(late.created_at + 7 * 60 - 1)
+    assert ("challenge.expiry", "2") not in {(d.kind, d.key) for d in before}
+    assert (await svc.handle(GetChallenge(2, fake.guild.id))).status is ChallengeStatus.OPEN
+    fired = await svc.timers.run_due(late.created_at + 7 * 60 + 1)
+    assert ("challenge.expiry", "2") in {(d.kind, d.key) for d in fired}
+    await fake.wait_bot_idle()
+    assert (await svc.handle(GetChallenge(2, fake.guild.id))).status is ChallengeStatus.EXPIRED
     assert await reminders.run_once(start + 10 * 60 - 1) == []
     assert await reminders.run_once(start + 10 * 60 + 1) == [("claim", mid)]
     claim = await fake.wait_until(

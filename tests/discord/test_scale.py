@@ -43,6 +43,7 @@ from bot.service import (
     ViewMatch,
 )
 from bot.service.commands import MatchCommand, PlayMove, RollDice
+from bot.service.events import ChallengeExpired
 from bot.storage import GuildShards
 from bot.storage.postgres import PostgresStore
 from engines.base import GameMatch, Phase
@@ -288,8 +289,17 @@ async def test_a_reminder_is_sent_once_and_a_challenge_expires_once(
     done = await asyncio.gather(first.reminders.run_once(due), second.reminders.run_once(due))
     reminded = [m for d in done for kind, m in d if kind == "remind"]
     assert reminded == [zero_match]  # once, by whichever claimed it
-    done = await asyncio.gather(first.reminders.run_once(expiry), second.reminders.run_once(expiry))
-    expired = sorted(c for d in done for kind, c in d if kind == "expire")
+    # Challenges expire on the service's scheduler: either process fires each deadline (the
+    # accepted challenges' too, which expire nothing), each once.
+    told: list[ChallengeExpired] = []
+    for process in (first, second):
+        process.service.bus.subscribe(ChallengeExpired, told.append)
+    fired = await asyncio.gather(
+        first.service.timers.run_due(expiry), second.service.timers.run_due(expiry)
+    )
+    keys = sorted(int(d.key) for f in fired for d in f if d.kind == "challenge.expiry")
+    assert keys == sorted(set(keys))  # no deadline fired twice
+    expired = sorted(event.challenge.id for event in told)
     assert expired == sorted(c.id for c, _ in challenges.values())  # each once
     await fake.wait_bot_idle()
     assert len(reminders_in(fake, zero_thread, zero_match)) == 2  # one per turn

@@ -21,12 +21,12 @@ from bot.service import (
     AgreeDraw,
     CancelChallenge,
     CandidateMatches,
+    Challenge,
     ChallengeStatus,
     ClaimReminder,
     ClaimWin,
     DeclineChallenge,
     DeclineResignation,
-    ExpireChallenges,
     Export,
     GetChallenge,
     GetSettings,
@@ -59,7 +59,13 @@ from bot.service import (
     VerifyMatch,
     ViewMatch,
 )
-from bot.service.events import DiceRolled, MatchStarted, MovePlayed, OpeningRolled
+from bot.service.events import (
+    ChallengeExpired,
+    DiceRolled,
+    MatchStarted,
+    MovePlayed,
+    OpeningRolled,
+)
 from engines import match_from_snapshot, replay
 from engines.base import GameKind, GameMatch, Phase
 from engines.dice import FairDice, die_at
@@ -193,7 +199,16 @@ async def test_challenges_expire(store_target: str | Path) -> None:
         assert named.expires_at == clock.now + 30 * 60  # challenge_minutes' default
         clock.now = named.expires_at - 1
         assert (await svc.handle(GetChallenge(named.id, GUILD))).status is ChallengeStatus.OPEN
-        assert await svc.handle(ExpireChallenges()) == []
+        told: list[ChallengeExpired] = []
+        svc.bus.subscribe(ChallengeExpired, told.append)
+
+        async def expired(at: float | None = None) -> list[Challenge]:
+            """What the scheduler expires at ``at`` (default: the clock), as it tells it."""
+            told.clear()
+            await svc.timers.run_due(at)
+            return [event.challenge for event in told]
+
+        assert await expired() == []
 
         async def all_refused() -> None:
             """Accept, decline and cancel all say so, and change nothing."""
@@ -214,8 +229,8 @@ async def test_challenges_expire(store_target: str | Path) -> None:
             assert await sql_rows(svc.store, "SELECT id FROM matches") == []
 
         clock.now = named.expires_at  # expired from that second on
-        # Before the sweep has recorded it: refused, and still 'open' in the database (only the
-        # sweep writes, so that it finds the challenge and closes its invitation).
+        # Before its deadline has fired: refused, and still 'open' in the database (only the
+        # deadline writes, so that the adapter is told to close its invitation).
         await all_refused()
         for challenge in (named, anyone):
             assert (
@@ -224,16 +239,16 @@ async def test_challenges_expire(store_target: str | Path) -> None:
             row = await svc.store.challenge(challenge.id)
             assert row is not None and row["status"] == "open"
 
-        swept = await svc.handle(ExpireChallenges())
+        swept = await expired()
         assert [(c.id, c.status, c.channel_id, c.message_id) for c in swept] == [
             (named.id, ChallengeStatus.EXPIRED, CHANNEL, 555),
             (anyone.id, ChallengeStatus.EXPIRED, CHANNEL, None),
         ]
-        assert await svc.handle(ExpireChallenges(clock.now + 3600)) == []  # once each
+        assert await expired(clock.now + 3600) == []  # once each
         await all_refused()
         later = await svc.handle(NewChallenge(GUILD, CHANNEL, ALICE, "alice", "nannon"))
-        assert await svc.handle(ExpireChallenges()) == []
-        assert [c.id for c in await svc.handle(ExpireChallenges(later.expires_at))] == [later.id]
+        assert await expired() == []
+        assert [c.id for c in await expired(later.expires_at)] == [later.id]
     finally:
         await svc.close()
 

@@ -142,3 +142,56 @@ async def test_issue_34_a_restart_picks_up_due_deadlines(tmp_path: Path) -> None
         assert seen == [("9", 45.0)]
     finally:
         await second.close()
+
+
+async def test_issue_34_a_failed_handler_is_retried_after_its_lease_not_spun_on(
+    any_store: Store,
+) -> None:
+    clock = Clock(100.0)
+    handlers = Handlers()
+    calls: list[float] = []
+
+    async def flaky(deadline: Deadline, now: float) -> list[object]:
+        calls.append(now)
+        if len(calls) == 1:
+            raise RuntimeError("Discord is down")
+        return []
+
+    handlers.register("challenge.expiry", flaky)
+    runner = TimerRunner(any_store, handlers, clock=clock, sleep=clock.sleep, lease=300.0)
+    await runner.arm("challenge.expiry", 3, 100.0)
+    assert await runner.run_due() == [] and calls == [100.0]
+    assert await runner.wait_seconds() == 60.0  # held by its lease: the loop waits a poll
+    clock.now = 400.0
+    [fired] = await runner.run_due()
+    assert fired.key == "3" and calls == [100.0, 400.0]
+
+
+async def test_issue_34_the_service_runs_its_scheduler_until_it_closes(tmp_path: Path) -> None:
+    """``MatchService.start_timers`` (what the bot and ``tablebot play`` call at start-up):
+    a challenge's expiry stored before fires on the first pass, told as ChallengeExpired."""
+    from bot.service import MatchService, NewChallenge
+    from bot.service.events import ChallengeExpired
+
+    clock = Clock(1_000_000.0)
+    service = await MatchService.open(tmp_path / "timers.db", clock=clock)
+    told = asyncio.Event()
+    heard: list[ChallengeExpired] = []
+
+    def expired(event: ChallengeExpired) -> None:
+        heard.append(event)
+        told.set()
+
+    service.bus.subscribe(ChallengeExpired, expired)
+    try:
+        challenge = await service.handle(NewChallenge(1, 10, 100, "alice", "nannon"))
+        clock.now = challenge.expires_at + 1  # the process was down at the expiry time
+        service.start_timers()
+        async with asyncio.timeout(10):
+            await told.wait()
+        assert [(e.challenge.id, e.challenge.status.value) for e in heard] == [
+            (challenge.id, "expired")
+        ]
+    finally:
+        await service.close()
+    assert service._timer_task is None  # stopped with the service

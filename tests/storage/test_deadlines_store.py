@@ -31,6 +31,8 @@ async def test_issue_34_a_claim_is_a_compare_and_set_with_a_lease(any_store: Sto
     assert await store.claim_deadline(row["id"], "a", 10.0, 300.0)
     assert not await store.claim_deadline(row["id"], "b", 11.0, 300.0)  # a holds it
     assert await store.due_deadlines(11.0) == []
+    # Held, it is next only when its lease runs out (a runner waits, it doesn't spin on it).
+    assert await store.next_deadline_at() == 310.0
     # a died: after the lease, b may take it; a's late firing then loses.
     assert [r["id"] for r in await store.due_deadlines(310.0)] == [row["id"]]
     assert await store.claim_deadline(row["id"], "b", 310.0, 300.0)

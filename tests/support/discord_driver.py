@@ -143,6 +143,8 @@ def build_bot(
         service = MatchService(store, dice_factory=dice_factory, analysis_runner=runner)
         return TableBot(settings, service=service, **workers, **client_options)
     service = MatchService(store, dice_factory=dice_factory, clock=clock, analysis_runner=runner)
+    # On the test's clock, the test fires the deadlines due (service.timers.run_due).
+    client_options.setdefault("run_timers", False)
     return TableBot(settings, service=service, clock=clock, **workers, **client_options)
 
 

@@ -28,6 +28,7 @@ from bot.discord.components import (
     pass_confirmation,
     resign_menu,
 )
+from bot.discord.invitations import close_expired_invitation
 from bot.discord.locales import server_reader
 from bot.discord.replies import (
     NO_MENTIONS,
@@ -66,6 +67,7 @@ from bot.service.commands import (
     ViewMatch,
     command_named,
 )
+from bot.service.events import ChallengeExpired
 from engines.base import GameKind, Phase, ResignLevel
 from engines.errors import GameError
 
@@ -102,15 +104,26 @@ def button_command(sends: str, match_id: int, guild: int, user: int, ver: int) -
 class PlayCog(commands.Cog):
     def __init__(self, bot: TableBot) -> None:
         self.bot = bot
+        self._unsubscribe: Callable[[], None] | None = None
 
     async def cog_load(self) -> None:
         self.bot.route_clicks(MatchButton, self.match_button)
         self.bot.route_clicks(MoveSelect, self.move_select)
         self.bot.route_clicks(ChallengeButton, self.challenge_button)
         self.bot.route_clicks(FinishedButton, self.finished_button)
+        self._unsubscribe = self.bot.service.bus.subscribe(ChallengeExpired, self.expired)
 
     async def cog_unload(self) -> None:
         self.bot.unroute_clicks(*COMPONENTS)
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+
+    async def expired(self, event: ChallengeExpired) -> None:
+        """The service's scheduler expired a challenge: its invitation says so, without
+        buttons (an edit that fails is logged; the service refuses the old buttons anyway)."""
+        log.info("challenge %s expired", event.challenge.id)
+        await close_expired_invitation(self.bot, event.challenge)
 
     # --- helpers ----------------------------------------------------------------------------
 

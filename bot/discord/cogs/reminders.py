@@ -1,10 +1,7 @@
-"""Reminders and win claims for idle matches, and expired challenges (extension
-``bot.discord.cogs.reminders``).
+"""Reminders and win claims for idle matches (extension ``bot.discord.cogs.reminders``).
 
-A background task makes one pass every :attr:`Reminders.interval` seconds. It first has the service
-expire the open challenges past their time, and edits each one's invitation to say it expired,
-without its buttons (a click that still reaches the bot is refused by the service). Then it asks
-the service for idle matches:
+A background task makes one pass every :attr:`Reminders.interval` seconds. It asks the service
+for idle matches:
 
 - past the server's reminder time, the idle player is pinged once per turn: the service's
   ``ClaimReminder`` claims it first (a compare-and-set), so of several processes one sends it;
@@ -13,8 +10,10 @@ the service for idle matches:
   match id and version, so it works after a restart and is refused as stale if the idle player
   moved in the meantime. The service decides whether the claim is allowed.
 
-Each process handles its own guilds (``bot.guild_shards``, its shards'): it expires their
-challenges and reminds their idle matches, and nothing else.
+Each process handles its own guilds (``bot.guild_shards``, its shards'): it reminds their idle
+matches, and nothing else. Challenges expire on the service's scheduler
+(:attr:`bot.service.MatchService.timers`), not here: :mod:`bot.discord.cogs.play` closes the
+invitation when the service says so (``ChallengeExpired``).
 
 Last, each pass posts the servers' daily puzzles that are due (:mod:`bot.discord.cogs.puzzles`).
 
@@ -26,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -35,12 +33,11 @@ from discord.ext import commands
 from bot.discord import delivery
 from bot.discord.catalogue import reading, text
 from bot.discord.components import ClaimWinButton, claim_view
-from bot.discord.invitations import close_expired_invitation
 from bot.discord.locales import server_reader
 from bot.discord.presenter import publish
 from bot.discord.replies import escape_name, mention_only
 from bot.discord.tournament_presenter import clock_pass
-from bot.service.commands import ClaimReminder, ExpireChallenges, IdleMatches
+from bot.service.commands import ClaimReminder, IdleMatches
 
 if TYPE_CHECKING:
     from bot.discord.app import TableBot
@@ -112,16 +109,11 @@ class Reminders(commands.Cog, name="Reminders"):
             await asyncio.sleep(interval)
 
     async def run_once(self, now: float | None = None) -> list[tuple[str, int]]:
-        """One pass: expire challenges, send due reminders and claim buttons, start and report
-        tournaments. Returns what was done, as ("expire", challenge id), ("remind" | "claim",
-        match id) and ("start" | "overdue", tournament id) pairs, for tests and logs."""
+        """One pass: send due reminders and claim buttons, start and report tournaments, post
+        the daily puzzles. Returns what was done, as ("remind" | "claim", match id),
+        ("start" | "overdue", tournament id) and the daily puzzles' pairs, for tests and logs."""
         async with self._pass_lock:
             sent: list[tuple[str, int]] = []
-            try:
-                sent += await self._expire_challenges(now)
-            except Exception:
-                # The reminders below must not wait for the next pass because of it.
-                log.exception("expiring challenges failed")
             for item in await self.service.handle(IdleMatches(now, self.bot.guild_shards)):
                 try:
                     if item.claimable:
@@ -142,20 +134,6 @@ class Reminders(commands.Cog, name="Reminders"):
                 sent += await puzzles.post_daily(now if now is not None else self.service.clock())
             return sent
 
-    async def _expire_challenges(self, now: float | None) -> list[tuple[str, int]]:
-        """Expire the challenges past their time and close their invitations. A challenge is
-        expired once, in the database, before its invitation is edited: an edit that fails is
-        logged and not retried (the service refuses the old buttons anyway)."""
-        done: list[tuple[str, int]] = []
-        for challenge in await self.service.handle(ExpireChallenges(now, self.bot.guild_shards)):
-            done.append(("expire", challenge.id))
-            log.info("challenge %s expired", challenge.id)
-            try:
-                await close_expired_invitation(self.bot, challenge)
-            except Exception:
-                log.exception("could not close the invitation of challenge %s", challenge.id)
-        return done
-
     async def _send(self, item: IdleMatch, content: str, **kwargs: Any) -> bool:
         """Post in the match's thread, or its channel once the thread is gone, locked or closed
         to the bot (the match moves there: bot.discord.delivery.send_to_match). False when
@@ -168,7 +146,7 @@ class Reminders(commands.Cog, name="Reminders"):
         return True
 
     def _minutes(self, item: IdleMatch, now: float | None) -> int:
-        current = time.time() if now is None else now
+        current = self.service.clock() if now is None else now
         return max(0, int((current - item.idle_since) // 60))
 
     async def _post_reminder(self, item: IdleMatch, now: float | None) -> bool:

@@ -60,9 +60,10 @@ class TimerRunner:
     async def arm(self, kind: str, key: str | int, due_at: float) -> None:
         await self.deadlines.arm(kind, key, due_at)
 
-    async def run_due(self) -> list[Deadline]:
-        """One pass; the deadlines this runner fired."""
-        now = self.now()
+    async def run_due(self, now: float | None = None) -> list[Deadline]:
+        """One pass at the clock's second (``now``: at that instant instead, for tests and
+        tools); the deadlines this runner fired."""
+        now = self.now() if now is None else now
         fired: list[Deadline] = []
         for deadline in await self.deadlines.due(now):
             if not await self.deadlines.claim(deadline, self.owner, now, self.lease):
