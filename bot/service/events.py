@@ -15,7 +15,14 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from bot.service.commands import Command
-from bot.service.model import AnalysisView, Challenge, MatchEvent, MatchUpdate, MatchView
+from bot.service.model import (
+    AnalysisView,
+    Challenge,
+    IdleMatch,
+    MatchEvent,
+    MatchUpdate,
+    MatchView,
+)
 from bot.service.views import must_pass
 from engines.actions import (
     AcceptDraw,
@@ -54,6 +61,7 @@ __all__ = [
     "DrawDeclined",
     "DrawOffered",
     "GameOver",
+    "IdleReminder",
     "MatchEvent",
     "MatchLeft",
     "MatchOver",
@@ -69,6 +77,7 @@ __all__ = [
     "RobotStuck",
     "RobotTurnWaiting",
     "Stuck",
+    "WinClaimable",
     "WinClaimed",
     "robot_follow_up",
     "step_events",
@@ -277,6 +286,24 @@ class ChallengeExpired:
     invitation (``challenge.channel_id``, ``challenge.message_id``) is to be closed."""
 
     challenge: Challenge
+
+
+@dataclass(frozen=True)
+class IdleReminder:
+    """A match's reminder deadline fired: ``item.idle`` is to be pinged (claimed once for this
+    version, so of several processes one is told), ``at`` the second it fired."""
+
+    item: IdleMatch
+    at: float
+
+
+@dataclass(frozen=True)
+class WinClaimable:
+    """A match's claim deadline fired: ``item.waiting`` may now claim the win (the adapter
+    offers the claim button), ``at`` the second it fired."""
+
+    item: IdleMatch
+    at: float
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from bot.service.model import (
     VerifyReport,
 )
 from bot.service.ratings import INITIAL_RATING
+from bot.service.settings import GuildSettings
 from bot.service.state import ServiceState, game_kind, rating_changes_from_json, storable
 from bot.service.views import build_view
 from bot.storage import ROBOT_RECORD_COLUMNS, STAT_COLUMNS, GuildShards
@@ -270,32 +271,39 @@ async def idle_matches(
         if idle_for < settings.reminder_minutes * 60 and idle_for < settings.claim_minutes * 60:
             continue
         view = await get_view(state, row["id"])
-        if view.actor is None or view.status is not MatchStatus.ACTIVE:
-            continue
-        # The robot is never reminded (its opponent may claim a match it stopped playing),
-        # and it claims nothing.
-        reminder_due = (
-            idle_for >= settings.reminder_minutes * 60
-            and row["reminded_version"] != view.version
-            and view.actor != view.robot_seat
-        )
-        claimable = idle_for >= settings.claim_minutes * 60 and 1 - view.actor != view.robot_seat
-        if reminder_due or claimable:
-            found.append(
-                IdleMatch(
-                    match_id=view.match_id,
-                    guild_id=view.guild_id,
-                    channel_id=view.channel_id,
-                    thread_id=view.thread_id,
-                    version=view.version,
-                    idle=view.players[view.actor],
-                    waiting=view.players[1 - view.actor],
-                    idle_since=view.last_action_at,
-                    reminder_due=reminder_due,
-                    claimable=claimable,
-                )
-            )
+        item = idle_item(view, row["reminded_version"], settings, now)
+        if item is not None and (item.reminder_due or item.claimable):
+            found.append(item)
     return found
+
+
+def idle_item(
+    view: MatchView, reminded_version: int | None, settings: GuildSettings, now: float
+) -> IdleMatch | None:
+    """The match as idle at ``now`` under ``settings`` (None: finished, or nobody to wait
+    for). The robot is never reminded (its opponent may claim a match it stopped playing),
+    and it claims nothing."""
+    if view.actor is None or view.status is not MatchStatus.ACTIVE:
+        return None
+    idle_for = now - view.last_action_at
+    reminder_due = (
+        idle_for >= settings.reminder_minutes * 60
+        and reminded_version != view.version
+        and view.actor != view.robot_seat
+    )
+    claimable = idle_for >= settings.claim_minutes * 60 and 1 - view.actor != view.robot_seat
+    return IdleMatch(
+        match_id=view.match_id,
+        guild_id=view.guild_id,
+        channel_id=view.channel_id,
+        thread_id=view.thread_id,
+        version=view.version,
+        idle=view.players[view.actor],
+        waiting=view.players[1 - view.actor],
+        idle_since=view.last_action_at,
+        reminder_due=reminder_due,
+        claimable=claimable,
+    )
 
 
 async def record_shout(

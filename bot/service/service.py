@@ -93,8 +93,10 @@ from bot.service.commands import (
 )
 from bot.service.events import MatchUpdated, robot_follow_up, update_events
 from bot.service.handlers import MATCH_ACTIONS, Decide
+from bot.service.idle import IdleDeadlines
 from bot.service.model import DiceFactory, MatchUpdate, MatchView
 from bot.service.puzzle_seeding import PuzzleSeeder, SelfPlay
+from bot.service.settings import GuildSettings
 from bot.service.state import ServiceState
 from bot.service.timers import Handlers, TimerRunner
 from bot.service.tournament_model import (
@@ -155,6 +157,9 @@ class MatchService:
         deadlines.register(challenges.EXPIRY, partial(challenges.expiry_due, self._state))
         self.timers = TimerRunner(store, deadlines, bus=self.bus, clock=clock)
         self._timer_task: asyncio.Task[None] | None = None
+        self.idle = IdleDeadlines(self._state, self.timers, self.handle)
+        self.idle.register(deadlines)
+        self.bus.subscribe(MatchUpdated, self.idle.match_updated)
 
     def start_timers(self) -> None:
         """Run the scheduler (:attr:`timers`) in a task of its own until :meth:`close`: every
@@ -252,6 +257,7 @@ class MatchService:
             except Exception:
                 log.exception("match %d could not be resumed", row["id"])
         log.info("resumed %d active matches", len(views))
+        await self.idle.arm_all(views)  # their reminders and claims, on the scheduler
         for view in views:  # the robot plays on where it owes a move
             if follow_up := robot_follow_up(view):
                 await self.bus.publish(follow_up, key=view.match_id)
@@ -308,6 +314,16 @@ def read(query: Callable[..., Awaitable[Any]]) -> Handler:
     return answered(lambda svc, c: query(svc._state, **fields_of(c)))
 
 
+async def update_settings(svc: MatchService, command: UpdateSettings) -> GuildSettings:
+    """Save the server's settings; new reminder or claim times re-arm its matches' deadlines."""
+    before = await svc._state.guild_settings(command.guild_id)
+    after = await svc._state.settings.update(command.guild_id, dict(command.changes))
+    times = ("reminder_minutes", "claim_minutes")
+    if any(getattr(before, name) != getattr(after, name) for name in times):
+        await svc.idle.arm_guild(command.guild_id)
+    return after
+
+
 async def claim_reminder(svc: MatchService, command: ClaimReminder) -> bool:
     won = await svc.store.claim_reminder(command.match_id, command.version)
     live = svc._state.loaded(command.match_id)
@@ -361,9 +377,7 @@ HANDLERS: dict[type[Command[Any]], Handler] = {
     Rematch: answered(
         lambda svc, c: challenges.rematch(svc._state, c.match_id, c.guild_id, c.user_id)
     ),
-    UpdateSettings: answered(
-        lambda svc, c: svc._state.settings.update(c.guild_id, dict(c.changes))
-    ),
+    UpdateSettings: answered(update_settings),
     ChooseLanguage: answered(lambda svc, c: svc._state.languages.choose(c.user_id, c.language)),
     MemberLanguage: answered(lambda svc, c: svc._state.languages.get(c.user_id)),
     RecordShout: answered(lambda svc, c: queries.record_shout(svc._state, **fields_of(c))),

@@ -45,6 +45,7 @@ from support.discord_driver import (
     DiceScript,
     footer,
     forge_component,
+    idle_pass,
     lift_rate_limit,
     next_board,
     next_board_or_end,
@@ -57,7 +58,6 @@ from support.nannon_driver import faces
 from bot.discord.app import TableBot
 from bot.discord.cogs.admin import NOT_MANAGER, AdminCog, describe_settings
 from bot.discord.cogs.play import PlayCog
-from bot.discord.cogs.reminders import Reminders
 from bot.service import (
     ChallengeStatus,
     GetChallenge,
@@ -373,12 +373,7 @@ async def scene_idle(w: World) -> Scene:
     svc = w.svc
     view = await scene.view()
     claim = (await svc.handle(GetSettings(w.fake.guild.id))).claim_minutes * 60
-    bot = w.fake.bot
-    assert isinstance(bot, TableBot)
-    # load_extension builds its own module object: compare by name, not isinstance.
-    reminders: Any = bot.get_cog("Reminders")
-    assert type(reminders).__name__ == Reminders.__name__
-    sent = await reminders.run_once(view.last_action_at + claim + 1)
+    sent = await idle_pass(scene.fake, view.last_action_at + claim + 1)
     assert sent == [("claim", scene.mid)]
     scene.message = await w.fake.wait_until(
         lambda: next((m for m in reversed(w.fake.messages(scene.where)) if m.buttons), None),

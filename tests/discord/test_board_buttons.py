@@ -26,6 +26,7 @@ from support.discord_driver import (
     DiceScript,
     embed_text,
     footer,
+    idle_pass,
     next_board,
     reply_to,
     results,
@@ -35,8 +36,6 @@ from support.discord_driver import (
 )
 from support.nannon_driver import faces
 
-from bot.discord.app import TableBot
-from bot.discord.cogs.reminders import Reminders
 from bot.discord.presenter import board_job
 from bot.service import GetSettings, MatchService, MatchView, Stats, VerifyMatch, ViewMatch
 from engines.base import GameKind, Phase, ResignLevel, ResultKind
@@ -474,15 +473,6 @@ async def test_match_over_reveals_the_stored_seed(real_dice_bot: FakeDiscord) ->
 # --- 7. Claim win ------------------------------------------------------------------------------
 
 
-def reminders_of(fake: FakeDiscord) -> Reminders:
-    bot = fake.bot
-    assert isinstance(bot, TableBot)
-    cog: Any = bot.get_cog("Reminders")
-    # load_extension builds its own module object: compare by name, not isinstance.
-    assert type(cog).__name__ == "Reminders"
-    return cast("Reminders", cog)
-
-
 async def test_claim_win_refused_to_a_bystander_then_a_forfeit(
     tablebot: FakeDiscord, dice: DiceScript, clock: Clock
 ) -> None:
@@ -497,10 +487,9 @@ async def test_claim_win_refused_to_a_bystander_then_a_forfeit(
     view = await svc.handle(ViewMatch(mid))
     assert (view.phase, view.actor, view.score) == (Phase.ROLL, 1, (0.0, 0.0))
     settings = await svc.handle(GetSettings(fake.guild.id))
-    reminders = reminders_of(fake)
     start_at = view.last_action_at
     claim_at = start_at + settings.claim_minutes * 60 + 1
-    assert await reminders.run_once(claim_at) == [("claim", mid)]
+    assert await idle_pass(fake, claim_at) == [("claim", mid)]
     claim = await fake.wait_until(
         lambda: next(
             (m for m in reversed(fake.messages(thread)) if "Claim win" in labels(m)), None

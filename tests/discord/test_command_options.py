@@ -10,7 +10,7 @@ Dice are scripted (``faces``) unless a test steers them itself.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 import pytest
 from fakediscord import Channel, FakeDiscord, Member, Message
@@ -18,6 +18,7 @@ from support.discord_driver import (
     DiceScript,
     accept_in_thread,
     embed_text,
+    idle_pass,
     lift_rate_limit,
     next_board,
     reply_to,
@@ -31,8 +32,6 @@ from support.nannon_driver import (
     start_match,
 )
 
-from bot.discord.app import TableBot
-from bot.discord.cogs.reminders import Reminders
 from bot.discord.presenter import SHOUT
 from bot.service import (
     AcceptChallenge,
@@ -120,15 +119,6 @@ async def leaderboard_lines(fake: FakeDiscord, by: Member, **options: Any) -> li
     return str(message.embeds[0]["description"]).splitlines()
 
 
-def reminders_of(fake: FakeDiscord) -> Reminders:
-    bot = fake.bot
-    assert isinstance(bot, TableBot)
-    cog: Any = bot.get_cog("Reminders")
-    # load_extension builds its own module object: compare by name, not isinstance.
-    assert type(cog).__name__ == "Reminders"
-    return cast("Reminders", cog)
-
-
 # --- 1. refusals ---------------------------------------------------------------------------------
 
 
@@ -188,20 +178,19 @@ async def test_config_times_saved_shown_and_used(tablebot: FakeDiscord, dice: Di
     late = await svc.handle(GetChallenge(2, fake.guild.id))
     assert late.expires_at - late.created_at == 7 * 60
     assert start <= late.created_at < start + 60
-    reminders = reminders_of(fake)
 
     # Reminded after 5 minutes (not the default hour), the challenge expired after 7, the win
     # claimable after 10 (not a day).
-    assert await reminders.run_once(start + 5 * 60 - 1) == []
+    assert await idle_pass(fake, start + 5 * 60 - 1) == []
     mark = fake.mark()
-    assert await reminders.run_once(start + 5 * 60 + 1) == [("remind", mid)]
+    assert await idle_pass(fake, start + 5 * 60 + 1) == [("remind", mid)]
     call = await fake.wait_for_call(method="POST", route="/channels/{channel_id}/messages",
                                     since=mark)  # fmt: skip
     assert call.json["content"] == (
         f"<@{bob.id}>, match #{mid} is waiting for you (idle for 5 min). alice is waiting."
     )
     assert int(call.params["channel_id"]) == thread.id
-    assert await reminders.run_once(late.created_at + 7 * 60 - 1) == []
+    assert await idle_pass(fake, late.created_at + 7 * 60 - 1) == []
     # The challenge's expiry is the service's scheduler's, after 7 minutes.
     before = await svc.timers.run_due(late.created_at + 7 * 60 - 1)
     assert ("challenge.expiry", "2") not in {(d.kind, d.key) for d in before}
@@ -210,8 +199,8 @@ async def test_config_times_saved_shown_and_used(tablebot: FakeDiscord, dice: Di
     assert ("challenge.expiry", "2") in {(d.kind, d.key) for d in fired}
     await fake.wait_bot_idle()
     assert (await svc.handle(GetChallenge(2, fake.guild.id))).status is ChallengeStatus.EXPIRED
-    assert await reminders.run_once(start + 10 * 60 - 1) == []
-    assert await reminders.run_once(start + 10 * 60 + 1) == [("claim", mid)]
+    assert await idle_pass(fake, start + 10 * 60 - 1) == []
+    assert await idle_pass(fake, start + 10 * 60 + 1) == [("claim", mid)]
     claim = await fake.wait_until(
         lambda: next((m for m in reversed(fake.messages(thread)) if m.buttons), None),
         what="the claim message",

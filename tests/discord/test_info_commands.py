@@ -11,10 +11,9 @@ from typing import Any
 
 import pytest
 from fakediscord import FakeDiscord, Member, Message
-from support.discord_driver import Clock, reply_to, service_of
+from support.discord_driver import Clock, idle_pass, reply_to, service_of
 
 from bot.discord.cogs.admin import NOT_MANAGER
-from bot.discord.cogs.reminders import Reminders
 from bot.service import (
     AcceptChallenge,
     Export,
@@ -272,14 +271,11 @@ async def test_reminder_then_claim_win(tablebot: FakeDiscord, clock: Clock) -> N
     assert view.actor is not None
     idle, waiting = (alice, bob) if view.actor == 0 else (bob, alice)
     settings = await svc.handle(GetSettings(fake.guild.id))
-    # load_extension builds its own module object: compare by name, not isinstance.
-    reminders: Reminders = fake.bot.get_cog("Reminders")  # type: ignore[union-attr,assignment]
-    assert type(reminders).__name__ == "Reminders"
     start = view.last_action_at
 
-    assert await reminders.run_once(start + 60) == []
+    assert await idle_pass(fake, start + 60) == []
     mark = fake.mark()
-    sent = await reminders.run_once(start + settings.reminder_minutes * 60 + 1)
+    sent = await idle_pass(fake, start + settings.reminder_minutes * 60 + 1)
     assert sent == [("remind", view.match_id)]
     call = await fake.wait_for_call(method="POST", route="/channels/{channel_id}/messages",
                                     since=mark)  # fmt: skip
@@ -287,11 +283,11 @@ async def test_reminder_then_claim_win(tablebot: FakeDiscord, clock: Clock) -> N
     assert call.json["allowed_mentions"]["parse"] == []
     assert [int(u) for u in call.json["allowed_mentions"]["users"]] == [idle.id]
     # Once per turn.
-    assert await reminders.run_once(start + settings.reminder_minutes * 60 + 2) == []
+    assert await idle_pass(fake, start + settings.reminder_minutes * 60 + 2) == []
 
     claim_at = start + settings.claim_minutes * 60 + 1
-    assert await reminders.run_once(claim_at) == [("claim", view.match_id)]
-    assert await reminders.run_once(claim_at + 1) == []
+    assert await idle_pass(fake, claim_at) == [("claim", view.match_id)]
+    assert await idle_pass(fake, claim_at + 1) == []
     channel = fake.channels[view.thread_id or view.channel_id]
     message = await fake.wait_until(
         lambda: next((m for m in reversed(fake.messages(channel)) if m.buttons), None),

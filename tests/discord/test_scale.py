@@ -21,6 +21,7 @@ from support.discord_driver import (
     Clock,
     DiceScript,
     build_bot,
+    idle_pass,
     lift_rate_limit,
     next_board_or_end,
     results,
@@ -30,7 +31,6 @@ from support.discord_driver import (
 
 from bot.config import Settings
 from bot.discord.app import TableBot
-from bot.discord.cogs.reminders import Reminders
 from bot.service import (
     ChallengeStatus,
     GetChallenge,
@@ -134,12 +134,6 @@ class Process:
     @property
     def service(self) -> MatchService:
         return self.bot.service
-
-    @property
-    def reminders(self) -> Reminders:
-        cog = self.bot.get_cog("Reminders")
-        assert type(cog).__name__ == "Reminders"
-        return cog  # type: ignore[return-value]
 
 
 @pytest_asyncio.fixture
@@ -265,13 +259,17 @@ async def test_a_reminder_is_sent_once_and_a_challenge_expires_once(
         assert challenge.status is ChallengeStatus.OPEN
         challenges[guild.id] = (challenge, invitation)
 
-    # Past the reminder time, both processes' loops pass at once: each reminds its own.
+    # Past the reminder time, both processes' schedulers pass at once: either fires each
+    # match's reminder (a deadline is claimed once), each match is reminded once.
     view = await first.service.handle(ViewMatch(matches[zero.id][0]))
     due = view.last_action_at + 61 * 60
-    done = await asyncio.gather(first.reminders.run_once(due), second.reminders.run_once(due))
-    assert done[0] == [("remind", matches[zero.id][0])]
-    assert done[1] == [("remind", matches[one.id][0])]
-    again = await asyncio.gather(first.reminders.run_once(due), second.reminders.run_once(due))
+    done = await asyncio.gather(
+        idle_pass(fake, due, first.service), idle_pass(fake, due, second.service)
+    )
+    assert sorted(done[0] + done[1]) == sorted(("remind", m) for m, _ in matches.values())
+    again = await asyncio.gather(
+        idle_pass(fake, due, first.service), idle_pass(fake, due, second.service)
+    )
     assert again == [[], []]
     await fake.wait_bot_idle()
     for match_id, thread in matches.values():
@@ -286,7 +284,9 @@ async def test_a_reminder_is_sent_once_and_a_challenge_expires_once(
     view = await first.service.handle(ViewMatch(zero_match))
     due = view.last_action_at + 61 * 60
     expiry = max(c.expires_at for c, _ in challenges.values())
-    done = await asyncio.gather(first.reminders.run_once(due), second.reminders.run_once(due))
+    done = await asyncio.gather(
+        idle_pass(fake, due, first.service), idle_pass(fake, due, second.service)
+    )
     reminded = [m for d in done for kind, m in d if kind == "remind"]
     assert reminded == [zero_match]  # once, by whichever claimed it
     # Challenges expire on the service's scheduler: either process fires each deadline (the

@@ -14,7 +14,7 @@ on roll with the first board.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, cast
+from typing import Any
 
 import pytest
 from fakediscord import Channel, FakeDiscord, Member, Message
@@ -25,6 +25,7 @@ from support.discord_driver import (
     boards,
     embed_text,
     handlers_done,
+    idle_pass,
     next_board,
     say,
     service_of,
@@ -33,7 +34,6 @@ from support.discord_driver import (
 from support.nannon_driver import faces
 
 from bot.discord.app import TableBot
-from bot.discord.cogs.reminders import Reminders
 from bot.discord.presenter import BOARD_NOT_POSTED
 from bot.discord.wording import thread_gone
 from bot.service import GetSettings, UpdateSettings, ViewMatch
@@ -42,14 +42,6 @@ from engines.base import Phase
 pytestmark = pytest.mark.asyncio
 
 THREAD_POSTS = "/channels/{channel_id}/messages"
-
-
-def reminders_of(fake: FakeDiscord) -> Reminders:
-    bot = fake.bot
-    assert isinstance(bot, TableBot)
-    cog: Any = bot.get_cog("Reminders")
-    assert type(cog).__name__ == "Reminders"
-    return cast("Reminders", cog)
 
 
 async def started(fake: FakeDiscord, dice: DiceScript) -> tuple[int, Channel, Message, Member]:
@@ -129,7 +121,7 @@ async def goes_on_in(
     settings = await svc.handle(GetSettings(fake.guild.id))
     view = await svc.handle(ViewMatch(mid))
     remind_at = view.last_action_at + settings.reminder_minutes * 60 + 1
-    assert await reminders_of(fake).run_once(remind_at) == [("remind", mid)]
+    assert await idle_pass(fake, remind_at) == [("remind", mid)]
     await handlers_done(fake)
     reminder = channel.messages[-1]
     assert reminder.content.startswith(f"<@{alice.user_id}>, match #{mid} is waiting for you")
@@ -226,7 +218,7 @@ async def test_a_thread_that_archived_itself_keeps_the_match(
     assert (await svc.handle(ViewMatch(mid))).thread_id == thread.id
 
     # The reminders find it: the claim for alice goes to the thread, which unarchives.
-    assert await reminders_of(fake).run_once(clock()) == [("claim", mid)]
+    assert await idle_pass(fake, clock()) == [("claim", mid)]
     await handlers_done(fake)
     claim = fake.messages(thread)[-1]
     assert "You may claim the win." in claim.content
@@ -349,7 +341,7 @@ async def test_a_thread_closed_to_the_bot_moves_its_reminder_and_match_to_the_ch
     view = await svc.handle(ViewMatch(mid))
     settings = await svc.handle(GetSettings(fake.guild.id))
     remind_at = view.last_action_at + settings.reminder_minutes * 60 + 1
-    assert await reminders_of(fake).run_once(remind_at) == [("remind", mid)]
+    assert await idle_pass(fake, remind_at) == [("remind", mid)]
     reminder = fake.channel.messages[-1]
     assert reminder.content.startswith(thread_gone("refused"))
     assert f"<@{bob.id}>, match #{mid} is waiting for you" in reminder.content
@@ -368,20 +360,20 @@ async def test_a_channel_that_refuses_the_bot_is_not_retried_in_a_loop(
     await fake.set_overwrite(fake.channel, fake.bot_member(fake.guild), deny=VIEW_CHANNEL)
     view = await svc.handle(ViewMatch(mid))
     settings = await svc.handle(GetSettings(fake.guild.id))
-    reminders = reminders_of(fake)
     remind_at = view.last_action_at + settings.reminder_minutes * 60 + 1
     claim_at = view.last_action_at + settings.claim_minutes * 60 + 1
 
     mark = fake.mark()
-    assert await reminders.run_once(remind_at) == []
+    # Told once each, as the scheduler fires it; Discord refuses the posts.
+    assert await idle_pass(fake, remind_at) == [("remind", mid)]
     posts = fake.calls_matching(method="POST", route=THREAD_POSTS, since=mark)
     assert [c.status for c in posts] == [403, 403]
     for later in (remind_at + 60, remind_at + 3600):
-        assert await reminders.run_once(later) == []
+        assert await idle_pass(fake, later) == []
     assert len(fake.calls_matching(method="POST", route=THREAD_POSTS, since=mark)) == 2
 
-    assert await reminders.run_once(claim_at) == []
-    assert await reminders.run_once(claim_at + 60) == []
+    assert await idle_pass(fake, claim_at) == [("claim", mid)]
+    assert await idle_pass(fake, claim_at + 60) == []
     posts = fake.calls_matching(method="POST", route=THREAD_POSTS, since=mark)
     assert [c.status for c in posts] == [403, 403, 403]
     assert not fake.bot_errors

@@ -1,23 +1,21 @@
-"""Reminders and win claims for idle matches (extension ``bot.discord.cogs.reminders``).
+"""Reminders and win claims for idle matches, as the service's scheduler tells them, and the
+clock pass of tournaments and daily puzzles (extension ``bot.discord.cogs.reminders``).
 
-A background task makes one pass every :attr:`Reminders.interval` seconds. It asks the service
-for idle matches:
+A match's reminder and claim are deadlines of the service (:mod:`bot.service.idle`, on
+:attr:`bot.service.MatchService.timers`); this cog only presents what they publish:
 
-- past the server's reminder time, the idle player is pinged once per turn: the service's
-  ``ClaimReminder`` claims it first (a compare-and-set), so of several processes one sends it;
-- past the claim time, the waiting player gets a **Claim win** button
+- ``IdleReminder``: past the server's reminder time, the idle player is pinged once per turn
+  (the service claims it per version first, a compare-and-set, so of several processes one is
+  told);
+- ``WinClaimable``: past the claim time, the waiting player gets a **Claim win** button
   (:class:`~bot.discord.components.ClaimWinButton`, answered here). Its ``custom_id`` holds the
   match id and version, so it works after a restart and is refused as stale if the idle player
   moved in the meantime. The service decides whether the claim is allowed.
 
-Each process handles its own guilds (``bot.guild_shards``, its shards'): it reminds their idle
-matches, and nothing else. Challenges expire on the service's scheduler
-(:attr:`bot.service.MatchService.timers`), not here: :mod:`bot.discord.cogs.play` closes the
-invitation when the service says so (``ChallengeExpired``).
-
-Last, each pass posts the servers' daily puzzles that are due (:mod:`bot.discord.cogs.puzzles`).
-
-Tests call :meth:`Reminders.run_once` directly with a chosen time instead of waiting.
+Challenges expire on the same scheduler (:mod:`bot.discord.cogs.play` closes the invitation).
+A background task still makes one pass every :attr:`Reminders.interval` seconds for the
+tournaments (sign-up closing, rounds past their deadline) and the servers' daily puzzles
+(:mod:`bot.discord.cogs.puzzles`); tests call :meth:`Reminders.run_once` with a chosen time.
 """
 
 from __future__ import annotations
@@ -25,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -37,7 +36,7 @@ from bot.discord.locales import server_reader
 from bot.discord.presenter import publish
 from bot.discord.replies import escape_name, mention_only
 from bot.discord.tournament_presenter import clock_pass
-from bot.service.commands import ClaimReminder, IdleMatches
+from bot.service.events import IdleReminder, WinClaimable
 
 if TYPE_CHECKING:
     from bot.discord.app import TableBot
@@ -69,17 +68,20 @@ def claim_text(item: IdleMatch, minutes: int) -> str:
     )
 
 
+def _minutes(item: IdleMatch, at: float) -> int:
+    return max(0, int((at - item.idle_since) // 60))
+
+
 class Reminders(commands.Cog, name="Reminders"):
-    """The idle-match loop. ``interval`` is in seconds; ``None`` runs no loop (tests)."""
+    """The reminders' and claims' presenter and the clock pass. ``interval`` is in seconds;
+    ``None`` runs no loop (tests)."""
 
     def __init__(self, bot: TableBot, interval: float | None = DEFAULT_INTERVAL) -> None:
         self.bot = bot
         self.interval = interval
         self._task: asyncio.Task[None] | None = None
         self._pass_lock = asyncio.Lock()
-        # (match id, version) whose claim button was posted. In memory only: after a restart a
-        # still-idle match gets its button once more, which is harmless.
-        self._claims_posted: set[tuple[int, int]] = set()
+        self._unsubscribe: list[Callable[[], None]] = []
 
     @property
     def service(self) -> MatchService:
@@ -87,11 +89,19 @@ class Reminders(commands.Cog, name="Reminders"):
 
     async def cog_load(self) -> None:
         self.bot.route_clicks(ClaimWinButton, self.claim_win)
+        bus = self.service.bus
+        self._unsubscribe = [
+            bus.subscribe(IdleReminder, self.remind),
+            bus.subscribe(WinClaimable, self.offer_claim),
+        ]
         if self.interval is not None:
             self._task = asyncio.create_task(self._loop(self.interval), name="tablebot-reminders")
 
     async def cog_unload(self) -> None:
         self.bot.unroute_clicks(ClaimWinButton)
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self._unsubscribe = []
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -109,20 +119,11 @@ class Reminders(commands.Cog, name="Reminders"):
             await asyncio.sleep(interval)
 
     async def run_once(self, now: float | None = None) -> list[tuple[str, int]]:
-        """One pass: send due reminders and claim buttons, start and report tournaments, post
-        the daily puzzles. Returns what was done, as ("remind" | "claim", match id),
-        ("start" | "overdue", tournament id) and the daily puzzles' pairs, for tests and logs."""
+        """One pass: start and report tournaments, post the daily puzzles. Returns what was
+        done, as ("start" | "overdue", tournament id) and the daily puzzles' pairs, for tests
+        and logs."""
         async with self._pass_lock:
             sent: list[tuple[str, int]] = []
-            for item in await self.service.handle(IdleMatches(now, self.bot.guild_shards)):
-                try:
-                    if item.claimable:
-                        if await self._post_claim(item, now):
-                            sent.append(("claim", item.match_id))
-                    elif item.reminder_due and await self._post_reminder(item, now):
-                        sent.append(("remind", item.match_id))
-                except Exception:
-                    log.exception("could not notify idle match %s", item.match_id)
             try:  # tournaments: sign-up closing at its time, rounds past their deadline
                 sent += await clock_pass(self.bot, now)
             except Exception:
@@ -145,37 +146,28 @@ class Reminders(commands.Cog, name="Reminders"):
             return False
         return True
 
-    def _minutes(self, item: IdleMatch, now: float | None) -> int:
-        current = self.service.clock() if now is None else now
-        return max(0, int((current - item.idle_since) // 60))
-
-    async def _post_reminder(self, item: IdleMatch, now: float | None) -> bool:
-        # Claimed before it is sent, so it is sent once even with several processes, and a
-        # channel that refuses is not retried at every pass.
-        if not await self.service.handle(ClaimReminder(item.match_id, item.version)):
-            return False
+    async def remind(self, event: IdleReminder) -> None:
+        """The service's reminder deadline fired (claimed once for this turn, so a channel
+        that refuses is not retried): the idle player is pinged."""
+        item = event.item
         with reading(await server_reader(self.bot, item.guild_id)):
-            return await self._send(
+            await self._send(
                 item,
-                reminder_text(item, self._minutes(item, now)),
+                reminder_text(item, _minutes(item, event.at)),
                 allowed_mentions=mention_only(item.idle.user_id),
             )
 
-    async def _post_claim(self, item: IdleMatch, now: float | None) -> bool:
-        key = (item.match_id, item.version)
-        if key in self._claims_posted:
-            return False
-        self._claims_posted.add(key)  # once per turn, posted or refused
+    async def offer_claim(self, event: WinClaimable) -> None:
+        """The service's claim deadline fired (once per turn): the waiting player gets the
+        Claim win button."""
+        item = event.item
         with reading(await server_reader(self.bot, item.guild_id)):
-            posted = await self._send(
+            await self._send(
                 item,
-                claim_text(item, self._minutes(item, now)),
+                claim_text(item, _minutes(item, event.at)),
                 view=claim_view(item.match_id, item.version),
                 allowed_mentions=mention_only(item.waiting.user_id),
             )
-        if item.reminder_due:
-            await self.service.handle(ClaimReminder(item.match_id, item.version))
-        return posted
 
     async def claim_win(
         self, item: ClaimWinButton, interaction: discord.Interaction[TableBot]
