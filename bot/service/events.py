@@ -18,6 +18,7 @@ from bot.service.commands import Command
 from bot.service.model import (
     AnalysisView,
     Challenge,
+    DailyPuzzle,
     IdleMatch,
     MatchEvent,
     MatchUpdate,
@@ -53,6 +54,7 @@ __all__ = [
     "AnalysisQueued",
     "ChallengeExpired",
     "CrawfordGame",
+    "DailyPuzzleDue",
     "DiceRolled",
     "DoubleOffered",
     "DoublePassed",
@@ -304,6 +306,14 @@ class WinClaimable:
 
     item: IdleMatch
     at: float
+
+
+@dataclass(frozen=True)
+class DailyPuzzleDue:
+    """A server's daily puzzle deadline fired and the puzzle is claimed for today's post (and
+    the previous one's reveal): the adapter posts it in ``daily.channel_id``."""
+
+    daily: DailyPuzzle
 
 
 @dataclass(frozen=True)

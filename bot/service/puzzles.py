@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from bot.service.errors import Refusal, refused
-from bot.service.events import AnalysisEvent, AnalysisFinished
+from bot.service.events import AnalysisEvent, AnalysisFinished, DailyPuzzleDue
 from bot.service.glicko import Glicko
 from bot.service.model import (
     AnalysisView,
@@ -34,6 +34,7 @@ from bot.service.model import (
 )
 from bot.service.replay import LoggedAction, logged, views_at
 from bot.service.state import MatchRecord, ServiceState
+from bot.service.timers import Deadline, Handlers, Rearm, TimerRunner
 from bot.storage import GuildShards, Row
 from bot.storage.types import dumps
 from engines.actions import Action
@@ -162,6 +163,65 @@ async def post_daily(
         if match is not None:
             names = (str(match["player0_name"]), str(match["player1_name"]))
     return DailyPuzzle(puzzle_view(row), settings.puzzles_channel, previous, names)
+
+
+DAILY = "puzzle.daily"
+"""The deadline kind of a server's daily puzzle, keyed by the guild id (issue 34)."""
+RETRY = 5 * 60
+"""An empty pool is being filled by self-play: the post is tried again this much later."""
+
+
+async def daily_due_at(
+    state: ServiceState, guild_id: int, now: float, *, retry: bool = False
+) -> float | None:
+    """When the server's next daily post is due (None: no daily puzzle): today's time, or
+    tomorrow's once today's is out; ``now`` when today's time has passed without a post (with
+    ``retry``, :data:`RETRY` later: a firing that posted nothing)."""
+    settings = await state.guild_settings(guild_id)
+    if not settings.puzzles_channel:
+        return None
+    due = now // DAY * DAY + settings.puzzles_time * 60
+    recent = await state.store.posted_puzzles(guild_id, 1)
+    if recent and float(recent[0]["posted_at"]) >= due:
+        return due + DAY
+    if now < due:
+        return due
+    return now + RETRY if retry else now
+
+
+class DailyDeadlines:
+    """Each server's daily puzzle on the service's scheduler: armed when the server sets
+    its channel or time and at start-up, fired as :class:`DailyPuzzleDue` (the post claimed
+    once, even with several processes), then armed for the next day."""
+
+    def __init__(self, state: ServiceState, timers: TimerRunner, seed: Seed | None) -> None:
+        self._state = state
+        self._timers = timers
+        self._seed = seed
+
+    def register(self, handlers: Handlers) -> None:
+        handlers.register(DAILY, self.fired)
+
+    async def arm(self, guild_id: int, *, retry: bool = False) -> None:
+        due_at = await daily_due_at(self._state, guild_id, self._state.now(), retry=retry)
+        if due_at is None:
+            await self._timers.deadlines.cancel(DAILY, guild_id)
+        else:
+            await self._timers.arm(DAILY, guild_id, due_at)
+
+    async def arm_all(self) -> None:
+        """At start-up: every server's with a daily puzzle (a database from before gets its
+        deadlines here)."""
+        for guild_id in await self._state.store.guilds_with_settings():
+            if (await self._state.guild_settings(guild_id)).puzzles_channel:
+                await self.arm(guild_id)
+
+    async def fired(self, deadline: Deadline, now: float) -> list[DailyPuzzleDue | Rearm]:
+        guild_id = int(deadline.key)
+        daily = await post_daily(self._state, guild_id, now, self._seed)
+        due_at = await daily_due_at(self._state, guild_id, now, retry=daily is None)
+        told: list[DailyPuzzleDue | Rearm] = [] if daily is None else [DailyPuzzleDue(daily)]
+        return told if due_at is None else [*told, Rearm(due_at)]
 
 
 async def _reveal(state: ServiceState, row: Row, name_player: bool) -> PuzzleReveal:

@@ -159,6 +159,8 @@ class MatchService:
         self._timer_task: asyncio.Task[None] | None = None
         self.idle = IdleDeadlines(self._state, self.timers, self.handle)
         self.idle.register(deadlines)
+        self.daily = puzzles.DailyDeadlines(self._state, self.timers, self.seeder.seed)
+        self.daily.register(deadlines)
         self.bus.subscribe(MatchUpdated, self.idle.match_updated)
 
     def start_timers(self) -> None:
@@ -167,8 +169,15 @@ class MatchService:
         Tests leave it stopped and fire what is due with ``timers.run_due(now)``."""
         if self._timer_task is None:
             self._timer_task = asyncio.get_running_loop().create_task(
-                self.timers.run(), name="tablebot-timers"
+                self._run_timers(), name="tablebot-timers"
             )
+
+    async def _run_timers(self) -> None:
+        try:  # the deadlines that are not a match's, armed again for databases from before
+            await self.daily.arm_all()
+        except Exception:
+            log.exception("could not arm the daily puzzles")
+        await self.timers.run()
 
     async def _stop_timers(self) -> None:
         task, self._timer_task = self._timer_task, None
@@ -315,12 +324,16 @@ def read(query: Callable[..., Awaitable[Any]]) -> Handler:
 
 
 async def update_settings(svc: MatchService, command: UpdateSettings) -> GuildSettings:
-    """Save the server's settings; new reminder or claim times re-arm its matches' deadlines."""
+    """Save the server's settings; new reminder or claim times re-arm its matches' deadlines,
+    a new daily puzzle channel or time its daily deadline."""
     before = await svc._state.guild_settings(command.guild_id)
     after = await svc._state.settings.update(command.guild_id, dict(command.changes))
     times = ("reminder_minutes", "claim_minutes")
     if any(getattr(before, name) != getattr(after, name) for name in times):
         await svc.idle.arm_guild(command.guild_id)
+    daily = ("puzzles_channel", "puzzles_time")
+    if any(getattr(before, name) != getattr(after, name) for name in daily):
+        await svc.daily.arm(command.guild_id)
     return after
 
 

@@ -19,7 +19,10 @@ from bot.storage.types import Row
 _ARM = (
     "INSERT INTO deadlines (kind, key, due_at) VALUES (?, ?, ?) "
     "ON CONFLICT (kind, key) DO UPDATE SET due_at = excluded.due_at, "
-    "claimed_by = NULL, claimed_until = NULL, fired_at = NULL"
+    "claimed_by = NULL, claimed_until = NULL, fired_at = NULL "
+    # Armed again for the same second (a restart arming what it resumes): left as it is, so
+    # a deadline that fired does not fire twice.
+    "WHERE deadlines.due_at <> excluded.due_at"
 )
 _CLAIM = (
     "UPDATE deadlines SET claimed_by = ?, claimed_until = ? "

@@ -59,6 +59,10 @@ class Store(Protocol):
         """Replace the guild's settings with ``data`` (saved at time ``at``)."""
         ...
 
+    async def guilds_with_settings(self) -> list[int]:
+        """Every guild that saved settings (one row each: read once, at start-up)."""
+        ...
+
     async def member_language(self, user_id: int) -> str | None:
         """The language the member chose (a locale code), None when they chose none."""
         ...

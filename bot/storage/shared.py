@@ -87,6 +87,9 @@ class SharedOperations(ABC):
     async def save_guild_settings(self, guild_id: int, data: dict[str, Any], at: float) -> None:
         await self._changed(self.SQL.save_guild_settings, (guild_id, dumps(data), at))
 
+    async def guilds_with_settings(self) -> list[int]:
+        return [int(row["guild_id"]) for row in await self._rows(self.SQL.guilds_with_settings)]
+
     # --- member languages ---------------------------------------------------------------------
 
     async def member_language(self, user_id: int) -> str | None:

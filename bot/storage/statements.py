@@ -89,6 +89,7 @@ class Statements:
     """The statements both stores run as they are, in one dialect's placeholders."""
 
     guild_settings: str = "SELECT data FROM guild_settings WHERE guild_id = ?"
+    guilds_with_settings: str = "SELECT guild_id FROM guild_settings ORDER BY guild_id"
     save_guild_settings: str = (
         "INSERT INTO guild_settings (guild_id, data, updated_at) VALUES (?, ?, ?) "
         "ON CONFLICT (guild_id) DO UPDATE SET data = excluded.data, "

@@ -43,9 +43,9 @@ from support.db import sql_rows
 from support.discord_driver import (
     Clock,
     DiceScript,
+    fire_due,
     footer,
     forge_component,
-    idle_pass,
     lift_rate_limit,
     next_board,
     next_board_or_end,
@@ -373,7 +373,7 @@ async def scene_idle(w: World) -> Scene:
     svc = w.svc
     view = await scene.view()
     claim = (await svc.handle(GetSettings(w.fake.guild.id))).claim_minutes * 60
-    sent = await idle_pass(scene.fake, view.last_action_at + claim + 1)
+    sent = await fire_due(scene.fake, view.last_action_at + claim + 1)
     assert sent == [("claim", scene.mid)]
     scene.message = await w.fake.wait_until(
         lambda: next((m for m in reversed(w.fake.messages(scene.where)) if m.buttons), None),

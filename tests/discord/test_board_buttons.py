@@ -25,8 +25,8 @@ from support.discord_driver import (
     Clock,
     DiceScript,
     embed_text,
+    fire_due,
     footer,
-    idle_pass,
     next_board,
     reply_to,
     results,
@@ -489,7 +489,7 @@ async def test_claim_win_refused_to_a_bystander_then_a_forfeit(
     settings = await svc.handle(GetSettings(fake.guild.id))
     start_at = view.last_action_at
     claim_at = start_at + settings.claim_minutes * 60 + 1
-    assert await idle_pass(fake, claim_at) == [("claim", mid)]
+    assert await fire_due(fake, claim_at) == [("claim", mid)]
     claim = await fake.wait_until(
         lambda: next(
             (m for m in reversed(fake.messages(thread)) if "Claim win" in labels(m)), None

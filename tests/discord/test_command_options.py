@@ -18,7 +18,7 @@ from support.discord_driver import (
     DiceScript,
     accept_in_thread,
     embed_text,
-    idle_pass,
+    fire_due,
     lift_rate_limit,
     next_board,
     reply_to,
@@ -181,16 +181,16 @@ async def test_config_times_saved_shown_and_used(tablebot: FakeDiscord, dice: Di
 
     # Reminded after 5 minutes (not the default hour), the challenge expired after 7, the win
     # claimable after 10 (not a day).
-    assert await idle_pass(fake, start + 5 * 60 - 1) == []
+    assert await fire_due(fake, start + 5 * 60 - 1) == []
     mark = fake.mark()
-    assert await idle_pass(fake, start + 5 * 60 + 1) == [("remind", mid)]
+    assert await fire_due(fake, start + 5 * 60 + 1) == [("remind", mid)]
     call = await fake.wait_for_call(method="POST", route="/channels/{channel_id}/messages",
                                     since=mark)  # fmt: skip
     assert call.json["content"] == (
         f"<@{bob.id}>, match #{mid} is waiting for you (idle for 5 min). alice is waiting."
     )
     assert int(call.params["channel_id"]) == thread.id
-    assert await idle_pass(fake, late.created_at + 7 * 60 - 1) == []
+    assert await fire_due(fake, late.created_at + 7 * 60 - 1) == []
     # The challenge's expiry is the service's scheduler's, after 7 minutes.
     before = await svc.timers.run_due(late.created_at + 7 * 60 - 1)
     assert ("challenge.expiry", "2") not in {(d.kind, d.key) for d in before}
@@ -199,8 +199,8 @@ async def test_config_times_saved_shown_and_used(tablebot: FakeDiscord, dice: Di
     assert ("challenge.expiry", "2") in {(d.kind, d.key) for d in fired}
     await fake.wait_bot_idle()
     assert (await svc.handle(GetChallenge(2, fake.guild.id))).status is ChallengeStatus.EXPIRED
-    assert await idle_pass(fake, start + 10 * 60 - 1) == []
-    assert await idle_pass(fake, start + 10 * 60 + 1) == [("claim", mid)]
+    assert await fire_due(fake, start + 10 * 60 - 1) == []
+    assert await fire_due(fake, start + 10 * 60 + 1) == [("claim", mid)]
     claim = await fake.wait_until(
         lambda: next((m for m in reversed(fake.messages(thread)) if m.buttons), None),
         what="the claim message",

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from fakediscord import FakeDiscord, Member, Message
-from support.discord_driver import Clock, idle_pass, reply_to, service_of
+from support.discord_driver import Clock, fire_due, reply_to, service_of
 
 from bot.discord.cogs.admin import NOT_MANAGER
 from bot.service import (
@@ -273,9 +273,9 @@ async def test_reminder_then_claim_win(tablebot: FakeDiscord, clock: Clock) -> N
     settings = await svc.handle(GetSettings(fake.guild.id))
     start = view.last_action_at
 
-    assert await idle_pass(fake, start + 60) == []
+    assert await fire_due(fake, start + 60) == []
     mark = fake.mark()
-    sent = await idle_pass(fake, start + settings.reminder_minutes * 60 + 1)
+    sent = await fire_due(fake, start + settings.reminder_minutes * 60 + 1)
     assert sent == [("remind", view.match_id)]
     call = await fake.wait_for_call(method="POST", route="/channels/{channel_id}/messages",
                                     since=mark)  # fmt: skip
@@ -283,11 +283,11 @@ async def test_reminder_then_claim_win(tablebot: FakeDiscord, clock: Clock) -> N
     assert call.json["allowed_mentions"]["parse"] == []
     assert [int(u) for u in call.json["allowed_mentions"]["users"]] == [idle.id]
     # Once per turn.
-    assert await idle_pass(fake, start + settings.reminder_minutes * 60 + 2) == []
+    assert await fire_due(fake, start + settings.reminder_minutes * 60 + 2) == []
 
     claim_at = start + settings.claim_minutes * 60 + 1
-    assert await idle_pass(fake, claim_at) == [("claim", view.match_id)]
-    assert await idle_pass(fake, claim_at + 1) == []
+    assert await fire_due(fake, claim_at) == [("claim", view.match_id)]
+    assert await fire_due(fake, claim_at + 1) == []
     channel = fake.channels[view.thread_id or view.channel_id]
     message = await fake.wait_until(
         lambda: next((m for m in reversed(fake.messages(channel)) if m.buttons), None),

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from fakediscord import Channel, FakeDiscord, Member, Message
-from support.discord_driver import DiceScript, reply_to, service_of
+from support.discord_driver import DiceScript, fire_due, reply_to, service_of
 from support.puzzle_driver import blundering_match
 from support.robot_driver import settle
 
@@ -21,8 +21,6 @@ from bot.service import AnalysisStatus, RequestAnalysis
 from engines.puzzles import AnswerKey
 
 pytestmark = pytest.mark.asyncio
-
-DAY0 = 20_500 * 86_400.0  # a midnight UTC
 
 
 def seeded(dice: DiceScript, seed: int) -> None:
@@ -115,13 +113,13 @@ async def test_the_daily_post_counts_answers_and_is_revealed_after_a_restart(
         said.content
     )
 
-    def reminders() -> Any:
-        cog = fake.bot.get_cog("Reminders")
-        assert cog is not None
-        return cog
-
-    assert await reminders().run_once(DAY0 + 8 * 3600) == []
-    done = await reminders().run_once(DAY0 + 9 * 3600 + 30)
+    # The post is a deadline of the service's scheduler, armed by /config for 09:00 UTC (now,
+    # when today's 09:00 has passed without a post).
+    row = await service_of(fake).store.deadline("puzzle.daily", str(fake.guild.id))
+    assert row is not None and row["fired_at"] is None
+    due = float(row["due_at"])
+    assert await fire_due(fake, due - 3600) == []
+    done = await fire_due(fake, due + 30)
     [(what, puzzle_id)] = done
     assert what == "puzzle"
     await settle(fake)
@@ -129,7 +127,7 @@ async def test_the_daily_post_counts_answers_and_is_revealed_after_a_restart(
     assert not post.ephemeral and post.content == "0 tried, 0 found it."
     assert post.embeds[0]["title"].startswith("Daily puzzle: Puzzle #")
     assert puzzle_id_of(post) == puzzle_id
-    assert await reminders().run_once(DAY0 + 10 * 3600) == []  # once a day
+    assert await fire_due(fake, due + 3600) == []  # once a day
     key, played = await key_of(fake, puzzle_id)
     right = await reply_to(await fake.select(post, [key.best.move], by=carol))
     assert right.ephemeral and right.content.startswith("Right:")
@@ -142,7 +140,7 @@ async def test_the_daily_post_counts_answers_and_is_revealed_after_a_restart(
     # A restart between the post and the reveal: the next day's pass reveals it.
     await fake.restart_bot()
     await fake.wait_for_commands()
-    done = await reminders().run_once(DAY0 + 86_400 + 9 * 3600)
+    done = await fire_due(fake, due + 86_400)
     await settle(fake)
     reveal = next(m for m in channel.messages if "the answer" in m.content)
     assert f"#{puzzle_id}" in reveal.content and "Solved by carol (2 tried)." in reveal.content

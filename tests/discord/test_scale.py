@@ -21,7 +21,7 @@ from support.discord_driver import (
     Clock,
     DiceScript,
     build_bot,
-    idle_pass,
+    fire_due,
     lift_rate_limit,
     next_board_or_end,
     results,
@@ -264,11 +264,11 @@ async def test_a_reminder_is_sent_once_and_a_challenge_expires_once(
     view = await first.service.handle(ViewMatch(matches[zero.id][0]))
     due = view.last_action_at + 61 * 60
     done = await asyncio.gather(
-        idle_pass(fake, due, first.service), idle_pass(fake, due, second.service)
+        fire_due(fake, due, first.service), fire_due(fake, due, second.service)
     )
     assert sorted(done[0] + done[1]) == sorted(("remind", m) for m, _ in matches.values())
     again = await asyncio.gather(
-        idle_pass(fake, due, first.service), idle_pass(fake, due, second.service)
+        fire_due(fake, due, first.service), fire_due(fake, due, second.service)
     )
     assert again == [[], []]
     await fake.wait_bot_idle()
@@ -285,7 +285,7 @@ async def test_a_reminder_is_sent_once_and_a_challenge_expires_once(
     due = view.last_action_at + 61 * 60
     expiry = max(c.expires_at for c, _ in challenges.values())
     done = await asyncio.gather(
-        idle_pass(fake, due, first.service), idle_pass(fake, due, second.service)
+        fire_due(fake, due, first.service), fire_due(fake, due, second.service)
     )
     reminded = [m for d in done for kind, m in d if kind == "remind"]
     assert reminded == [zero_match]  # once, by whichever claimed it

@@ -24,8 +24,8 @@ from support.discord_driver import (
     DiceScript,
     boards,
     embed_text,
+    fire_due,
     handlers_done,
-    idle_pass,
     next_board,
     say,
     service_of,
@@ -121,7 +121,7 @@ async def goes_on_in(
     settings = await svc.handle(GetSettings(fake.guild.id))
     view = await svc.handle(ViewMatch(mid))
     remind_at = view.last_action_at + settings.reminder_minutes * 60 + 1
-    assert await idle_pass(fake, remind_at) == [("remind", mid)]
+    assert await fire_due(fake, remind_at) == [("remind", mid)]
     await handlers_done(fake)
     reminder = channel.messages[-1]
     assert reminder.content.startswith(f"<@{alice.user_id}>, match #{mid} is waiting for you")
@@ -218,7 +218,7 @@ async def test_a_thread_that_archived_itself_keeps_the_match(
     assert (await svc.handle(ViewMatch(mid))).thread_id == thread.id
 
     # The reminders find it: the claim for alice goes to the thread, which unarchives.
-    assert await idle_pass(fake, clock()) == [("claim", mid)]
+    assert await fire_due(fake, clock()) == [("claim", mid)]
     await handlers_done(fake)
     claim = fake.messages(thread)[-1]
     assert "You may claim the win." in claim.content
@@ -341,7 +341,7 @@ async def test_a_thread_closed_to_the_bot_moves_its_reminder_and_match_to_the_ch
     view = await svc.handle(ViewMatch(mid))
     settings = await svc.handle(GetSettings(fake.guild.id))
     remind_at = view.last_action_at + settings.reminder_minutes * 60 + 1
-    assert await idle_pass(fake, remind_at) == [("remind", mid)]
+    assert await fire_due(fake, remind_at) == [("remind", mid)]
     reminder = fake.channel.messages[-1]
     assert reminder.content.startswith(thread_gone("refused"))
     assert f"<@{bob.id}>, match #{mid} is waiting for you" in reminder.content
@@ -365,15 +365,15 @@ async def test_a_channel_that_refuses_the_bot_is_not_retried_in_a_loop(
 
     mark = fake.mark()
     # Told once each, as the scheduler fires it; Discord refuses the posts.
-    assert await idle_pass(fake, remind_at) == [("remind", mid)]
+    assert await fire_due(fake, remind_at) == [("remind", mid)]
     posts = fake.calls_matching(method="POST", route=THREAD_POSTS, since=mark)
     assert [c.status for c in posts] == [403, 403]
     for later in (remind_at + 60, remind_at + 3600):
-        assert await idle_pass(fake, later) == []
+        assert await fire_due(fake, later) == []
     assert len(fake.calls_matching(method="POST", route=THREAD_POSTS, since=mark)) == 2
 
-    assert await idle_pass(fake, claim_at) == [("claim", mid)]
-    assert await idle_pass(fake, claim_at + 60) == []
+    assert await fire_due(fake, claim_at) == [("claim", mid)]
+    assert await fire_due(fake, claim_at + 60) == []
     posts = fake.calls_matching(method="POST", route=THREAD_POSTS, since=mark)
     assert [c.status for c in posts] == [403, 403, 403]
     assert not fake.bot_errors

@@ -195,3 +195,28 @@ async def test_issue_34_the_service_runs_its_scheduler_until_it_closes(tmp_path:
     finally:
         await service.close()
     assert service._timer_task is None  # stopped with the service
+
+
+async def test_issue_34_a_handler_rearms_its_deadline_after_the_firing(any_store: Store) -> None:
+    """A daily deadline: each firing returns a Rearm for the next day, which is armed once the
+    firing is committed, and is not published."""
+    from bot.service.timers import Rearm
+
+    clock = Clock(100.0)
+    handlers = Handlers()
+
+    async def daily(deadline: Deadline, now: float) -> list[object]:
+        return [("posted", now), Rearm(now + 86_400)]
+
+    handlers.register("puzzle.daily", daily)
+    bus = EventBus()
+    heard: list[object] = []
+    bus.subscribe(object, heard.append)
+    runner = TimerRunner(any_store, handlers, bus=bus, clock=clock, sleep=clock.sleep)
+    await runner.arm("puzzle.daily", 1, 100.0)
+    [fired] = await runner.run_due()
+    assert fired.key == "1"
+    assert heard == [("posted", 100.0), DeadlineFired("puzzle.daily", "1", 100.0, 100.0)]
+    assert await runner.deadlines.next_at() == 86_500.0
+    assert await runner.run_due(86_499.0) == []
+    assert [d.key for d in await runner.run_due(86_500.0)] == ["1"]

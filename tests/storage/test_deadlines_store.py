@@ -50,6 +50,9 @@ async def test_issue_34_rearming_and_cancelling(any_store: Store) -> None:
     [row] = await store.due_deadlines(10.0)
     assert await store.claim_deadline(row["id"], "a", 10.0, 300.0)
     assert await store.fire_deadline(row["id"], "a", 10.0)
+    await store.arm_deadline("reminder", "3", 10.0)  # the same second again (a restart)
+    kept = await store.deadline("reminder", "3")
+    assert kept is not None and kept["fired_at"] == 10.0  # fired once stays fired
     await store.arm_deadline("reminder", "3", 50.0)  # the next turn: armed again
     again = await store.deadline("reminder", "3")
     assert again is not None and again["fired_at"] is None and again["due_at"] == 50.0

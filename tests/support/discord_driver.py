@@ -37,7 +37,7 @@ from bot.discord.catalogue import text
 from bot.robot.analysis_runner import WorkerAnalysisRunner
 from bot.robot.worker import RobotWorker
 from bot.service import DiceFactory, MatchInThread, MatchService, UpdateSettings
-from bot.service.events import ChallengeExpired, IdleReminder, WinClaimable
+from bot.service.events import ChallengeExpired, DailyPuzzleDue, IdleReminder, WinClaimable
 from bot.storage import open_store
 from bot.workers import ANALYSIS_NICENESS, WorkerPool, WorkerPools
 from engines.base import GameMatch
@@ -416,18 +416,21 @@ async def start(
     return match_id, thread, await next_board(fake, thread, match_id, None)
 
 
-async def idle_pass(
+async def fire_due(
     fake: FakeDiscord, at: float, service: MatchService | None = None
 ) -> list[tuple[str, int]]:
     """The service's scheduler fires what is due at ``at`` and the bot presents it (the
-    subscribers run in the firing): what was told, as ("remind" | "claim", match id) and
-    ("expire", challenge id), in order."""
+    subscribers run in the firing): what was told, as ("remind" | "claim", match id),
+    ("expire", challenge id) and ("puzzle", the daily puzzle's id), in order."""
     svc = service_of(fake) if service is None else service
     told: list[tuple[str, int]] = []
     stops = [
         svc.bus.subscribe(IdleReminder, lambda e: told.append(("remind", e.item.match_id))),
         svc.bus.subscribe(WinClaimable, lambda e: told.append(("claim", e.item.match_id))),
         svc.bus.subscribe(ChallengeExpired, lambda e: told.append(("expire", e.challenge.id))),
+        svc.bus.subscribe(
+            DailyPuzzleDue, lambda e: told.append(("puzzle", e.daily.puzzle.puzzle_id))
+        ),
     ]
     try:
         await svc.timers.run_due(at)

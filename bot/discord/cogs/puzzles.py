@@ -1,7 +1,7 @@
 """Puzzles in Discord (extension ``bot.discord.cogs.puzzles``): ``/puzzle [game] [mine]`` gives
 the member a puzzle of their own, ephemeral; ``/puzzles privacy`` keeps their games out;
 ``/leaderboard game:puzzles`` lists the solvers by puzzle rating; the daily post
-(:meth:`PuzzlesCog.post_daily`, called by the reminder loop with its clock) shows the day's
+(:meth:`PuzzlesCog.daily_due`, when the service's scheduler says it is due) shows the day's
 puzzle to the whole channel with a live count, and reveals yesterday's.
 
 A puzzle's message holds its board (the match replayed to the decision, drawn by the render
@@ -17,6 +17,7 @@ import asyncio
 import dataclasses
 import io
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import discord
@@ -34,11 +35,11 @@ from bot.service import MatchView, Player, ViewsAfterActions
 from bot.service.commands import (
     AnswerPuzzle,
     NextPuzzle,
-    PostDailyPuzzle,
     SetPuzzleMessage,
     SetPuzzleOptOut,
     ShowPuzzle,
 )
+from bot.service.events import DailyPuzzleDue
 from bot.service.model import (
     DailyPuzzle,
     PuzzleResult,
@@ -180,6 +181,7 @@ class PuzzlesCog(commands.Cog, name="Puzzles"):
 
     def __init__(self, bot: TableBot) -> None:
         self.bot = bot
+        self._unsubscribe: Callable[[], None] = lambda: None
 
     @property
     def service(self) -> MatchService:
@@ -188,9 +190,11 @@ class PuzzlesCog(commands.Cog, name="Puzzles"):
     async def cog_load(self) -> None:
         self.bot.route_clicks(PuzzleSelect, self.answer)
         self.service.puzzles.start(self.bot.guild_shards)  # what a stop left unmined
+        self._unsubscribe = self.service.bus.subscribe(DailyPuzzleDue, self.daily_due)
 
     async def cog_unload(self) -> None:
         self.bot.unroute_clicks(PuzzleSelect)
+        self._unsubscribe()
 
     @app_commands.command(name="puzzle", description=command_text("command.puzzle"))
     @app_commands.guild_only()
@@ -258,19 +262,13 @@ class PuzzlesCog(commands.Cog, name="Puzzles"):
 
     # --- the daily post -------------------------------------------------------------------------
 
-    async def post_daily(self, now: float) -> list[tuple[str, int]]:
-        """Post each of this process' servers' daily puzzle that is due at ``now`` (and reveal
-        the previous one); what was posted, as ("puzzle", puzzle id) pairs."""
-        posted: list[tuple[str, int]] = []
-        for guild in self.bot.guilds:
-            try:
-                daily = await self.service.handle(PostDailyPuzzle(guild.id, now))
-                if daily is not None:
-                    await self._post(daily)
-                    posted.append(("puzzle", daily.puzzle.puzzle_id))
-            except Exception:
-                log.exception("guild %s: the daily puzzle failed", guild.id)
-        return posted
+    async def daily_due(self, event: DailyPuzzleDue) -> None:
+        """The service's scheduler claimed a server's daily puzzle: post it (and reveal the
+        previous one). Posted over REST, so any process posts any server's."""
+        try:
+            await self._post(event.daily)
+        except Exception:
+            log.exception("guild %s: the daily puzzle failed", event.daily.puzzle.guild_id)
 
     async def _post(self, daily: DailyPuzzle) -> None:
         """The daily post, in the server's language (everyone reads it)."""
@@ -278,10 +276,7 @@ class PuzzlesCog(commands.Cog, name="Puzzles"):
             await self._post_daily(daily)
 
     async def _post_daily(self, daily: DailyPuzzle) -> None:
-        channel = self.bot.get_channel(daily.channel_id)
-        if not isinstance(channel, discord.abc.Messageable):
-            log.warning("the puzzle channel %s is not one the bot can post in", daily.channel_id)
-            return
+        channel = self.bot.get_partial_messageable(daily.channel_id, guild_id=daily.puzzle.guild_id)
         previous = daily.previous
         if previous is not None:
             await channel.send(reveal_text(previous), allowed_mentions=NO_MENTIONS)

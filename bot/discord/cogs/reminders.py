@@ -1,5 +1,5 @@
 """Reminders and win claims for idle matches, as the service's scheduler tells them, and the
-clock pass of tournaments and daily puzzles (extension ``bot.discord.cogs.reminders``).
+clock pass of tournaments (extension ``bot.discord.cogs.reminders``).
 
 A match's reminder and claim are deadlines of the service (:mod:`bot.service.idle`, on
 :attr:`bot.service.MatchService.timers`); this cog only presents what they publish:
@@ -12,10 +12,11 @@ A match's reminder and claim are deadlines of the service (:mod:`bot.service.idl
   match id and version, so it works after a restart and is refused as stale if the idle player
   moved in the meantime. The service decides whether the claim is allowed.
 
-Challenges expire on the same scheduler (:mod:`bot.discord.cogs.play` closes the invitation).
-A background task still makes one pass every :attr:`Reminders.interval` seconds for the
-tournaments (sign-up closing, rounds past their deadline) and the servers' daily puzzles
-(:mod:`bot.discord.cogs.puzzles`); tests call :meth:`Reminders.run_once` with a chosen time.
+Challenges expire and daily puzzles are posted on the same scheduler
+(:mod:`bot.discord.cogs.play` closes the invitation, :mod:`bot.discord.cogs.puzzles` posts the
+puzzle). A background task still makes one pass every :attr:`Reminders.interval` seconds for
+the tournaments (sign-up closing, rounds past their deadline); tests call
+:meth:`Reminders.run_once` with a chosen time.
 """
 
 from __future__ import annotations
@@ -119,20 +120,14 @@ class Reminders(commands.Cog, name="Reminders"):
             await asyncio.sleep(interval)
 
     async def run_once(self, now: float | None = None) -> list[tuple[str, int]]:
-        """One pass: start and report tournaments, post the daily puzzles. Returns what was
-        done, as ("start" | "overdue", tournament id) and the daily puzzles' pairs, for tests
-        and logs."""
+        """One pass: start and report tournaments. Returns what was done, as
+        ("start" | "overdue", tournament id) pairs, for tests and logs."""
         async with self._pass_lock:
             sent: list[tuple[str, int]] = []
             try:  # tournaments: sign-up closing at its time, rounds past their deadline
                 sent += await clock_pass(self.bot, now)
             except Exception:
                 log.exception("the tournaments' clock pass failed")
-            # The daily puzzles due (bot.discord.cogs.puzzles; an extension, reloaded as one, so
-            # found by name).
-            puzzles: Any = self.bot.get_cog("Puzzles")
-            if puzzles is not None:
-                sent += await puzzles.post_daily(now if now is not None else self.service.clock())
             return sent
 
     async def _send(self, item: IdleMatch, content: str, **kwargs: Any) -> bool:

@@ -19,11 +19,11 @@ from typing import Any
 
 from bot.service.commands import ClaimReminder
 from bot.service.events import IdleReminder, MatchUpdated, WinClaimable
-from bot.service.model import MatchStatus, MatchView
+from bot.service.model import IdleMatch, MatchStatus, MatchView
 from bot.service.queries import get_view, idle_item
 from bot.service.settings import GuildSettings
 from bot.service.state import ServiceState
-from bot.service.timers import Deadline, Handlers, TimerRunner
+from bot.service.timers import Deadline, Handlers, Rearm, TimerRunner
 from bot.storage import GuildShards
 
 log = logging.getLogger(__name__)
@@ -77,8 +77,8 @@ class IdleDeadlines:
 
     async def reminder_due(self, deadline: Deadline, now: float) -> list[Any]:
         found = await self._idle(deadline, now, REMINDER)
-        if found is None:
-            return []
+        if not isinstance(found, tuple):
+            return found
         item, view = found
         if item.claimable:  # long idle (the bot was down): the claim says it all
             if item.reminder_due:
@@ -92,31 +92,35 @@ class IdleDeadlines:
 
     async def claim_due(self, deadline: Deadline, now: float) -> list[Any]:
         found = await self._idle(deadline, now, CLAIM)
-        if found is None or not found[0].claimable:
-            return []
+        if not isinstance(found, tuple):
+            return found
         item, view = found
+        if not item.claimable:
+            return []
         if item.reminder_due:  # the claim's message pings the one it waits for
             await self._handle(ClaimReminder(view.match_id, view.version))
         return [WinClaimable(item, now)]
 
-    async def _idle(self, deadline: Deadline, now: float, kind: str) -> Any:
-        """The match's idle state when its ``kind`` deadline fired, or None when there is
-        nothing to tell now (re-armed for its right time where it is still to come)."""
+    async def _idle(
+        self, deadline: Deadline, now: float, kind: str
+    ) -> tuple[IdleMatch, MatchView] | list[Any]:
+        """The match's idle state when its ``kind`` deadline fired, or what to return when
+        there is nothing to tell now: nothing, or a :class:`Rearm` for its right time where
+        that is still to come."""
         try:
             view = await get_view(self._state, int(deadline.key))
         except Exception:  # the match is gone (a deleted server's data)
             log.warning("idle deadline %s for a match that can't be read", deadline)
-            return None
+            return []
         settings = await self._state.guild_settings(view.guild_id)
         due_at = _due_times(view, settings).get(kind)
         if due_at is None:
-            return None
+            return []
         if due_at > now:  # it moved on, or the time was lengthened: wait for the new time
-            await self._timers.arm(kind, view.match_id, due_at)
-            return None
+            return [Rearm(due_at)]
         live = await self._state.live_match(view.match_id, None)
         item = idle_item(view, live.record.reminded_version, settings, now)
-        return None if item is None else (item, view)
+        return [] if item is None else (item, view)
 
 
 def _due_times(view: MatchView, settings: GuildSettings) -> dict[str, float]:

@@ -9,7 +9,7 @@
 """
 
 from bot.service.timers.handler import DeadlineHandler, Handlers
-from bot.service.timers.model import Deadline, DeadlineFired
+from bot.service.timers.model import Deadline, DeadlineFired, Rearm
 from bot.service.timers.repository import DeadlineRepository
 from bot.service.timers.runner import DEFAULT_LEASE, TimerRunner
 
@@ -20,5 +20,6 @@ __all__ = [
     "DeadlineHandler",
     "DeadlineRepository",
     "Handlers",
+    "Rearm",
     "TimerRunner",
 ]

@@ -1,5 +1,6 @@
 """A handler per deadline kind: ``await handler(deadline, now)`` does the deadline's work and
-returns the service events to publish once the firing is committed."""
+returns the service events to publish once the firing is committed, and a
+:class:`~bot.service.timers.model.Rearm` where the same deadline is to fire again later."""
 
 from __future__ import annotations
 

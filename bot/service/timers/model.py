@@ -22,6 +22,15 @@ class Deadline:
 
 
 @dataclass(frozen=True)
+class Rearm:
+    """What a handler returns, among its events, to have its deadline armed again for
+    ``due_at`` once this firing is committed (a daily post's next day, a wait that moved on):
+    it is not published."""
+
+    due_at: float
+
+
+@dataclass(frozen=True)
 class DeadlineFired:
     """A service event: the deadline's handler ran and its firing is committed (``at``: the
     clock's second it fired at)."""

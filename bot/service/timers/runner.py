@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable
 
 from bot.service.bus import EventBus
 from bot.service.timers.handler import Handlers
-from bot.service.timers.model import Deadline, DeadlineFired
+from bot.service.timers.model import Deadline, DeadlineFired, Rearm
 from bot.service.timers.repository import DeadlineRepository
 from bot.storage.protocol import Store
 
@@ -78,8 +78,12 @@ class TimerRunner:
                 except Exception:
                     log.exception("deadline %r failed; retried after its lease", deadline)
                     continue
+            rearm = [e for e in events if isinstance(e, Rearm)]
+            events = [e for e in events if not isinstance(e, Rearm)]
             if not await self.deadlines.fired(deadline, self.owner, now):
                 continue  # the lease ran out and another runner took it
+            for again in rearm:  # after the firing: armed anew for its next time
+                await self.deadlines.arm(deadline.kind, deadline.key, again.due_at)
             fired.append(deadline)
             events.append(DeadlineFired(deadline.kind, deadline.key, deadline.due_at, now))
             if self.bus is not None:
