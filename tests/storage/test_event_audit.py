@@ -67,8 +67,11 @@ async def test_the_audit_is_clean_after_real_play_and_finds_what_went_wrong(
     assert (clean.accepted, clean.in_log_once) == (len(accepted), len(accepted))
     assert (clean.matches, clean.finished, clean.finished_replayed, clean.ratings) == (3, 3, 3, 2)
 
-    # An action the driver never saw accepted: its events are unaccounted for.
-    dropped = await audit(store_target, accepted[:-5] + accepted[-4:])
+    # An action the driver never saw accepted: its events are unaccounted for. One that wrote
+    # events is dropped (with real dice, the fifth from the end sometimes wrote none, and
+    # dropping it left nothing out: the test failed about one run in six).
+    gone = max(i for i, a in enumerate(accepted[:-1]) if a.end > a.first)
+    dropped = await audit(store_target, accepted[:gone] + accepted[gone + 1 :])
     assert dropped.duplicates >= 1 and not dropped.clean
     # One accepted twice (as a replayed request would be).
     twice = await audit(store_target, [*accepted, accepted[4]])
