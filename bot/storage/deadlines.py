@@ -45,11 +45,16 @@ class DeadlineOperations(ABC):
         await self._changed(self._dialect(_ARM), (kind, key, due_at))
 
     async def cancel_deadline(self, kind: str, key: str) -> bool:
-        changed = await self._changed(
-            self._dialect("DELETE FROM deadlines WHERE kind = ? AND key = ? AND fired_at IS NULL"),
+        pending = await self._rows(
+            self._dialect(
+                "SELECT id FROM deadlines WHERE kind = ? AND key = ? AND fired_at IS NULL"
+            ),
             (kind, key),
         )
-        return changed > 0
+        await self._changed(
+            self._dialect("DELETE FROM deadlines WHERE kind = ? AND key = ?"), (kind, key)
+        )
+        return bool(pending)
 
     async def deadline(self, kind: str, key: str) -> Row | None:
         rows = await self._rows(

@@ -445,7 +445,8 @@ class Store(Protocol):
         ...
 
     async def cancel_deadline(self, kind: str, key: str) -> bool:
-        """Forget an unfired deadline; whether there was one."""
+        """Forget a deadline, fired or not (what it timed is over: a finished match keeps no
+        rows); whether there was one not yet fired."""
         ...
 
     async def deadline(self, kind: str, key: str) -> Row | None:
