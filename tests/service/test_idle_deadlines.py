@@ -19,6 +19,7 @@ from bot.service import (
     RobotMatch,
     RollDice,
     UpdateSettings,
+    ViewMatch,
 )
 from bot.service.events import IdleReminder, WinClaimable
 from bot.service.idle import CLAIM, REMINDER
@@ -174,3 +175,28 @@ async def test_issue_34_start_up_arms_the_matches_stored_before(
     await svc.resume_active()
     assert await due_at(svc, REMINDER, view.match_id) == view.last_action_at + 60 * 60
     assert await due_at(svc, CLAIM, view.match_id) == view.last_action_at + 24 * 60 * 60
+
+
+async def test_issue_34_a_process_that_had_the_match_cached_reads_it_afresh(
+    store_target: str | Path, clock: Clock
+) -> None:
+    """Two processes on one database: B has the match in memory when A plays on it. B's
+    scheduler fires the new turn's reminder, and tells it for the turn as it is now, not for
+    the one it remembers (whose reminder could no longer be claimed, and was lost)."""
+    a = await MatchService.open(store_target, dice_factory=lambda: FairDice(bytes(32)), clock=clock)
+    b = await MatchService.open(store_target, dice_factory=lambda: FairDice(bytes(32)), clock=clock)
+    try:
+        view = await started(a)
+        await b.handle(ViewMatch(view.match_id))  # now in B's memory
+        clock.now = view.last_action_at + 600
+        user = ALICE if view.actor == 0 else BOB
+        moved = (
+            await a.handle(RollDice(view.match_id, GUILD, user, expected_version=view.version))
+        ).view
+        assert moved.version > view.version
+        heard = told(b)
+        await b.timers.run_due(moved.last_action_at + 60 * 60)
+        assert heard == [("remind", view.match_id, moved.version)]
+    finally:
+        await a.close()
+        await b.close()

@@ -107,19 +107,22 @@ class IdleDeadlines:
         """The match's idle state when its ``kind`` deadline fired, or what to return when
         there is nothing to tell now: nothing, or a :class:`Rearm` for its right time where
         that is still to come."""
-        try:
-            view = await get_view(self._state, int(deadline.key))
-        except Exception:  # the match is gone (a deleted server's data)
+        match_id = int(deadline.key)
+        row = await self._state.store.match_row(match_id)
+        if row is None:  # the match is gone (a deleted server's data)
             log.warning("idle deadline %s for a match that can't be read", deadline)
             return []
+        cached = self._state.loaded(match_id)
+        if cached is not None and cached.record.version != row["version"]:
+            self._state.evict(match_id)  # another process moved it on: read it afresh
+        view = await get_view(self._state, match_id)
         settings = await self._state.guild_settings(view.guild_id)
         due_at = _due_times(view, settings).get(kind)
         if due_at is None:
             return []
         if due_at > now:  # it moved on, or the time was lengthened: wait for the new time
             return [Rearm(due_at)]
-        live = await self._state.live_match(view.match_id, None)
-        item = idle_item(view, live.record.reminded_version, settings, now)
+        item = idle_item(view, row["reminded_version"], settings, now)
         return [] if item is None else (item, view)
 
 
